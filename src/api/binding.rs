@@ -1,0 +1,186 @@
+//! `InferenceIdentityBinding` (`kleym.sonda.red/v1alpha1`): the typed spec and status
+//! (source of the CRD printed by `crd`), and the lenient view the reconcile reads from
+//! input items, where a structurally broken binding still gets a status.
+
+use super::fields;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube_derive::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub const API_VERSION: &str = "kleym.sonda.red/v1alpha1";
+pub const KIND: &str = "InferenceIdentityBinding";
+
+const DNS1123_SUBDOMAIN: &str =
+    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+const LABEL_VALUE: &str = r"^[A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?$";
+
+/// Which pods of which pool, running as which service account, with which variant label,
+/// get one SPIFFE identity.
+#[derive(CustomResource, Serialize, Deserialize, Clone, Debug, JsonSchema)]
+#[kube(
+    crates(kube_core = "::kube_core"),
+    group = "kleym.sonda.red",
+    version = "v1alpha1",
+    kind = "InferenceIdentityBinding",
+    namespaced,
+    status = "InferenceIdentityBindingStatus",
+    printcolumn = r#"{"name":"POOL","type":"string","jsonPath":".spec.poolRef.name"}"#,
+    printcolumn = r#"{"name":"BOUNDARY","type":"string","jsonPath":".spec.identityBoundary.variant"}"#,
+    printcolumn = r#"{"name":"READY","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].status"}"#,
+    printcolumn = r#"{"name":"REASON","type":"string","jsonPath":".status.conditions[?(@.type==\"Ready\")].reason"}"#,
+    printcolumn = r#"{"name":"SPIFFE ID","type":"string","jsonPath":".status.computedSpiffeIDs[0].spiffeID"}"#
+)]
+#[serde(rename_all = "camelCase")]
+pub struct InferenceIdentityBindingSpec {
+    /// The InferencePool, in the binding's namespace, whose pods get the identity.
+    pub pool_ref: PoolRef,
+    /// The service account the pods run as.
+    #[schemars(length(min = 1, max = 253), pattern(DNS1123_SUBDOMAIN))]
+    pub service_account_name: String,
+    /// The pod label value that tells this identity apart from the pool's other variants.
+    pub identity_boundary: IdentityBoundary,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+pub struct PoolRef {
+    /// Name of the InferencePool.
+    #[schemars(length(min = 1, max = 253), pattern(DNS1123_SUBDOMAIN))]
+    pub name: String,
+    /// API group of the pool; when unset, v1 is preferred, then v1alpha2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("enum" = ["inference.networking.k8s.io", "inference.networking.x-k8s.io"]))]
+    pub group: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema)]
+pub struct IdentityBoundary {
+    /// Value of the pod label `identity.kleym.sonda.red/variant` (for example prefill, decode).
+    #[schemars(length(min = 1, max = 63), pattern(LABEL_VALUE))]
+    pub variant: String,
+}
+
+/// The status the reconcile writes whole on every binding.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct InferenceIdentityBindingStatus {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust_domain: Option<String>,
+    #[serde(
+        rename = "clusterSPIFFEIDClassName",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cluster_spiffeid_class_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<ConflictEntry>,
+    #[serde(
+        rename = "computedSpiffeIDs",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub computed_spiffe_ids: Vec<ComputedSpiffeId>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rendered_selectors: Vec<RenderedSelectors>,
+    #[serde(
+        rename = "renderedClusterSPIFFEID",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rendered_cluster_spiffeid: Option<RenderedClusterSpiffeId>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema, PartialEq, Eq)]
+pub struct ComputedSpiffeId {
+    #[serde(rename = "spiffeID")]
+    pub spiffe_id: String,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema, PartialEq, Eq)]
+pub struct RenderedSelectors {
+    #[serde(rename = "spiffeID")]
+    pub spiffe_id: String,
+    pub selectors: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct RenderedClusterSpiffeId {
+    pub name: String,
+    #[serde(rename = "spiffeID")]
+    pub spiffe_id: String,
+    pub selector_fingerprint: String,
+}
+
+/// One conflicting peer of a binding.
+#[derive(Serialize, Deserialize, Clone, Debug, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ConflictEntry {
+    pub binding_name: String,
+    #[schemars(extend("enum" = ["VariantReuse", "DuplicateSPIFFEID"]))]
+    pub cause: String,
+    #[serde(rename = "spiffeID")]
+    pub spiffe_id: String,
+    pub variant: String,
+}
+
+/// Whether an item is an InferenceIdentityBinding.
+pub fn is_binding(item: &Value) -> bool {
+    fields::str_at(item, "apiVersion") == Some(API_VERSION)
+        && fields::str_at(item, "kind") == Some(KIND)
+}
+
+/// What the reconcile reads of one binding item, without assuming it is well formed.
+#[derive(Debug)]
+pub struct BindingInput<'a> {
+    /// Position of the item in the input.
+    pub item: usize,
+    pub value: &'a Value,
+    pub name: &'a str,
+    /// The namespace as written, or why it cannot be read; checked by the reconcile.
+    pub namespace: Result<&'a str, String>,
+    pub generation: Option<i64>,
+}
+
+impl<'a> BindingInput<'a> {
+    /// Reads the identity of a binding; an error means the item is unusable input.
+    pub fn read(item: usize, value: &'a Value) -> Result<Self, String> {
+        let name = fields::required_str(value, "metadata.name")?;
+        if name.is_empty() {
+            return Err("metadata.name must not be empty".into());
+        }
+        let namespace = fields::required_str(value, "metadata.namespace");
+        let generation = fields::lookup(value, "metadata.generation")
+            .ok()
+            .flatten()
+            .and_then(Value::as_i64);
+        Ok(BindingInput {
+            item,
+            value,
+            name,
+            namespace,
+            generation,
+        })
+    }
+
+    /// The conditions the binding carried in the input, as (type, status, lastTransitionTime).
+    pub fn previous_conditions(&self) -> Vec<(&'a str, &'a str, &'a str)> {
+        let Ok(Some(Value::Array(conditions))) = fields::lookup(self.value, "status.conditions")
+        else {
+            return Vec::new();
+        };
+        conditions
+            .iter()
+            .filter_map(|c| {
+                Some((
+                    fields::str_at(c, "type")?,
+                    fields::str_at(c, "status")?,
+                    fields::str_at(c, "lastTransitionTime")?,
+                ))
+            })
+            .collect()
+    }
+}

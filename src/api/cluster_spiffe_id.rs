@@ -1,0 +1,115 @@
+//! SPIRE Controller Manager `ClusterSPIFFEID`: the object rendered for a binding, and
+//! how a `ClusterSPIFFEID` in the input is recognised as managed by this function.
+
+use super::fields;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+pub const GROUP: &str = "spire.spiffe.io";
+pub const VERSION: &str = "v1alpha1";
+pub const API_VERSION: &str = "spire.spiffe.io/v1alpha1";
+pub const KIND: &str = "ClusterSPIFFEID";
+
+pub const LABEL_MANAGED_BY: &str = "kleym.sonda.red/managed-by";
+pub const LABEL_BINDING_NAME: &str = "kleym.sonda.red/binding-name";
+pub const LABEL_BINDING_NAMESPACE: &str = "kleym.sonda.red/binding-namespace";
+pub const ANNOTATION_RENDERED_BY: &str = "kleym.sonda.red/rendered-by";
+pub const RENDERED_BY: &str = "render-inference-identity";
+
+#[derive(Serialize, Clone, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterSpiffeId {
+    pub api_version: &'static str,
+    pub kind: &'static str,
+    pub metadata: Metadata,
+    pub spec: Spec,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct Metadata {
+    pub name: String,
+    pub labels: BTreeMap<&'static str, String>,
+    pub annotations: BTreeMap<&'static str, &'static str>,
+}
+
+#[derive(Serialize, Clone, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct Spec {
+    #[serde(rename = "spiffeIDTemplate")]
+    pub spiffe_id_template: String,
+    pub pod_selector: PodSelector,
+    pub workload_selector_templates: Vec<String>,
+    pub fallback: bool,
+    pub hint: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class_name: Option<String>,
+}
+
+#[derive(Serialize, Clone, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct PodSelector {
+    pub match_labels: BTreeMap<String, String>,
+}
+
+/// What the reconcile renders for one binding.
+pub struct RenderInput<'a> {
+    pub name: String,
+    pub binding_name: &'a str,
+    pub binding_namespace: &'a str,
+    pub spiffe_id: &'a str,
+    pub pool_labels: BTreeMap<String, String>,
+    pub selectors: Vec<String>,
+    pub class_name: Option<&'a str>,
+}
+
+/// Builds the ClusterSPIFFEID object of contract section 3.
+pub fn render(input: RenderInput<'_>) -> ClusterSpiffeId {
+    let labels = BTreeMap::from([
+        (LABEL_MANAGED_BY, "kleym".to_string()),
+        (LABEL_BINDING_NAME, input.binding_name.to_string()),
+        (LABEL_BINDING_NAMESPACE, input.binding_namespace.to_string()),
+    ]);
+    ClusterSpiffeId {
+        api_version: API_VERSION,
+        kind: KIND,
+        metadata: Metadata {
+            name: input.name,
+            labels,
+            annotations: BTreeMap::from([(ANNOTATION_RENDERED_BY, RENDERED_BY)]),
+        },
+        spec: Spec {
+            spiffe_id_template: input.spiffe_id.to_string(),
+            pod_selector: PodSelector {
+                match_labels: input.pool_labels,
+            },
+            workload_selector_templates: input.selectors,
+            fallback: false,
+            hint: format!("{}/{}", input.binding_namespace, input.binding_name),
+            class_name: input.class_name.map(str::to_string),
+        },
+    }
+}
+
+/// Whether an item is a ClusterSPIFFEID (any version of the SPIRE group).
+pub fn is_cluster_spiffe_id(item: &Value) -> bool {
+    fields::str_at(item, "kind") == Some(KIND)
+        && fields::str_at(item, "apiVersion").is_some_and(|v| v.split('/').next() == Some(GROUP))
+}
+
+/// Whether a ClusterSPIFFEID carries this function's `rendered-by` annotation.
+pub fn is_managed(item: &Value) -> bool {
+    item.pointer("/metadata/annotations")
+        .and_then(|a| a.get(ANNOTATION_RENDERED_BY))
+        .and_then(Value::as_str)
+        == Some(RENDERED_BY)
+}
+
+/// The (namespace, name) of the binding a managed ClusterSPIFFEID was rendered for.
+pub fn binding_of(item: &Value) -> Option<(&str, &str)> {
+    let labels = item.pointer("/metadata/labels")?;
+    Some((
+        labels.get(LABEL_BINDING_NAMESPACE)?.as_str()?,
+        labels.get(LABEL_BINDING_NAME)?.as_str()?,
+    ))
+}

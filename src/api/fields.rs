@@ -1,0 +1,84 @@
+//! Lenient field access on generic items: finds a field by its dotted path and says
+//! precisely what is wrong when it is missing or of the wrong YAML type.
+
+use crate::yaml::type_name;
+use serde_json::Value;
+
+/// Finds `path` (dot-separated keys) under `root`. `Ok(None)` when a key is missing or
+/// null; `Err` names the first part of the path that is not a mapping.
+pub fn lookup<'a>(root: &'a Value, path: &str) -> Result<Option<&'a Value>, String> {
+    let mut current = root;
+    let mut walked = String::new();
+    for key in path.split('.') {
+        match current {
+            Value::Object(map) => match map.get(key) {
+                None | Some(Value::Null) => return Ok(None),
+                Some(next) => current = next,
+            },
+            other => {
+                return Err(format!(
+                    "{walked} must be a mapping, not a {}",
+                    type_name(other)
+                ));
+            }
+        }
+        if !walked.is_empty() {
+            walked.push('.');
+        }
+        walked.push_str(key);
+    }
+    Ok(Some(current))
+}
+
+/// A required string field: missing, wrong type and non-mapping parents are errors.
+pub fn required_str<'a>(root: &'a Value, path: &str) -> Result<&'a str, String> {
+    match lookup(root, path)? {
+        None => Err(format!("{path} is required")),
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err(format!(
+            "{path} must be a string, not a {}",
+            type_name(other)
+        )),
+    }
+}
+
+/// An optional string field: `Ok(None)` when missing or null.
+pub fn optional_str<'a>(root: &'a Value, path: &str) -> Result<Option<&'a str>, String> {
+    match lookup(root, path)? {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(format!(
+            "{path} must be a string, not a {}",
+            type_name(other)
+        )),
+    }
+}
+
+/// A string at `path`, or `None` for anything else; for fields that only classify items.
+pub fn str_at<'a>(root: &'a Value, path: &str) -> Option<&'a str> {
+    lookup(root, path).ok().flatten().and_then(Value::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn messages_name_the_field_and_the_type() {
+        let v = json!({"spec": {"poolRef": "oops", "sa": 3}});
+        assert_eq!(
+            required_str(&v, "spec.poolRef.name").unwrap_err(),
+            "spec.poolRef must be a mapping, not a string"
+        );
+        assert_eq!(
+            required_str(&v, "spec.sa").unwrap_err(),
+            "spec.sa must be a string, not a number"
+        );
+        assert_eq!(
+            required_str(&v, "spec.x").unwrap_err(),
+            "spec.x is required"
+        );
+        assert_eq!(optional_str(&v, "spec.x").unwrap(), None);
+    }
+}

@@ -1,0 +1,6 @@
+//! The Kubernetes objects the function reads and writes.
+
+pub mod binding;
+pub mod cluster_spiffe_id;
+pub mod fields;
+pub mod pool;

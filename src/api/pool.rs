@@ -1,0 +1,203 @@
+//! GAIE `InferencePool` in its two API versions, and the pool selector rules
+//! (contract 2.2): both selector shapes are read and normalised to `matchLabels`.
+
+use crate::names;
+use crate::yaml::type_name;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The InferencePool API versions the reconcile reads, in resolution preference order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PoolApi {
+    /// `inference.networking.k8s.io/v1` (GA).
+    V1,
+    /// `inference.networking.x-k8s.io/v1alpha2` (experimental).
+    V1Alpha2,
+}
+
+pub const KIND: &str = "InferencePool";
+
+impl PoolApi {
+    pub const PREFERENCE: [PoolApi; 2] = [PoolApi::V1, PoolApi::V1Alpha2];
+
+    pub fn group(self) -> &'static str {
+        match self {
+            PoolApi::V1 => "inference.networking.k8s.io",
+            PoolApi::V1Alpha2 => "inference.networking.x-k8s.io",
+        }
+    }
+
+    pub fn version(self) -> &'static str {
+        match self {
+            PoolApi::V1 => "v1",
+            PoolApi::V1Alpha2 => "v1alpha2",
+        }
+    }
+
+    pub fn api_version(self) -> String {
+        format!("{}/{}", self.group(), self.version())
+    }
+
+    /// The pool API of an item, if it is an InferencePool this function reads.
+    pub fn of_item(item: &Value) -> Option<PoolApi> {
+        if item.get("kind").and_then(Value::as_str) != Some(KIND) {
+            return None;
+        }
+        match item.get("apiVersion").and_then(Value::as_str)? {
+            "inference.networking.k8s.io/v1" => Some(PoolApi::V1),
+            "inference.networking.x-k8s.io/v1alpha2" => Some(PoolApi::V1Alpha2),
+            _ => None,
+        }
+    }
+
+    /// The API for a `poolRef.group` value.
+    pub fn for_group(group: &str) -> Option<PoolApi> {
+        PoolApi::PREFERENCE
+            .into_iter()
+            .find(|api| api.group() == group)
+    }
+}
+
+/// The pool's labels, from either selector shape, checked and sorted by key.
+/// The error names the offending key.
+pub fn selector_labels(pool: &Value) -> Result<BTreeMap<String, String>, String> {
+    let selector = match pool.get("spec") {
+        Some(Value::Object(spec)) => spec.get("selector"),
+        Some(Value::Null) | None => None,
+        Some(other) => {
+            return Err(format!(
+                "pool spec must be a mapping, not a {}",
+                type_name(other)
+            ));
+        }
+    };
+    let selector = match selector {
+        None | Some(Value::Null) => return Err("pool spec.selector must be set".into()),
+        Some(Value::Object(map)) if map.is_empty() => {
+            return Err("pool spec.selector must not be empty".into());
+        }
+        Some(Value::Object(map)) => map,
+        Some(other) => {
+            return Err(format!(
+                "pool spec.selector must be a mapping, not a {}",
+                type_name(other)
+            ));
+        }
+    };
+    if selector.contains_key("matchExpressions") {
+        return Err("pool spec.selector.matchExpressions are not supported: \
+                    an identity needs exact labels (use matchLabels)"
+            .into());
+    }
+    let (labels, path) = match selector.get("matchLabels") {
+        Some(match_labels) => {
+            if let Some(other) = selector.keys().find(|k| *k != "matchLabels") {
+                return Err(format!(
+                    "pool spec.selector.{other} is not supported beside matchLabels"
+                ));
+            }
+            match match_labels {
+                Value::Object(map) if map.is_empty() => {
+                    return Err("pool spec.selector.matchLabels must not be empty".into());
+                }
+                Value::Object(map) => (map, "spec.selector.matchLabels"),
+                other => {
+                    return Err(format!(
+                        "pool spec.selector.matchLabels must be a mapping, not a {}",
+                        type_name(other)
+                    ));
+                }
+            }
+        }
+        None => (selector, "spec.selector"),
+    };
+    let mut out = BTreeMap::new();
+    for (key, value) in labels {
+        names::qualified_name(key)
+            .map_err(|e| format!("pool {path} key {key:?} is invalid: {e}"))?;
+        let Value::String(value) = value else {
+            return Err(format!(
+                "pool {path}[{key:?}] must be a string, not a {} (quote it)",
+                type_name(value)
+            ));
+        };
+        names::label_value(value)
+            .map_err(|e| format!("pool {path}[{key:?}] value {value:?} is invalid: {e}"))?;
+        out.insert(key.clone(), value.clone());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn labels(spec: Value) -> Result<Vec<(String, String)>, String> {
+        selector_labels(&json!({ "spec": spec })).map(|m| m.into_iter().collect())
+    }
+
+    #[test]
+    fn both_shapes_normalise_to_the_same_sorted_labels() {
+        let want = vec![
+            ("app".to_string(), "m".to_string()),
+            ("b".to_string(), "x".to_string()),
+        ];
+        assert_eq!(
+            labels(json!({"selector": {"matchLabels": {"b": "x", "app": "m"}}})).unwrap(),
+            want
+        );
+        assert_eq!(
+            labels(json!({"selector": {"b": "x", "app": "m"}})).unwrap(),
+            want
+        );
+    }
+
+    #[test]
+    fn every_unsafe_shape_is_refused_naming_the_key() {
+        let cases = [
+            (json!({}), "must be set"),
+            (json!({"selector": null}), "must be set"),
+            (json!({"selector": {}}), "must not be empty"),
+            (json!({"selector": "app"}), "must be a mapping"),
+            (
+                json!({"selector": {"matchLabels": {}}}),
+                "matchLabels must not be empty",
+            ),
+            (
+                json!({"selector": {"matchExpressions": []}}),
+                "matchExpressions",
+            ),
+            (
+                json!({"selector": {"matchLabels": {"a": "b"}, "matchExpressions": []}}),
+                "matchExpressions",
+            ),
+            (
+                json!({"selector": {"matchLabels": {"a": "b"}, "x": "y"}}),
+                "spec.selector.x",
+            ),
+            (
+                json!({"selector": {"matchLabels": ["a"]}}),
+                "must be a mapping",
+            ),
+            (
+                json!({"selector": {"a": true}}),
+                "[\"a\"] must be a string, not a boolean",
+            ),
+            (json!({"selector": {"a": 1}}), "not a number"),
+            (json!({"selector": {"a": null}}), "not a null"),
+            (json!({"selector": {"a b": "c"}}), "key \"a b\""),
+            (json!({"selector": {"a": ""}}), "must not be empty"),
+            (json!({"selector": {"a": " c"}}), "whitespace"),
+            (json!({"selector": {"a": "c:d"}}), "value \"c:d\""),
+            (
+                json!({"selector": {"matchLabels": {"ns/": "c"}}}),
+                "key \"ns/\"",
+            ),
+        ];
+        for (spec, want) in cases {
+            let err = labels(spec.clone()).unwrap_err();
+            assert!(err.contains(want), "{spec}: {err}");
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! The per-binding checks of contract section 3, in the contract's order: namespace,
+//! pool reference, pool selector, trust domain, identity boundary, service account,
+//! selector set, SPIFFE ID. The first failure is the binding's one failure.
+
+use crate::api::binding::BindingInput;
+use crate::api::{fields, pool};
+use crate::identity;
+use crate::names;
+use crate::reason::{Failure, Reason};
+use crate::resolve::{self, PoolIndex};
+use crate::served::ServedApis;
+use std::collections::BTreeMap;
+
+const NAMESPACE_FIELD: &str = "metadata.namespace";
+const VARIANT_FIELD: &str = "spec.identityBoundary.variant";
+const SA_FIELD: &str = "spec.serviceAccountName";
+
+/// What checks 1 to 7 produce for a binding that passes them.
+#[derive(Debug, Clone)]
+pub struct Planned<'a> {
+    pub namespace: &'a str,
+    pub service_account: &'a str,
+    pub variant: &'a str,
+    pub pool_labels: BTreeMap<String, String>,
+    pub spiffe_id: String,
+    pub selectors: Vec<String>,
+}
+
+/// Everything the checks read beside the binding.
+pub struct Inputs<'i, 'a> {
+    pub pools: &'i PoolIndex<'a>,
+    pub served: &'i ServedApis,
+    pub trust_domain: Option<&'i str>,
+}
+
+/// Runs the checks in order and returns the first failure.
+pub fn evaluate<'a>(
+    binding: &BindingInput<'a>,
+    inputs: &Inputs<'_, 'a>,
+) -> Result<Planned<'a>, Failure> {
+    let value = binding.value;
+
+    // Before any other check: without a valid namespace the namespace selector cannot exist.
+    let namespace = binding.namespace.clone().map_err(|m| {
+        Failure::at(
+            Reason::UnsafeSelector,
+            NAMESPACE_FIELD,
+            format!("{m}: the namespace selector k8s:ns:<namespace> cannot be rendered without it, and it is never guessed"),
+        )
+    })?;
+    names::dns1123_label(namespace).map_err(|e| {
+        Failure::at(
+            Reason::UnsafeSelector,
+            NAMESPACE_FIELD,
+            format!("{NAMESPACE_FIELD} {namespace:?} {e}"),
+        )
+    })?;
+
+    // 1. InvalidRef.
+    let pool = resolve::resolve_pool(value, namespace, inputs.pools, inputs.served)?;
+
+    // 2. The pool selector.
+    let pool_labels = pool::selector_labels(pool.item).map_err(|m| {
+        Failure::new(
+            Reason::InvalidPoolSelector,
+            format!(
+                "InferencePool {namespace}/{} ({}): {m}",
+                pool.name,
+                pool.api.api_version()
+            ),
+        )
+    })?;
+
+    // 3. The trust domain.
+    let trust_domain = inputs.trust_domain.ok_or_else(|| {
+        Failure::new(
+            Reason::MissingTrustDomain,
+            "trustDomain must be set in the functionConfig before SPIFFE IDs can be rendered",
+        )
+    })?;
+
+    // 4. The identity boundary.
+    let variant = fields::required_str(value, VARIANT_FIELD)
+        .and_then(|v| {
+            names::label_value(v)
+                .map(|()| v)
+                .map_err(|e| format!("{VARIANT_FIELD} {v:?} {e}"))
+        })
+        .map_err(|m| Failure::at(Reason::InvalidIdentityBoundary, VARIANT_FIELD, m))?;
+
+    // 5. The service account.
+    let service_account = fields::required_str(value, SA_FIELD)
+        .and_then(|v| {
+            names::dns1123_subdomain(v)
+                .map(|()| v)
+                .map_err(|e| format!("{SA_FIELD} {v:?} {e}"))
+        })
+        .map_err(|m| Failure::at(Reason::InvalidServiceAccountName, SA_FIELD, m))?;
+
+    // 6. The selector set.
+    let selectors = identity::selectors(namespace, service_account, &pool_labels, variant);
+    identity::check_selector_set(&selectors, namespace, service_account, variant).map_err(|m| {
+        Failure::new(
+            Reason::UnsafeSelector,
+            format!("{m} (from InferencePool {namespace}/{} labels)", pool.name),
+        )
+    })?;
+
+    // 7. The SPIFFE ID.
+    let spiffe_id =
+        identity::spiffe_id(trust_domain, namespace, service_account, pool.name, variant);
+    identity::validate_spiffe_id(&spiffe_id)
+        .map_err(|m| Failure::new(Reason::InvalidSPIFFEID, m))?;
+
+    Ok(Planned {
+        namespace,
+        service_account,
+        variant,
+        pool_labels,
+        spiffe_id,
+        selectors,
+    })
+}

@@ -1,0 +1,324 @@
+//! The functionConfig (contract 2.3): the typed `RenderInferenceIdentity` resource and the
+//! `ConfigMap` form, strict validation naming the field, and the JSON schema.
+
+use crate::yaml::type_name;
+use k8s_openapi::jiff::Timestamp;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+
+pub const API_VERSION: &str = "fn.kleym.sonda.red/v1alpha1";
+pub const KIND: &str = "RenderInferenceIdentity";
+pub const DEFAULT_OUTPUT_PATH: &str = "clusterspiffeids/{name}.yaml";
+
+/// Typed functionConfig of render-inference-identity.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(title = "RenderInferenceIdentity")]
+pub struct RenderInferenceIdentity {
+    /// Always `fn.kleym.sonda.red/v1alpha1`.
+    pub api_version: String,
+    /// Always `RenderInferenceIdentity`.
+    pub kind: String,
+    /// Free-form object metadata; not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
+    #[serde(default)]
+    pub spec: ConfigSpec,
+}
+
+/// The settings; the ConfigMap form carries the same keys under `data`, as strings.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ConfigSpec {
+    /// SPIRE trust domain (required), for example `example.org`: lowercase letters,
+    /// digits, `.`, `-`, `_`; no scheme, no path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust_domain: Option<String>,
+    /// Written to `spec.className` of every ClusterSPIFFEID; omitted when empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class_name: Option<String>,
+    /// `Report` (default): failing bindings give warnings, exit 0. `Fail`: errors, exit 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_policy: Option<FailurePolicy>,
+    /// Remove managed ClusterSPIFFEIDs whose binding is not in the input (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prune: Option<bool>,
+    /// APIs served by the target cluster, as `group/version` or `group/version/Kind`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_versions: Option<Vec<String>>,
+    /// RFC 3339 time written as `lastTransitionTime` of conditions that change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transition_time: Option<String>,
+    /// File path of new outputs; `{name}` is replaced by the object name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_path: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FailurePolicy {
+    #[default]
+    Report,
+    Fail,
+}
+
+/// The validated configuration the reconcile runs with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    pub trust_domain: Option<String>,
+    pub class_name: Option<String>,
+    pub failure_policy: FailurePolicy,
+    pub prune: bool,
+    pub api_versions: Vec<String>,
+    pub transition_time: Option<Timestamp>,
+    pub output_path: String,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            trust_domain: None,
+            class_name: None,
+            failure_policy: FailurePolicy::Report,
+            prune: true,
+            api_versions: Vec::new(),
+            transition_time: None,
+            output_path: DEFAULT_OUTPUT_PATH.to_string(),
+        }
+    }
+}
+
+/// A configuration error: the field at fault and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub field: String,
+    pub message: String,
+}
+
+impl ConfigError {
+    fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+        ConfigError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "functionConfig {}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Reads and validates the functionConfig of a ResourceList (absent: all defaults).
+pub fn from_function_config(value: Option<&Value>) -> Result<Config, ConfigError> {
+    let map = match value {
+        None | Some(Value::Null) => return Ok(Config::default()),
+        Some(Value::Object(map)) => map,
+        Some(other) => {
+            return Err(ConfigError::new(
+                "",
+                format!("must be a mapping, not a {}", type_name(other)),
+            ));
+        }
+    };
+    let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = map.get("kind").and_then(Value::as_str).unwrap_or("");
+    match (api_version, kind) {
+        ("v1", "ConfigMap") => from_config_map(map),
+        (API_VERSION, KIND) => from_typed(value.expect("checked above")),
+        _ => Err(ConfigError::new(
+            "kind",
+            format!(
+                "{api_version}/{kind} is not supported: use {API_VERSION} {KIND}, or a v1 ConfigMap"
+            ),
+        )),
+    }
+}
+
+fn from_typed(value: &Value) -> Result<Config, ConfigError> {
+    let typed: RenderInferenceIdentity = serde_path_to_error::deserialize(value.clone())
+        .map_err(|e| ConfigError::new(e.path().to_string(), e.inner().to_string()))?;
+    validate(typed.spec, "spec.")
+}
+
+fn from_config_map(map: &serde_json::Map<String, Value>) -> Result<Config, ConfigError> {
+    let mut spec = ConfigSpec::default();
+    let data = match map.get("data") {
+        None | Some(Value::Null) => return validate(spec, "data."),
+        Some(Value::Object(data)) => data,
+        Some(other) => {
+            return Err(ConfigError::new(
+                "data",
+                format!("must be a mapping, not a {}", type_name(other)),
+            ));
+        }
+    };
+    for (key, value) in data {
+        let field = format!("data.{key}");
+        let Value::String(text) = value else {
+            return Err(ConfigError::new(
+                field,
+                format!(
+                    "must be a string (ConfigMap data holds strings), not a {}",
+                    type_name(value)
+                ),
+            ));
+        };
+        let text = text.trim().to_string();
+        match key.as_str() {
+            "trustDomain" => spec.trust_domain = Some(text),
+            "className" => spec.class_name = Some(text),
+            "failurePolicy" => {
+                spec.failure_policy = Some(match text.as_str() {
+                    "Report" => FailurePolicy::Report,
+                    "Fail" => FailurePolicy::Fail,
+                    _ => {
+                        return Err(ConfigError::new(
+                            field,
+                            format!("{text:?} is not Report or Fail"),
+                        ));
+                    }
+                })
+            }
+            "prune" => {
+                spec.prune = Some(match text.as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => {
+                        return Err(ConfigError::new(
+                            field,
+                            format!("{text:?} is not true or false"),
+                        ));
+                    }
+                })
+            }
+            "apiVersions" => {
+                spec.api_versions = Some(
+                    text.split(',')
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty())
+                        .map(String::from)
+                        .collect(),
+                )
+            }
+            "transitionTime" => spec.transition_time = Some(text),
+            "outputPath" => spec.output_path = Some(text),
+            _ => {
+                return Err(ConfigError::new(
+                    field,
+                    "unknown field: expected one of trustDomain, className, failurePolicy, \
+                     prune, apiVersions, transitionTime, outputPath",
+                ));
+            }
+        }
+    }
+    validate(spec, "data.")
+}
+
+fn validate(spec: ConfigSpec, prefix: &str) -> Result<Config, ConfigError> {
+    let field = |name: &str| format!("{prefix}{name}");
+    let trust_domain = spec.trust_domain.filter(|s| !s.is_empty());
+    if let Some(td) = &trust_domain {
+        validate_trust_domain(td).map_err(|m| ConfigError::new(field("trustDomain"), m))?;
+    }
+    let api_versions = spec.api_versions.unwrap_or_default();
+    for (i, entry) in api_versions.iter().enumerate() {
+        validate_api_version(entry)
+            .map_err(|m| ConfigError::new(format!("{}[{i}]", field("apiVersions")), m))?;
+    }
+    let transition_time = match spec.transition_time.filter(|s| !s.is_empty()) {
+        None => None,
+        Some(text) => {
+            Some(parse_time(&text).map_err(|m| ConfigError::new(field("transitionTime"), m))?)
+        }
+    };
+    let output_path = spec
+        .output_path
+        .unwrap_or_else(|| DEFAULT_OUTPUT_PATH.to_string());
+    validate_output_path(&output_path).map_err(|m| ConfigError::new(field("outputPath"), m))?;
+    Ok(Config {
+        trust_domain,
+        class_name: spec.class_name.filter(|s| !s.is_empty()),
+        failure_policy: spec.failure_policy.unwrap_or_default(),
+        prune: spec.prune.unwrap_or(true),
+        api_versions,
+        transition_time,
+        output_path,
+    })
+}
+
+/// A bare SPIFFE trust domain name: lowercase letters, digits, `.`, `-`, `_`.
+pub fn validate_trust_domain(td: &str) -> Result<(), String> {
+    if td.starts_with("spiffe://") || td.contains("://") {
+        return Err(format!(
+            "{td:?} must be a bare trust domain name, without a scheme such as spiffe://"
+        ));
+    }
+    if td.contains('/') {
+        return Err(format!(
+            "{td:?} must be a bare trust domain name, without a path"
+        ));
+    }
+    if let Some(c) = td
+        .chars()
+        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '-' | '_')))
+    {
+        return Err(format!(
+            "{td:?} has the character {c:?}: a trust domain holds only lowercase letters, digits, '.', '-' and '_'"
+        ));
+    }
+    spiffe::TrustDomain::new(td)
+        .map(|_| ())
+        .map_err(|e| format!("{td:?} is not a valid trust domain: {e}"))
+}
+
+/// `version`, `group/version` or `group/version/Kind`, without spaces or empty parts.
+pub fn validate_api_version(entry: &str) -> Result<(), String> {
+    let parts: Vec<&str> = entry.split('/').collect();
+    let ok = (1..=3).contains(&parts.len())
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && !p.chars().any(char::is_whitespace));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{entry:?} is not group/version or group/version/Kind"
+        ))
+    }
+}
+
+/// An RFC 3339 time such as `2026-01-02T03:04:05Z`.
+pub fn parse_time(text: &str) -> Result<Timestamp, String> {
+    text.parse::<Timestamp>()
+        .map_err(|e| format!("{text:?} is not an RFC 3339 time such as 2026-01-02T03:04:05Z: {e}"))
+}
+
+fn validate_output_path(path: &str) -> Result<(), String> {
+    if path.is_empty() {
+        return Err("must not be empty".into());
+    }
+    if path.starts_with('/') || path.contains('\\') {
+        return Err(format!(
+            "{path:?} must be a relative path with '/' separators"
+        ));
+    }
+    if path
+        .split('/')
+        .any(|seg| seg.is_empty() || seg == "." || seg == "..")
+    {
+        return Err(format!(
+            "{path:?} must not hold empty, '.' or '..' segments"
+        ));
+    }
+    Ok(())
+}
+
+/// The JSON schema of the typed functionConfig.
+pub fn json_schema() -> Value {
+    serde_json::to_value(schemars::schema_for!(RenderInferenceIdentity)).expect("schema serializes")
+}

@@ -1,0 +1,219 @@
+//! Pure identity planning (contract section 3): the SPIFFE ID, the canonical selector
+//! set and its safety checks, the selector fingerprint, and the output object name.
+
+use sha1::Sha1;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+
+/// The pod label that carries a binding's variant.
+pub const VARIANT_LABEL: &str = "identity.kleym.sonda.red/variant";
+
+const NS_PREFIX: &str = "k8s:ns:";
+const SA_PREFIX: &str = "k8s:sa:";
+const POD_LABEL_PREFIX: &str = "k8s:pod-label:";
+
+/// `spiffe://<td>/ns/<ns>/sa/<sa>/inference/pool/<pool>/variant/<variant>`.
+pub fn spiffe_id(trust_domain: &str, ns: &str, sa: &str, pool: &str, variant: &str) -> String {
+    format!("spiffe://{trust_domain}/ns/{ns}/sa/{sa}/inference/pool/{pool}/variant/{variant}")
+}
+
+/// Checks a SPIFFE ID against the SPIFFE specification.
+pub fn validate_spiffe_id(id: &str) -> Result<(), String> {
+    spiffe::SpiffeId::new(id)
+        .map(|_| ())
+        .map_err(|e| format!("computed SPIFFE ID {id:?} is invalid: {e}"))
+}
+
+/// The canonical selectors: namespace, service account, one per pool label and the
+/// variant, without duplicates, sorted by byte order.
+pub fn selectors(
+    ns: &str,
+    sa: &str,
+    pool_labels: &BTreeMap<String, String>,
+    variant: &str,
+) -> Vec<String> {
+    let mut out = Vec::with_capacity(pool_labels.len() + 3);
+    out.push(format!("{NS_PREFIX}{ns}"));
+    out.push(format!("{SA_PREFIX}{sa}"));
+    out.extend(
+        pool_labels
+            .iter()
+            .map(|(k, v)| format!("{POD_LABEL_PREFIX}{k}:{v}")),
+    );
+    out.push(format!("{POD_LABEL_PREFIX}{VARIANT_LABEL}:{variant}"));
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The selector-set checks: exactly one namespace, service-account and variant selector,
+/// each naming the binding's own value.
+pub fn check_selector_set(
+    selectors: &[String],
+    ns: &str,
+    sa: &str,
+    variant: &str,
+) -> Result<(), String> {
+    let variant_prefix = format!("{POD_LABEL_PREFIX}{VARIANT_LABEL}:");
+    let checks: [(&str, &str, &str); 3] = [
+        (NS_PREFIX, ns, "namespace"),
+        (SA_PREFIX, sa, "service account"),
+        (&variant_prefix, variant, "variant"),
+    ];
+    for (prefix, own, what) in checks {
+        let found: Vec<&str> = selectors
+            .iter()
+            .filter_map(|s| s.strip_prefix(prefix))
+            .collect();
+        match found.as_slice() {
+            [one] if *one == own => {}
+            [] => return Err(format!("selectors must include {prefix}{own}")),
+            _ => {
+                let foreign = found.iter().find(|v| **v != own).unwrap_or(&own);
+                return Err(format!(
+                    "selector {prefix}{foreign} conflicts with the binding {what} {own:?}: \
+                     the selector set must name exactly one {what}"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// SHA-256 over each selector as `<decimal length> NUL <bytes> NUL`, as `sha256:<hex>`.
+pub fn selector_fingerprint(selectors: &[String]) -> String {
+    let mut hasher = Sha256::new();
+    for s in selectors {
+        hasher.update(s.len().to_string().as_bytes());
+        hasher.update([0u8]);
+        hasher.update(s.as_bytes());
+        hasher.update([0u8]);
+    }
+    format!("sha256:{}", hex(&hasher.finalize()))
+}
+
+/// `<base>-pool-<hash>`: base is the sanitized `kleym-<ns>-<binding>` cut to 49
+/// characters, hash the first 4 bytes of SHA-1 of the SPIFFE ID.
+pub fn output_name(ns: &str, binding: &str, spiffe_id: &str) -> String {
+    const MAX_BASE: usize = 49;
+    let mut base = sanitize(&format!("kleym-{ns}-{binding}"));
+    if base.len() > MAX_BASE {
+        base.truncate(MAX_BASE);
+        base.truncate(base.trim_end_matches('-').len());
+        if base.is_empty() {
+            base = "kleym".to_string();
+        }
+    }
+    let digest = Sha1::digest(spiffe_id.as_bytes());
+    format!("{base}-pool-{}", hex(&digest[..4]))
+}
+
+/// Lowercases, trims, turns every run of characters outside `[a-z0-9]` into one `-`,
+/// and trims `-` from both ends.
+fn sanitize(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.trim().to_lowercase().chars() {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_matches('-').to_string()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contract_example_name() {
+        let id = spiffe_id(
+            "kleym.sonda.red",
+            "kleym-reference-inference",
+            "reference-inference",
+            "reference-pool",
+            "reference",
+        );
+        assert_eq!(
+            id,
+            "spiffe://kleym.sonda.red/ns/kleym-reference-inference/sa/reference-inference/inference/pool/reference-pool/variant/reference"
+        );
+        assert_eq!(
+            output_name("kleym-reference-inference", "binding", &id),
+            "kleym-kleym-reference-inference-binding-pool-18b7ab03"
+        );
+    }
+
+    #[test]
+    fn long_bases_are_cut_to_49_without_trailing_dash() {
+        let name = output_name(&"a".repeat(41), "b-c", "spiffe://x/y");
+        let base = name.rsplit_once("-pool-").unwrap().0;
+        assert_eq!(base.len(), 49);
+        assert_eq!(base, format!("kleym-{}-b", "a".repeat(41)));
+        // A cut that lands on a dash drops it.
+        let name = output_name(&"a".repeat(42), "b", "spiffe://x/y");
+        assert_eq!(
+            name.rsplit_once("-pool-").unwrap().0,
+            format!("kleym-{}", "a".repeat(42))
+        );
+    }
+
+    #[test]
+    fn sanitize_collapses_runs_and_trims() {
+        assert_eq!(sanitize("  Kleym--A..B__c- "), "kleym-a-b-c");
+        assert_eq!(sanitize("---"), "");
+    }
+
+    #[test]
+    fn selectors_are_canonical() {
+        let labels = BTreeMap::from([("app".to_string(), "m".to_string())]);
+        let s = selectors("ns", "sa", &labels, "decode");
+        assert_eq!(
+            s,
+            [
+                "k8s:ns:ns",
+                "k8s:pod-label:app:m",
+                "k8s:pod-label:identity.kleym.sonda.red/variant:decode",
+                "k8s:sa:sa"
+            ]
+        );
+        assert!(check_selector_set(&s, "ns", "sa", "decode").is_ok());
+        // A pool label with the same variant is a duplicate, removed.
+        let same = BTreeMap::from([(VARIANT_LABEL.to_string(), "decode".to_string())]);
+        assert_eq!(selectors("ns", "sa", &same, "decode").len(), 3);
+    }
+
+    #[test]
+    fn a_pool_selecting_another_variant_is_unsafe() {
+        let labels = BTreeMap::from([(VARIANT_LABEL.to_string(), "prefill".to_string())]);
+        let s = selectors("ns", "sa", &labels, "decode");
+        let err = check_selector_set(&s, "ns", "sa", "decode").unwrap_err();
+        assert!(
+            err.contains("identity.kleym.sonda.red/variant:prefill"),
+            "{err}"
+        );
+        let missing = vec!["k8s:ns:ns".to_string()];
+        assert!(
+            check_selector_set(&missing, "ns", "sa", "v")
+                .unwrap_err()
+                .contains("k8s:sa:sa")
+        );
+    }
+
+    #[test]
+    fn fingerprint_frames_each_selector() {
+        // Framing makes ["ab"] and ["a", "b"] differ.
+        let one = selector_fingerprint(&["ab".to_string()]);
+        let two = selector_fingerprint(&["a".to_string(), "b".to_string()]);
+        assert_ne!(one, two);
+        // sha256("2\0ab\0")
+        let mut h = Sha256::new();
+        h.update(b"2\0ab\0");
+        assert_eq!(one, format!("sha256:{}", hex(&h.finalize())));
+    }
+}

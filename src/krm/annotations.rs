@@ -1,0 +1,35 @@
+//! The annotations kpt and kustomize put on items: file path and index (both the
+//! `internal.` and the legacy form), ids, sequence indent. They come back as they came.
+
+use serde_json::Value;
+
+pub const PATH: &str = "internal.config.kubernetes.io/path";
+pub const INDEX: &str = "internal.config.kubernetes.io/index";
+pub const LEGACY_PATH: &str = "config.kubernetes.io/path";
+pub const LEGACY_INDEX: &str = "config.kubernetes.io/index";
+
+/// Annotation prefixes that belong to the caller (kpt, kustomize); kept on replaced outputs.
+const CALLER_PREFIXES: [&str; 4] = [
+    "internal.config.kubernetes.io/",
+    "config.kubernetes.io/",
+    "config.k8s.io/",
+    "kustomize.config.k8s.io/",
+];
+
+pub fn is_caller_annotation(key: &str) -> bool {
+    CALLER_PREFIXES.iter().any(|p| key.starts_with(p))
+}
+
+fn annotation<'a>(item: &'a Value, key: &str) -> Option<&'a str> {
+    item.pointer("/metadata/annotations")?.get(key)?.as_str()
+}
+
+/// The file an item came from, with its index in that file (0 when not given).
+pub fn file_of(item: &Value) -> Option<(String, u64)> {
+    let path = annotation(item, PATH).or_else(|| annotation(item, LEGACY_PATH))?;
+    let index = annotation(item, INDEX)
+        .or_else(|| annotation(item, LEGACY_INDEX))
+        .and_then(|i| i.parse().ok())
+        .unwrap_or(0);
+    Some((path.to_string(), index))
+}

@@ -1,0 +1,203 @@
+//! KRM function I/O: a `config.kubernetes.io/v1` ResourceList in, one out, with results.
+//! `run` holds the whole exchange apart from the process itself, so tests call it directly.
+
+pub mod annotations;
+pub mod results;
+
+use crate::config::{self, ConfigError};
+use crate::reconcile::{self, Context, InputError};
+use crate::served;
+use crate::yaml;
+use k8s_openapi::jiff::Timestamp;
+use results::{KrmResult, Severity};
+use serde_json::{Map, Value};
+
+pub const RESOURCE_LIST_API_VERSION: &str = "config.kubernetes.io/v1";
+pub const RESOURCE_LIST_KIND: &str = "ResourceList";
+
+/// The environment variables the function reads.
+#[derive(Debug, Default, Clone)]
+pub struct Env {
+    pub kube_api_versions: Option<String>,
+    pub source_date_epoch: Option<String>,
+}
+
+impl Env {
+    pub fn from_process() -> Self {
+        Env {
+            kube_api_versions: std::env::var("KUBE_API_VERSIONS").ok(),
+            source_date_epoch: std::env::var("SOURCE_DATE_EPOCH").ok(),
+        }
+    }
+}
+
+/// What the process writes and how it exits.
+#[derive(Debug)]
+pub struct RunOutput {
+    pub stdout: String,
+    pub stderr: String,
+    pub exit_code: i32,
+}
+
+/// Runs the function on the text of a ResourceList.
+pub fn run(input: &str, env: &Env) -> RunOutput {
+    let list = match read_resource_list(input) {
+        Ok(list) => list,
+        Err(message) => return fail(Vec::new(), None, message, None),
+    };
+    let ResourceList {
+        items,
+        function_config,
+    } = list;
+    let config = match config::from_function_config(function_config.as_ref()) {
+        Ok(config) => config,
+        Err(e) => return fail(items, function_config, e.to_string(), Some(e)),
+    };
+    let transition_time = match transition_time(&config, env) {
+        Ok(t) => t,
+        Err(e) => return fail(items, function_config, e.to_string(), Some(e)),
+    };
+    let env_api_versions = env
+        .kube_api_versions
+        .as_deref()
+        .map(served::split_list)
+        .into_iter()
+        .flatten()
+        .map(String::from)
+        .collect();
+    let ctx = Context {
+        config: &config,
+        env_api_versions,
+        transition_time,
+    };
+    let snapshot = items.clone();
+    match reconcile::reconcile(items, &ctx) {
+        Err(InputError(message)) => fail(snapshot, function_config, message, None),
+        Ok(outcome) => {
+            let exit_code = i32::from(outcome.has_errors());
+            let mut stderr = String::new();
+            for line in &outcome.failures {
+                stderr.push_str(&format!("render-inference-identity: {line}\n"));
+            }
+            if config.trust_domain.is_none() {
+                stderr.push_str("render-inference-identity: error: trustDomain is required in the functionConfig\n");
+            }
+            RunOutput {
+                stdout: write_resource_list(outcome.items, function_config, outcome.results),
+                stderr,
+                exit_code,
+            }
+        }
+    }
+}
+
+/// The `lastTransitionTime` of changed conditions: transitionTime, else SOURCE_DATE_EPOCH,
+/// else the Unix epoch. Never the wall clock.
+fn transition_time(config: &config::Config, env: &Env) -> Result<Timestamp, ConfigError> {
+    if let Some(t) = config.transition_time {
+        return Ok(t);
+    }
+    match env
+        .source_date_epoch
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        None => Ok(Timestamp::UNIX_EPOCH),
+        Some(text) => text
+            .parse::<i64>()
+            .ok()
+            .and_then(|s| Timestamp::from_second(s).ok())
+            .ok_or_else(|| ConfigError {
+                field: "SOURCE_DATE_EPOCH".into(),
+                message: format!("{text:?} is not a number of seconds since the Unix epoch"),
+            }),
+    }
+}
+
+struct ResourceList {
+    items: Vec<Value>,
+    function_config: Option<Value>,
+}
+
+fn read_resource_list(input: &str) -> Result<ResourceList, String> {
+    let value =
+        yaml::parse(input).map_err(|e| format!("input is not a readable YAML document: {e}"))?;
+    let Value::Object(mut map) = value else {
+        return Err(format!(
+            "input must be a ResourceList mapping, not a {}",
+            yaml::type_name(&value)
+        ));
+    };
+    let kind = map.get("kind").and_then(Value::as_str).unwrap_or_default();
+    if kind != RESOURCE_LIST_KIND {
+        return Err(format!(
+            "input kind is {kind:?}: expected a {RESOURCE_LIST_API_VERSION} ResourceList on stdin"
+        ));
+    }
+    let items = match map.remove("items") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(format!(
+                "ResourceList items must be a sequence, not a {}",
+                yaml::type_name(&other)
+            ));
+        }
+    };
+    if let Some((i, item)) = items.iter().enumerate().find(|(_, item)| !item.is_object()) {
+        return Err(format!(
+            "items[{i}] must be a mapping, not a {}",
+            yaml::type_name(item)
+        ));
+    }
+    let function_config = map.remove("functionConfig").filter(|v| !v.is_null());
+    Ok(ResourceList {
+        items,
+        function_config,
+    })
+}
+
+fn write_resource_list(
+    items: Vec<Value>,
+    function_config: Option<Value>,
+    results: Vec<KrmResult>,
+) -> String {
+    let mut out = Map::new();
+    out.insert("apiVersion".into(), RESOURCE_LIST_API_VERSION.into());
+    out.insert("kind".into(), RESOURCE_LIST_KIND.into());
+    out.insert("items".into(), Value::Array(items));
+    if let Some(fc) = function_config {
+        out.insert("functionConfig".into(), fc);
+    }
+    if !results.is_empty() {
+        out.insert(
+            "results".into(),
+            serde_json::to_value(results).expect("results serialize"),
+        );
+    }
+    yaml::write(&Value::Object(out)).expect("a JSON-shaped value always writes as YAML")
+}
+
+/// Unusable input or configuration: the items unchanged, one error result, exit 1.
+fn fail(
+    items: Vec<Value>,
+    function_config: Option<Value>,
+    message: String,
+    config: Option<ConfigError>,
+) -> RunOutput {
+    let mut result = KrmResult::new(Severity::Error, message.clone());
+    if let Some(e) = config {
+        result = result.with_field(e.field);
+    }
+    RunOutput {
+        stdout: write_resource_list(items, function_config, vec![result]),
+        stderr: format!("render-inference-identity: error: {message}\n"),
+        exit_code: 1,
+    }
+}
+
+/// The output for input that could not even be read (for example not UTF-8).
+pub fn run_error(message: &str) -> RunOutput {
+    fail(Vec::new(), None, message.to_string(), None)
+}

@@ -1,0 +1,148 @@
+//! Output ownership (contract section 5): managed ClusterSPIFFEIDs are replaced in place or
+//! removed, stale ones pruned, foreign ones never touched, new ones appended sorted by
+//! name with a file path and a free index.
+
+use crate::api::cluster_spiffe_id as csid;
+use crate::krm::annotations;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// A rendered output, ready to place.
+pub struct Render {
+    pub object: Value,
+}
+
+/// How many outputs each ownership rule touched.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    pub added: usize,
+    pub replaced: usize,
+    /// Managed outputs of bindings in the input that no longer render under that name.
+    pub removed: usize,
+    /// Managed outputs whose binding is not in the input.
+    pub pruned: usize,
+}
+
+/// Places the renders among the items. `bindings` are the (namespace, name) of every
+/// binding in the input, rendered or not.
+pub fn place(
+    items: Vec<Value>,
+    renders: BTreeMap<String, Render>,
+    bindings: &HashSet<(String, String)>,
+    prune: bool,
+    output_path: &str,
+) -> (Vec<Value>, Counts) {
+    let mut renders = renders;
+    let mut counts = Counts::default();
+    let mut out = Vec::with_capacity(items.len() + renders.len());
+    for item in items {
+        if !(csid::is_cluster_spiffe_id(&item) && csid::is_managed(&item)) {
+            out.push(item);
+            continue;
+        }
+        let name = item
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if let Some(render) = renders.remove(name) {
+            out.push(replace(&item, render.object));
+            counts.replaced += 1;
+            continue;
+        }
+        let owner_present = csid::binding_of(&item)
+            .is_some_and(|(ns, name)| bindings.contains(&(ns.to_string(), name.to_string())));
+        if owner_present {
+            counts.removed += 1;
+        } else if prune {
+            counts.pruned += 1;
+        } else {
+            out.push(item);
+        }
+    }
+    let mut used = used_slots(&out);
+    for (name, render) in renders {
+        let path = output_path.replace("{name}", &name);
+        let index = (0u64..)
+            .find(|i| !used.contains(&(path.clone(), *i)))
+            .expect("a free index");
+        used.insert((path.clone(), index));
+        out.push(with_file(render.object, &path, index));
+        counts.added += 1;
+    }
+    (out, counts)
+}
+
+/// The fresh render, keeping the caller's annotations of the object it replaces.
+fn replace(old: &Value, mut fresh: Value) -> Value {
+    let kept: Vec<(String, Value)> = old
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| annotations::is_caller_annotation(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if let Some(target) = annotations_mut(&mut fresh) {
+        target.extend(kept);
+    }
+    fresh
+}
+
+fn with_file(mut object: Value, path: &str, index: u64) -> Value {
+    if let Some(target) = annotations_mut(&mut object) {
+        let index = Value::String(index.to_string());
+        target.insert(annotations::LEGACY_INDEX.into(), index.clone());
+        target.insert(annotations::LEGACY_PATH.into(), Value::String(path.into()));
+        target.insert(annotations::INDEX.into(), index);
+        target.insert(annotations::PATH.into(), Value::String(path.into()));
+    }
+    object
+}
+
+fn annotations_mut(object: &mut Value) -> Option<&mut Map<String, Value>> {
+    object
+        .pointer_mut("/metadata/annotations")
+        .and_then(Value::as_object_mut)
+}
+
+/// The (path, index) pairs the items already use, in either annotation form.
+fn used_slots(items: &[Value]) -> HashSet<(String, u64)> {
+    let mut used = HashSet::new();
+    for item in items {
+        if let Some(slot) = annotations::file_of(item) {
+            used.insert(slot);
+        }
+        let legacy = item.pointer("/metadata/annotations").and_then(|a| {
+            Some((
+                a.get(annotations::LEGACY_PATH)?.as_str()?.to_string(),
+                a.get(annotations::LEGACY_INDEX)
+                    .and_then(Value::as_str)
+                    .and_then(|i| i.parse().ok())
+                    .unwrap_or(0),
+            ))
+        });
+        used.extend(legacy);
+    }
+    used
+}
+
+/// ClusterSPIFFEIDs of the input by name, with whether each is managed. Two with the same
+/// name are unusable input (a cluster-scoped name is unique).
+pub fn index_outputs(items: &[Value]) -> Result<HashMap<&str, (usize, bool)>, String> {
+    let mut by_name = HashMap::new();
+    for (i, item) in items
+        .iter()
+        .enumerate()
+        .filter(|(_, item)| csid::is_cluster_spiffe_id(item))
+    {
+        let Some(name) = item.pointer("/metadata/name").and_then(Value::as_str) else {
+            return Err(format!("items[{i}]: ClusterSPIFFEID has no metadata.name"));
+        };
+        if by_name.insert(name, (i, csid::is_managed(item))).is_some() {
+            return Err(format!(
+                "items[{i}]: ClusterSPIFFEID {name} appears twice in the input"
+            ));
+        }
+    }
+    Ok(by_name)
+}

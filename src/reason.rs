@@ -1,0 +1,142 @@
+//! The condition taxonomy: the five condition types, every failure reason, and which
+//! condition each reason sets to `True` (contract section 4.1).
+
+/// The five condition types, in the order they are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConditionType {
+    Ready,
+    InvalidRef,
+    UnsafeSelector,
+    Conflict,
+    RenderFailure,
+}
+
+impl ConditionType {
+    pub const ALL: [ConditionType; 5] = [
+        ConditionType::Ready,
+        ConditionType::InvalidRef,
+        ConditionType::UnsafeSelector,
+        ConditionType::Conflict,
+        ConditionType::RenderFailure,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConditionType::Ready => "Ready",
+            ConditionType::InvalidRef => "InvalidRef",
+            ConditionType::UnsafeSelector => "UnsafeSelector",
+            ConditionType::Conflict => "Conflict",
+            ConditionType::RenderFailure => "RenderFailure",
+        }
+    }
+
+    /// The message of this condition when it is `False`/`Resolved`.
+    pub fn resolved_message(self) -> &'static str {
+        match self {
+            ConditionType::Ready => "Binding reconciled",
+            ConditionType::InvalidRef => "References are valid",
+            ConditionType::UnsafeSelector => "Selectors are safe",
+            ConditionType::Conflict => "Variant is exclusive",
+            ConditionType::RenderFailure => "Rendering is healthy",
+        }
+    }
+}
+
+/// Every failure reason. Each belongs to exactly one condition type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Reason {
+    InvalidPoolRef,
+    InferencePoolCRDMissing,
+    TargetPoolNotFound,
+    InvalidPoolSelector,
+    UnsafeSelector,
+    InvalidIdentityBoundary,
+    VariantConflict,
+    DuplicateSPIFFEID,
+    MissingTrustDomain,
+    InvalidServiceAccountName,
+    InvalidSPIFFEID,
+    ClusterSPIFFEIDCRDMissing,
+    ManagedOutputApplyFailed,
+}
+
+impl Reason {
+    pub const ALL: [Reason; 13] = [
+        Reason::InvalidPoolRef,
+        Reason::InferencePoolCRDMissing,
+        Reason::TargetPoolNotFound,
+        Reason::InvalidPoolSelector,
+        Reason::UnsafeSelector,
+        Reason::InvalidIdentityBoundary,
+        Reason::VariantConflict,
+        Reason::DuplicateSPIFFEID,
+        Reason::MissingTrustDomain,
+        Reason::InvalidServiceAccountName,
+        Reason::InvalidSPIFFEID,
+        Reason::ClusterSPIFFEIDCRDMissing,
+        Reason::ManagedOutputApplyFailed,
+    ];
+
+    /// The condition this reason sets to `True`.
+    pub fn condition(self) -> ConditionType {
+        match self {
+            Reason::InvalidPoolRef
+            | Reason::InferencePoolCRDMissing
+            | Reason::TargetPoolNotFound => ConditionType::InvalidRef,
+            Reason::InvalidPoolSelector
+            | Reason::UnsafeSelector
+            | Reason::InvalidIdentityBoundary => ConditionType::UnsafeSelector,
+            Reason::VariantConflict | Reason::DuplicateSPIFFEID => ConditionType::Conflict,
+            Reason::MissingTrustDomain
+            | Reason::InvalidServiceAccountName
+            | Reason::InvalidSPIFFEID
+            | Reason::ClusterSPIFFEIDCRDMissing
+            | Reason::ManagedOutputApplyFailed => ConditionType::RenderFailure,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::InvalidPoolRef => "InvalidPoolRef",
+            Reason::InferencePoolCRDMissing => "InferencePoolCRDMissing",
+            Reason::TargetPoolNotFound => "TargetPoolNotFound",
+            Reason::InvalidPoolSelector => "InvalidPoolSelector",
+            Reason::UnsafeSelector => "UnsafeSelector",
+            Reason::InvalidIdentityBoundary => "InvalidIdentityBoundary",
+            Reason::VariantConflict => "VariantConflict",
+            Reason::DuplicateSPIFFEID => "DuplicateSPIFFEID",
+            Reason::MissingTrustDomain => "MissingTrustDomain",
+            Reason::InvalidServiceAccountName => "InvalidServiceAccountName",
+            Reason::InvalidSPIFFEID => "InvalidSPIFFEID",
+            Reason::ClusterSPIFFEIDCRDMissing => "ClusterSPIFFEIDCRDMissing",
+            Reason::ManagedOutputApplyFailed => "ManagedOutputApplyFailed",
+        }
+    }
+}
+
+/// Why one binding did not render: the first failing check, with a precise message and,
+/// where one field is at fault, its path in the binding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub reason: Reason,
+    pub message: String,
+    pub field: Option<&'static str>,
+}
+
+impl Failure {
+    pub fn new(reason: Reason, message: impl Into<String>) -> Self {
+        Failure {
+            reason,
+            message: message.into(),
+            field: None,
+        }
+    }
+
+    pub fn at(reason: Reason, field: &'static str, message: impl Into<String>) -> Self {
+        Failure {
+            reason,
+            message: message.into(),
+            field: Some(field),
+        }
+    }
+}

@@ -1,0 +1,345 @@
+//! The pure reconcile: items and configuration in, items with statuses and outputs plus
+//! results out. No process, files, environment or clock.
+
+use crate::api::binding::{self, BindingInput, ConflictEntry};
+use crate::api::cluster_spiffe_id::{self as csid, RenderInput};
+use crate::checks::{self, Inputs, Planned};
+use crate::config::{Config, FailurePolicy};
+use crate::conflict::{self, Candidate};
+use crate::krm::annotations;
+use crate::krm::results::{FileRef, KrmResult, ResourceRef, Severity};
+use crate::names;
+use crate::ownership::{self, Render};
+use crate::reason::{Failure, Reason};
+use crate::resolve::PoolIndex;
+use crate::served::ServedApis;
+use crate::status::{self, RenderedIdentity};
+use k8s_openapi::jiff::Timestamp;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// What the reconcile needs beside the items.
+pub struct Context<'c> {
+    pub config: &'c Config,
+    /// Served APIs listed by the environment (`KUBE_API_VERSIONS`), beside the config's.
+    pub env_api_versions: Vec<String>,
+    /// `lastTransitionTime` of conditions that change.
+    pub transition_time: Timestamp,
+}
+
+/// The reconciled items and what to tell the user.
+#[derive(Debug)]
+pub struct Outcome {
+    pub items: Vec<Value>,
+    pub results: Vec<KrmResult>,
+    /// One line per failing binding, for stderr.
+    pub failures: Vec<String>,
+}
+
+impl Outcome {
+    pub fn has_errors(&self) -> bool {
+        self.results.iter().any(|r| r.severity == Severity::Error)
+    }
+}
+
+/// Input that cannot be reconciled at all, naming the item and the field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError(pub String);
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One binding after all checks.
+struct Evaluated {
+    item: usize,
+    namespace: Option<String>,
+    name: String,
+    outcome: Result<RenderedIdentity, Failure>,
+    status: Value,
+    result: Option<KrmResult>,
+}
+
+/// Reconciles every binding of `items` (contract sections 3 to 7).
+pub fn reconcile(mut items: Vec<Value>, ctx: &Context<'_>) -> Result<Outcome, InputError> {
+    let config = ctx.config;
+    let (evaluated, renders) = evaluate_all(&items, ctx)?;
+
+    let mut results = Vec::new();
+    if config.trust_domain.is_none() {
+        results.push(
+            KrmResult::new(
+                Severity::Error,
+                "trustDomain is required: set it in the functionConfig",
+            )
+            .with_field("spec.trustDomain"),
+        );
+    }
+    let mut failures = Vec::new();
+    let mut present = HashSet::new();
+    let mut rendered = 0;
+    for e in evaluated {
+        if let Some(Value::Object(map)) = items.get_mut(e.item) {
+            map.insert("status".to_string(), e.status);
+        }
+        if let Some(ns) = &e.namespace {
+            present.insert((ns.clone(), e.name.clone()));
+        }
+        match (&e.outcome, e.result) {
+            (Ok(_), _) => rendered += 1,
+            (Err(f), Some(result)) => {
+                let ns = e.namespace.as_deref().unwrap_or("<no namespace>");
+                failures.push(format!(
+                    "{ns}/{}: {}/{}: {}",
+                    e.name,
+                    f.reason.condition().as_str(),
+                    f.reason.as_str(),
+                    f.message
+                ));
+                results.push(result);
+            }
+            (Err(_), None) => unreachable!("every failure has a result"),
+        }
+    }
+    let seen = present.len().max(rendered + failures.len());
+    let (items, counts) =
+        ownership::place(items, renders, &present, config.prune, &config.output_path);
+    results.push(KrmResult::new(
+        Severity::Info,
+        format!(
+            "{seen} binding(s): {rendered} rendered, {} failed; ClusterSPIFFEIDs: {} added, {} replaced, \
+             {} removed, {} pruned",
+            failures.len(),
+            counts.added,
+            counts.replaced,
+            counts.removed,
+            counts.pruned
+        ),
+    ));
+    Ok(Outcome {
+        items,
+        results,
+        failures,
+    })
+}
+
+fn evaluate_all(
+    items: &[Value],
+    ctx: &Context<'_>,
+) -> Result<(Vec<Evaluated>, BTreeMap<String, Render>), InputError> {
+    let config = ctx.config;
+    let mut bindings = Vec::new();
+    let mut keys = HashSet::new();
+    for (i, item) in items
+        .iter()
+        .enumerate()
+        .filter(|(_, item)| binding::is_binding(item))
+    {
+        let b = BindingInput::read(i, item)
+            .map_err(|m| InputError(format!("items[{i}] (InferenceIdentityBinding): {m}")))?;
+        let ns = b.namespace.as_ref().map(|s| *s).unwrap_or_default();
+        if !keys.insert((ns, b.name)) {
+            return Err(InputError(format!(
+                "items[{i}]: InferenceIdentityBinding {ns}/{} appears twice in the input",
+                b.name
+            )));
+        }
+        bindings.push(b);
+    }
+    let pools = PoolIndex::build(items).map_err(InputError)?;
+    let outputs = ownership::index_outputs(items).map_err(InputError)?;
+    let listed = config
+        .api_versions
+        .iter()
+        .chain(&ctx.env_api_versions)
+        .map(String::as_str);
+    let served = ServedApis::collect(listed, items);
+    let inputs = Inputs {
+        pools: &pools,
+        served: &served,
+        trust_domain: config.trust_domain.as_deref(),
+    };
+
+    // Checks 1 to 7.
+    let mut outcomes: Vec<Result<Planned, Failure>> = bindings
+        .iter()
+        .map(|b| checks::evaluate(b, &inputs))
+        .collect();
+
+    // 8. Conflicts, among the bindings that passed 1 to 7.
+    let passed: Vec<usize> = (0..outcomes.len())
+        .filter(|&i| outcomes[i].is_ok())
+        .collect();
+    let candidates: Vec<Candidate> = passed
+        .iter()
+        .map(|&i| {
+            let p = outcomes[i].as_ref().expect("passed");
+            Candidate {
+                name: bindings[i].name,
+                namespace: p.namespace,
+                service_account: p.service_account,
+                variant: p.variant,
+                spiffe_id: &p.spiffe_id,
+            }
+        })
+        .collect();
+    let reports = conflict::find_conflicts(&candidates);
+    let mut conflicts: Vec<Vec<ConflictEntry>> = vec![Vec::new(); bindings.len()];
+    for (&i, report) in passed.iter().zip(reports) {
+        if let Some(report) = report {
+            conflicts[i] = report.entries;
+            outcomes[i] = Err(Failure::new(report.reason, report.message));
+        }
+    }
+
+    // 9. The ClusterSPIFFEID API must be served.
+    if !served.serves(csid::GROUP, csid::VERSION, csid::KIND) {
+        for outcome in outcomes.iter_mut().filter(|o| o.is_ok()) {
+            *outcome = Err(Failure::new(
+                Reason::ClusterSPIFFEIDCRDMissing,
+                format!(
+                    "the target cluster does not serve {}/{}: install SPIRE Controller Manager's CRD \
+                     or list the API in apiVersions",
+                    csid::API_VERSION,
+                    csid::KIND
+                ),
+            ));
+        }
+    }
+
+    // 10. The output must be writable: a valid label value, no foreign object, no shared name.
+    let mut named: Vec<Option<String>> = bindings
+        .iter()
+        .zip(&outcomes)
+        .map(|(b, o)| {
+            o.as_ref()
+                .ok()
+                .map(|p| crate::identity::output_name(p.namespace, b.name, &p.spiffe_id))
+        })
+        .collect();
+    let mut name_count: HashMap<&str, usize> = HashMap::new();
+    for name in named.iter().flatten() {
+        *name_count.entry(name).or_default() += 1;
+    }
+    let mut apply_failures = Vec::new();
+    for (i, name) in named.iter().enumerate() {
+        let Some(name) = name else { continue };
+        let failure = if let Err(e) = names::label_value(bindings[i].name) {
+            Some(format!(
+                "binding name {:?} cannot be the value of label {}: {e}; the API server would refuse the output",
+                bindings[i].name,
+                csid::LABEL_BINDING_NAME
+            ))
+        } else if let Some(&(at, false)) = outputs.get(name.as_str()) {
+            Some(format!(
+                "ClusterSPIFFEID {name} already exists in the input ({}) without annotation {}: {}; \
+                 refusing to replace an object this function does not own",
+                describe_item(items, at),
+                csid::ANNOTATION_RENDERED_BY,
+                csid::RENDERED_BY
+            ))
+        } else if name_count[name.as_str()] > 1 {
+            Some(format!(
+                "another binding renders the same ClusterSPIFFEID name {name}; refusing both"
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = failure {
+            apply_failures.push((i, Failure::new(Reason::ManagedOutputApplyFailed, message)));
+        }
+    }
+    for (i, failure) in apply_failures {
+        outcomes[i] = Err(failure);
+        named[i] = None;
+    }
+
+    // Statuses, results and renders.
+    let mut evaluated = Vec::with_capacity(bindings.len());
+    let mut renders = BTreeMap::new();
+    for ((b, outcome), (name, conflicts)) in bindings
+        .iter()
+        .zip(outcomes)
+        .zip(named.into_iter().zip(conflicts))
+    {
+        let outcome = match (outcome, name) {
+            (Ok(p), Some(name)) => {
+                let object = csid::render(RenderInput {
+                    name: name.clone(),
+                    binding_name: b.name,
+                    binding_namespace: p.namespace,
+                    spiffe_id: &p.spiffe_id,
+                    pool_labels: p.pool_labels,
+                    selectors: p.selectors.clone(),
+                    class_name: config.class_name.as_deref(),
+                });
+                let object = serde_json::to_value(object).expect("a ClusterSPIFFEID serializes");
+                renders.insert(name.clone(), Render { object });
+                Ok(RenderedIdentity {
+                    fingerprint: crate::identity::selector_fingerprint(&p.selectors),
+                    name,
+                    spiffe_id: p.spiffe_id,
+                    selectors: p.selectors,
+                })
+            }
+            (Err(f), _) => Err(f),
+            (Ok(_), None) => unreachable!("a passing binding has a name"),
+        };
+        let conditions = status::conditions(
+            outcome.as_ref().map(|r| r.name.as_str()),
+            &b.previous_conditions(),
+            b.generation,
+            ctx.transition_time,
+        );
+        let status = status::status(config, conditions, outcome.as_ref().ok(), conflicts);
+        let result = outcome
+            .as_ref()
+            .err()
+            .map(|f| binding_result(b, f, config.failure_policy));
+        evaluated.push(Evaluated {
+            item: b.item,
+            namespace: b.namespace.as_ref().ok().map(|s| s.to_string()),
+            name: b.name.to_string(),
+            outcome,
+            status: serde_json::to_value(status).expect("a status serializes"),
+            result,
+        });
+    }
+    Ok((evaluated, renders))
+}
+
+fn binding_result(b: &BindingInput<'_>, f: &Failure, policy: FailurePolicy) -> KrmResult {
+    let severity = match policy {
+        FailurePolicy::Report => Severity::Warning,
+        FailurePolicy::Fail => Severity::Error,
+    };
+    let mut result = KrmResult::new(
+        severity,
+        format!(
+            "{}/{}: {}",
+            f.reason.condition().as_str(),
+            f.reason.as_str(),
+            f.message
+        ),
+    );
+    result.resource_ref = Some(ResourceRef {
+        api_version: binding::API_VERSION.to_string(),
+        kind: binding::KIND.to_string(),
+        name: b.name.to_string(),
+        namespace: b.namespace.as_ref().ok().map(|s| s.to_string()),
+    });
+    if let Some(field) = f.field {
+        result = result.with_field(field);
+    }
+    result.file = annotations::file_of(b.value).map(|(path, index)| FileRef { path, index });
+    result
+}
+
+fn describe_item(items: &[Value], at: usize) -> String {
+    match annotations::file_of(&items[at]) {
+        Some((path, index)) => format!("items[{at}], file {path} index {index}"),
+        None => format!("items[{at}]"),
+    }
+}

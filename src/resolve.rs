@@ -1,0 +1,122 @@
+//! Pool resolution (contract 2.2 and check 1): the pool reference is read and checked,
+//! then looked up in the binding's namespace among the served pool APIs.
+
+use crate::api::fields;
+use crate::api::pool::{self, PoolApi};
+use crate::names;
+use crate::reason::{Failure, Reason};
+use crate::served::ServedApis;
+use serde_json::Value;
+use std::collections::HashMap;
+
+const NAME_FIELD: &str = "spec.poolRef.name";
+const GROUP_FIELD: &str = "spec.poolRef.group";
+
+/// The InferencePools of the input, by API, namespace and name.
+#[derive(Default)]
+pub struct PoolIndex<'a> {
+    pools: HashMap<(PoolApi, &'a str, &'a str), &'a Value>,
+}
+
+impl<'a> PoolIndex<'a> {
+    /// Indexes the pools; two pools with the same API, namespace and name are unusable input.
+    pub fn build(items: &'a [Value]) -> Result<Self, String> {
+        let mut pools = HashMap::new();
+        for (i, item) in items.iter().enumerate() {
+            let Some(api) = PoolApi::of_item(item) else {
+                continue;
+            };
+            let (Some(ns), Some(name)) = (
+                fields::str_at(item, "metadata.namespace"),
+                fields::str_at(item, "metadata.name"),
+            ) else {
+                // A pool without namespace or name cannot be referenced; it passes through.
+                continue;
+            };
+            if pools.insert((api, ns, name), item).is_some() {
+                return Err(format!(
+                    "items[{i}]: InferencePool {ns}/{name} ({}) appears twice in the input",
+                    api.api_version()
+                ));
+            }
+        }
+        Ok(PoolIndex { pools })
+    }
+}
+
+/// A resolved pool: its API, name and the item itself.
+pub struct ResolvedPool<'a> {
+    pub api: PoolApi,
+    pub name: &'a str,
+    pub item: &'a Value,
+}
+
+/// Check 1: `InvalidPoolRef`, then `InferencePoolCRDMissing`, then `TargetPoolNotFound`.
+pub fn resolve_pool<'a>(
+    binding: &'a Value,
+    namespace: &str,
+    pools: &PoolIndex<'a>,
+    served: &ServedApis,
+) -> Result<ResolvedPool<'a>, Failure> {
+    let invalid = |field, message: String| Failure::at(Reason::InvalidPoolRef, field, message);
+    let name = fields::required_str(binding, NAME_FIELD).map_err(|m| invalid(NAME_FIELD, m))?;
+    names::dns1123_subdomain(name).map_err(|e| {
+        invalid(
+            NAME_FIELD,
+            format!("{NAME_FIELD} {name:?} is not a valid object name: {e}"),
+        )
+    })?;
+    let group = fields::optional_str(binding, GROUP_FIELD).map_err(|m| invalid(GROUP_FIELD, m))?;
+    let candidates: Vec<PoolApi> = match group.filter(|g| !g.is_empty()) {
+        None => PoolApi::PREFERENCE.to_vec(),
+        Some(g) => vec![PoolApi::for_group(g).ok_or_else(|| {
+            invalid(
+                GROUP_FIELD,
+                format!(
+                    "{GROUP_FIELD} {g:?} is not a supported InferencePool group: use {} or {}",
+                    PoolApi::V1.group(),
+                    PoolApi::V1Alpha2.group()
+                ),
+            )
+        })?],
+    };
+    let served_apis: Vec<PoolApi> = candidates
+        .iter()
+        .copied()
+        .filter(|api| served.serves(api.group(), api.version(), pool::KIND))
+        .collect();
+    let listed = |apis: &[PoolApi]| {
+        apis.iter()
+            .map(|a| a.api_version())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if served_apis.is_empty() {
+        return Err(Failure::new(
+            Reason::InferencePoolCRDMissing,
+            format!(
+                "the target cluster serves no InferencePool API this binding can use (wanted {}): \
+                 install the GAIE CRD or list the API in apiVersions",
+                listed(&candidates)
+            ),
+        ));
+    }
+    served_apis
+        .iter()
+        .find_map(|&api| {
+            pools
+                .pools
+                .get(&(api, namespace, name))
+                .map(|item| ResolvedPool { api, name, item })
+        })
+        .ok_or_else(|| {
+            Failure::at(
+                Reason::TargetPoolNotFound,
+                NAME_FIELD,
+                format!(
+                    "InferencePool {name:?} was not found in namespace {namespace} (searched {})",
+                    listed(&served_apis)
+                ),
+            )
+        })
+}

@@ -1,0 +1,122 @@
+//! Which APIs the target cluster serves (contract section 6): from the functionConfig,
+//! `KUBE_API_VERSIONS` and the CustomResourceDefinitions in the input. With no source,
+//! every API is taken as served.
+
+use crate::api::fields;
+use serde_json::Value;
+use std::collections::HashSet;
+
+#[derive(Debug, Default)]
+pub struct ServedApis {
+    /// `None`: no source said anything, so everything is served.
+    known: Option<Known>,
+}
+
+#[derive(Debug, Default)]
+struct Known {
+    /// `group/version` served for every kind.
+    versions: HashSet<String>,
+    /// `group/version/Kind` served for that kind only.
+    kinds: HashSet<String>,
+}
+
+impl ServedApis {
+    /// Collects the served APIs from listed entries and from CRD items.
+    pub fn collect<'a>(listed: impl IntoIterator<Item = &'a str>, items: &[Value]) -> Self {
+        let mut known = Known::default();
+        let mut any = false;
+        for entry in listed {
+            any = true;
+            match entry.matches('/').count() {
+                2 => known.kinds.insert(entry.to_string()),
+                _ => known.versions.insert(entry.to_string()),
+            };
+        }
+        for item in items.iter().filter(|i| is_crd(i)) {
+            any = true;
+            let Some(group) = fields::str_at(item, "spec.group") else {
+                continue;
+            };
+            let kind = fields::str_at(item, "spec.names.kind");
+            let Some(Value::Array(versions)) = item.pointer("/spec/versions") else {
+                continue;
+            };
+            for version in versions {
+                let served = version
+                    .get("served")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(true);
+                if let (true, Some(name)) = (served, version.get("name").and_then(Value::as_str)) {
+                    match kind {
+                        Some(kind) => known.kinds.insert(format!("{group}/{name}/{kind}")),
+                        None => known.versions.insert(format!("{group}/{name}")),
+                    };
+                }
+            }
+        }
+        ServedApis {
+            known: any.then_some(known),
+        }
+    }
+
+    /// Whether `group/version` serves `kind`.
+    pub fn serves(&self, group: &str, version: &str, kind: &str) -> bool {
+        let Some(known) = &self.known else {
+            return true;
+        };
+        let gv = if group.is_empty() {
+            version.to_string()
+        } else {
+            format!("{group}/{version}")
+        };
+        known.kinds.contains(&format!("{gv}/{kind}")) || known.versions.contains(&gv)
+    }
+}
+
+fn is_crd(item: &Value) -> bool {
+    fields::str_at(item, "kind") == Some("CustomResourceDefinition")
+        && fields::str_at(item, "apiVersion")
+            .is_some_and(|v| v.starts_with("apiextensions.k8s.io/"))
+}
+
+/// Splits `KUBE_API_VERSIONS` (comma-separated) into entries.
+pub fn split_list(list: &str) -> impl Iterator<Item = &str> {
+    list.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn nothing_known_serves_everything() {
+        assert!(ServedApis::collect([], &[]).serves("any.io", "v9", "Thing"));
+    }
+
+    #[test]
+    fn listed_versions_and_kinds() {
+        let s = ServedApis::collect(
+            ["v1", "apps/v1", "spire.spiffe.io/v1alpha1/ClusterSPIFFEID"],
+            &[],
+        );
+        assert!(s.serves("", "v1", "ConfigMap"));
+        assert!(s.serves("apps", "v1", "Deployment"));
+        assert!(s.serves("spire.spiffe.io", "v1alpha1", "ClusterSPIFFEID"));
+        assert!(!s.serves("spire.spiffe.io", "v1alpha1", "ClusterFederatedTrustDomain"));
+        assert!(!s.serves("inference.networking.k8s.io", "v1", "InferencePool"));
+    }
+
+    #[test]
+    fn crds_serve_their_served_versions() {
+        let crd = json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "spec": {"group": "inference.networking.k8s.io", "names": {"kind": "InferencePool"},
+                     "versions": [{"name": "v1", "served": true}, {"name": "v1beta1", "served": false}]}
+        });
+        let s = ServedApis::collect([], &[crd]);
+        assert!(s.serves("inference.networking.k8s.io", "v1", "InferencePool"));
+        assert!(!s.serves("inference.networking.k8s.io", "v1beta1", "InferencePool"));
+        assert!(!s.serves("spire.spiffe.io", "v1alpha1", "ClusterSPIFFEID"));
+    }
+}

@@ -1,0 +1,151 @@
+//! The binding status (contract section 4): five conditions in order, `Ready` mirroring
+//! the one failure, timestamps kept while a condition's status holds, and the rendered
+//! fields only when Ready.
+
+use crate::api::binding::{
+    ComputedSpiffeId, ConflictEntry, InferenceIdentityBindingStatus, RenderedClusterSpiffeId,
+    RenderedSelectors,
+};
+use crate::config::Config;
+use crate::reason::{ConditionType, Failure};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::jiff::Timestamp;
+
+/// What a binding that renders puts in its status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedIdentity {
+    pub name: String,
+    pub spiffe_id: String,
+    pub selectors: Vec<String>,
+    pub fingerprint: String,
+}
+
+/// The condition history of the input binding: (type, status, lastTransitionTime).
+pub type Previous<'a> = [(&'a str, &'a str, &'a str)];
+
+/// The five conditions for an outcome. A condition whose status is unchanged keeps the
+/// input's `lastTransitionTime`; any other takes `transition`.
+pub fn conditions(
+    outcome: Result<&str, &Failure>,
+    previous: &Previous<'_>,
+    generation: Option<i64>,
+    transition: Timestamp,
+) -> Vec<Condition> {
+    ConditionType::ALL
+        .into_iter()
+        .map(|kind| {
+            let (status, reason, message) = match (kind, outcome) {
+                (ConditionType::Ready, Ok(name)) => (
+                    "True",
+                    "Reconciled",
+                    format!("Binding reconciled as ClusterSPIFFEID {name}"),
+                ),
+                (ConditionType::Ready, Err(f)) => ("False", f.reason.as_str(), f.message.clone()),
+                (_, Err(f)) if f.reason.condition() == kind => {
+                    ("True", f.reason.as_str(), f.message.clone())
+                }
+                _ => ("False", "Resolved", kind.resolved_message().to_string()),
+            };
+            let kept = previous
+                .iter()
+                .find(|(t, s, _)| *t == kind.as_str() && *s == status)
+                .and_then(|(_, _, time)| time.parse::<Timestamp>().ok());
+            Condition {
+                type_: kind.as_str().to_string(),
+                status: status.to_string(),
+                reason: reason.to_string(),
+                message,
+                last_transition_time: Time(kept.unwrap_or(transition)),
+                observed_generation: generation,
+            }
+        })
+        .collect()
+}
+
+/// The whole status of one binding.
+pub fn status(
+    config: &Config,
+    conditions: Vec<Condition>,
+    rendered: Option<&RenderedIdentity>,
+    conflicts: Vec<ConflictEntry>,
+) -> InferenceIdentityBindingStatus {
+    let mut status = InferenceIdentityBindingStatus {
+        conditions,
+        trust_domain: config.trust_domain.clone(),
+        cluster_spiffeid_class_name: config.class_name.clone(),
+        conflicts,
+        ..Default::default()
+    };
+    if let Some(r) = rendered {
+        status.computed_spiffe_ids = vec![ComputedSpiffeId {
+            spiffe_id: r.spiffe_id.clone(),
+        }];
+        status.rendered_selectors = vec![RenderedSelectors {
+            spiffe_id: r.spiffe_id.clone(),
+            selectors: r.selectors.clone(),
+        }];
+        status.rendered_cluster_spiffeid = Some(RenderedClusterSpiffeId {
+            name: r.name.clone(),
+            spiffe_id: r.spiffe_id.clone(),
+            selector_fingerprint: r.fingerprint.clone(),
+        });
+    }
+    status
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reason::Reason;
+
+    fn t(s: &str) -> Timestamp {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn failure_sets_one_condition_and_ready_mirrors_it() {
+        let f = Failure::new(Reason::TargetPoolNotFound, "pool x not found");
+        let c = conditions(Err(&f), &[], Some(3), t("2026-01-01T00:00:00Z"));
+        let got: Vec<(&str, &str, &str)> = c
+            .iter()
+            .map(|c| (c.type_.as_str(), c.status.as_str(), c.reason.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("Ready", "False", "TargetPoolNotFound"),
+                ("InvalidRef", "True", "TargetPoolNotFound"),
+                ("UnsafeSelector", "False", "Resolved"),
+                ("Conflict", "False", "Resolved"),
+                ("RenderFailure", "False", "Resolved"),
+            ]
+        );
+        assert_eq!(c[0].message, c[1].message);
+        assert!(c.iter().all(|c| c.observed_generation == Some(3)));
+    }
+
+    #[test]
+    fn time_is_kept_only_while_status_holds() {
+        let previous = [
+            ("Ready", "True", "2020-05-05T05:05:05Z"),
+            ("InvalidRef", "False", "2021-01-01T00:00:00Z"),
+            ("Conflict", "False", "not a time"),
+        ];
+        let f = Failure::new(Reason::InvalidPoolRef, "bad");
+        let now = t("2026-01-01T00:00:00Z");
+        let c = conditions(Err(&f), &previous, None, now);
+        assert_eq!(c[0].last_transition_time.0, now, "Ready went True -> False");
+        assert_eq!(
+            c[1].last_transition_time.0, now,
+            "InvalidRef went False -> True"
+        );
+        assert_eq!(
+            c[2].last_transition_time.0, now,
+            "no previous UnsafeSelector"
+        );
+        assert_eq!(c[3].last_transition_time.0, now, "unparsable previous time");
+        let ok = conditions(Ok("n"), &previous, None, now);
+        assert_eq!(ok[0].last_transition_time.0, t("2020-05-05T05:05:05Z"));
+        assert_eq!(ok[0].observed_generation, None);
+    }
+}
