@@ -63,33 +63,48 @@ struct Evaluated {
 }
 
 /// Reconciles every binding of `items` (contract sections 3 to 7).
-pub fn reconcile(mut items: Vec<Value>, ctx: &Context<'_>) -> Result<Outcome, InputError> {
-    let config = ctx.config;
-    let (evaluated, renders) = evaluate_all(&items, ctx)?;
+pub fn reconcile(items: Vec<Value>, ctx: &Context<'_>) -> Result<Outcome, InputError> {
+    let plan = plan(&items, ctx)?;
+    Ok(plan.apply(items, ctx.config))
+}
 
-    let mut results = Vec::new();
-    if config.trust_domain.is_none() {
-        results.push(
-            KrmResult::new(
-                Severity::Error,
-                "trustDomain is required: set it in the functionConfig",
-            )
-            .with_field("spec.trustDomain"),
-        );
-    }
-    let mut failures = Vec::new();
-    let mut present = HashSet::new();
-    let mut rendered = 0;
-    for e in evaluated {
-        if let Some(Value::Object(map)) = items.get_mut(e.item) {
-            map.insert("status".to_string(), e.status);
+/// What the reconcile decided, worked out on borrowed items; [`Plan::apply`] writes it.
+/// Unusable input is found here, before any item is touched.
+pub struct Plan {
+    evaluated: Vec<Evaluated>,
+    renders: BTreeMap<String, Render>,
+}
+
+/// Checks every binding, finds conflicts and renders the outputs.
+pub fn plan(items: &[Value], ctx: &Context<'_>) -> Result<Plan, InputError> {
+    let (evaluated, renders) = evaluate_all(items, ctx)?;
+    Ok(Plan { evaluated, renders })
+}
+
+impl Plan {
+    /// Writes the statuses into the bindings and places the outputs among the items.
+    pub fn apply(self, mut items: Vec<Value>, config: &Config) -> Outcome {
+        let mut results = Vec::new();
+        if config.trust_domain.is_none() {
+            results.push(
+                KrmResult::new(
+                    Severity::Error,
+                    "trustDomain is required: set it in the functionConfig",
+                )
+                .with_field("spec.trustDomain"),
+            );
         }
-        if let Some(ns) = &e.namespace {
-            present.insert((ns.clone(), e.name.clone()));
-        }
-        match (&e.outcome, e.result) {
-            (Ok(_), _) => rendered += 1,
-            (Err(f), Some(result)) => {
+        let seen = self.evaluated.len();
+        let mut failures = Vec::new();
+        let mut present = HashSet::new();
+        for e in self.evaluated {
+            if let Some(Value::Object(map)) = items.get_mut(e.item) {
+                map.insert("status".to_string(), e.status);
+            }
+            if let Some(ns) = &e.namespace {
+                present.insert((ns.clone(), e.name.clone()));
+            }
+            if let (Err(f), Some(result)) = (&e.outcome, e.result) {
                 let ns = e.namespace.as_deref().unwrap_or("<no namespace>");
                 failures.push(format!(
                     "{ns}/{}: {}/{}: {}",
@@ -100,29 +115,33 @@ pub fn reconcile(mut items: Vec<Value>, ctx: &Context<'_>) -> Result<Outcome, In
                 ));
                 results.push(result);
             }
-            (Err(_), None) => unreachable!("every failure has a result"),
+        }
+        let (items, counts) = ownership::place(
+            items,
+            self.renders,
+            &present,
+            config.prune,
+            &config.output_path,
+        );
+        results.push(KrmResult::new(
+            Severity::Info,
+            format!(
+                "{seen} binding(s): {} rendered, {} failed; ClusterSPIFFEIDs: {} added, {} replaced, \
+                 {} removed, {} pruned",
+                seen - failures.len(),
+                failures.len(),
+                counts.added,
+                counts.replaced,
+                counts.removed,
+                counts.pruned
+            ),
+        ));
+        Outcome {
+            items,
+            results,
+            failures,
         }
     }
-    let seen = present.len().max(rendered + failures.len());
-    let (items, counts) =
-        ownership::place(items, renders, &present, config.prune, &config.output_path);
-    results.push(KrmResult::new(
-        Severity::Info,
-        format!(
-            "{seen} binding(s): {rendered} rendered, {} failed; ClusterSPIFFEIDs: {} added, {} replaced, \
-             {} removed, {} pruned",
-            failures.len(),
-            counts.added,
-            counts.replaced,
-            counts.removed,
-            counts.pruned
-        ),
-    ));
-    Ok(Outcome {
-        items,
-        results,
-        failures,
-    })
 }
 
 fn evaluate_all(

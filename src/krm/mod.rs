@@ -70,10 +70,10 @@ pub fn run(input: &str, env: &Env) -> RunOutput {
         env_api_versions,
         transition_time,
     };
-    let snapshot = items.clone();
-    match reconcile::reconcile(items, &ctx) {
-        Err(InputError(message)) => fail(snapshot, function_config, message, None),
-        Ok(outcome) => {
+    match reconcile::plan(&items, &ctx) {
+        Err(InputError(message)) => fail(items, function_config, message, None),
+        Ok(plan) => {
+            let outcome = plan.apply(items, &config);
             let exit_code = i32::from(outcome.has_errors());
             let mut stderr = String::new();
             for line in &outcome.failures {
