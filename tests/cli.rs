@@ -1,0 +1,173 @@
+//! The real binary: stdin/stdout exchange, exit codes, environment, subcommands.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_render-inference-identity");
+
+fn run(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env_remove("KUBE_API_VERSIONS")
+        .env_remove("SOURCE_DATE_EPOCH");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("the binary starts");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn example_input() -> Vec<u8> {
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example/input.yaml"))
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+#[test]
+fn example_renders_through_stdin_and_stdout() {
+    let out = run(&[], &example_input(), &[]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let want = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example/expected.yaml"),
+    )
+    .unwrap();
+    assert_eq!(text(&out.stdout), want);
+    assert!(
+        text(&out.stdout).contains("name: kleym-kleym-reference-inference-binding-pool-18b7ab03")
+    );
+}
+
+#[test]
+fn broken_yaml_exits_1_with_an_error_result() {
+    let out = run(
+        &[],
+        b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [\n",
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("input is not a readable YAML document"),
+        "{stderr}"
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("severity: error"), "{stdout}");
+}
+
+#[test]
+fn invalid_utf8_is_refused() {
+    let out = run(&[], b"kind: ResourceList\nitems: []\nx: \xff\xfe\n", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("not valid UTF-8"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn environment_reaches_the_reconcile() {
+    // Without transitionTime, SOURCE_DATE_EPOCH gives the transition time.
+    let input =
+        text(&example_input()).replace("    transitionTime: \"2026-01-01T00:00:00Z\"\n", "");
+    let out = run(
+        &[],
+        input.as_bytes(),
+        &[("SOURCE_DATE_EPOCH", "1700000000")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("lastTransitionTime: \"2023-11-14T22:13:20Z\""));
+
+    // KUBE_API_VERSIONS without the SPIRE API: the binding cannot render.
+    let out = run(
+        &[],
+        &example_input(),
+        &[(
+            "KUBE_API_VERSIONS",
+            "v1,apps/v1,inference.networking.k8s.io/v1",
+        )],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("reason: ClusterSPIFFEIDCRDMissing"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("kind: ClusterSPIFFEID\n"), "{stdout}");
+    assert!(text(&out.stderr).contains("RenderFailure/ClusterSPIFFEIDCRDMissing"));
+
+    let out = run(&[], &example_input(), &[("SOURCE_DATE_EPOCH", "yesterday")]);
+    let input =
+        text(&example_input()).replace("    transitionTime: \"2026-01-01T00:00:00Z\"\n", "");
+    let out2 = run(&[], input.as_bytes(), &[("SOURCE_DATE_EPOCH", "yesterday")]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "transitionTime wins over SOURCE_DATE_EPOCH"
+    );
+    assert_eq!(out2.status.code(), Some(1));
+    assert!(
+        text(&out2.stderr).contains("SOURCE_DATE_EPOCH"),
+        "{}",
+        text(&out2.stderr)
+    );
+}
+
+#[test]
+fn schema_subcommand_prints_the_function_config_schema() {
+    let out = run(&["schema"], b"", &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let schema: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let spec = schema
+        .pointer("/$defs/ConfigSpec/properties")
+        .expect("spec properties");
+    for field in [
+        "trustDomain",
+        "className",
+        "failurePolicy",
+        "prune",
+        "apiVersions",
+        "transitionTime",
+        "outputPath",
+    ] {
+        assert!(spec.get(field).is_some(), "schema lacks {field}");
+    }
+}
+
+#[test]
+fn crd_subcommand_prints_the_binding_crd() {
+    let out = run(&["crd"], b"", &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let crd = render_inference_identity::yaml::parse(&text(&out.stdout)).unwrap();
+    assert_eq!(crd["kind"], "CustomResourceDefinition");
+    assert_eq!(
+        crd["metadata"]["name"],
+        "inferenceidentitybindings.kleym.sonda.red"
+    );
+    assert!(crd["spec"]["versions"][0]["subresources"]["status"].is_object());
+}
+
+#[test]
+fn help_and_version() {
+    let out = run(&["--help"], b"", &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out.stdout);
+    assert!(help.contains("schema") && help.contains("crd"), "{help}");
+    let out = run(&["--version"], b"", &[]);
+    assert_eq!(
+        text(&out.stdout).trim(),
+        format!("render-inference-identity {}", env!("CARGO_PKG_VERSION"))
+    );
+}
