@@ -66,26 +66,26 @@ pub fn selector_labels(pool: &Value) -> Result<BTreeMap<String, String>, String>
         Some(Value::Null) | None => None,
         Some(other) => {
             return Err(format!(
-                "pool spec must be a mapping, not a {}",
+                "spec must be a mapping, not a {}",
                 type_name(other)
             ));
         }
     };
     let selector = match selector {
-        None | Some(Value::Null) => return Err("pool spec.selector must be set".into()),
+        None | Some(Value::Null) => return Err("spec.selector must be set".into()),
         Some(Value::Object(map)) if map.is_empty() => {
-            return Err("pool spec.selector must not be empty".into());
+            return Err("spec.selector must not be empty".into());
         }
         Some(Value::Object(map)) => map,
         Some(other) => {
             return Err(format!(
-                "pool spec.selector must be a mapping, not a {}",
+                "spec.selector must be a mapping, not a {}",
                 type_name(other)
             ));
         }
     };
     if selector.contains_key("matchExpressions") {
-        return Err("pool spec.selector.matchExpressions are not supported: \
+        return Err("spec.selector.matchExpressions are not supported: \
                     an identity needs exact labels (use matchLabels)"
             .into());
     }
@@ -93,17 +93,17 @@ pub fn selector_labels(pool: &Value) -> Result<BTreeMap<String, String>, String>
         Some(match_labels) => {
             if let Some(other) = selector.keys().find(|k| *k != "matchLabels") {
                 return Err(format!(
-                    "pool spec.selector.{other} is not supported beside matchLabels"
+                    "spec.selector.{other} is not supported beside matchLabels"
                 ));
             }
             match match_labels {
                 Value::Object(map) if map.is_empty() => {
-                    return Err("pool spec.selector.matchLabels must not be empty".into());
+                    return Err("spec.selector.matchLabels must not be empty".into());
                 }
                 Value::Object(map) => (map, "spec.selector.matchLabels"),
                 other => {
                     return Err(format!(
-                        "pool spec.selector.matchLabels must be a mapping, not a {}",
+                        "spec.selector.matchLabels must be a mapping, not a {}",
                         type_name(other)
                     ));
                 }
@@ -113,16 +113,15 @@ pub fn selector_labels(pool: &Value) -> Result<BTreeMap<String, String>, String>
     };
     let mut out = BTreeMap::new();
     for (key, value) in labels {
-        names::qualified_name(key)
-            .map_err(|e| format!("pool {path} key {key:?} is invalid: {e}"))?;
+        names::qualified_name(key).map_err(|e| format!("{path} key {key:?} is invalid: {e}"))?;
         let Value::String(value) = value else {
             return Err(format!(
-                "pool {path}[{key:?}] must be a string, not a {} (quote it)",
+                "{path}[{key:?}] must be a string, not a {} (quote it)",
                 type_name(value)
             ));
         };
         names::label_value(value)
-            .map_err(|e| format!("pool {path}[{key:?}] value {value:?} is invalid: {e}"))?;
+            .map_err(|e| format!("{path}[{key:?}] value {value:?} is invalid: {e}"))?;
         out.insert(key.clone(), value.clone());
     }
     Ok(out)
