@@ -128,7 +128,7 @@ fn used_slots(items: &[Value]) -> HashSet<(String, u64)> {
 
 /// ClusterSPIFFEIDs of the input by name, with whether each is managed. Two with the same
 /// name are unusable input (a cluster-scoped name is unique).
-pub fn index_outputs(items: &[Value]) -> Result<HashMap<&str, (usize, bool)>, String> {
+pub fn index_outputs(items: &[Value]) -> Result<HashMap<&str, (usize, bool)>, (usize, String)> {
     let mut by_name = HashMap::new();
     for (i, item) in items
         .iter()
@@ -136,11 +136,12 @@ pub fn index_outputs(items: &[Value]) -> Result<HashMap<&str, (usize, bool)>, St
         .filter(|(_, item)| csid::is_cluster_spiffe_id(item))
     {
         let Some(name) = item.pointer("/metadata/name").and_then(Value::as_str) else {
-            return Err(format!("items[{i}]: ClusterSPIFFEID has no metadata.name"));
+            return Err((i, "ClusterSPIFFEID has no metadata.name".to_string()));
         };
         if by_name.insert(name, (i, csid::is_managed(item))).is_some() {
-            return Err(format!(
-                "items[{i}]: ClusterSPIFFEID {name} appears twice in the input"
+            return Err((
+                i,
+                format!("ClusterSPIFFEID {name} appears twice in the input"),
             ));
         }
     }

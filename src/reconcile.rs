@@ -42,13 +42,17 @@ impl Outcome {
     }
 }
 
-/// Input that cannot be reconciled at all, naming the item and the field.
+/// Input that cannot be reconciled at all: the item at fault and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InputError(pub String);
+pub struct InputError {
+    /// Position of the item in the input.
+    pub item: usize,
+    pub message: String,
+}
 
 impl std::fmt::Display for InputError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        write!(f, "items[{}]: {}", self.item, self.message)
     }
 }
 
@@ -156,19 +160,25 @@ fn evaluate_all(
         .enumerate()
         .filter(|(_, item)| binding::is_binding(item))
     {
-        let b = BindingInput::read(i, item)
-            .map_err(|m| InputError(format!("items[{i}] (InferenceIdentityBinding): {m}")))?;
+        let b = BindingInput::read(i, item).map_err(|m| InputError {
+            item: i,
+            message: format!("InferenceIdentityBinding {m}"),
+        })?;
         let ns = b.namespace.as_ref().map(|s| *s).unwrap_or_default();
         if !keys.insert((ns, b.name)) {
-            return Err(InputError(format!(
-                "items[{i}]: InferenceIdentityBinding {ns}/{} appears twice in the input",
-                b.name
-            )));
+            return Err(InputError {
+                item: i,
+                message: format!(
+                    "InferenceIdentityBinding {ns}/{} appears twice in the input",
+                    b.name
+                ),
+            });
         }
         bindings.push(b);
     }
-    let pools = PoolIndex::build(items).map_err(InputError)?;
-    let outputs = ownership::index_outputs(items).map_err(InputError)?;
+    let pools = PoolIndex::build(items).map_err(|(item, message)| InputError { item, message })?;
+    let outputs =
+        ownership::index_outputs(items).map_err(|(item, message)| InputError { item, message })?;
     let listed = config
         .api_versions
         .iter()
@@ -253,9 +263,9 @@ fn evaluate_all(
             ))
         } else if let Some(&(at, false)) = outputs.get(name.as_str()) {
             Some(format!(
-                "ClusterSPIFFEID {name} already exists in the input ({}) without annotation {}: {}; \
+                "ClusterSPIFFEID {name} already exists in the input{} without annotation {}: {}; \
                  refusing to replace an object this function does not own",
-                describe_item(items, at),
+                describe_file(&items[at]),
                 csid::ANNOTATION_RENDERED_BY,
                 csid::RENDERED_BY
             ))
@@ -356,9 +366,9 @@ fn binding_result(b: &BindingInput<'_>, f: &Failure, policy: FailurePolicy) -> K
     result
 }
 
-fn describe_item(items: &[Value], at: usize) -> String {
-    match annotations::file_of(&items[at]) {
-        Some((path, index)) => format!("items[{at}], file {path} index {index}"),
-        None => format!("items[{at}]"),
+fn describe_file(item: &Value) -> String {
+    match annotations::file_of(item) {
+        Some((path, index)) => format!(" (file {path}, index {index})"),
+        None => String::new(),
     }
 }

@@ -20,7 +20,7 @@ pub struct PoolIndex<'a> {
 
 impl<'a> PoolIndex<'a> {
     /// Indexes the pools; two pools with the same API, namespace and name are unusable input.
-    pub fn build(items: &'a [Value]) -> Result<Self, String> {
+    pub fn build(items: &'a [Value]) -> Result<Self, (usize, String)> {
         let mut pools = HashMap::new();
         for (i, item) in items.iter().enumerate() {
             let Some(api) = PoolApi::of_item(item) else {
@@ -34,9 +34,12 @@ impl<'a> PoolIndex<'a> {
                 continue;
             };
             if pools.insert((api, ns, name), item).is_some() {
-                return Err(format!(
-                    "items[{i}]: InferencePool {ns}/{name} ({}) appears twice in the input",
-                    api.api_version()
+                return Err((
+                    i,
+                    format!(
+                        "InferencePool {ns}/{name} ({}) appears twice in the input",
+                        api.api_version()
+                    ),
                 ));
             }
         }

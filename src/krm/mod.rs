@@ -5,7 +5,7 @@ pub mod annotations;
 pub mod results;
 
 use crate::config::{self, ConfigError};
-use crate::reconcile::{self, Context, InputError};
+use crate::reconcile::{self, Context};
 use crate::served;
 use crate::yaml;
 use k8s_openapi::jiff::Timestamp;
@@ -71,7 +71,7 @@ pub fn run(input: &str, env: &Env) -> RunOutput {
         transition_time,
     };
     match reconcile::plan(&items, &ctx) {
-        Err(InputError(message)) => fail(items, function_config, message, None),
+        Err(e) => fail(items, function_config, e.to_string(), None),
         Ok(plan) => {
             let outcome = plan.apply(items, &config);
             let exit_code = i32::from(outcome.has_errors());
