@@ -34,10 +34,7 @@ pub struct Inputs<'i, 'a> {
 }
 
 /// Runs the checks in order and returns the first failure.
-pub fn evaluate<'a>(
-    binding: &BindingInput<'a>,
-    inputs: &Inputs<'_, 'a>,
-) -> Result<Planned<'a>, Failure> {
+pub fn evaluate<'a>(binding: &BindingInput<'a>, inputs: &Inputs<'_, 'a>) -> Result<Planned<'a>, Failure> {
     let value = binding.value;
 
     // Before any other check: without a valid namespace the namespace selector cannot exist.
@@ -49,11 +46,7 @@ pub fn evaluate<'a>(
         )
     })?;
     names::dns1123_label(namespace).map_err(|e| {
-        Failure::at(
-            Reason::UnsafeSelector,
-            NAMESPACE_FIELD,
-            format!("{NAMESPACE_FIELD} {namespace:?} {e}"),
-        )
+        Failure::at(Reason::UnsafeSelector, NAMESPACE_FIELD, format!("{NAMESPACE_FIELD} {namespace:?} {e}"))
     })?;
 
     // 1. InvalidRef.
@@ -63,11 +56,7 @@ pub fn evaluate<'a>(
     let pool_labels = pool::selector_labels(pool.item).map_err(|m| {
         Failure::new(
             Reason::InvalidPoolSelector,
-            format!(
-                "InferencePool {namespace}/{} ({}): {m}",
-                pool.name,
-                pool.api.api_version()
-            ),
+            format!("InferencePool {namespace}/{} ({}): {m}", pool.name, pool.api.api_version()),
         )
     })?;
 
@@ -81,20 +70,12 @@ pub fn evaluate<'a>(
 
     // 4. The identity boundary.
     let variant = fields::required_str(value, VARIANT_FIELD)
-        .and_then(|v| {
-            names::label_value(v)
-                .map(|()| v)
-                .map_err(|e| format!("{VARIANT_FIELD} {v:?} {e}"))
-        })
+        .and_then(|v| names::label_value(v).map(|()| v).map_err(|e| format!("{VARIANT_FIELD} {v:?} {e}")))
         .map_err(|m| Failure::at(Reason::InvalidIdentityBoundary, VARIANT_FIELD, m))?;
 
     // 5. The service account.
     let service_account = fields::required_str(value, SA_FIELD)
-        .and_then(|v| {
-            names::dns1123_subdomain(v)
-                .map(|()| v)
-                .map_err(|e| format!("{SA_FIELD} {v:?} {e}"))
-        })
+        .and_then(|v| names::dns1123_subdomain(v).map(|()| v).map_err(|e| format!("{SA_FIELD} {v:?} {e}")))
         .map_err(|m| Failure::at(Reason::InvalidServiceAccountName, SA_FIELD, m))?;
 
     // 6. The selector set.
@@ -107,17 +88,8 @@ pub fn evaluate<'a>(
     })?;
 
     // 7. The SPIFFE ID.
-    let spiffe_id =
-        identity::spiffe_id(trust_domain, namespace, service_account, pool.name, variant);
-    identity::validate_spiffe_id(&spiffe_id)
-        .map_err(|m| Failure::new(Reason::InvalidSPIFFEID, m))?;
+    let spiffe_id = identity::spiffe_id(trust_domain, namespace, service_account, pool.name, variant);
+    identity::validate_spiffe_id(&spiffe_id).map_err(|m| Failure::new(Reason::InvalidSPIFFEID, m))?;
 
-    Ok(Planned {
-        namespace,
-        service_account,
-        variant,
-        pool_labels,
-        spiffe_id,
-        selectors,
-    })
+    Ok(Planned { namespace, service_account, variant, pool_labels, spiffe_id, selectors })
 }

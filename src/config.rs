@@ -98,16 +98,23 @@ pub struct ConfigError {
 
 impl ConfigError {
     fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        ConfigError {
-            field: field.into(),
-            message: message.into(),
-        }
+        ConfigError { field: field.into(), message: message.into() }
     }
 }
 
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "functionConfig {}: {}", self.field, self.message)
+        // Flags (--x) and environment variables (X_Y) are named as they are; paths are inside
+        // the functionConfig.
+        let outside = self.field.starts_with('-')
+            || self.field.chars().all(|c| c.is_ascii_uppercase() || c == '_' || c == ' ' || c == '/');
+        if self.field.is_empty() {
+            write!(f, "functionConfig {}", self.message)
+        } else if outside {
+            write!(f, "{}: {}", self.field, self.message)
+        } else {
+            write!(f, "functionConfig {}: {}", self.field, self.message)
+        }
     }
 }
 
@@ -115,46 +122,69 @@ impl std::error::Error for ConfigError {}
 
 /// Reads and validates the functionConfig of a ResourceList (absent: all defaults).
 pub fn from_function_config(value: Option<&Value>) -> Result<Config, ConfigError> {
+    with_overrides(value, &[])
+}
+
+/// A setting given outside the functionConfig (a command-line flag or an environment
+/// variable): the config field, where it came from (for messages), and its text.
+#[derive(Debug, Clone)]
+pub struct Override {
+    pub key: &'static str,
+    pub source: String,
+    pub value: String,
+}
+
+/// Reads the functionConfig, lays the overrides over it, and validates the result.
+pub fn with_overrides(value: Option<&Value>, overrides: &[Override]) -> Result<Config, ConfigError> {
+    let (mut spec, prefix) = spec_of(value)?;
+    let mut sources: Vec<(&str, &str)> = Vec::new();
+    for o in overrides {
+        set_from_string(&mut spec, o.key, &o.value, &o.source)?;
+        sources.push((o.key, &o.source));
+    }
+    let field = |name: &str| {
+        sources
+            .iter()
+            .rev()
+            .find(|(key, _)| *key == name)
+            .map_or_else(|| format!("{prefix}{name}"), |(_, source)| source.to_string())
+    };
+    validate(spec, &field)
+}
+
+/// The settings of either form, with the prefix that names its fields in messages.
+fn spec_of(value: Option<&Value>) -> Result<(ConfigSpec, &'static str), ConfigError> {
     let map = match value {
-        None | Some(Value::Null) => return Ok(Config::default()),
+        None | Some(Value::Null) => return Ok((ConfigSpec::default(), "spec.")),
         Some(Value::Object(map)) => map,
         Some(other) => {
-            return Err(ConfigError::new(
-                "",
-                format!("must be a mapping, not a {}", type_name(other)),
-            ));
+            return Err(ConfigError::new("", format!("must be a mapping, not a {}", type_name(other))));
         }
     };
     let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = map.get("kind").and_then(Value::as_str).unwrap_or("");
     match (api_version, kind) {
-        ("v1", "ConfigMap") => from_config_map(map),
-        (API_VERSION, KIND) => from_typed(value.expect("checked above")),
+        ("v1", "ConfigMap") => Ok((config_map_spec(map)?, "data.")),
+        (API_VERSION, KIND) => {
+            let typed: RenderInferenceIdentity =
+                serde_path_to_error::deserialize(&Value::Object(map.clone()))
+                    .map_err(|e| ConfigError::new(e.path().to_string(), e.inner().to_string()))?;
+            Ok((typed.spec, "spec."))
+        }
         _ => Err(ConfigError::new(
             "kind",
-            format!(
-                "{api_version}/{kind} is not supported: use {API_VERSION} {KIND}, or a v1 ConfigMap"
-            ),
+            format!("{api_version}/{kind} is not supported: use {API_VERSION} {KIND}, or a v1 ConfigMap"),
         )),
     }
 }
 
-fn from_typed(value: &Value) -> Result<Config, ConfigError> {
-    let typed: RenderInferenceIdentity = serde_path_to_error::deserialize(value.clone())
-        .map_err(|e| ConfigError::new(e.path().to_string(), e.inner().to_string()))?;
-    validate(typed.spec, "spec.")
-}
-
-fn from_config_map(map: &serde_json::Map<String, Value>) -> Result<Config, ConfigError> {
+fn config_map_spec(map: &serde_json::Map<String, Value>) -> Result<ConfigSpec, ConfigError> {
     let mut spec = ConfigSpec::default();
     let data = match map.get("data") {
-        None | Some(Value::Null) => return validate(spec, "data."),
+        None | Some(Value::Null) => return Ok(spec),
         Some(Value::Object(data)) => data,
         Some(other) => {
-            return Err(ConfigError::new(
-                "data",
-                format!("must be a mapping, not a {}", type_name(other)),
-            ));
+            return Err(ConfigError::new("data", format!("must be a mapping, not a {}", type_name(other))));
         }
     };
     for (key, value) in data {
@@ -162,65 +192,56 @@ fn from_config_map(map: &serde_json::Map<String, Value>) -> Result<Config, Confi
         let Value::String(text) = value else {
             return Err(ConfigError::new(
                 field,
-                format!(
-                    "must be a string (ConfigMap data holds strings), not a {}",
-                    type_name(value)
-                ),
+                format!("must be a string (ConfigMap data holds strings), not a {}", type_name(value)),
             ));
         };
-        let text = text.trim().to_string();
-        match key.as_str() {
-            "trustDomain" => spec.trust_domain = Some(text),
-            "className" => spec.class_name = Some(text),
-            "failurePolicy" => {
-                spec.failure_policy = Some(match text.as_str() {
-                    "Report" => FailurePolicy::Report,
-                    "Fail" => FailurePolicy::Fail,
-                    _ => {
-                        return Err(ConfigError::new(
-                            field,
-                            format!("{text:?} is not Report or Fail"),
-                        ));
-                    }
-                })
-            }
-            "prune" => {
-                spec.prune = Some(match text.as_str() {
-                    "true" => true,
-                    "false" => false,
-                    _ => {
-                        return Err(ConfigError::new(
-                            field,
-                            format!("{text:?} is not true or false"),
-                        ));
-                    }
-                })
-            }
-            "apiVersions" => {
-                spec.api_versions = Some(
-                    text.split(',')
-                        .map(str::trim)
-                        .filter(|s| !s.is_empty())
-                        .map(String::from)
-                        .collect(),
-                )
-            }
-            "transitionTime" => spec.transition_time = Some(text),
-            "outputPath" => spec.output_path = Some(text),
-            _ => {
-                return Err(ConfigError::new(
-                    field,
-                    "unknown field: expected one of trustDomain, className, failurePolicy, \
-                     prune, apiVersions, transitionTime, outputPath",
-                ));
-            }
-        }
+        set_from_string(&mut spec, key, text, &field)?;
     }
-    validate(spec, "data.")
+    Ok(spec)
 }
 
-fn validate(spec: ConfigSpec, prefix: &str) -> Result<Config, ConfigError> {
-    let field = |name: &str| format!("{prefix}{name}");
+/// Sets one field from its string form (ConfigMap data, flags, environment).
+fn set_from_string(spec: &mut ConfigSpec, key: &str, text: &str, field: &str) -> Result<(), ConfigError> {
+    let text = text.trim().to_string();
+    match key {
+        "trustDomain" => spec.trust_domain = Some(text),
+        "className" => spec.class_name = Some(text),
+        "failurePolicy" => {
+            spec.failure_policy = Some(match text.as_str() {
+                "Report" => FailurePolicy::Report,
+                "Fail" => FailurePolicy::Fail,
+                _ => {
+                    return Err(ConfigError::new(field, format!("{text:?} is not Report or Fail")));
+                }
+            })
+        }
+        "prune" => {
+            spec.prune = Some(match text.as_str() {
+                "true" => true,
+                "false" => false,
+                _ => {
+                    return Err(ConfigError::new(field, format!("{text:?} is not true or false")));
+                }
+            })
+        }
+        "apiVersions" => {
+            spec.api_versions =
+                Some(text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect())
+        }
+        "transitionTime" => spec.transition_time = Some(text),
+        "outputPath" => spec.output_path = Some(text),
+        _ => {
+            return Err(ConfigError::new(
+                field,
+                "unknown field: expected one of trustDomain, className, failurePolicy, \
+                 prune, apiVersions, transitionTime, outputPath",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn validate(spec: ConfigSpec, field: &dyn Fn(&str) -> String) -> Result<Config, ConfigError> {
     let trust_domain = spec.trust_domain.filter(|s| !s.is_empty());
     if let Some(td) = &trust_domain {
         validate_trust_domain(td).map_err(|m| ConfigError::new(field("trustDomain"), m))?;
@@ -232,13 +253,9 @@ fn validate(spec: ConfigSpec, prefix: &str) -> Result<Config, ConfigError> {
     }
     let transition_time = match spec.transition_time.filter(|s| !s.is_empty()) {
         None => None,
-        Some(text) => {
-            Some(parse_time(&text).map_err(|m| ConfigError::new(field("transitionTime"), m))?)
-        }
+        Some(text) => Some(parse_time(&text).map_err(|m| ConfigError::new(field("transitionTime"), m))?),
     };
-    let output_path = spec
-        .output_path
-        .unwrap_or_else(|| DEFAULT_OUTPUT_PATH.to_string());
+    let output_path = spec.output_path.unwrap_or_else(|| DEFAULT_OUTPUT_PATH.to_string());
     validate_output_path(&output_path).map_err(|m| ConfigError::new(field("outputPath"), m))?;
     Ok(Config {
         trust_domain,
@@ -254,42 +271,27 @@ fn validate(spec: ConfigSpec, prefix: &str) -> Result<Config, ConfigError> {
 /// A bare SPIFFE trust domain name: lowercase letters, digits, `.`, `-`, `_`.
 pub fn validate_trust_domain(td: &str) -> Result<(), String> {
     if td.starts_with("spiffe://") || td.contains("://") {
-        return Err(format!(
-            "{td:?} must be a bare trust domain name, without a scheme such as spiffe://"
-        ));
+        return Err(format!("{td:?} must be a bare trust domain name, without a scheme such as spiffe://"));
     }
     if td.contains('/') {
-        return Err(format!(
-            "{td:?} must be a bare trust domain name, without a path"
-        ));
+        return Err(format!("{td:?} must be a bare trust domain name, without a path"));
     }
-    if let Some(c) = td
-        .chars()
-        .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '-' | '_')))
+    if let Some(c) =
+        td.chars().find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '-' | '_')))
     {
         return Err(format!(
             "{td:?} has the character {c:?}: a trust domain holds only lowercase letters, digits, '.', '-' and '_'"
         ));
     }
-    spiffe::TrustDomain::new(td)
-        .map(|_| ())
-        .map_err(|e| format!("{td:?} is not a valid trust domain: {e}"))
+    spiffe::TrustDomain::new(td).map(|_| ()).map_err(|e| format!("{td:?} is not a valid trust domain: {e}"))
 }
 
 /// `version`, `group/version` or `group/version/Kind`, without spaces or empty parts.
 pub fn validate_api_version(entry: &str) -> Result<(), String> {
     let parts: Vec<&str> = entry.split('/').collect();
     let ok = (1..=3).contains(&parts.len())
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && !p.chars().any(char::is_whitespace));
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "{entry:?} is not group/version or group/version/Kind"
-        ))
-    }
+        && parts.iter().all(|p| !p.is_empty() && !p.chars().any(char::is_whitespace));
+    if ok { Ok(()) } else { Err(format!("{entry:?} is not group/version or group/version/Kind")) }
 }
 
 /// An RFC 3339 time such as `2026-01-02T03:04:05Z`.
@@ -303,17 +305,10 @@ fn validate_output_path(path: &str) -> Result<(), String> {
         return Err("must not be empty".into());
     }
     if path.starts_with('/') || path.contains('\\') {
-        return Err(format!(
-            "{path:?} must be a relative path with '/' separators"
-        ));
+        return Err(format!("{path:?} must be a relative path with '/' separators"));
     }
-    if path
-        .split('/')
-        .any(|seg| seg.is_empty() || seg == "." || seg == "..")
-    {
-        return Err(format!(
-            "{path:?} must not hold empty, '.' or '..' segments"
-        ));
+    if path.split('/').any(|seg| seg.is_empty() || seg == "." || seg == "..") {
+        return Err(format!("{path:?} must not hold empty, '.' or '..' segments"));
     }
     Ok(())
 }

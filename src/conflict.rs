@@ -44,10 +44,7 @@ pub struct ConflictReport {
 pub fn find_conflicts(candidates: &[Candidate<'_>]) -> Vec<Option<ConflictReport>> {
     let mut groups: HashMap<(&str, &str, &str), Vec<usize>> = HashMap::new();
     for (i, c) in candidates.iter().enumerate() {
-        groups
-            .entry((c.namespace, c.service_account, c.variant))
-            .or_default()
-            .push(i);
+        groups.entry((c.namespace, c.service_account, c.variant)).or_default().push(i);
     }
     let mut reports = vec![None; candidates.len()];
     for mut members in groups.into_values().filter(|m| m.len() > 1) {
@@ -73,11 +70,7 @@ pub fn find_conflicts(candidates: &[Candidate<'_>]) -> Vec<Option<ConflictReport
 }
 
 fn entry(own: &Candidate<'_>, peer: &Candidate<'_>) -> ConflictEntry {
-    let cause = if peer.spiffe_id == own.spiffe_id {
-        CAUSE_DUPLICATE
-    } else {
-        CAUSE_VARIANT_REUSE
-    };
+    let cause = if peer.spiffe_id == own.spiffe_id { CAUSE_DUPLICATE } else { CAUSE_VARIANT_REUSE };
     ConflictEntry {
         binding_name: peer.name.to_string(),
         cause: cause.to_string(),
@@ -92,11 +85,8 @@ fn report(
     total: usize,
     duplicates: usize,
 ) -> ConflictReport {
-    let mut named: Vec<&str> = entries
-        .iter()
-        .take(NAMED_IN_MESSAGE)
-        .map(|e| e.binding_name.as_str())
-        .collect();
+    let mut named: Vec<&str> =
+        entries.iter().take(NAMED_IN_MESSAGE).map(|e| e.binding_name.as_str()).collect();
     if total > named.len() {
         named.push("...");
     }
@@ -125,31 +115,15 @@ fn report(
             ),
         )
     };
-    ConflictReport {
-        reason,
-        message,
-        entries,
-    }
+    ConflictReport { reason, message, entries }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn cand<'a>(
-        name: &'a str,
-        ns: &'a str,
-        sa: &'a str,
-        variant: &'a str,
-        id: &'a str,
-    ) -> Candidate<'a> {
-        Candidate {
-            name,
-            namespace: ns,
-            service_account: sa,
-            variant,
-            spiffe_id: id,
-        }
+    fn cand<'a>(name: &'a str, ns: &'a str, sa: &'a str, variant: &'a str, id: &'a str) -> Candidate<'a> {
+        Candidate { name, namespace: ns, service_account: sa, variant, spiffe_id: id }
     }
 
     #[test]
@@ -173,20 +147,13 @@ mod tests {
         let r = find_conflicts(&c);
         let first = r[0].as_ref().unwrap();
         assert_eq!(first.reason, Reason::DuplicateSPIFFEID);
-        let peers: Vec<(&str, &str)> = first
-            .entries
-            .iter()
-            .map(|e| (e.binding_name.as_str(), e.cause.as_str()))
-            .collect();
+        let peers: Vec<(&str, &str)> =
+            first.entries.iter().map(|e| (e.binding_name.as_str(), e.cause.as_str())).collect();
         assert_eq!(peers, [("a", CAUSE_DUPLICATE), ("b", CAUSE_VARIANT_REUSE)]);
         let third = r[2].as_ref().unwrap();
         assert_eq!(third.reason, Reason::VariantConflict);
         assert!(third.entries.iter().all(|e| e.cause == CAUSE_VARIANT_REUSE));
-        assert!(
-            third.message.contains("also bound by 2 other binding(s)"),
-            "{}",
-            third.message
-        );
+        assert!(third.message.contains("also bound by 2 other binding(s)"), "{}", third.message);
     }
 
     #[test]
@@ -199,11 +166,7 @@ mod tests {
         assert_eq!(last.entries[0].binding_name, "b00");
         assert_eq!(last.entries[31].binding_name, "b31");
         assert!(last.message.contains("by 39 other"), "{}", last.message);
-        assert!(
-            last.message.contains("the first 32 are listed"),
-            "{}",
-            last.message
-        );
+        assert!(last.message.contains("the first 32 are listed"), "{}", last.message);
         // The member itself is never its own peer.
         let first = r[0].as_ref().unwrap();
         assert_eq!(first.entries[0].binding_name, "b01");

@@ -19,27 +19,16 @@ pub fn spiffe_id(trust_domain: &str, ns: &str, sa: &str, pool: &str, variant: &s
 
 /// Checks a SPIFFE ID against the SPIFFE specification.
 pub fn validate_spiffe_id(id: &str) -> Result<(), String> {
-    spiffe::SpiffeId::new(id)
-        .map(|_| ())
-        .map_err(|e| format!("computed SPIFFE ID {id:?} is invalid: {e}"))
+    spiffe::SpiffeId::new(id).map(|_| ()).map_err(|e| format!("computed SPIFFE ID {id:?} is invalid: {e}"))
 }
 
 /// The canonical selectors: namespace, service account, one per pool label and the
 /// variant, without duplicates, sorted by byte order.
-pub fn selectors(
-    ns: &str,
-    sa: &str,
-    pool_labels: &BTreeMap<String, String>,
-    variant: &str,
-) -> Vec<String> {
+pub fn selectors(ns: &str, sa: &str, pool_labels: &BTreeMap<String, String>, variant: &str) -> Vec<String> {
     let mut out = Vec::with_capacity(pool_labels.len() + 3);
     out.push(format!("{NS_PREFIX}{ns}"));
     out.push(format!("{SA_PREFIX}{sa}"));
-    out.extend(
-        pool_labels
-            .iter()
-            .map(|(k, v)| format!("{POD_LABEL_PREFIX}{k}:{v}")),
-    );
+    out.extend(pool_labels.iter().map(|(k, v)| format!("{POD_LABEL_PREFIX}{k}:{v}")));
     out.push(format!("{POD_LABEL_PREFIX}{VARIANT_LABEL}:{variant}"));
     out.sort();
     out.dedup();
@@ -48,12 +37,7 @@ pub fn selectors(
 
 /// The selector-set checks: exactly one namespace, service-account and variant selector,
 /// each naming the binding's own value.
-pub fn check_selector_set(
-    selectors: &[String],
-    ns: &str,
-    sa: &str,
-    variant: &str,
-) -> Result<(), String> {
+pub fn check_selector_set(selectors: &[String], ns: &str, sa: &str, variant: &str) -> Result<(), String> {
     let variant_prefix = format!("{POD_LABEL_PREFIX}{VARIANT_LABEL}:");
     let checks: [(&str, &str, &str); 3] = [
         (NS_PREFIX, ns, "namespace"),
@@ -61,10 +45,7 @@ pub fn check_selector_set(
         (&variant_prefix, variant, "variant"),
     ];
     for (prefix, own, what) in checks {
-        let found: Vec<&str> = selectors
-            .iter()
-            .filter_map(|s| s.strip_prefix(prefix))
-            .collect();
+        let found: Vec<&str> = selectors.iter().filter_map(|s| s.strip_prefix(prefix)).collect();
         match found.as_slice() {
             [one] if *one == own => {}
             [] => return Err(format!("selectors must include {prefix}{own}")),
@@ -157,10 +138,7 @@ mod tests {
         assert_eq!(base, format!("kleym-{}-b", "a".repeat(41)));
         // A cut that lands on a dash drops it.
         let name = output_name(&"a".repeat(42), "b", "spiffe://x/y");
-        assert_eq!(
-            name.rsplit_once("-pool-").unwrap().0,
-            format!("kleym-{}", "a".repeat(42))
-        );
+        assert_eq!(name.rsplit_once("-pool-").unwrap().0, format!("kleym-{}", "a".repeat(42)));
     }
 
     #[test]
@@ -193,16 +171,9 @@ mod tests {
         let labels = BTreeMap::from([(VARIANT_LABEL.to_string(), "prefill".to_string())]);
         let s = selectors("ns", "sa", &labels, "decode");
         let err = check_selector_set(&s, "ns", "sa", "decode").unwrap_err();
-        assert!(
-            err.contains("identity.kleym.sonda.red/variant:prefill"),
-            "{err}"
-        );
+        assert!(err.contains("identity.kleym.sonda.red/variant:prefill"), "{err}");
         let missing = vec!["k8s:ns:ns".to_string()];
-        assert!(
-            check_selector_set(&missing, "ns", "sa", "v")
-                .unwrap_err()
-                .contains("k8s:sa:sa")
-        );
+        assert!(check_selector_set(&missing, "ns", "sa", "v").unwrap_err().contains("k8s:sa:sa"));
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod names;
 pub mod ownership;
 pub mod reason;
 pub mod reconcile;
+pub mod render;
 pub mod resolve;
 pub mod served;
 pub mod status;

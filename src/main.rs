@@ -1,36 +1,96 @@
-//! The command line: KRM function mode by default (ResourceList on stdin and stdout), and
-//! subcommands that print the functionConfig schema and the binding CRD.
+//! The command line. Modes: KRM function (default: ResourceList on stdin and stdout),
+//! kustomize exec plugin (a plugin config file as the only argument), directory render
+//! (`render`, for Argo CD and CI), and the `schema` and `crd` printers.
 
 use anyhow::Context as _;
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use kube_core::CustomResourceExt;
 use render_inference_identity::api::binding::InferenceIdentityBinding;
-use render_inference_identity::{config, krm, yaml};
+use render_inference_identity::config::{self, Override};
+use render_inference_identity::krm::{self, Env, RunOutput};
+use render_inference_identity::{render, yaml};
 use std::io::{Read, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Renders SPIRE ClusterSPIFFEIDs and status for InferenceIdentityBindings.
 ///
-/// Without a subcommand, reads a config.kubernetes.io/v1 ResourceList on stdin and writes
-/// one on stdout (kpt fn eval/render, kustomize KRM transformers).
+/// Without arguments, reads a config.kubernetes.io/v1 ResourceList on stdin and writes one
+/// on stdout (kpt fn eval/render, kustomize KRM function transformers). With a file as the
+/// only argument, runs as a kustomize exec plugin: that file is the plugin config, a plain
+/// YAML stream comes on stdin and goes back on stdout.
 #[derive(Parser)]
-#[command(version, about, long_about)]
+#[command(version, about, long_about, args_conflicts_with_subcommands = true)]
 struct Cli {
+    /// kustomize exec plugin mode: the plugin config file kustomize passes.
+    #[arg(value_name = "PLUGIN_CONFIG")]
+    plugin_config: Option<PathBuf>,
+
     #[command(subcommand)]
     command: Option<Command>,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Render manifests from files and folders to a plain YAML stream (Argo CD plugin, CI).
+    Render(RenderArgs),
     /// Print the JSON schema of the RenderInferenceIdentity functionConfig.
     Schema,
     /// Print the InferenceIdentityBinding CustomResourceDefinition as YAML.
     Crd,
 }
 
+/// Flags override the config file; each flag also reads the variable Argo CD sets for a
+/// plugin env entry of the same name.
+#[derive(Args)]
+struct RenderArgs {
+    /// Files or folders to read (.yaml, .yml, .json; folders recursively). Default: `.`.
+    paths: Vec<PathBuf>,
+    /// functionConfig file, typed or ConfigMap form; not read as a manifest.
+    #[arg(long, env = "ARGOCD_ENV_CONFIG")]
+    config: Option<PathBuf>,
+    /// SPIRE trust domain.
+    #[arg(long, env = "ARGOCD_ENV_TRUST_DOMAIN")]
+    trust_domain: Option<String>,
+    /// spec.className of every ClusterSPIFFEID.
+    #[arg(long, env = "ARGOCD_ENV_CLASS_NAME")]
+    class_name: Option<String>,
+    /// Report or Fail.
+    #[arg(long, env = "ARGOCD_ENV_FAILURE_POLICY")]
+    failure_policy: Option<String>,
+    /// true or false.
+    #[arg(long, env = "ARGOCD_ENV_PRUNE")]
+    prune: Option<String>,
+    /// Served APIs, comma-separated group/version or group/version/Kind.
+    #[arg(long, env = "ARGOCD_ENV_API_VERSIONS")]
+    api_versions: Option<String>,
+    /// RFC 3339 time for conditions that change.
+    #[arg(long, env = "ARGOCD_ENV_TRANSITION_TIME")]
+    transition_time: Option<String>,
+}
+
+impl RenderArgs {
+    fn into_request(self) -> render::Request {
+        let settings = [
+            ("trustDomain", "--trust-domain (ARGOCD_ENV_TRUST_DOMAIN)", self.trust_domain),
+            ("className", "--class-name (ARGOCD_ENV_CLASS_NAME)", self.class_name),
+            ("failurePolicy", "--failure-policy (ARGOCD_ENV_FAILURE_POLICY)", self.failure_policy),
+            ("prune", "--prune (ARGOCD_ENV_PRUNE)", self.prune),
+            ("apiVersions", "--api-versions (ARGOCD_ENV_API_VERSIONS)", self.api_versions),
+            ("transitionTime", "--transition-time (ARGOCD_ENV_TRANSITION_TIME)", self.transition_time),
+        ];
+        let overrides = settings
+            .into_iter()
+            .filter_map(|(key, source, value)| {
+                Some(Override { key, source: source.to_string(), value: value? })
+            })
+            .collect();
+        render::Request { paths: self.paths, config_file: self.config, overrides, env: Env::from_process() }
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
+    match run(Cli::parse()) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("render-inference-identity: error: {e:#}");
@@ -40,34 +100,52 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    match cli.command {
-        Some(Command::Schema) => {
+    let output = match (cli.command, cli.plugin_config) {
+        (Some(Command::Schema), _) => {
             let schema = serde_json::to_string_pretty(&config::json_schema())?;
-            writeln!(out, "{schema}")?;
-            Ok(ExitCode::SUCCESS)
+            return print(format!("{schema}\n"));
         }
-        Some(Command::Crd) => {
-            let crd = yaml::write(&InferenceIdentityBinding::crd()).map_err(anyhow::Error::msg)?;
-            out.write_all(crd.as_bytes())?;
-            Ok(ExitCode::SUCCESS)
+        (Some(Command::Crd), _) => {
+            return print(yaml::write(&InferenceIdentityBinding::crd()).map_err(anyhow::Error::msg)?);
         }
-        None => {
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .lock()
-                .read_to_end(&mut bytes)
-                .context("reading stdin")?;
-            let result = match String::from_utf8(bytes) {
-                Ok(text) => krm::run(&text, &krm::Env::from_process()),
-                Err(e) => krm::run_error(&format!("input is not valid UTF-8: {e}")),
-            };
-            out.write_all(result.stdout.as_bytes())
-                .context("writing stdout")?;
-            out.flush()?;
-            std::io::stderr().write_all(result.stderr.as_bytes())?;
-            Ok(ExitCode::from(u8::try_from(result.exit_code).unwrap_or(1)))
+        (Some(Command::Render(args)), _) => render::run(&args.into_request()),
+        (None, Some(plugin_config)) => {
+            let config_text = std::fs::read_to_string(&plugin_config)
+                .or_else(|_| std::env::var("KUSTOMIZE_PLUGIN_CONFIG_STRING"))
+                .with_context(|| format!("reading the plugin config {}", plugin_config.display()))?;
+            match read_stdin()? {
+                Ok(input) => krm::plugin::run(&config_text, &input, &Env::from_process()),
+                Err(message) => plugin_error(&message),
+            }
         }
+        (None, None) => match read_stdin()? {
+            Ok(input) => krm::run(&input, &Env::from_process()),
+            Err(message) => krm::run_error(&message),
+        },
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(output.stdout.as_bytes()).context("writing stdout")?;
+    stdout.flush()?;
+    std::io::stderr().write_all(output.stderr.as_bytes())?;
+    Ok(ExitCode::from(u8::try_from(output.exit_code).unwrap_or(1)))
+}
+
+/// Standard input as text, or why it is not text.
+fn read_stdin() -> anyhow::Result<Result<String, String>> {
+    let mut bytes = Vec::new();
+    std::io::stdin().lock().read_to_end(&mut bytes).context("reading stdin")?;
+    Ok(String::from_utf8(bytes).map_err(|e| format!("input is not valid UTF-8: {e}")))
+}
+
+fn plugin_error(message: &str) -> RunOutput {
+    RunOutput {
+        stdout: String::new(),
+        stderr: format!("render-inference-identity: error: {message}\n"),
+        exit_code: 1,
     }
+}
+
+fn print(text: String) -> anyhow::Result<ExitCode> {
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
 }

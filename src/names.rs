@@ -16,11 +16,9 @@ pub fn dns1123_label(s: &str) -> Result<(), String> {
     let b = s.as_bytes();
     let ok_chars = b.iter().all(|&c| is_alnum_lower(c) || c == b'-');
     if !ok_chars || !is_alnum_lower(b[0]) || !is_alnum_lower(b[b.len() - 1]) {
-        return Err(
-            "must be a DNS-1123 label: lowercase letters, digits and '-', \
+        return Err("must be a DNS-1123 label: lowercase letters, digits and '-', \
                     starting and ending with a letter or digit"
-                .into(),
-        );
+            .into());
     }
     Ok(())
 }
@@ -41,11 +39,9 @@ pub fn dns1123_subdomain(s: &str) -> Result<(), String> {
             && is_alnum_lower(b[b.len() - 1])
     });
     if !valid {
-        return Err(
-            "must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', \
+        return Err("must be a DNS-1123 subdomain: lowercase letters, digits, '-' and '.', \
                     each dot-separated part starting and ending with a letter or digit"
-                .into(),
-        );
+            .into());
     }
     Ok(())
 }
@@ -99,10 +95,7 @@ pub fn qualified_name(s: &str) -> Result<(), String> {
         return Err("name part must not be empty".into());
     }
     if name.len() > 63 {
-        return Err(format!(
-            "name part must be at most 63 characters, has {}",
-            name.len()
-        ));
+        return Err(format!("name part must be at most 63 characters, has {}", name.len()));
     }
     name_part(name).map_err(|_| {
         "name part must consist of letters, digits, '-', '_' or '.', \
@@ -148,16 +141,7 @@ mod tests {
         for good in ["app", "identity.kleym.sonda.red/variant", "a_B.c"] {
             assert!(qualified_name(good).is_ok(), "{good:?}");
         }
-        for bad in [
-            "",
-            "/a",
-            "a/",
-            "A.b/c",
-            "a/b/c",
-            "-a",
-            "a:b",
-            &"a".repeat(64),
-        ] {
+        for bad in ["", "/a", "a/", "A.b/c", "a/b/c", "-a", "a:b", &"a".repeat(64)] {
             assert!(qualified_name(bad).is_err(), "{bad:?}");
         }
     }

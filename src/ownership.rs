@@ -24,13 +24,14 @@ pub struct Counts {
 }
 
 /// Places the renders among the items. `bindings` are the (namespace, name) of every
-/// binding in the input, rendered or not.
+/// binding in the input, rendered or not. With an `output_path`, new outputs get file
+/// path and index annotations.
 pub fn place(
     items: Vec<Value>,
     renders: BTreeMap<String, Render>,
     bindings: &HashSet<(String, String)>,
     prune: bool,
-    output_path: &str,
+    output_path: Option<&str>,
 ) -> (Vec<Value>, Counts) {
     let mut renders = renders;
     let mut counts = Counts::default();
@@ -40,10 +41,7 @@ pub fn place(
             out.push(item);
             continue;
         }
-        let name = item
-            .pointer("/metadata/name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+        let name = item.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
         if let Some(render) = renders.remove(name) {
             out.push(replace(&item, render.object));
             counts.replaced += 1;
@@ -61,13 +59,15 @@ pub fn place(
     }
     let mut used = used_slots(&out);
     for (name, render) in renders {
+        counts.added += 1;
+        let Some(output_path) = output_path else {
+            out.push(render.object);
+            continue;
+        };
         let path = output_path.replace("{name}", &name);
-        let index = (0u64..)
-            .find(|i| !used.contains(&(path.clone(), *i)))
-            .expect("a free index");
+        let index = (0u64..).find(|i| !used.contains(&(path.clone(), *i))).expect("a free index");
         used.insert((path.clone(), index));
         out.push(with_file(render.object, &path, index));
-        counts.added += 1;
     }
     (out, counts)
 }
@@ -100,9 +100,7 @@ fn with_file(mut object: Value, path: &str, index: u64) -> Value {
 }
 
 fn annotations_mut(object: &mut Value) -> Option<&mut Map<String, Value>> {
-    object
-        .pointer_mut("/metadata/annotations")
-        .and_then(Value::as_object_mut)
+    object.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut)
 }
 
 /// The (path, index) pairs the items already use, in either annotation form.
@@ -130,19 +128,12 @@ fn used_slots(items: &[Value]) -> HashSet<(String, u64)> {
 /// name are unusable input (a cluster-scoped name is unique).
 pub fn index_outputs(items: &[Value]) -> Result<HashMap<&str, (usize, bool)>, (usize, String)> {
     let mut by_name = HashMap::new();
-    for (i, item) in items
-        .iter()
-        .enumerate()
-        .filter(|(_, item)| csid::is_cluster_spiffe_id(item))
-    {
+    for (i, item) in items.iter().enumerate().filter(|(_, item)| csid::is_cluster_spiffe_id(item)) {
         let Some(name) = item.pointer("/metadata/name").and_then(Value::as_str) else {
             return Err((i, "ClusterSPIFFEID has no metadata.name".to_string()));
         };
         if by_name.insert(name, (i, csid::is_managed(item))).is_some() {
-            return Err((
-                i,
-                format!("ClusterSPIFFEID {name} appears twice in the input"),
-            ));
+            return Err((i, format!("ClusterSPIFFEID {name} appears twice in the input")));
         }
     }
     Ok(by_name)

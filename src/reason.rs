@@ -80,12 +80,12 @@ impl Reason {
     /// The condition this reason sets to `True`.
     pub fn condition(self) -> ConditionType {
         match self {
-            Reason::InvalidPoolRef
-            | Reason::InferencePoolCRDMissing
-            | Reason::TargetPoolNotFound => ConditionType::InvalidRef,
-            Reason::InvalidPoolSelector
-            | Reason::UnsafeSelector
-            | Reason::InvalidIdentityBoundary => ConditionType::UnsafeSelector,
+            Reason::InvalidPoolRef | Reason::InferencePoolCRDMissing | Reason::TargetPoolNotFound => {
+                ConditionType::InvalidRef
+            }
+            Reason::InvalidPoolSelector | Reason::UnsafeSelector | Reason::InvalidIdentityBoundary => {
+                ConditionType::UnsafeSelector
+            }
             Reason::VariantConflict | Reason::DuplicateSPIFFEID => ConditionType::Conflict,
             Reason::MissingTrustDomain
             | Reason::InvalidServiceAccountName
@@ -125,18 +125,10 @@ pub struct Failure {
 
 impl Failure {
     pub fn new(reason: Reason, message: impl Into<String>) -> Self {
-        Failure {
-            reason,
-            message: message.into(),
-            field: None,
-        }
+        Failure { reason, message: message.into(), field: None }
     }
 
     pub fn at(reason: Reason, field: &'static str, message: impl Into<String>) -> Self {
-        Failure {
-            reason,
-            message: message.into(),
-            field: Some(field),
-        }
+        Failure { reason, message: message.into(), field: Some(field) }
     }
 }

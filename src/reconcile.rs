@@ -25,6 +25,9 @@ pub struct Context<'c> {
     pub env_api_versions: Vec<String>,
     /// `lastTransitionTime` of conditions that change.
     pub transition_time: Timestamp,
+    /// Whether new outputs get file path and index annotations (KRM mode) or not (plain
+    /// streams, where nothing writes files and the annotations would reach the cluster).
+    pub output_files: bool,
 }
 
 /// The reconciled items and what to tell the user.
@@ -77,12 +80,13 @@ pub fn reconcile(items: Vec<Value>, ctx: &Context<'_>) -> Result<Outcome, InputE
 pub struct Plan {
     evaluated: Vec<Evaluated>,
     renders: BTreeMap<String, Render>,
+    output_files: bool,
 }
 
 /// Checks every binding, finds conflicts and renders the outputs.
 pub fn plan(items: &[Value], ctx: &Context<'_>) -> Result<Plan, InputError> {
     let (evaluated, renders) = evaluate_all(items, ctx)?;
-    Ok(Plan { evaluated, renders })
+    Ok(Plan { evaluated, renders, output_files: ctx.output_files })
 }
 
 impl Plan {
@@ -91,11 +95,8 @@ impl Plan {
         let mut results = Vec::new();
         if config.trust_domain.is_none() {
             results.push(
-                KrmResult::new(
-                    Severity::Error,
-                    "trustDomain is required: set it in the functionConfig",
-                )
-                .with_field("spec.trustDomain"),
+                KrmResult::new(Severity::Error, "trustDomain is required: set it in the functionConfig")
+                    .with_field("spec.trustDomain"),
             );
         }
         let seen = self.evaluated.len();
@@ -125,7 +126,7 @@ impl Plan {
             self.renders,
             &present,
             config.prune,
-            &config.output_path,
+            self.output_files.then_some(config.output_path.as_str()),
         );
         results.push(KrmResult::new(
             Severity::Info,
@@ -140,11 +141,7 @@ impl Plan {
                 counts.pruned
             ),
         ));
-        Outcome {
-            items,
-            results,
-            failures,
-        }
+        Outcome { items, results, failures }
     }
 }
 
@@ -155,52 +152,30 @@ fn evaluate_all(
     let config = ctx.config;
     let mut bindings = Vec::new();
     let mut keys = HashSet::new();
-    for (i, item) in items
-        .iter()
-        .enumerate()
-        .filter(|(_, item)| binding::is_binding(item))
-    {
-        let b = BindingInput::read(i, item).map_err(|m| InputError {
-            item: i,
-            message: format!("InferenceIdentityBinding {m}"),
-        })?;
+    for (i, item) in items.iter().enumerate().filter(|(_, item)| binding::is_binding(item)) {
+        let b = BindingInput::read(i, item)
+            .map_err(|m| InputError { item: i, message: format!("InferenceIdentityBinding {m}") })?;
         let ns = b.namespace.as_ref().map(|s| *s).unwrap_or_default();
         if !keys.insert((ns, b.name)) {
             return Err(InputError {
                 item: i,
-                message: format!(
-                    "InferenceIdentityBinding {ns}/{} appears twice in the input",
-                    b.name
-                ),
+                message: format!("InferenceIdentityBinding {ns}/{} appears twice in the input", b.name),
             });
         }
         bindings.push(b);
     }
     let pools = PoolIndex::build(items).map_err(|(item, message)| InputError { item, message })?;
-    let outputs =
-        ownership::index_outputs(items).map_err(|(item, message)| InputError { item, message })?;
-    let listed = config
-        .api_versions
-        .iter()
-        .chain(&ctx.env_api_versions)
-        .map(String::as_str);
+    let outputs = ownership::index_outputs(items).map_err(|(item, message)| InputError { item, message })?;
+    let listed = config.api_versions.iter().chain(&ctx.env_api_versions).map(String::as_str);
     let served = ServedApis::collect(listed, items);
-    let inputs = Inputs {
-        pools: &pools,
-        served: &served,
-        trust_domain: config.trust_domain.as_deref(),
-    };
+    let inputs = Inputs { pools: &pools, served: &served, trust_domain: config.trust_domain.as_deref() };
 
     // Checks 1 to 7.
-    let mut outcomes: Vec<Result<Planned, Failure>> = bindings
-        .iter()
-        .map(|b| checks::evaluate(b, &inputs))
-        .collect();
+    let mut outcomes: Vec<Result<Planned, Failure>> =
+        bindings.iter().map(|b| checks::evaluate(b, &inputs)).collect();
 
     // 8. Conflicts, among the bindings that passed 1 to 7.
-    let passed: Vec<usize> = (0..outcomes.len())
-        .filter(|&i| outcomes[i].is_ok())
-        .collect();
+    let passed: Vec<usize> = (0..outcomes.len()).filter(|&i| outcomes[i].is_ok()).collect();
     let candidates: Vec<Candidate> = passed
         .iter()
         .map(|&i| {
@@ -243,9 +218,7 @@ fn evaluate_all(
         .iter()
         .zip(&outcomes)
         .map(|(b, o)| {
-            o.as_ref()
-                .ok()
-                .map(|p| crate::identity::output_name(p.namespace, b.name, &p.spiffe_id))
+            o.as_ref().ok().map(|p| crate::identity::output_name(p.namespace, b.name, &p.spiffe_id))
         })
         .collect();
     let mut name_count: HashMap<&str, usize> = HashMap::new();
@@ -270,9 +243,7 @@ fn evaluate_all(
                 csid::RENDERED_BY
             ))
         } else if name_count[name.as_str()] > 1 {
-            Some(format!(
-                "another binding renders the same ClusterSPIFFEID name {name}; refusing both"
-            ))
+            Some(format!("another binding renders the same ClusterSPIFFEID name {name}; refusing both"))
         } else {
             None
         };
@@ -288,10 +259,8 @@ fn evaluate_all(
     // Statuses, results and renders.
     let mut evaluated = Vec::with_capacity(bindings.len());
     let mut renders = BTreeMap::new();
-    for ((b, outcome), (name, conflicts)) in bindings
-        .iter()
-        .zip(outcomes)
-        .zip(named.into_iter().zip(conflicts))
+    for ((b, outcome), (name, conflicts)) in
+        bindings.iter().zip(outcomes).zip(named.into_iter().zip(conflicts))
     {
         let outcome = match (outcome, name) {
             (Ok(p), Some(name)) => {
@@ -323,10 +292,7 @@ fn evaluate_all(
             ctx.transition_time,
         );
         let status = status::status(config, conditions, outcome.as_ref().ok(), conflicts);
-        let result = outcome
-            .as_ref()
-            .err()
-            .map(|f| binding_result(b, f, config.failure_policy));
+        let result = outcome.as_ref().err().map(|f| binding_result(b, f, config.failure_policy));
         evaluated.push(Evaluated {
             item: b.item,
             namespace: b.namespace.as_ref().ok().map(|s| s.to_string()),
@@ -346,12 +312,7 @@ fn binding_result(b: &BindingInput<'_>, f: &Failure, policy: FailurePolicy) -> K
     };
     let mut result = KrmResult::new(
         severity,
-        format!(
-            "{}/{}: {}",
-            f.reason.condition().as_str(),
-            f.reason.as_str(),
-            f.message
-        ),
+        format!("{}/{}: {}", f.reason.condition().as_str(), f.reason.as_str(), f.message),
     );
     result.resource_ref = Some(ResourceRef {
         api_version: binding::API_VERSION.to_string(),

@@ -26,20 +26,16 @@ impl<'a> PoolIndex<'a> {
             let Some(api) = PoolApi::of_item(item) else {
                 continue;
             };
-            let (Some(ns), Some(name)) = (
-                fields::str_at(item, "metadata.namespace"),
-                fields::str_at(item, "metadata.name"),
-            ) else {
+            let (Some(ns), Some(name)) =
+                (fields::str_at(item, "metadata.namespace"), fields::str_at(item, "metadata.name"))
+            else {
                 // A pool without namespace or name cannot be referenced; it passes through.
                 continue;
             };
             if pools.insert((api, ns, name), item).is_some() {
                 return Err((
                     i,
-                    format!(
-                        "InferencePool {ns}/{name} ({}) appears twice in the input",
-                        api.api_version()
-                    ),
+                    format!("InferencePool {ns}/{name} ({}) appears twice in the input", api.api_version()),
                 ));
             }
         }
@@ -63,12 +59,8 @@ pub fn resolve_pool<'a>(
 ) -> Result<ResolvedPool<'a>, Failure> {
     let invalid = |field, message: String| Failure::at(Reason::InvalidPoolRef, field, message);
     let name = fields::required_str(binding, NAME_FIELD).map_err(|m| invalid(NAME_FIELD, m))?;
-    names::dns1123_subdomain(name).map_err(|e| {
-        invalid(
-            NAME_FIELD,
-            format!("{NAME_FIELD} {name:?} is not a valid object name: {e}"),
-        )
-    })?;
+    names::dns1123_subdomain(name)
+        .map_err(|e| invalid(NAME_FIELD, format!("{NAME_FIELD} {name:?} is not a valid object name: {e}")))?;
     let group = fields::optional_str(binding, GROUP_FIELD).map_err(|m| invalid(GROUP_FIELD, m))?;
     let candidates: Vec<PoolApi> = match group.filter(|g| !g.is_empty()) {
         None => PoolApi::PREFERENCE.to_vec(),
@@ -88,12 +80,7 @@ pub fn resolve_pool<'a>(
         .copied()
         .filter(|api| served.serves(api.group(), api.version(), pool::KIND))
         .collect();
-    let listed = |apis: &[PoolApi]| {
-        apis.iter()
-            .map(|a| a.api_version())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let listed = |apis: &[PoolApi]| apis.iter().map(|a| a.api_version()).collect::<Vec<_>>().join(", ");
     if served_apis.is_empty() {
         return Err(Failure::new(
             Reason::InferencePoolCRDMissing,
@@ -107,10 +94,7 @@ pub fn resolve_pool<'a>(
     served_apis
         .iter()
         .find_map(|&api| {
-            pools
-                .pools
-                .get(&(api, namespace, name))
-                .map(|item| ResolvedPool { api, name, item })
+            pools.pools.get(&(api, namespace, name)).map(|item| ResolvedPool { api, name, item })
         })
         .ok_or_else(|| {
             Failure::at(

@@ -42,10 +42,7 @@ impl ServedApis {
                 continue;
             };
             for version in versions {
-                let served = version
-                    .get("served")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(true);
+                let served = version.get("served").and_then(Value::as_bool).unwrap_or(true);
                 if let (true, Some(name)) = (served, version.get("name").and_then(Value::as_str)) {
                     match kind {
                         Some(kind) => known.kinds.insert(format!("{group}/{name}/{kind}")),
@@ -54,9 +51,7 @@ impl ServedApis {
                 }
             }
         }
-        ServedApis {
-            known: any.then_some(known),
-        }
+        ServedApis { known: any.then_some(known) }
     }
 
     /// Whether `group/version` serves `kind`.
@@ -64,19 +59,14 @@ impl ServedApis {
         let Some(known) = &self.known else {
             return true;
         };
-        let gv = if group.is_empty() {
-            version.to_string()
-        } else {
-            format!("{group}/{version}")
-        };
+        let gv = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
         known.kinds.contains(&format!("{gv}/{kind}")) || known.versions.contains(&gv)
     }
 }
 
 fn is_crd(item: &Value) -> bool {
     fields::str_at(item, "kind") == Some("CustomResourceDefinition")
-        && fields::str_at(item, "apiVersion")
-            .is_some_and(|v| v.starts_with("apiextensions.k8s.io/"))
+        && fields::str_at(item, "apiVersion").is_some_and(|v| v.starts_with("apiextensions.k8s.io/"))
 }
 
 /// Splits `KUBE_API_VERSIONS` (comma-separated) into entries.
@@ -96,10 +86,7 @@ mod tests {
 
     #[test]
     fn listed_versions_and_kinds() {
-        let s = ServedApis::collect(
-            ["v1", "apps/v1", "spire.spiffe.io/v1alpha1/ClusterSPIFFEID"],
-            &[],
-        );
+        let s = ServedApis::collect(["v1", "apps/v1", "spire.spiffe.io/v1alpha1/ClusterSPIFFEID"], &[]);
         assert!(s.serves("", "v1", "ConfigMap"));
         assert!(s.serves("apps", "v1", "Deployment"));
         assert!(s.serves("spire.spiffe.io", "v1alpha1", "ClusterSPIFFEID"));

@@ -35,15 +35,11 @@ pub fn conditions(
         .into_iter()
         .map(|kind| {
             let (status, reason, message) = match (kind, outcome) {
-                (ConditionType::Ready, Ok(name)) => (
-                    "True",
-                    "Reconciled",
-                    format!("Binding reconciled as ClusterSPIFFEID {name}"),
-                ),
-                (ConditionType::Ready, Err(f)) => ("False", f.reason.as_str(), f.message.clone()),
-                (_, Err(f)) if f.reason.condition() == kind => {
-                    ("True", f.reason.as_str(), f.message.clone())
+                (ConditionType::Ready, Ok(name)) => {
+                    ("True", "Reconciled", format!("Binding reconciled as ClusterSPIFFEID {name}"))
                 }
+                (ConditionType::Ready, Err(f)) => ("False", f.reason.as_str(), f.message.clone()),
+                (_, Err(f)) if f.reason.condition() == kind => ("True", f.reason.as_str(), f.message.clone()),
                 _ => ("False", "Resolved", kind.resolved_message().to_string()),
             };
             let kept = previous
@@ -77,13 +73,9 @@ pub fn status(
         ..Default::default()
     };
     if let Some(r) = rendered {
-        status.computed_spiffe_ids = vec![ComputedSpiffeId {
-            spiffe_id: r.spiffe_id.clone(),
-        }];
-        status.rendered_selectors = vec![RenderedSelectors {
-            spiffe_id: r.spiffe_id.clone(),
-            selectors: r.selectors.clone(),
-        }];
+        status.computed_spiffe_ids = vec![ComputedSpiffeId { spiffe_id: r.spiffe_id.clone() }];
+        status.rendered_selectors =
+            vec![RenderedSelectors { spiffe_id: r.spiffe_id.clone(), selectors: r.selectors.clone() }];
         status.rendered_cluster_spiffeid = Some(RenderedClusterSpiffeId {
             name: r.name.clone(),
             spiffe_id: r.spiffe_id.clone(),
@@ -106,10 +98,8 @@ mod tests {
     fn failure_sets_one_condition_and_ready_mirrors_it() {
         let f = Failure::new(Reason::TargetPoolNotFound, "pool x not found");
         let c = conditions(Err(&f), &[], Some(3), t("2026-01-01T00:00:00Z"));
-        let got: Vec<(&str, &str, &str)> = c
-            .iter()
-            .map(|c| (c.type_.as_str(), c.status.as_str(), c.reason.as_str()))
-            .collect();
+        let got: Vec<(&str, &str, &str)> =
+            c.iter().map(|c| (c.type_.as_str(), c.status.as_str(), c.reason.as_str())).collect();
         assert_eq!(
             got,
             [
@@ -135,14 +125,8 @@ mod tests {
         let now = t("2026-01-01T00:00:00Z");
         let c = conditions(Err(&f), &previous, None, now);
         assert_eq!(c[0].last_transition_time.0, now, "Ready went True -> False");
-        assert_eq!(
-            c[1].last_transition_time.0, now,
-            "InvalidRef went False -> True"
-        );
-        assert_eq!(
-            c[2].last_transition_time.0, now,
-            "no previous UnsafeSelector"
-        );
+        assert_eq!(c[1].last_transition_time.0, now, "InvalidRef went False -> True");
+        assert_eq!(c[2].last_transition_time.0, now, "no previous UnsafeSelector");
         assert_eq!(c[3].last_transition_time.0, now, "unparsable previous time");
         let ok = conditions(Ok("n"), &previous, None, now);
         assert_eq!(ok[0].last_transition_time.0, t("2020-05-05T05:05:05Z"));

@@ -12,6 +12,8 @@ use serde_json::Value;
 pub const MAX_DEPTH: usize = 256;
 /// Most YAML nodes (mappings, sequences, scalars) accepted in one input.
 pub const MAX_NODES: usize = 50_000_000;
+/// Most documents accepted in one multi-document stream.
+pub const MAX_DOCUMENTS: usize = 10_000_000;
 /// Largest input accepted, in bytes.
 pub const MAX_INPUT_BYTES: usize = 1 << 30;
 
@@ -45,6 +47,22 @@ pub fn parse(text: &str) -> Result<Value, String> {
         ));
     }
     serde_saphyr::from_str_with_options(text, read_options()).map_err(|e| e.to_string())
+}
+
+/// Parses every document of a multi-document stream.
+pub fn parse_stream(text: &str) -> Result<Vec<Value>, String> {
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(format!(
+            "input is {} bytes, larger than the limit of {} bytes",
+            text.len(),
+            MAX_INPUT_BYTES
+        ));
+    }
+    let mut options = read_options();
+    if let Some(budget) = options.budget.as_mut() {
+        budget.max_documents = MAX_DOCUMENTS;
+    }
+    serde_saphyr::from_multiple_with_options(text, options).map_err(|e| e.to_string())
 }
 
 /// Writes one value as a YAML document (no leading `---`).

@@ -23,8 +23,7 @@ fn run(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
 }
 
 fn example_input() -> Vec<u8> {
-    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example/input.yaml"))
-        .unwrap()
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example/input.yaml")).unwrap()
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -35,34 +34,21 @@ fn text(bytes: &[u8]) -> String {
 fn example_renders_through_stdin_and_stdout() {
     let out = run(&[], &example_input(), &[]);
     assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
-    let want = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example/expected.yaml"),
-    )
-    .unwrap();
+    let want =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example/expected.yaml"))
+            .unwrap();
     assert_eq!(text(&out.stdout), want);
-    assert!(
-        text(&out.stdout).contains("name: kleym-kleym-reference-inference-binding-pool-18b7ab03")
-    );
+    assert!(text(&out.stdout).contains("name: kleym-kleym-reference-inference-binding-pool-18b7ab03"));
 }
 
 #[test]
 fn broken_yaml_exits_1_with_an_error_result() {
-    let out = run(
-        &[],
-        b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [\n",
-        &[],
-    );
+    let out = run(&[], b"apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: [\n", &[]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains("input is not a readable YAML document"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("input is not a readable YAML document"), "{stderr}");
     let stdout = text(&out.stdout);
-    assert!(
-        stdout.starts_with("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"),
-        "{stdout}"
-    );
+    assert!(stdout.starts_with("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n"), "{stdout}");
     assert!(stdout.contains("severity: error"), "{stdout}");
 }
 
@@ -70,59 +56,32 @@ fn broken_yaml_exits_1_with_an_error_result() {
 fn invalid_utf8_is_refused() {
     let out = run(&[], b"kind: ResourceList\nitems: []\nx: \xff\xfe\n", &[]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("not valid UTF-8"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert!(text(&out.stderr).contains("not valid UTF-8"), "{}", text(&out.stderr));
 }
 
 #[test]
 fn environment_reaches_the_reconcile() {
     // Without transitionTime, SOURCE_DATE_EPOCH gives the transition time.
-    let input =
-        text(&example_input()).replace("    transitionTime: \"2026-01-01T00:00:00Z\"\n", "");
-    let out = run(
-        &[],
-        input.as_bytes(),
-        &[("SOURCE_DATE_EPOCH", "1700000000")],
-    );
+    let input = text(&example_input()).replace("    transitionTime: \"2026-01-01T00:00:00Z\"\n", "");
+    let out = run(&[], input.as_bytes(), &[("SOURCE_DATE_EPOCH", "1700000000")]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("lastTransitionTime: \"2023-11-14T22:13:20Z\""));
 
     // KUBE_API_VERSIONS without the SPIRE API: the binding cannot render.
-    let out = run(
-        &[],
-        &example_input(),
-        &[(
-            "KUBE_API_VERSIONS",
-            "v1,apps/v1,inference.networking.k8s.io/v1",
-        )],
-    );
+    let out =
+        run(&[], &example_input(), &[("KUBE_API_VERSIONS", "v1,apps/v1,inference.networking.k8s.io/v1")]);
     assert_eq!(out.status.code(), Some(0));
     let stdout = text(&out.stdout);
-    assert!(
-        stdout.contains("reason: ClusterSPIFFEIDCRDMissing"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("reason: ClusterSPIFFEIDCRDMissing"), "{stdout}");
     assert!(!stdout.contains("kind: ClusterSPIFFEID\n"), "{stdout}");
     assert!(text(&out.stderr).contains("RenderFailure/ClusterSPIFFEIDCRDMissing"));
 
     let out = run(&[], &example_input(), &[("SOURCE_DATE_EPOCH", "yesterday")]);
-    let input =
-        text(&example_input()).replace("    transitionTime: \"2026-01-01T00:00:00Z\"\n", "");
+    let input = text(&example_input()).replace("    transitionTime: \"2026-01-01T00:00:00Z\"\n", "");
     let out2 = run(&[], input.as_bytes(), &[("SOURCE_DATE_EPOCH", "yesterday")]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "transitionTime wins over SOURCE_DATE_EPOCH"
-    );
+    assert_eq!(out.status.code(), Some(0), "transitionTime wins over SOURCE_DATE_EPOCH");
     assert_eq!(out2.status.code(), Some(1));
-    assert!(
-        text(&out2.stderr).contains("SOURCE_DATE_EPOCH"),
-        "{}",
-        text(&out2.stderr)
-    );
+    assert!(text(&out2.stderr).contains("SOURCE_DATE_EPOCH"), "{}", text(&out2.stderr));
 }
 
 #[test]
@@ -130,18 +89,10 @@ fn schema_subcommand_prints_the_function_config_schema() {
     let out = run(&["schema"], b"", &[]);
     assert_eq!(out.status.code(), Some(0));
     let schema: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    let spec = schema
-        .pointer("/$defs/ConfigSpec/properties")
-        .expect("spec properties");
-    for field in [
-        "trustDomain",
-        "className",
-        "failurePolicy",
-        "prune",
-        "apiVersions",
-        "transitionTime",
-        "outputPath",
-    ] {
+    let spec = schema.pointer("/$defs/ConfigSpec/properties").expect("spec properties");
+    for field in
+        ["trustDomain", "className", "failurePolicy", "prune", "apiVersions", "transitionTime", "outputPath"]
+    {
         assert!(spec.get(field).is_some(), "schema lacks {field}");
     }
 }
@@ -152,10 +103,7 @@ fn crd_subcommand_prints_the_binding_crd() {
     assert_eq!(out.status.code(), Some(0));
     let crd = render_inference_identity::yaml::parse(&text(&out.stdout)).unwrap();
     assert_eq!(crd["kind"], "CustomResourceDefinition");
-    assert_eq!(
-        crd["metadata"]["name"],
-        "inferenceidentitybindings.kleym.sonda.red"
-    );
+    assert_eq!(crd["metadata"]["name"], "inferenceidentitybindings.kleym.sonda.red");
     assert!(crd["spec"]["versions"][0]["subresources"]["status"].is_object());
 }
 
@@ -166,8 +114,5 @@ fn help_and_version() {
     let help = text(&out.stdout);
     assert!(help.contains("schema") && help.contains("crd"), "{help}");
     let out = run(&["--version"], b"", &[]);
-    assert_eq!(
-        text(&out.stdout).trim(),
-        format!("render-inference-identity {}", env!("CARGO_PKG_VERSION"))
-    );
+    assert_eq!(text(&out.stdout).trim(), format!("render-inference-identity {}", env!("CARGO_PKG_VERSION")));
 }

@@ -27,11 +27,7 @@ fn env_of(dir: &Path) -> Env {
     let Ok(text) = fs::read_to_string(dir.join("env")) else {
         return env;
     };
-    for line in text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-    {
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
         let (key, value) = line.split_once('=').expect("env lines are KEY=VALUE");
         match key {
             "KUBE_API_VERSIONS" => env.kube_api_versions = Some(value.to_string()),
@@ -48,18 +44,12 @@ fn first_difference(want: &str, got: &str) -> String {
             return format!("line {}:\n  want: {w}\n  got:  {g}", n + 1);
         }
     }
-    format!(
-        "lengths differ: want {} lines, got {}",
-        want.lines().count(),
-        got.lines().count()
-    )
+    format!("lengths differ: want {} lines, got {}", want.lines().count(), got.lines().count())
 }
 
 /// The output up to its top-level `results` key, which is written last.
 fn without_results(stdout: &str) -> &str {
-    stdout
-        .split_once("\nresults:\n")
-        .map_or(stdout, |(items, _)| items)
+    stdout.split_once("\nresults:\n").map_or(stdout, |(items, _)| items)
 }
 
 #[test]
@@ -87,29 +77,17 @@ fn golden_cases() {
             }
             match fs::read_to_string(&path) {
                 Ok(want) if want == got => {}
-                Ok(want) => {
-                    problems.push(format!("{name}/{file}: {}", first_difference(&want, got)))
-                }
-                Err(_) => {
-                    problems.push(format!("{name}/{file}: missing (run with UPDATE_GOLDEN=1)"))
-                }
+                Ok(want) => problems.push(format!("{name}/{file}: {}", first_difference(&want, got))),
+                Err(_) => problems.push(format!("{name}/{file}: missing (run with UPDATE_GOLDEN=1)")),
             }
         }
         if out.exit_code == 0 {
             let again = krm::run(&out.stdout, &env);
             let (first, second) = (without_results(&out.stdout), without_results(&again.stdout));
             if first != second || again.exit_code != 0 {
-                problems.push(format!(
-                    "{name}: not a fixed point: {}",
-                    first_difference(first, second)
-                ));
+                problems.push(format!("{name}: not a fixed point: {}", first_difference(first, second)));
             }
         }
     }
-    assert!(
-        problems.is_empty(),
-        "{} golden problem(s):\n{}",
-        problems.len(),
-        problems.join("\n")
-    );
+    assert!(problems.is_empty(), "{} golden problem(s):\n{}", problems.len(), problems.join("\n"));
 }

@@ -12,8 +12,7 @@ use serde_json::Value;
 pub const API_VERSION: &str = "kleym.sonda.red/v1alpha1";
 pub const KIND: &str = "InferenceIdentityBinding";
 
-const DNS1123_SUBDOMAIN: &str =
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+const DNS1123_SUBDOMAIN: &str = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
 const LABEL_VALUE: &str = r"^[A-Za-z0-9]([A-Za-z0-9_.-]*[A-Za-z0-9])?$";
 
 /// Which pods of which pool, running as which service account, with which variant label,
@@ -69,27 +68,15 @@ pub struct InferenceIdentityBindingStatus {
     pub conditions: Vec<Condition>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trust_domain: Option<String>,
-    #[serde(
-        rename = "clusterSPIFFEIDClassName",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "clusterSPIFFEIDClassName", default, skip_serializing_if = "Option::is_none")]
     pub cluster_spiffeid_class_name: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conflicts: Vec<ConflictEntry>,
-    #[serde(
-        rename = "computedSpiffeIDs",
-        default,
-        skip_serializing_if = "Vec::is_empty"
-    )]
+    #[serde(rename = "computedSpiffeIDs", default, skip_serializing_if = "Vec::is_empty")]
     pub computed_spiffe_ids: Vec<ComputedSpiffeId>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rendered_selectors: Vec<RenderedSelectors>,
-    #[serde(
-        rename = "renderedClusterSPIFFEID",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "renderedClusterSPIFFEID", default, skip_serializing_if = "Option::is_none")]
     pub rendered_cluster_spiffeid: Option<RenderedClusterSpiffeId>,
 }
 
@@ -129,8 +116,7 @@ pub struct ConflictEntry {
 
 /// Whether an item is an InferenceIdentityBinding.
 pub fn is_binding(item: &Value) -> bool {
-    fields::str_at(item, "apiVersion") == Some(API_VERSION)
-        && fields::str_at(item, "kind") == Some(KIND)
+    fields::str_at(item, "apiVersion") == Some(API_VERSION) && fields::str_at(item, "kind") == Some(KIND)
 }
 
 /// What the reconcile reads of one binding item, without assuming it is well formed.
@@ -153,23 +139,13 @@ impl<'a> BindingInput<'a> {
             return Err("metadata.name must not be empty".into());
         }
         let namespace = fields::required_str(value, "metadata.namespace");
-        let generation = fields::lookup(value, "metadata.generation")
-            .ok()
-            .flatten()
-            .and_then(Value::as_i64);
-        Ok(BindingInput {
-            item,
-            value,
-            name,
-            namespace,
-            generation,
-        })
+        let generation = fields::lookup(value, "metadata.generation").ok().flatten().and_then(Value::as_i64);
+        Ok(BindingInput { item, value, name, namespace, generation })
     }
 
     /// The conditions the binding carried in the input, as (type, status, lastTransitionTime).
     pub fn previous_conditions(&self) -> Vec<(&'a str, &'a str, &'a str)> {
-        let Ok(Some(Value::Array(conditions))) = fields::lookup(self.value, "status.conditions")
-        else {
+        let Ok(Some(Value::Array(conditions))) = fields::lookup(self.value, "status.conditions") else {
             return Vec::new();
         };
         conditions

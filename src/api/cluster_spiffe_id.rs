@@ -80,9 +80,7 @@ pub fn render(input: RenderInput<'_>) -> ClusterSpiffeId {
         },
         spec: Spec {
             spiffe_id_template: input.spiffe_id.to_string(),
-            pod_selector: PodSelector {
-                match_labels: input.pool_labels,
-            },
+            pod_selector: PodSelector { match_labels: input.pool_labels },
             workload_selector_templates: input.selectors,
             fallback: false,
             hint: format!("{}/{}", input.binding_namespace, input.binding_name),
@@ -99,17 +97,12 @@ pub fn is_cluster_spiffe_id(item: &Value) -> bool {
 
 /// Whether a ClusterSPIFFEID carries this function's `rendered-by` annotation.
 pub fn is_managed(item: &Value) -> bool {
-    item.pointer("/metadata/annotations")
-        .and_then(|a| a.get(ANNOTATION_RENDERED_BY))
-        .and_then(Value::as_str)
+    item.pointer("/metadata/annotations").and_then(|a| a.get(ANNOTATION_RENDERED_BY)).and_then(Value::as_str)
         == Some(RENDERED_BY)
 }
 
 /// The (namespace, name) of the binding a managed ClusterSPIFFEID was rendered for.
 pub fn binding_of(item: &Value) -> Option<(&str, &str)> {
     let labels = item.pointer("/metadata/labels")?;
-    Some((
-        labels.get(LABEL_BINDING_NAMESPACE)?.as_str()?,
-        labels.get(LABEL_BINDING_NAME)?.as_str()?,
-    ))
+    Some((labels.get(LABEL_BINDING_NAMESPACE)?.as_str()?, labels.get(LABEL_BINDING_NAME)?.as_str()?))
 }

@@ -16,10 +16,7 @@ pub fn lookup<'a>(root: &'a Value, path: &str) -> Result<Option<&'a Value>, Stri
                 Some(next) => current = next,
             },
             other => {
-                return Err(format!(
-                    "{walked} must be a mapping, not a {}",
-                    type_name(other)
-                ));
+                return Err(format!("{walked} must be a mapping, not a {}", type_name(other)));
             }
         }
         if !walked.is_empty() {
@@ -35,10 +32,7 @@ pub fn required_str<'a>(root: &'a Value, path: &str) -> Result<&'a str, String> 
     match lookup(root, path)? {
         None => Err(format!("{path} is required")),
         Some(Value::String(s)) => Ok(s),
-        Some(other) => Err(format!(
-            "{path} must be a string, not a {}",
-            type_name(other)
-        )),
+        Some(other) => Err(format!("{path} must be a string, not a {}", type_name(other))),
     }
 }
 
@@ -47,10 +41,7 @@ pub fn optional_str<'a>(root: &'a Value, path: &str) -> Result<Option<&'a str>, 
     match lookup(root, path)? {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(format!(
-            "{path} must be a string, not a {}",
-            type_name(other)
-        )),
+        Some(other) => Err(format!("{path} must be a string, not a {}", type_name(other))),
     }
 }
 
@@ -71,14 +62,8 @@ mod tests {
             required_str(&v, "spec.poolRef.name").unwrap_err(),
             "spec.poolRef must be a mapping, not a string"
         );
-        assert_eq!(
-            required_str(&v, "spec.sa").unwrap_err(),
-            "spec.sa must be a string, not a number"
-        );
-        assert_eq!(
-            required_str(&v, "spec.x").unwrap_err(),
-            "spec.x is required"
-        );
+        assert_eq!(required_str(&v, "spec.sa").unwrap_err(), "spec.sa must be a string, not a number");
+        assert_eq!(required_str(&v, "spec.x").unwrap_err(), "spec.x is required");
         assert_eq!(optional_str(&v, "spec.x").unwrap(), None);
     }
 }

@@ -52,9 +52,7 @@ impl PoolApi {
 
     /// The API for a `poolRef.group` value.
     pub fn for_group(group: &str) -> Option<PoolApi> {
-        PoolApi::PREFERENCE
-            .into_iter()
-            .find(|api| api.group() == group)
+        PoolApi::PREFERENCE.into_iter().find(|api| api.group() == group)
     }
 }
 
@@ -65,10 +63,7 @@ pub fn selector_labels(pool: &Value) -> Result<BTreeMap<String, String>, String>
         Some(Value::Object(spec)) => spec.get("selector"),
         Some(Value::Null) | None => None,
         Some(other) => {
-            return Err(format!(
-                "spec must be a mapping, not a {}",
-                type_name(other)
-            ));
+            return Err(format!("spec must be a mapping, not a {}", type_name(other)));
         }
     };
     let selector = match selector {
@@ -78,10 +73,7 @@ pub fn selector_labels(pool: &Value) -> Result<BTreeMap<String, String>, String>
         }
         Some(Value::Object(map)) => map,
         Some(other) => {
-            return Err(format!(
-                "spec.selector must be a mapping, not a {}",
-                type_name(other)
-            ));
+            return Err(format!("spec.selector must be a mapping, not a {}", type_name(other)));
         }
     };
     if selector.contains_key("matchExpressions") {
@@ -92,9 +84,7 @@ pub fn selector_labels(pool: &Value) -> Result<BTreeMap<String, String>, String>
     let (labels, path) = match selector.get("matchLabels") {
         Some(match_labels) => {
             if let Some(other) = selector.keys().find(|k| *k != "matchLabels") {
-                return Err(format!(
-                    "spec.selector.{other} is not supported beside matchLabels"
-                ));
+                return Err(format!("spec.selector.{other} is not supported beside matchLabels"));
             }
             match match_labels {
                 Value::Object(map) if map.is_empty() => {
@@ -115,13 +105,9 @@ pub fn selector_labels(pool: &Value) -> Result<BTreeMap<String, String>, String>
     for (key, value) in labels {
         names::qualified_name(key).map_err(|e| format!("{path} key {key:?} is invalid: {e}"))?;
         let Value::String(value) = value else {
-            return Err(format!(
-                "{path}[{key:?}] must be a string, not a {} (quote it)",
-                type_name(value)
-            ));
+            return Err(format!("{path}[{key:?}] must be a string, not a {} (quote it)", type_name(value)));
         };
-        names::label_value(value)
-            .map_err(|e| format!("{path}[{key:?}] value {value:?} is invalid: {e}"))?;
+        names::label_value(value).map_err(|e| format!("{path}[{key:?}] value {value:?} is invalid: {e}"))?;
         out.insert(key.clone(), value.clone());
     }
     Ok(out)
@@ -138,18 +124,9 @@ mod tests {
 
     #[test]
     fn both_shapes_normalise_to_the_same_sorted_labels() {
-        let want = vec![
-            ("app".to_string(), "m".to_string()),
-            ("b".to_string(), "x".to_string()),
-        ];
-        assert_eq!(
-            labels(json!({"selector": {"matchLabels": {"b": "x", "app": "m"}}})).unwrap(),
-            want
-        );
-        assert_eq!(
-            labels(json!({"selector": {"b": "x", "app": "m"}})).unwrap(),
-            want
-        );
+        let want = vec![("app".to_string(), "m".to_string()), ("b".to_string(), "x".to_string())];
+        assert_eq!(labels(json!({"selector": {"matchLabels": {"b": "x", "app": "m"}}})).unwrap(), want);
+        assert_eq!(labels(json!({"selector": {"b": "x", "app": "m"}})).unwrap(), want);
     }
 
     #[test]
@@ -159,40 +136,19 @@ mod tests {
             (json!({"selector": null}), "must be set"),
             (json!({"selector": {}}), "must not be empty"),
             (json!({"selector": "app"}), "must be a mapping"),
-            (
-                json!({"selector": {"matchLabels": {}}}),
-                "matchLabels must not be empty",
-            ),
-            (
-                json!({"selector": {"matchExpressions": []}}),
-                "matchExpressions",
-            ),
-            (
-                json!({"selector": {"matchLabels": {"a": "b"}, "matchExpressions": []}}),
-                "matchExpressions",
-            ),
-            (
-                json!({"selector": {"matchLabels": {"a": "b"}, "x": "y"}}),
-                "spec.selector.x",
-            ),
-            (
-                json!({"selector": {"matchLabels": ["a"]}}),
-                "must be a mapping",
-            ),
-            (
-                json!({"selector": {"a": true}}),
-                "[\"a\"] must be a string, not a boolean",
-            ),
+            (json!({"selector": {"matchLabels": {}}}), "matchLabels must not be empty"),
+            (json!({"selector": {"matchExpressions": []}}), "matchExpressions"),
+            (json!({"selector": {"matchLabels": {"a": "b"}, "matchExpressions": []}}), "matchExpressions"),
+            (json!({"selector": {"matchLabels": {"a": "b"}, "x": "y"}}), "spec.selector.x"),
+            (json!({"selector": {"matchLabels": ["a"]}}), "must be a mapping"),
+            (json!({"selector": {"a": true}}), "[\"a\"] must be a string, not a boolean"),
             (json!({"selector": {"a": 1}}), "not a number"),
             (json!({"selector": {"a": null}}), "not a null"),
             (json!({"selector": {"a b": "c"}}), "key \"a b\""),
             (json!({"selector": {"a": ""}}), "must not be empty"),
             (json!({"selector": {"a": " c"}}), "whitespace"),
             (json!({"selector": {"a": "c:d"}}), "value \"c:d\""),
-            (
-                json!({"selector": {"matchLabels": {"ns/": "c"}}}),
-                "key \"ns/\"",
-            ),
+            (json!({"selector": {"matchLabels": {"ns/": "c"}}}), "key \"ns/\""),
         ];
         for (spec, want) in cases {
             let err = labels(spec.clone()).unwrap_err();

@@ -9,12 +9,8 @@ pub const LEGACY_PATH: &str = "config.kubernetes.io/path";
 pub const LEGACY_INDEX: &str = "config.kubernetes.io/index";
 
 /// Annotation prefixes that belong to the caller (kpt, kustomize); kept on replaced outputs.
-const CALLER_PREFIXES: [&str; 4] = [
-    "internal.config.kubernetes.io/",
-    "config.kubernetes.io/",
-    "config.k8s.io/",
-    "kustomize.config.k8s.io/",
-];
+const CALLER_PREFIXES: [&str; 4] =
+    ["internal.config.kubernetes.io/", "config.kubernetes.io/", "config.k8s.io/", "kustomize.config.k8s.io/"];
 
 pub fn is_caller_annotation(key: &str) -> bool {
     CALLER_PREFIXES.iter().any(|p| key.starts_with(p))

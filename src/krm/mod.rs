@@ -1,11 +1,14 @@
 //! KRM function I/O: a `config.kubernetes.io/v1` ResourceList in, one out, with results.
-//! `run` holds the whole exchange apart from the process itself, so tests call it directly.
+//! `run` holds the whole exchange apart from the process itself, so tests call it directly;
+//! `reconcile_items` is the part every mode shares.
 
 pub mod annotations;
+pub mod plugin;
 pub mod results;
+pub mod stream;
 
-use crate::config::{self, ConfigError};
-use crate::reconcile::{self, Context};
+use crate::config::{self, Config, ConfigError};
+use crate::reconcile::{self, Context, InputError, Outcome};
 use crate::served;
 use crate::yaml;
 use k8s_openapi::jiff::Timestamp;
@@ -39,23 +42,24 @@ pub struct RunOutput {
     pub exit_code: i32,
 }
 
-/// Runs the function on the text of a ResourceList.
-pub fn run(input: &str, env: &Env) -> RunOutput {
-    let list = match read_resource_list(input) {
-        Ok(list) => list,
-        Err(message) => return fail(Vec::new(), None, message, None),
-    };
-    let ResourceList {
-        items,
-        function_config,
-    } = list;
-    let config = match config::from_function_config(function_config.as_ref()) {
-        Ok(config) => config,
-        Err(e) => return fail(items, function_config, e.to_string(), Some(e)),
-    };
-    let transition_time = match transition_time(&config, env) {
+/// Why a run could not reconcile at all.
+#[derive(Debug)]
+pub enum RunError {
+    Config(ConfigError),
+    Input(InputError),
+}
+
+/// Reconciles items under a validated config: the part every mode shares. On error the
+/// items come back untouched.
+pub fn reconcile_items(
+    items: Vec<Value>,
+    config: &Config,
+    env: &Env,
+    output_files: bool,
+) -> Result<Outcome, (RunError, Vec<Value>)> {
+    let transition_time = match transition_time(config, env) {
         Ok(t) => t,
-        Err(e) => return fail(items, function_config, e.to_string(), Some(e)),
+        Err(e) => return Err((RunError::Config(e), items)),
     };
     let env_api_versions = env
         .kube_api_versions
@@ -65,53 +69,61 @@ pub fn run(input: &str, env: &Env) -> RunOutput {
         .flatten()
         .map(String::from)
         .collect();
-    let ctx = Context {
-        config: &config,
-        env_api_versions,
-        transition_time,
-    };
+    let ctx = Context { config, env_api_versions, transition_time, output_files };
     match reconcile::plan(&items, &ctx) {
-        Err(e) => fail(items, function_config, e.to_string(), None),
-        Ok(plan) => {
-            let outcome = plan.apply(items, &config);
-            let exit_code = i32::from(outcome.has_errors());
-            let mut stderr = String::new();
-            for line in &outcome.failures {
-                stderr.push_str(&format!("render-inference-identity: {line}\n"));
-            }
-            if config.trust_domain.is_none() {
-                stderr.push_str("render-inference-identity: error: trustDomain is required in the functionConfig\n");
-            }
-            RunOutput {
-                stdout: write_resource_list(outcome.items, function_config, outcome.results),
-                stderr,
-                exit_code,
-            }
-        }
+        Err(e) => Err((RunError::Input(e), items)),
+        Ok(plan) => Ok(plan.apply(items, config)),
+    }
+}
+
+/// The stderr lines of a finished reconcile: one per failing binding, and the missing
+/// trust domain.
+pub fn summary(outcome: &Outcome, config: &Config) -> String {
+    let mut stderr = String::new();
+    for line in &outcome.failures {
+        stderr.push_str(&format!("render-inference-identity: {line}\n"));
+    }
+    if config.trust_domain.is_none() {
+        stderr.push_str("render-inference-identity: error: trustDomain is required in the functionConfig\n");
+    }
+    stderr
+}
+
+/// Runs the function on the text of a ResourceList.
+pub fn run(input: &str, env: &Env) -> RunOutput {
+    let ResourceList { items, function_config } = match read_resource_list(input) {
+        Ok(list) => list,
+        Err(message) => return fail(Vec::new(), None, message, None),
+    };
+    let config = match config::from_function_config(function_config.as_ref()) {
+        Ok(config) => config,
+        Err(e) => return fail(items, function_config, e.to_string(), Some(e.field)),
+    };
+    match reconcile_items(items, &config, env, true) {
+        Err((RunError::Config(e), items)) => fail(items, function_config, e.to_string(), Some(e.field)),
+        Err((RunError::Input(e), items)) => fail(items, function_config, e.to_string(), None),
+        Ok(outcome) => RunOutput {
+            stderr: summary(&outcome, &config),
+            exit_code: i32::from(outcome.has_errors()),
+            stdout: write_resource_list(outcome.items, function_config, outcome.results),
+        },
     }
 }
 
 /// The `lastTransitionTime` of changed conditions: transitionTime, else SOURCE_DATE_EPOCH,
 /// else the Unix epoch. Never the wall clock.
-fn transition_time(config: &config::Config, env: &Env) -> Result<Timestamp, ConfigError> {
+fn transition_time(config: &Config, env: &Env) -> Result<Timestamp, ConfigError> {
     if let Some(t) = config.transition_time {
         return Ok(t);
     }
-    match env
-        .source_date_epoch
-        .as_deref()
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-    {
+    match env.source_date_epoch.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         None => Ok(Timestamp::UNIX_EPOCH),
-        Some(text) => text
-            .parse::<i64>()
-            .ok()
-            .and_then(|s| Timestamp::from_second(s).ok())
-            .ok_or_else(|| ConfigError {
+        Some(text) => {
+            text.parse::<i64>().ok().and_then(|s| Timestamp::from_second(s).ok()).ok_or_else(|| ConfigError {
                 field: "SOURCE_DATE_EPOCH".into(),
                 message: format!("{text:?} is not a number of seconds since the Unix epoch"),
-            }),
+            })
+        }
     }
 }
 
@@ -121,13 +133,9 @@ struct ResourceList {
 }
 
 fn read_resource_list(input: &str) -> Result<ResourceList, String> {
-    let value =
-        yaml::parse(input).map_err(|e| format!("input is not a readable YAML document: {e}"))?;
+    let value = yaml::parse(input).map_err(|e| format!("input is not a readable YAML document: {e}"))?;
     let Value::Object(mut map) = value else {
-        return Err(format!(
-            "input must be a ResourceList mapping, not a {}",
-            yaml::type_name(&value)
-        ));
+        return Err(format!("input must be a ResourceList mapping, not a {}", yaml::type_name(&value)));
     };
     let kind = map.get("kind").and_then(Value::as_str).unwrap_or_default();
     if kind != RESOURCE_LIST_KIND {
@@ -139,30 +147,17 @@ fn read_resource_list(input: &str) -> Result<ResourceList, String> {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items,
         Some(other) => {
-            return Err(format!(
-                "ResourceList items must be a sequence, not a {}",
-                yaml::type_name(&other)
-            ));
+            return Err(format!("ResourceList items must be a sequence, not a {}", yaml::type_name(&other)));
         }
     };
     if let Some((i, item)) = items.iter().enumerate().find(|(_, item)| !item.is_object()) {
-        return Err(format!(
-            "items[{i}] must be a mapping, not a {}",
-            yaml::type_name(item)
-        ));
+        return Err(format!("items[{i}] must be a mapping, not a {}", yaml::type_name(item)));
     }
     let function_config = map.remove("functionConfig").filter(|v| !v.is_null());
-    Ok(ResourceList {
-        items,
-        function_config,
-    })
+    Ok(ResourceList { items, function_config })
 }
 
-fn write_resource_list(
-    items: Vec<Value>,
-    function_config: Option<Value>,
-    results: Vec<KrmResult>,
-) -> String {
+fn write_resource_list(items: Vec<Value>, function_config: Option<Value>, results: Vec<KrmResult>) -> String {
     let mut out = Map::new();
     out.insert("apiVersion".into(), RESOURCE_LIST_API_VERSION.into());
     out.insert("kind".into(), RESOURCE_LIST_KIND.into());
@@ -171,10 +166,7 @@ fn write_resource_list(
         out.insert("functionConfig".into(), fc);
     }
     if !results.is_empty() {
-        out.insert(
-            "results".into(),
-            serde_json::to_value(results).expect("results serialize"),
-        );
+        out.insert("results".into(), serde_json::to_value(results).expect("results serialize"));
     }
     yaml::write(&Value::Object(out)).expect("a JSON-shaped value always writes as YAML")
 }
@@ -184,11 +176,11 @@ fn fail(
     items: Vec<Value>,
     function_config: Option<Value>,
     message: String,
-    config: Option<ConfigError>,
+    field: Option<String>,
 ) -> RunOutput {
     let mut result = KrmResult::new(Severity::Error, message.clone());
-    if let Some(e) = config {
-        result = result.with_field(e.field);
+    if let Some(field) = field.filter(|f| !f.is_empty()) {
+        result = result.with_field(field);
     }
     RunOutput {
         stdout: write_resource_list(items, function_config, vec![result]),

@@ -46,13 +46,7 @@ pub struct FileRef {
 
 impl KrmResult {
     pub fn new(severity: Severity, message: impl Into<String>) -> Self {
-        KrmResult {
-            message: message.into(),
-            severity,
-            resource_ref: None,
-            field: None,
-            file: None,
-        }
+        KrmResult { message: message.into(), severity, resource_ref: None, field: None, file: None }
     }
 
     pub fn with_field(mut self, path: impl Into<String>) -> Self {

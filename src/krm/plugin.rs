@@ -1,0 +1,43 @@
+//! The kustomize exec plugin protocol: the plugin config file as first argument (also in
+//! `KUSTOMIZE_PLUGIN_CONFIG_STRING`), a plain YAML stream on stdin, a plain stream back.
+//! kustomize matches returned items to its own by `kustomize.config.k8s.io/id`, which
+//! passes through untouched; new outputs are added, removed ones dropped.
+
+use super::{Env, RunError, RunOutput, reconcile_items, stream, summary};
+use crate::config;
+use crate::yaml;
+
+/// Runs as a kustomize exec plugin on the config text and the stdin stream.
+pub fn run(config_text: &str, input: &str, env: &Env) -> RunOutput {
+    let config_value = match yaml::parse(config_text) {
+        Ok(v) => v,
+        Err(e) => return error(format!("the plugin config is not readable YAML: {e}")),
+    };
+    let config = match config::from_function_config(Some(&config_value)) {
+        Ok(c) => c,
+        Err(e) => return error(e.to_string()),
+    };
+    let items = match stream::read(input) {
+        Ok(items) => items,
+        Err(e) => return error(format!("the resources on stdin are not readable: {e}")),
+    };
+    match reconcile_items(items, &config, env, false) {
+        Err((RunError::Config(e), _)) => error(e.to_string()),
+        Err((RunError::Input(e), _)) => error(format!("resource {}: {}", e.item, e.message)),
+        Ok(outcome) => {
+            let stderr = summary(&outcome, &config);
+            if outcome.has_errors() {
+                return RunOutput { stdout: String::new(), stderr, exit_code: 1 };
+            }
+            RunOutput { stdout: stream::write(&outcome.items), stderr, exit_code: 0 }
+        }
+    }
+}
+
+fn error(message: String) -> RunOutput {
+    RunOutput {
+        stdout: String::new(),
+        stderr: format!("render-inference-identity: error: {message}\n"),
+        exit_code: 1,
+    }
+}

@@ -1,0 +1,117 @@
+//! Directory render, for Argo CD config management plugins and plain CI: manifests from
+//! files and folders in, a plain multi-document YAML stream out (never a ResourceList:
+//! Argo CD would take the wrapper for one object). No stdin.
+
+use crate::config::{self, Override};
+use crate::krm::{Env, RunError, RunOutput, reconcile_items, stream, summary};
+use crate::yaml;
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Extensions of the files read from folders.
+const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
+
+/// What to render and with which configuration.
+#[derive(Debug, Default)]
+pub struct Request {
+    /// Files and folders; folders are read recursively, hidden entries skipped.
+    pub paths: Vec<PathBuf>,
+    /// A functionConfig file (either form); it is not read as a manifest.
+    pub config_file: Option<PathBuf>,
+    /// Settings from flags and `ARGOCD_ENV_*` variables, laid over the config file.
+    pub overrides: Vec<Override>,
+    pub env: Env,
+}
+
+/// Renders the manifests of a request.
+pub fn run(request: &Request) -> RunOutput {
+    match render(request) {
+        Ok(out) => out,
+        Err(message) => RunOutput {
+            stdout: String::new(),
+            stderr: format!("render-inference-identity: error: {message}\n"),
+            exit_code: 1,
+        },
+    }
+}
+
+fn render(request: &Request) -> Result<RunOutput, String> {
+    let config_value = match &request.config_file {
+        None => None,
+        Some(path) => {
+            let text = fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+            Some(yaml::parse(&text).map_err(|e| format!("{}: not readable YAML: {e}", path.display()))?)
+        }
+    };
+    let config =
+        config::with_overrides(config_value.as_ref(), &request.overrides).map_err(|e| e.to_string())?;
+
+    let skip = request.config_file.as_ref().and_then(|p| p.canonicalize().ok());
+    let paths = if request.paths.is_empty() { vec![PathBuf::from(".")] } else { request.paths.clone() };
+    let mut files = Vec::new();
+    for path in &paths {
+        collect(path, &mut files).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    }
+    files.retain(|f| skip.is_none() || f.canonicalize().ok() != skip);
+
+    let mut items = Vec::new();
+    let mut origins = Vec::new();
+    for file in &files {
+        let text = fs::read_to_string(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
+        let documents = stream::read(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+        for (index, item) in documents.into_iter().enumerate() {
+            if is_local_config(&item) {
+                continue;
+            }
+            items.push(item);
+            origins.push(format!("{} (document {index})", file.display()));
+        }
+    }
+    match reconcile_items(items, &config, &request.env, false) {
+        Err((RunError::Config(e), _)) => Err(e.to_string()),
+        Err((RunError::Input(e), _)) => Err(format!("{}: {}", origins[e.item], e.message)),
+        Ok(outcome) => {
+            let stderr = summary(&outcome, &config);
+            if outcome.has_errors() {
+                return Ok(RunOutput { stdout: String::new(), stderr, exit_code: 1 });
+            }
+            Ok(RunOutput { stdout: stream::write(&outcome.items), stderr, exit_code: 0 })
+        }
+    }
+}
+
+/// Files under `path` with a manifest extension, in a stable order.
+fn collect(path: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if !path.is_dir() {
+        fs::metadata(path)?;
+        files.push(path.to_path_buf());
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> =
+        fs::read_dir(path)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
+    entries.sort();
+    for entry in entries {
+        let name = entry.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if name.starts_with('.') {
+            continue;
+        }
+        if entry.is_dir() {
+            collect(&entry, files)?;
+        } else if entry.extension().and_then(|e| e.to_str()).is_some_and(|e| EXTENSIONS.contains(&e)) {
+            files.push(entry);
+        }
+    }
+    Ok(())
+}
+
+/// Objects that configure the render and never go to a cluster: kpt's local-config
+/// annotation, and the Kptfile.
+fn is_local_config(item: &Value) -> bool {
+    let local =
+        item.pointer("/metadata/annotations/config.kubernetes.io~1local-config").and_then(Value::as_str)
+            == Some("true");
+    let kptfile = item.get("kind").and_then(Value::as_str) == Some("Kptfile")
+        && item.get("apiVersion").and_then(Value::as_str).is_some_and(|v| v.starts_with("kpt.dev/"));
+    local || kptfile
+}
