@@ -34,6 +34,12 @@ struct Cli {
 enum Command {
     /// Render manifests from files and folders to a plain YAML stream (Argo CD plugin, CI).
     Render(RenderArgs),
+    /// Print the manifest files that hold an InferenceIdentityBinding (Argo CD discovery);
+    /// prints nothing when there is none.
+    Discover {
+        /// Files or folders to search. Default: `.`.
+        paths: Vec<PathBuf>,
+    },
     /// Print the JSON schema of the RenderInferenceIdentity functionConfig.
     Schema,
     /// Print the InferenceIdentityBinding CustomResourceDefinition as YAML.
@@ -109,6 +115,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             return print(yaml::write(&InferenceIdentityBinding::crd()).map_err(anyhow::Error::msg)?);
         }
         (Some(Command::Render(args)), _) => render::run(&args.into_request()),
+        (Some(Command::Discover { paths }), _) => {
+            let found = render::discover(&paths).context("searching for bindings")?;
+            return print(found.iter().map(|p| format!("{}\n", p.display())).collect());
+        }
         (None, Some(plugin_config)) => {
             let config_text = std::fs::read_to_string(&plugin_config)
                 .or_else(|_| std::env::var("KUSTOMIZE_PLUGIN_CONFIG_STRING"))

@@ -81,6 +81,30 @@ fn render(request: &Request) -> Result<RunOutput, String> {
     }
 }
 
+/// Argo CD discovery: the manifest files under `paths` that hold an
+/// InferenceIdentityBinding, by a plain text search (no parsing). Empty when none does.
+pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+    let paths = if paths.is_empty() { vec![PathBuf::from(".")] } else { paths.to_vec() };
+    let mut files = Vec::new();
+    for path in &paths {
+        collect(path, &mut files)?;
+    }
+    let mut found = Vec::new();
+    for file in files {
+        let text = fs::read(&file)?;
+        let text = String::from_utf8_lossy(&text);
+        if text
+            .lines()
+            .any(|l| l.trim_start_matches(['-', ' ']).starts_with("kind: InferenceIdentityBinding"))
+            || text.contains("\"kind\":\"InferenceIdentityBinding\"")
+            || text.contains("\"kind\": \"InferenceIdentityBinding\"")
+        {
+            found.push(file);
+        }
+    }
+    Ok(found)
+}
+
 /// Files under `path` with a manifest extension, in a stable order.
 fn collect(path: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
     if !path.is_dir() {
