@@ -93,7 +93,7 @@ pub fn summary(outcome: &Outcome, config: &Config) -> String {
 pub fn run(input: &str, env: &Env) -> RunOutput {
     let ResourceList { items, function_config } = match read_resource_list(input) {
         Ok(list) => list,
-        Err(message) => return fail(Vec::new(), None, message, None),
+        Err((message, function_config)) => return fail(Vec::new(), function_config, message, None),
     };
     let config = match config::from_function_config(function_config.as_ref()) {
         Ok(config) => config,
@@ -132,28 +132,38 @@ struct ResourceList {
     function_config: Option<Value>,
 }
 
-fn read_resource_list(input: &str) -> Result<ResourceList, String> {
-    let value = yaml::parse(input).map_err(|e| format!("input is not a readable YAML document: {e}"))?;
+/// Reads a ResourceList. On error, the functionConfig comes back when it could be read, so
+/// the error output still carries it.
+fn read_resource_list(input: &str) -> Result<ResourceList, (String, Option<Value>)> {
+    let value =
+        yaml::parse(input).map_err(|e| (format!("input is not a readable YAML document: {e}"), None))?;
     let Value::Object(mut map) = value else {
-        return Err(format!("input must be a ResourceList mapping, not a {}", yaml::type_name(&value)));
+        return Err((
+            format!("input must be a ResourceList mapping, not a {}", yaml::type_name(&value)),
+            None,
+        ));
     };
+    let function_config = map.remove("functionConfig").filter(|v| !v.is_null());
     let kind = map.get("kind").and_then(Value::as_str).unwrap_or_default();
     if kind != RESOURCE_LIST_KIND {
-        return Err(format!(
-            "input kind is {kind:?}: expected a {RESOURCE_LIST_API_VERSION} ResourceList on stdin"
-        ));
+        let message =
+            format!("input kind is {kind:?}: expected a {RESOURCE_LIST_API_VERSION} ResourceList on stdin");
+        return Err((message, None));
     }
     let items = match map.remove("items") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items,
         Some(other) => {
-            return Err(format!("ResourceList items must be a sequence, not a {}", yaml::type_name(&other)));
+            let message = format!("ResourceList items must be a sequence, not a {}", yaml::type_name(&other));
+            return Err((message, function_config));
         }
     };
     if let Some((i, item)) = items.iter().enumerate().find(|(_, item)| !item.is_object()) {
-        return Err(format!("items[{i}] must be a mapping, not a {}", yaml::type_name(item)));
+        return Err((
+            format!("items[{i}] must be a mapping, not a {}", yaml::type_name(item)),
+            function_config,
+        ));
     }
-    let function_config = map.remove("functionConfig").filter(|v| !v.is_null());
     Ok(ResourceList { items, function_config })
 }
 
