@@ -1,0 +1,190 @@
+//! The commands of the shipped Argo CD config management plugin (fn-config/argocd/plugin.yaml)
+//! run the way the CMP server runs them: in the application's source folder, no stdin,
+//! the binary found on PATH, KUBE_API_VERSIONS and ARGOCD_* variables set.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const ALL_APIS: &str = "v1,apps/v1,inference.networking.k8s.io/v1,spire.spiffe.io/v1alpha1";
+
+/// `spec.<pointer>` of the shipped plugin.yaml: a command as a list of strings.
+fn plugin_command(pointer: &str) -> Vec<String> {
+    let plugin = render_inference_identity::yaml::parse(&repo_file("fn-config/argocd/plugin.yaml"))
+        .expect("plugin.yaml is YAML");
+    assert_eq!(plugin["kind"], "ConfigManagementPlugin");
+    let command = plugin.pointer(pointer).unwrap_or_else(|| panic!("plugin.yaml has no {pointer}"));
+    let command: Vec<String> = command
+        .as_array()
+        .unwrap_or_else(|| panic!("{pointer} is not a list"))
+        .iter()
+        .map(|a| a.as_str().expect("command entries are strings").to_string())
+        .collect();
+    assert!(!command.is_empty(), "{pointer} is empty");
+    command
+}
+
+/// Runs a plugin command in `app` as the CMP server would, with `env` on top of the
+/// variables Argo CD always sets.
+fn run_plugin(command: &[String], app: &Path, env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(&command[0]);
+    cmd.args(&command[1..]).current_dir(app).stdin(Stdio::null()).env("PATH", path_with_bin_dir());
+    for var in AMBIENT_VARS {
+        cmd.env_remove(var);
+    }
+    for (key, _) in std::env::vars() {
+        if key.starts_with("ARGOCD_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.env("ARGOCD_APP_NAME", "inference")
+        .env("ARGOCD_APP_NAMESPACE", "argocd")
+        .env("ARGOCD_APP_PROJECT_NAME", "default")
+        .env("ARGOCD_APP_REVISION", "0123456789abcdef0123456789abcdef01234567")
+        .env("ARGOCD_APP_REVISION_SHORT", "0123456")
+        .env("ARGOCD_APP_SOURCE_PATH", "apps/inference")
+        .env("ARGOCD_APP_SOURCE_REPO_URL", "https://git.example.org/platform.git")
+        .env("ARGOCD_APP_SOURCE_TARGET_REVISION", "HEAD")
+        .env("KUBE_VERSION", "1.33.1");
+    for (key, value) in env {
+        cmd.env(key, value);
+    }
+    cmd.output().unwrap_or_else(|e| panic!("running {command:?}: {e}"))
+}
+
+fn generate(app: &Path, env: &[(&str, &str)]) -> Output {
+    run_plugin(&plugin_command("/spec/generate/command"), app, env)
+}
+
+fn discover(app: &Path) -> Output {
+    run_plugin(&plugin_command("/spec/discover/find/command"), app, &[])
+}
+
+const DEPLOYMENT_JSON: &str = r#"{
+  "apiVersion": "apps/v1",
+  "kind": "Deployment",
+  "metadata": {"name": "llama", "namespace": "serving"},
+  "spec": {
+    "selector": {"matchLabels": {"app": "llama"}},
+    "template": {
+      "metadata": {"labels": {"app": "llama"}},
+      "spec": {"serviceAccountName": "llama", "containers": [{"name": "server", "image": "vllm/vllm-openai:v0.6.0"}]}
+    }
+  }
+}
+"#;
+
+const SERVICE_ACCOUNT: &str =
+    "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: llama\n  namespace: serving\n";
+
+/// An application folder: manifests in several files and a subfolder, .yaml, .yml and
+/// .json, multi-document, with the bindings in `identity/bindings.yml`.
+fn app(tmp: &TempDir, bindings: &[String]) -> std::path::PathBuf {
+    tmp.write("app/pool.yaml", &format!("# the model pool\n---\n{}---\n{SERVICE_ACCOUNT}", pool("llama")));
+    tmp.write("app/workload/deployment.json", DEPLOYMENT_JSON);
+    if !bindings.is_empty() {
+        tmp.write("app/identity/bindings.yml", &bindings.join("---\n"));
+    }
+    tmp.write("app/README.md", "kind: InferenceIdentityBinding is documented elsewhere\n");
+    tmp.join("app")
+}
+
+fn prefill() -> String {
+    binding("llama-prefill", "llama", "prefill")
+}
+
+fn kinds(docs: &[Value]) -> Vec<&str> {
+    docs.iter().map(|d| d["kind"].as_str().unwrap_or_default()).collect()
+}
+
+#[test]
+fn generate_prints_a_plain_yaml_stream_with_the_identity_and_the_status() {
+    let tmp = TempDir::new("argocd-generate");
+    let app = app(&tmp, &[prefill()]);
+    let out = generate(&app, &[("ARGOCD_ENV_TRUST_DOMAIN", "example.org"), ("KUBE_API_VERSIONS", ALL_APIS)]);
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(!text.contains("ResourceList"), "a ResourceList wrapper would be one object to Argo CD:\n{text}");
+    assert!(!text.contains("config.kubernetes.io/"), "bookkeeping annotations would be applied:\n{text}");
+
+    let docs = documents(&text);
+    assert_eq!(
+        kinds(&docs),
+        ["InferenceIdentityBinding", "InferencePool", "ServiceAccount", "Deployment", "ClusterSPIFFEID"],
+        "every input document once, files in path order, then the output:\n{text}"
+    );
+    let deployment = of_kind(&docs, "Deployment")[0];
+    assert_eq!(deployment["spec"]["template"]["spec"]["containers"][0]["image"], "vllm/vllm-openai:v0.6.0");
+
+    let id = of_kind(&docs, "ClusterSPIFFEID")[0];
+    assert_eq!(id["metadata"]["name"], LLAMA_PREFILL_OUTPUT, "{text}");
+    assert_eq!(
+        id["spec"]["spiffeIDTemplate"],
+        "spiffe://example.org/ns/serving/sa/llama/inference/pool/llama/variant/prefill"
+    );
+    let binding = of_kind(&docs, "InferenceIdentityBinding")[0];
+    assert_eq!(condition_reason(binding, "Ready"), Some("Reconciled"), "{text}");
+    assert_eq!(binding["status"]["trustDomain"], "example.org", "{text}");
+}
+
+#[test]
+fn discover_prints_something_only_for_apps_with_bindings() {
+    let tmp = TempDir::new("argocd-discover");
+    let with_bindings = app(&tmp, &[prefill()]);
+    let out = discover(&with_bindings);
+    assert_success(&out);
+    assert!(stdout(&out).contains("bindings.yml"), "{}", describe(&out));
+    assert!(!stdout(&out).contains("README.md"), "{}", describe(&out));
+
+    let tmp = TempDir::new("argocd-discover-none");
+    let without = app(&tmp, &[]);
+    let out = discover(&without);
+    assert_success(&out);
+    assert_eq!(stdout(&out), "", "an app without bindings must not match the plugin");
+}
+
+#[test]
+fn a_failing_binding_under_fail_exits_non_zero_naming_it_on_stderr() {
+    let tmp = TempDir::new("argocd-fail");
+    let app = app(&tmp, &[prefill(), binding("orphan", "missing-pool", "prefill")]);
+    let env = [
+        ("ARGOCD_ENV_TRUST_DOMAIN", "example.org"),
+        ("ARGOCD_ENV_FAILURE_POLICY", "Fail"),
+        ("KUBE_API_VERSIONS", ALL_APIS),
+    ];
+    let out = generate(&app, &env);
+    assert_ne!(out.status.code(), Some(0), "{}", describe(&out));
+    assert_eq!(stdout(&out), "", "Argo CD must not get a partial stream");
+    let err = stderr(&out);
+    assert!(err.contains("serving/orphan"), "{err}");
+    assert!(err.contains("InvalidRef/TargetPoolNotFound"), "{err}");
+    assert!(!err.contains("llama-prefill"), "only the failing binding is named:\n{err}");
+    assert!(err.lines().count() <= 3 && err.len() < 600, "stderr should be short for the Argo CD UI:\n{err}");
+
+    // Under the default policy (Report) the same app renders.
+    let out = generate(&app, &env[..1].iter().chain(&env[2..]).copied().collect::<Vec<_>>());
+    assert_success(&out);
+}
+
+#[test]
+fn kube_api_versions_without_spire_gives_cluster_spiffe_id_crd_missing() {
+    let tmp = TempDir::new("argocd-no-spire");
+    let app = app(&tmp, &[prefill()]);
+    let out = generate(
+        &app,
+        &[
+            ("ARGOCD_ENV_TRUST_DOMAIN", "example.org"),
+            ("KUBE_API_VERSIONS", "v1,apps/v1,inference.networking.k8s.io/v1"),
+        ],
+    );
+    assert_success(&out);
+    let text = stdout(&out);
+    let docs = documents(&text);
+    assert!(of_kind(&docs, "ClusterSPIFFEID").is_empty(), "{text}");
+    let binding = of_kind(&docs, "InferenceIdentityBinding")[0];
+    assert_eq!(condition_reason(binding, "RenderFailure"), Some("ClusterSPIFFEIDCRDMissing"), "{text}");
+    assert!(stderr(&out).contains("RenderFailure/ClusterSPIFFEIDCRDMissing"), "{}", describe(&out));
+}

@@ -1,0 +1,375 @@
+//! The real kpt (1.0.0-beta) running the binary as an exec function, on packages built in
+//! temp folders from the shipped configs under fn-config/.
+
+mod common;
+
+use common::*;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn kpt(args: &[&str], envs: &[(&str, &std::ffi::OsStr)]) -> Output {
+    let mut cmd = Command::new(require_tool("kpt"));
+    cmd.args(args);
+    for var in AMBIENT_VARS {
+        cmd.env_remove(var);
+    }
+    for (key, value) in envs {
+        cmd.env(key, value);
+    }
+    cmd.output().expect("kpt starts")
+}
+
+fn render(package: &Path) -> Output {
+    kpt(&["fn", "render", "--allow-exec", package.to_str().unwrap()], &[])
+}
+
+/// Everything kpt printed (it reports function results on stderr).
+fn kpt_text(output: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
+}
+
+/// The shipped typed functionConfig with its trust domain and failure policy set.
+fn fn_config(trust_domain: &str, failure_policy: &str) -> String {
+    let text = repo_file("fn-config/render-inference-identity.yaml");
+    let text = replace_once(&text, "trustDomain: example.org", &format!("trustDomain: {trust_domain}"));
+    replace_once(&text, "failurePolicy: Report", &format!("failurePolicy: {failure_policy}"))
+}
+
+/// The shipped Kptfile with the binary's absolute path in place of the PATH lookup.
+fn kptfile() -> String {
+    replace_once(
+        &repo_file("fn-config/kpt/Kptfile"),
+        "exec: render-inference-identity",
+        &format!("exec: {BIN}"),
+    )
+}
+
+/// A binding with comments and a non-alphabetical field order, as a user writes it.
+const COMMENTED_BINDING: &str = "\
+# Identities of the serving team.
+apiVersion: kleym.sonda.red/v1alpha1
+kind: InferenceIdentityBinding
+metadata:
+  namespace: serving # the namespace before the name
+  name: llama-prefill
+spec:
+  serviceAccountName: llama # the model server's account
+  poolRef:
+    name: llama
+  identityBoundary:
+    variant: prefill
+";
+
+/// A pool with comments and `kind` before `apiVersion`.
+const COMMENTED_POOL: &str = "\
+# The pool of the model servers.
+kind: InferencePool
+apiVersion: inference.networking.k8s.io/v1
+metadata:
+  name: llama
+  namespace: serving
+spec:
+  targetPorts:
+  - number: 8000
+  selector:
+    matchLabels:
+      app: llama # the model server pods
+";
+
+/// A package: the shipped Kptfile (absolute exec path), the shipped functionConfig as
+/// identity-config.yaml, and `inference.yaml` holding the commented binding and pool.
+fn package(tmp: &TempDir, failure_policy: &str) -> std::path::PathBuf {
+    tmp.write("pkg/Kptfile", &kptfile());
+    tmp.write("pkg/identity-config.yaml", &fn_config("example.org", failure_policy));
+    tmp.write("pkg/inference.yaml", &format!("{COMMENTED_BINDING}---\n{COMMENTED_POOL}"));
+    tmp.join("pkg")
+}
+
+fn output_file(package: &Path, name: &str) -> std::path::PathBuf {
+    package.join("clusterspiffeids").join(format!("{name}.yaml"))
+}
+
+/// Checks an output file written by kpt: one managed ClusterSPIFFEID for `binding` with
+/// the SPIFFE ID of `trust_domain`, in a file named after it, and no kpt bookkeeping
+/// annotations left in it. Returns its name.
+fn assert_cluster_spiffe_id_file(path: &Path, binding: &str, trust_domain: &str) -> String {
+    let text = read(path);
+    let docs = documents(&text);
+    assert_eq!(docs.len(), 1, "{}:\n{text}", path.display());
+    let id = &docs[0];
+    assert_eq!(id["apiVersion"], "spire.spiffe.io/v1alpha1", "{text}");
+    assert_eq!(id["kind"], "ClusterSPIFFEID", "{text}");
+    assert_eq!(id["metadata"]["labels"]["kleym.sonda.red/binding-name"], binding, "{text}");
+    assert_eq!(id["metadata"]["annotations"]["kleym.sonda.red/rendered-by"], "render-inference-identity");
+    let spiffe_id = id["spec"]["spiffeIDTemplate"].as_str().unwrap_or_default();
+    assert!(spiffe_id.starts_with(&format!("spiffe://{trust_domain}/ns/serving/sa/")), "{text}");
+    assert!(
+        !text.contains("config.kubernetes.io/"),
+        "kpt bookkeeping leaked into {}:\n{text}",
+        path.display()
+    );
+    let name = id["metadata"]["name"].as_str().expect("a name").to_string();
+    assert_eq!(path.file_name().and_then(|n| n.to_str()), Some(format!("{name}.yaml").as_str()));
+    name
+}
+
+/// The one file under `clusterspiffeids/` (the name hashes the trust domain too).
+fn only_output(package: &Path) -> std::path::PathBuf {
+    let outputs: Vec<String> =
+        file_list(package).into_iter().filter(|p| p.starts_with("clusterspiffeids/")).collect();
+    assert_eq!(outputs.len(), 1, "{:?}", file_list(package));
+    package.join(&outputs[0])
+}
+
+/// Checks the binding in `file` has a Ready status naming `trust_domain` and `output`.
+fn assert_binding_reconciled_as(file: &Path, trust_domain: &str, output: &str) {
+    let text = read(file);
+    let docs = documents(&text);
+    let bindings = of_kind(&docs, "InferenceIdentityBinding");
+    assert_eq!(bindings.len(), 1, "{text}");
+    assert_eq!(condition_reason(bindings[0], "Ready"), Some("Reconciled"), "{text}");
+    assert_eq!(bindings[0]["status"]["trustDomain"], trust_domain, "{text}");
+    assert_eq!(bindings[0]["status"]["renderedClusterSPIFFEID"]["name"], output, "{text}");
+}
+
+/// Checks the binding in `file` is reconciled as the output of `serving/llama-prefill`
+/// under trust domain `example.org`.
+fn assert_binding_reconciled(file: &Path) {
+    assert_binding_reconciled_as(file, "example.org", LLAMA_PREFILL_OUTPUT);
+}
+
+#[test]
+fn eval_with_the_typed_fn_config_writes_the_output_file_and_the_status() {
+    let tmp = TempDir::new("kpt-eval-typed");
+    let config = tmp.write("config/identity.yaml", &fn_config("prod.example.net", "Report"));
+    let pkg = tmp.join("pkg");
+    write(
+        &pkg.join("inference.yaml"),
+        &format!("{}---\n{}", pool("llama"), binding("llama-prefill", "llama", "prefill")),
+    );
+
+    let out = kpt(
+        &["fn", "eval", pkg.to_str().unwrap(), "--exec", BIN, "--fn-config", config.to_str().unwrap()],
+        &[],
+    );
+    assert_success(&out);
+    assert_eq!(file_list(&pkg).len(), 2, "{:?}\n{}", file_list(&pkg), kpt_text(&out));
+    let name = assert_cluster_spiffe_id_file(&only_output(&pkg), "llama-prefill", "prod.example.net");
+    assert_binding_reconciled_as(&pkg.join("inference.yaml"), "prod.example.net", &name);
+}
+
+#[test]
+fn eval_with_the_shipped_configmap_fn_config_renders() {
+    let tmp = TempDir::new("kpt-eval-configmap");
+    let config = tmp.write("config/configmap.yaml", &repo_file("fn-config/configmap.yaml"));
+    let pkg = tmp.join("pkg");
+    write(
+        &pkg.join("inference.yaml"),
+        &format!("{}---\n{}", pool("llama"), binding("llama-prefill", "llama", "prefill")),
+    );
+
+    let out = kpt(
+        &["fn", "eval", pkg.to_str().unwrap(), "--exec", BIN, "--fn-config", config.to_str().unwrap()],
+        &[],
+    );
+    assert_success(&out);
+    assert_eq!(
+        assert_cluster_spiffe_id_file(
+            &output_file(&pkg, LLAMA_PREFILL_OUTPUT),
+            "llama-prefill",
+            "example.org"
+        ),
+        LLAMA_PREFILL_OUTPUT
+    );
+    assert_binding_reconciled(&pkg.join("inference.yaml"));
+}
+
+#[test]
+fn eval_with_key_value_arguments_renders_from_the_function_input_configmap() {
+    let tmp = TempDir::new("kpt-eval-args");
+    let pkg = tmp.join("pkg");
+    write(&pkg.join("pool.yaml"), &pool("llama"));
+    write(&pkg.join("bindings/prefill.yaml"), &binding("llama-prefill", "llama", "prefill"));
+
+    let out =
+        kpt(&["fn", "eval", pkg.to_str().unwrap(), "--exec", BIN, "--", "trustDomain=kv.example.org"], &[]);
+    assert_success(&out);
+    assert_eq!(file_list(&pkg).len(), 3, "{:?}\n{}", file_list(&pkg), kpt_text(&out));
+    let name = assert_cluster_spiffe_id_file(&only_output(&pkg), "llama-prefill", "kv.example.org");
+    assert_binding_reconciled_as(&pkg.join("bindings/prefill.yaml"), "kv.example.org", &name);
+    assert_eq!(read(&pkg.join("pool.yaml")), pool("llama"), "a pool is passed through untouched");
+}
+
+#[test]
+fn render_writes_outputs_and_status_and_keeps_comments_and_field_order() {
+    let tmp = TempDir::new("kpt-render");
+    let pkg = package(&tmp, "Report");
+    let before = snapshot(&pkg);
+
+    let out = render(&pkg);
+    assert_success(&out);
+    assert_eq!(
+        file_list(&pkg),
+        [
+            "Kptfile".to_string(),
+            format!("clusterspiffeids/{LLAMA_PREFILL_OUTPUT}.yaml"),
+            "identity-config.yaml".to_string(),
+            "inference.yaml".to_string()
+        ],
+        "{}",
+        kpt_text(&out)
+    );
+    assert_eq!(
+        assert_cluster_spiffe_id_file(
+            &output_file(&pkg, LLAMA_PREFILL_OUTPUT),
+            "llama-prefill",
+            "example.org"
+        ),
+        LLAMA_PREFILL_OUTPUT
+    );
+    assert_binding_reconciled(&pkg.join("inference.yaml"));
+
+    // The user's documents come back as written (comments, field order), the binding with
+    // its status appended and nothing else changed.
+    let text = read(&pkg.join("inference.yaml"));
+    assert!(text.starts_with(COMMENTED_BINDING), "binding document changed:\n{text}");
+    let pool_document = format!("---\n{COMMENTED_POOL}");
+    assert!(text.ends_with(&pool_document), "pool document changed:\n{text}");
+    let status = &text[COMMENTED_BINDING.len()..text.len() - pool_document.len()];
+    assert!(status.starts_with("status:\n  conditions:\n"), "{text}");
+    // kpt leaves the pipeline file alone.
+    assert_eq!(snapshot(&pkg)[Path::new("Kptfile")], before[Path::new("Kptfile")]);
+}
+
+#[test]
+fn render_with_the_shipped_kptfile_finds_the_binary_on_path() {
+    let tmp = TempDir::new("kpt-render-path");
+    let pkg = package(&tmp, "Report");
+    // The shipped Kptfile as it is: `exec: render-inference-identity`, found on PATH.
+    tmp.write("pkg/Kptfile", &repo_file("fn-config/kpt/Kptfile"));
+
+    let out =
+        kpt(&["fn", "render", "--allow-exec", pkg.to_str().unwrap()], &[("PATH", &path_with_bin_dir())]);
+    assert_success(&out);
+    assert_eq!(
+        assert_cluster_spiffe_id_file(
+            &output_file(&pkg, LLAMA_PREFILL_OUTPUT),
+            "llama-prefill",
+            "example.org"
+        ),
+        LLAMA_PREFILL_OUTPUT
+    );
+    assert_binding_reconciled(&pkg.join("inference.yaml"));
+}
+
+#[test]
+fn render_honours_a_custom_output_path() {
+    let tmp = TempDir::new("kpt-render-output-path");
+    let pkg = package(&tmp, "Report");
+    let config = replace_once(
+        &read(&pkg.join("identity-config.yaml")),
+        "outputPath: clusterspiffeids/{name}.yaml",
+        "outputPath: spire/identities/{name}.yaml",
+    );
+    tmp.write("pkg/identity-config.yaml", &config);
+
+    let out = render(&pkg);
+    assert_success(&out);
+    assert!(!pkg.join("clusterspiffeids").exists(), "{:?}", file_list(&pkg));
+    let path = pkg.join(format!("spire/identities/{LLAMA_PREFILL_OUTPUT}.yaml"));
+    assert_eq!(assert_cluster_spiffe_id_file(&path, "llama-prefill", "example.org"), LLAMA_PREFILL_OUTPUT);
+}
+
+#[test]
+fn a_second_render_changes_no_file() {
+    let tmp = TempDir::new("kpt-render-twice");
+    let pkg = package(&tmp, "Report");
+    tmp.write("pkg/more/decode.yaml", &binding("llama-decode", "llama", "decode"));
+
+    assert_success(&render(&pkg));
+    let first = snapshot(&pkg);
+    assert_eq!(first.len(), 6, "{:?}", first.keys()); // Kptfile, config, 2 inputs, 2 outputs
+
+    assert_success(&render(&pkg));
+    let second = snapshot(&pkg);
+    assert_eq!(first.keys().collect::<Vec<_>>(), second.keys().collect::<Vec<_>>());
+    for (path, bytes) in &first {
+        assert!(
+            second[path] == *bytes,
+            "{} changed on the second render:\n--- first ---\n{}\n--- second ---\n{}",
+            path.display(),
+            String::from_utf8_lossy(bytes),
+            String::from_utf8_lossy(&second[path])
+        );
+    }
+}
+
+#[test]
+fn removing_a_binding_from_its_file_removes_its_output_file() {
+    let tmp = TempDir::new("kpt-render-prune");
+    let pkg = package(&tmp, "Report");
+    let decode = binding("llama-decode", "llama", "decode");
+    tmp.write("pkg/inference.yaml", &format!("{COMMENTED_BINDING}---\n{decode}---\n{COMMENTED_POOL}"));
+
+    assert_success(&render(&pkg));
+    let outputs: Vec<String> =
+        file_list(&pkg).into_iter().filter(|p| p.starts_with("clusterspiffeids/")).collect();
+    assert_eq!(outputs.len(), 2, "{outputs:?}");
+    let (decode_output, prefill_output): (Vec<&String>, Vec<&String>) = outputs
+        .iter()
+        .partition(|p| read(&pkg.join(p)).contains("kleym.sonda.red/binding-name: llama-decode"));
+    assert_eq!((decode_output.len(), prefill_output.len()), (1, 1), "{outputs:?}");
+    let prefill_bytes = read(&pkg.join(prefill_output[0]));
+
+    // Drop the decode binding (and its status) from the file.
+    let text = read(&pkg.join("inference.yaml"));
+    let documents: Vec<&str> = text.split("---\n").collect();
+    assert_eq!(documents.len(), 3, "{text}");
+    assert!(documents[1].contains("name: llama-decode"), "{text}");
+    tmp.write("pkg/inference.yaml", &format!("{}---\n{}", documents[0], documents[2]));
+
+    let out = render(&pkg);
+    assert_success(&out);
+    assert!(!pkg.join(decode_output[0]).exists(), "{} still there: {:?}", decode_output[0], file_list(&pkg));
+    assert_eq!(read(&pkg.join(prefill_output[0])), prefill_bytes, "the other output is untouched");
+    assert!(kpt_text(&out).contains("1 pruned"), "{}", kpt_text(&out));
+}
+
+const ORPHAN: &str = "\
+apiVersion: kleym.sonda.red/v1alpha1
+kind: InferenceIdentityBinding
+metadata:
+  name: orphan
+  namespace: serving
+spec:
+  poolRef:
+    name: missing-pool
+  serviceAccountName: llama
+  identityBoundary:
+    variant: prefill
+";
+
+#[test]
+fn a_failing_binding_reports_under_report_and_fails_the_render_under_fail() {
+    // Report: the render passes and the binding carries the failure in its status.
+    let tmp = TempDir::new("kpt-render-report");
+    let pkg = package(&tmp, "Report");
+    tmp.write("pkg/orphan.yaml", ORPHAN);
+    let out = render(&pkg);
+    assert_success(&out);
+    let docs = documents(&read(&pkg.join("orphan.yaml")));
+    assert_eq!(condition_reason(&docs[0], "InvalidRef"), Some("TargetPoolNotFound"), "{docs:?}");
+
+    // Fail: kpt fails, shows our result message, and writes nothing.
+    let tmp = TempDir::new("kpt-render-fail");
+    let pkg = package(&tmp, "Fail");
+    tmp.write("pkg/orphan.yaml", ORPHAN);
+    let before = snapshot(&pkg);
+    let out = render(&pkg);
+    assert_ne!(out.status.code(), Some(0), "{}", describe(&out));
+    let text = kpt_text(&out);
+    assert!(text.contains("InvalidRef/TargetPoolNotFound"), "{text}");
+    assert!(text.contains("InferencePool \"missing-pool\" was not found in namespace serving"), "{text}");
+    assert!(text.contains("serving/orphan"), "{text}");
+    assert_eq!(snapshot(&pkg), before, "a failed render must not change the package");
+}
