@@ -124,9 +124,12 @@ fn used_slots(items: &[Value]) -> HashSet<(String, u64)> {
     used
 }
 
+/// ClusterSPIFFEIDs of the input by name: the item position and whether it is managed.
+pub type OutputIndex<'a> = HashMap<&'a str, (usize, bool)>;
+
 /// ClusterSPIFFEIDs of the input by name, with whether each is managed. Two with the same
 /// name are unusable input (a cluster-scoped name is unique).
-pub fn index_outputs(items: &[Value]) -> Result<HashMap<&str, (usize, bool)>, (usize, String)> {
+pub fn index_outputs(items: &[Value]) -> Result<OutputIndex<'_>, (usize, String)> {
     let mut by_name = HashMap::new();
     for (i, item) in items.iter().enumerate().filter(|(_, item)| csid::is_cluster_spiffe_id(item)) {
         let Some(name) = item.pointer("/metadata/name").and_then(Value::as_str) else {

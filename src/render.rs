@@ -64,6 +64,13 @@ fn render(request: &Request) -> Result<RunOutput, String> {
             if is_local_config(&item) {
                 continue;
             }
+            if !is_object(&item) {
+                return Err(format!(
+                    "{} (document {index}): not a Kubernetes object (no apiVersion and kind); \
+                     keep only manifests in the folders given to render",
+                    file.display()
+                ));
+            }
             items.push(item);
             origins.push(format!("{} (document {index})", file.display()));
         }
@@ -127,6 +134,11 @@ fn collect(path: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether a document names its type, as every Kubernetes object does.
+fn is_object(item: &Value) -> bool {
+    item.get("apiVersion").is_some_and(Value::is_string) && item.get("kind").is_some_and(Value::is_string)
 }
 
 /// Objects that configure the render and never go to a cluster: kpt's local-config

@@ -116,3 +116,16 @@ fn help_and_version() {
     let out = run(&["--version"], b"", &[]);
     assert_eq!(text(&out.stdout).trim(), format!("render-inference-identity {}", env!("CARGO_PKG_VERSION")));
 }
+
+#[test]
+fn render_refuses_documents_that_are_not_objects() {
+    let dir = std::env::temp_dir().join(format!("rii-cli-render-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("values.yaml"), "replicaCount: 2\n").unwrap();
+    let out = run(&["render", "--trust-domain", "example.org", dir.to_str().unwrap()], b"", &[]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("values.yaml (document 0): not a Kubernetes object"), "{stderr}");
+}
