@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Times the whole process against the parse-and-write round trip of the same input.
+
+Builds the release binaries, generates the inputs, then runs the function and the round
+trip alternately, RUNS times each, and reports median wall times, their ratio and peak
+memory (/usr/bin/time -f %M). Usage: python3 benches/compare.py [RUNS]
+"""
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RELEASE = os.path.join(ROOT, "target", "release")
+FUNCTION = os.path.join(RELEASE, "render-inference-identity")
+ROUNDTRIP = os.path.join(RELEASE, "examples", "roundtrip")
+GENERATE = os.path.join(RELEASE, "examples", "generate")
+
+
+def timed(command, input_path):
+    """Wall seconds and peak resident KiB of one run, output discarded."""
+    with open(input_path, "rb") as stdin, tempfile.NamedTemporaryFile("r") as report:
+        subprocess.run(
+            ["/usr/bin/time", "-f", "%e %M", "-o", report.name, command],
+            stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
+        )
+        seconds, kib = report.read().split()[-2:]
+    return float(seconds), int(kib)
+
+
+def measure(input_path, runs):
+    fn_times, rt_times, fn_mem, rt_mem = [], [], [], []
+    for _ in range(runs):
+        s, m = timed(ROUNDTRIP, input_path)
+        rt_times.append(s)
+        rt_mem.append(m)
+        s, m = timed(FUNCTION, input_path)
+        fn_times.append(s)
+        fn_mem.append(m)
+    return statistics.median(fn_times), statistics.median(rt_times), max(fn_mem), max(rt_mem)
+
+
+def main():
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    subprocess.run(["cargo", "build", "--release", "--locked", "--bin", "render-inference-identity",
+                    "--example", "roundtrip", "--example", "generate"], cwd=ROOT, check=True)
+    workdir = tempfile.mkdtemp(prefix="rii-bench-")
+    cases = [("10k", ["10000"]), ("20k", ["20000"]), ("10k-worst", ["10000", "worst"])]
+    results = {}
+    print(f"{'input':<10} {'MB':>6} {'function s':>10} {'roundtrip s':>11} {'ratio':>6} "
+          f"{'fn MB':>7} {'fn x in':>7} {'rt MB':>7} {'rt x in':>7}")
+    for name, args in cases:
+        path = os.path.join(workdir, f"{name}.yaml")
+        with open(path, "wb") as out:
+            subprocess.run([GENERATE, *args], stdout=out, check=True)
+        size = os.path.getsize(path)
+        fn_s, rt_s, fn_kib, rt_kib = measure(path, runs)
+        results[name] = fn_s
+        print(f"{name:<10} {size / 1e6:>6.1f} {fn_s:>10.2f} {rt_s:>11.2f} {fn_s / rt_s:>6.2f} "
+              f"{fn_kib / 1024:>7.0f} {fn_kib * 1024 / size:>7.1f} {rt_kib / 1024:>7.0f} "
+              f"{rt_kib * 1024 / size:>7.1f}")
+    print(f"20k / 10k function time: {results['20k'] / results['10k']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+//! Synthetic ResourceLists for benchmarks: N bindings spread over 500 namespaces, N pools,
+//! 2N Deployments as filler; in the worst case every binding shares one namespace, service
+//! account and variant (all conflict).
+
+use std::fmt::Write;
+
+/// How many namespaces the normal mode spreads bindings over.
+const NAMESPACES: usize = 500;
+
+/// Writes a ResourceList with `bindings` bindings as YAML text.
+pub fn resource_list(bindings: usize, worst_case: bool) -> String {
+    let mut out = String::with_capacity(bindings * 2000);
+    out.push_str(
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n  apiVersion: fn.kleym.sonda.red/v1alpha1\n  kind: RenderInferenceIdentity\n  metadata:\n    name: bench\n  spec:\n    trustDomain: example.org\n    transitionTime: \"2026-01-01T00:00:00Z\"\nitems:\n",
+    );
+    for i in 0..bindings {
+        let ns = if worst_case { 0 } else { i % NAMESPACES };
+        let (sa, variant) = if worst_case {
+            ("model".to_string(), "decode")
+        } else {
+            (format!("model-{i}"), if i % 2 == 0 { "prefill" } else { "decode" })
+        };
+        let file = format!("ns-{ns}/model-{i}.yaml");
+        write!(
+            out,
+            "- apiVersion: inference.networking.k8s.io/v1
+  kind: InferencePool
+  metadata:
+    name: pool-{i}
+    namespace: ns-{ns}
+    annotations:
+      internal.config.kubernetes.io/path: {file}
+      internal.config.kubernetes.io/index: '0'
+  spec:
+    selector:
+      matchLabels:
+        app: model-{i}
+        inference.example.org/tier: gpu
+    targetPorts:
+    - number: 8000
+- apiVersion: kleym.sonda.red/v1alpha1
+  kind: InferenceIdentityBinding
+  metadata:
+    name: binding-{i}
+    namespace: ns-{ns}
+    annotations:
+      internal.config.kubernetes.io/path: {file}
+      internal.config.kubernetes.io/index: '1'
+  spec:
+    poolRef:
+      name: pool-{i}
+    serviceAccountName: {sa}
+    identityBoundary:
+      variant: {variant}
+"
+        )
+        .unwrap();
+        for d in 0..2 {
+            write!(
+                out,
+                "- apiVersion: apps/v1
+  kind: Deployment
+  metadata:
+    name: model-{i}-{d}
+    namespace: ns-{ns}
+    labels:
+      app: model-{i}
+      feature.example.org/enabled: \"on\"
+    annotations:
+      internal.config.kubernetes.io/path: {file}
+      internal.config.kubernetes.io/index: '{index}'
+  spec:
+    replicas: 2
+    selector:
+      matchLabels:
+        app: model-{i}
+    template:
+      metadata:
+        labels:
+          app: model-{i}
+          identity.kleym.sonda.red/variant: {variant}
+      spec:
+        serviceAccountName: {sa}
+        containers:
+        - name: server
+          image: registry.example.org/vllm:0.6.{d}
+",
+                index = d + 2
+            )
+            .unwrap();
+        }
+    }
+    out
+}
