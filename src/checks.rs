@@ -38,16 +38,17 @@ pub fn evaluate<'a>(binding: &BindingInput<'a>, inputs: &Inputs<'_, 'a>) -> Resu
     let value = binding.value;
 
     // Before any other check: without a valid namespace the namespace selector cannot exist.
-    let namespace = binding.namespace.clone().map_err(|m| {
-        Failure::at(
-            Reason::UnsafeSelector,
-            NAMESPACE_FIELD,
-            format!("{m}: the namespace selector k8s:ns:<namespace> cannot be rendered without it, and it is never guessed"),
-        )
-    })?;
-    names::dns1123_label(namespace).map_err(|e| {
-        Failure::at(Reason::UnsafeSelector, NAMESPACE_FIELD, format!("{NAMESPACE_FIELD} {namespace:?} {e}"))
-    })?;
+    let namespace = binding
+        .namespace
+        .clone()
+        .and_then(|ns| names::dns1123_label(ns).map(|()| ns).map_err(|e| format!("{NAMESPACE_FIELD} {ns:?} {e}")))
+        .map_err(|m| {
+            Failure::at(
+                Reason::UnsafeSelector,
+                NAMESPACE_FIELD,
+                format!("{m}; the namespace selector k8s:ns:<namespace> cannot be rendered without a valid namespace, and it is never guessed"),
+            )
+        })?;
 
     // 1. InvalidRef.
     let pool = resolve::resolve_pool(value, namespace, inputs.pools, inputs.served)?;

@@ -110,7 +110,7 @@ impl Plan {
                 present.insert((ns.clone(), e.name.clone()));
             }
             if let (Err(f), Some(result)) = (&e.outcome, e.result) {
-                let ns = e.namespace.as_deref().unwrap_or("<no namespace>");
+                let ns = e.namespace.as_deref().filter(|ns| !ns.is_empty()).unwrap_or("<no namespace>");
                 failures.push(format!(
                     "{ns}/{}: {}/{}: {}",
                     e.name,
@@ -155,8 +155,10 @@ fn evaluate_all(
     for (i, item) in items.iter().enumerate().filter(|(_, item)| binding::is_binding(item)) {
         let b = BindingInput::read(i, item)
             .map_err(|m| InputError { item: i, message: format!("InferenceIdentityBinding {m}") })?;
-        let ns = b.namespace.as_ref().map(|s| *s).unwrap_or_default();
-        if !keys.insert((ns, b.name)) {
+        // Bindings without a readable namespace cannot collide: each gets its own status.
+        if let Ok(ns) = b.namespace
+            && !keys.insert((ns, b.name))
+        {
             return Err(InputError {
                 item: i,
                 message: format!("InferenceIdentityBinding {ns}/{} appears twice in the input", b.name),
