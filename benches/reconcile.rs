@@ -1,0 +1,40 @@
+//! Criterion benchmarks of the pure reconcile (no YAML, no process): `cargo bench --bench reconcile`.
+
+#[path = "synthetic/mod.rs"]
+mod synthetic;
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use render_inference_identity::config::Config;
+use render_inference_identity::reconcile::{Context, reconcile};
+use render_inference_identity::yaml;
+use serde_json::Value;
+
+fn items(bindings: usize, worst_case: bool) -> Vec<Value> {
+    let list = yaml::parse(&synthetic::resource_list(bindings, worst_case)).expect("generated YAML parses");
+    match list.get("items") {
+        Some(Value::Array(items)) => items.clone(),
+        _ => unreachable!("the generator writes items"),
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let config = Config { trust_domain: Some("example.org".into()), ..Config::default() };
+    let ctx = Context {
+        config: &config,
+        env_api_versions: Vec::new(),
+        transition_time: "2026-01-01T00:00:00Z".parse().unwrap(),
+        output_files: true,
+    };
+    let mut group = c.benchmark_group("reconcile");
+    group.sample_size(10);
+    for (name, bindings, worst) in [("1k", 1_000, false), ("10k", 10_000, false), ("10k-worst", 10_000, true)] {
+        let input = items(bindings, worst);
+        group.bench_function(name, |b| {
+            b.iter_batched(|| input.clone(), |items| reconcile(items, &ctx).unwrap(), BatchSize::LargeInput)
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
