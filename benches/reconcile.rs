@@ -27,7 +27,8 @@ fn bench(c: &mut Criterion) {
     };
     let mut group = c.benchmark_group("reconcile");
     group.sample_size(10);
-    for (name, bindings, worst) in [("1k", 1_000, false), ("10k", 10_000, false), ("10k-worst", 10_000, true)] {
+    for (name, bindings, worst) in [("1k", 1_000, false), ("10k", 10_000, false), ("10k-worst", 10_000, true)]
+    {
         let input = items(bindings, worst);
         group.bench_function(name, |b| {
             b.iter_batched(|| input.clone(), |items| reconcile(items, &ctx).unwrap(), BatchSize::LargeInput)

@@ -202,7 +202,8 @@ fn config_map_spec(map: &serde_json::Map<String, Value>) -> Result<ConfigSpec, C
 
 /// Sets one field from its string form (ConfigMap data, flags, environment).
 fn set_from_string(spec: &mut ConfigSpec, key: &str, text: &str, field: &str) -> Result<(), ConfigError> {
-    let text = text.trim().to_string();
+    // No trimming: padding in a trust domain or a policy is an error, not something to guess.
+    let text = text.to_string();
     match key {
         "trustDomain" => spec.trust_domain = Some(text),
         "className" => spec.class_name = Some(text),

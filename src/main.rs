@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand};
 use kube_core::CustomResourceExt;
 use render_inference_identity::api::binding::InferenceIdentityBinding;
 use render_inference_identity::config::{self, Override};
-use render_inference_identity::krm::{self, Env, RunOutput};
+use render_inference_identity::krm::{self, Env};
 use render_inference_identity::{render, yaml};
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -125,13 +125,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("reading the plugin config {}", plugin_config.display()))?;
             match read_stdin()? {
                 Ok(input) => krm::plugin::run(&config_text, &input, &Env::from_process()),
-                Err(message) => plugin_error(&message),
+                Err(message) => krm::error_output(&message),
             }
         }
-        (None, None) => match read_stdin()? {
-            Ok(input) => krm::run(&input, &Env::from_process()),
-            Err(message) => krm::run_error(&message),
-        },
+        (None, None) => {
+            let out = match read_stdin()? {
+                Ok(input) => krm::evaluate(input, &Env::from_process()),
+                Err(message) => krm::run_error(&message),
+            };
+            let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+            out.list.write_to(stdout).map_err(anyhow::Error::msg).context("writing stdout")?;
+            std::io::stderr().write_all(out.stderr.as_bytes())?;
+            return Ok(ExitCode::from(u8::try_from(out.exit_code).unwrap_or(1)));
+        }
     };
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(output.stdout.as_bytes()).context("writing stdout")?;
@@ -145,14 +151,6 @@ fn read_stdin() -> anyhow::Result<Result<String, String>> {
     let mut bytes = Vec::new();
     std::io::stdin().lock().read_to_end(&mut bytes).context("reading stdin")?;
     Ok(String::from_utf8(bytes).map_err(|e| format!("input is not valid UTF-8: {e}")))
-}
-
-fn plugin_error(message: &str) -> RunOutput {
-    RunOutput {
-        stdout: String::new(),
-        stderr: format!("render-inference-identity: error: {message}\n"),
-        exit_code: 1,
-    }
 }
 
 fn print(text: String) -> anyhow::Result<ExitCode> {

@@ -55,7 +55,8 @@ pub struct InputError {
 
 impl std::fmt::Display for InputError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "items[{}]: {}", self.item, self.message)
+        // The message quotes input; it is one line, so control characters are escaped.
+        write!(f, "items[{}]: {}", self.item, crate::krm::escape_controls(&self.message, false))
     }
 }
 

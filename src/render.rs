@@ -3,7 +3,7 @@
 //! Argo CD would take the wrapper for one object). No stdin.
 
 use crate::config::{self, Override};
-use crate::krm::{Env, RunError, RunOutput, reconcile_items, stream, summary};
+use crate::krm::{Env, RunError, RunOutput, error_output, reconcile_items, stream, summary};
 use crate::yaml;
 use serde_json::Value;
 use std::fs;
@@ -28,11 +28,7 @@ pub struct Request {
 pub fn run(request: &Request) -> RunOutput {
     match render(request) {
         Ok(out) => out,
-        Err(message) => RunOutput {
-            stdout: String::new(),
-            stderr: format!("render-inference-identity: error: {message}\n"),
-            exit_code: 1,
-        },
+        Err(message) => error_output(&message),
     }
 }
 

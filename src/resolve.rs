@@ -35,7 +35,10 @@ impl<'a> PoolIndex<'a> {
             if pools.insert((api, ns, name), item).is_some() {
                 return Err((
                     i,
-                    format!("InferencePool {ns}/{name} ({}) appears twice in the input", api.api_version()),
+                    format!(
+                        "InferencePool {ns:?}/{name:?} ({}) appears twice in the input",
+                        api.api_version()
+                    ),
                 ));
             }
         }

@@ -1,29 +1,39 @@
 //! The YAML layer: one place that decides how YAML is read and written.
 //!
-//! Reading uses serde-saphyr into `serde_json::Value` (key order kept): duplicate keys are
-//! errors, as in Kubernetes' strict decoding, and a budget bounds depth, nodes and aliases.
-//! Writing quotes every string that a YAML 1.1 reader (kubectl, the API machinery) would
-//! take for a boolean, number, null or timestamp.
+//! Reading uses serde-saphyr into `serde_json::Value` (key order kept), the way kubectl reads
+//! YAML 1.1: duplicate keys are errors (also keys that only become equal as JSON strings, such
+//! as `1` and `"1"`), and a budget bounds depth, nodes, aliases and size. Writing quotes every
+//! string that a YAML 1.1 reader (kubectl, the API machinery) would take for a boolean,
+//! number, null or timestamp. Errors read as plain sentences with a line, column and snippet.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+use serde_saphyr::budget::BudgetBreach;
+use serde_saphyr::{Error, MessageFormatter, UserMessageFormatter};
+use std::borrow::Cow;
+use std::fmt;
 
 /// Deepest nesting accepted. Kubernetes objects rarely pass 20 levels; this bounds recursion.
 pub const MAX_DEPTH: usize = 256;
-/// Most YAML nodes (mappings, sequences, scalars) accepted in one input.
-pub const MAX_NODES: usize = 50_000_000;
+/// Most YAML nodes (mappings, sequences, scalars) in one input: about 30,000 bindings with
+/// a pool and two Deployments each. Bounds time and memory on inputs made of tiny nodes.
+pub const MAX_NODES: usize = 5_000_000;
 /// Most documents accepted in one multi-document stream.
-pub const MAX_DOCUMENTS: usize = 10_000_000;
+pub const MAX_DOCUMENTS: usize = 1_000_000;
 /// Largest input accepted, in bytes.
-pub const MAX_INPUT_BYTES: usize = 1 << 30;
+pub const MAX_INPUT_BYTES: usize = 128 << 20;
 
-fn read_options() -> serde_saphyr::Options {
+fn read_options(documents: Option<usize>) -> serde_saphyr::Options {
     let mut budget = serde_saphyr::Budget::default();
     budget.max_depth = MAX_DEPTH;
     budget.max_nodes = MAX_NODES;
     budget.max_events = MAX_NODES.saturating_mul(3);
     budget.max_total_scalar_bytes = MAX_INPUT_BYTES;
     budget.max_reader_input_bytes = Some(MAX_INPUT_BYTES);
+    if let Some(documents) = documents {
+        budget.max_documents = documents;
+    }
     let mut options = serde_saphyr::Options::default();
     options.budget = Some(budget);
     options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::Error;
@@ -37,37 +47,42 @@ fn write_options() -> serde_saphyr::SerializerOptions {
     options
 }
 
-/// Parses one YAML document into a generic value.
-pub fn parse(text: &str) -> Result<Value, String> {
+fn check_size(text: &str) -> Result<(), String> {
     if text.len() > MAX_INPUT_BYTES {
         return Err(format!(
-            "input is {} bytes, larger than the limit of {} bytes",
-            text.len(),
-            MAX_INPUT_BYTES
+            "input is {} bytes, larger than the limit of {MAX_INPUT_BYTES} bytes",
+            text.len()
         ));
     }
-    serde_saphyr::from_str_with_options(text, read_options()).map_err(|e| e.to_string())
+    Ok(())
+}
+
+/// Parses one YAML document into a generic value.
+pub fn parse(text: &str) -> Result<Value, String> {
+    check_size(text)?;
+    serde_saphyr::from_str_with_options::<Strict>(text, read_options(None))
+        .map(|s| s.0)
+        .map_err(|e| message(&e))
 }
 
 /// Parses every document of a multi-document stream.
 pub fn parse_stream(text: &str) -> Result<Vec<Value>, String> {
-    if text.len() > MAX_INPUT_BYTES {
-        return Err(format!(
-            "input is {} bytes, larger than the limit of {} bytes",
-            text.len(),
-            MAX_INPUT_BYTES
-        ));
-    }
-    let mut options = read_options();
-    if let Some(budget) = options.budget.as_mut() {
-        budget.max_documents = MAX_DOCUMENTS;
-    }
-    serde_saphyr::from_multiple_with_options(text, options).map_err(|e| e.to_string())
+    check_size(text)?;
+    serde_saphyr::from_multiple_with_options::<Strict>(text, read_options(Some(MAX_DOCUMENTS)))
+        .map(|docs| docs.into_iter().map(|s| s.0).collect())
+        .map_err(|e| message(&e))
 }
 
 /// Writes one value as a YAML document (no leading `---`).
 pub fn write<T: Serialize>(value: &T) -> Result<String, String> {
     serde_saphyr::to_string_with_options(value, write_options()).map_err(|e| e.to_string())
+}
+
+/// Writes one value as a YAML document to `out`.
+pub fn write_to<T: Serialize, W: std::io::Write>(out: W, value: &T) -> Result<(), String> {
+    let mut out = out;
+    serde_saphyr::to_io_writer_with_options(&mut out, value, write_options()).map_err(|e| e.to_string())?;
+    out.flush().map_err(|e| e.to_string())
 }
 
 /// The YAML type name of a value, for error messages.
@@ -79,5 +94,220 @@ pub fn type_name(value: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::Array(_) => "sequence",
         Value::Object(_) => "mapping",
+    }
+}
+
+/// The user-facing text of a parse error: a sentence, the place, and a snippet.
+fn message(error: &Error) -> String {
+    error.render_with_formatter(&Messages)
+}
+
+/// serde-saphyr's user wording, with the limits said in this function's terms.
+struct Messages;
+
+impl MessageFormatter for Messages {
+    fn format_message<'a>(&self, err: &'a Error) -> Cow<'a, str> {
+        match err {
+            Error::WithSnippet { error, .. } => self.format_message(error),
+            Error::Budget { breach, .. } => Cow::Owned(budget_message(breach)),
+            Error::MultipleDocuments { .. } => {
+                Cow::Borrowed("several YAML documents where one ResourceList is expected")
+            }
+            _ => UserMessageFormatter.format_message(err),
+        }
+    }
+}
+
+fn budget_message(breach: &BudgetBreach) -> String {
+    match breach {
+        BudgetBreach::Depth { .. } => format!("nesting deeper than {MAX_DEPTH} levels"),
+        BudgetBreach::Nodes { .. } | BudgetBreach::Events { .. } => {
+            format!("more than {MAX_NODES} YAML nodes")
+        }
+        BudgetBreach::ScalarBytes { .. }
+        | BudgetBreach::InputBytes { .. }
+        | BudgetBreach::CommentBytes { .. } => {
+            format!("input larger than {MAX_INPUT_BYTES} bytes")
+        }
+        BudgetBreach::Documents { .. } => format!("more than {MAX_DOCUMENTS} YAML documents"),
+        BudgetBreach::Aliases { .. }
+        | BudgetBreach::Anchors { .. }
+        | BudgetBreach::AliasAnchorRatio { .. }
+        | BudgetBreach::MergeKeys { .. }
+        | BudgetBreach::RecordedAnchorEvents { .. }
+        | BudgetBreach::RecordedAnchorBytes { .. } => {
+            "aliases expand to too much: alias expansion is limited to keep alias bombs out".to_string()
+        }
+        _ => "input too large or too complex".to_string(),
+    }
+}
+
+/// A generic value whose mappings refuse keys that repeat once written as JSON strings.
+struct Strict(Value);
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        Strict::deserialize(deserializer).map(|s| s.0)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+        while let Some(Strict(v)) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(Key(key)) = map.next_key()? {
+            let Strict(value) = map.next_value()?;
+            if out.contains_key(&key) {
+                return Err(de::Error::custom(format!("duplicate mapping key {key:?}")));
+            }
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// A mapping key as Kubernetes sees it: scalars become JSON strings.
+struct Key(String);
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(KeyVisitor).map(Key)
+    }
+}
+
+struct KeyVisitor;
+
+impl<'de> Visitor<'de> for KeyVisitor {
+    type Value = String;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a scalar mapping key")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<String, E> {
+        Ok(v.to_string())
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<String, E> {
+        Ok(v.to_string())
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<String, E> {
+        Ok(v.to_string())
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<String, E> {
+        Ok(Number::from_f64(v).map_or_else(|| v.to_string(), |n| n.to_string()))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<String, E> {
+        Ok(v.to_owned())
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<String, E> {
+        Ok(v)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<String, E> {
+        Err(E::custom("a mapping key must not be null"))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<String, E> {
+        Err(E::custom("a mapping key must not be null"))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<String, A::Error> {
+        Err(de::Error::custom("a mapping key must be a scalar, not a sequence"))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<String, A::Error> {
+        Err(de::Error::custom("a mapping key must be a scalar, not a mapping"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_equal_as_json_strings_are_duplicates() {
+        let err = parse("data:\n  1: first\n  \"1\": second\n").unwrap_err();
+        assert!(err.contains("duplicate mapping key \"1\""), "{err}");
+        assert!(err.contains("line "), "{err}");
+    }
+
+    #[test]
+    fn messages_speak_of_the_input_not_the_library() {
+        let dup = parse("a: 1\na: 2\n").unwrap_err();
+        assert!(dup.contains("duplicate mapping key") && !dup.contains("Options"), "{dup}");
+        let docs = parse("a: 1\n---\nb: 2\n").unwrap_err();
+        assert!(docs.contains("several YAML documents"), "{docs}");
+        let deep = parse(&format!("{}{}", "[".repeat(300), "]".repeat(300))).unwrap_err();
+        assert!(
+            deep.contains("nesting deeper than 256 levels") || deep.contains("recursion limit"),
+            "{deep}"
+        );
+        let null_key = parse("~: 1\n").unwrap_err();
+        assert!(null_key.contains("must not be null"), "{null_key}");
+    }
+
+    #[test]
+    fn yaml_1_1_strings_are_written_quoted() {
+        let value = serde_json::json!({"a": "on", "b": "yes", "c": "1.0", "d": "null", "e": "2001-12-14", "f": "010"});
+        let text = write(&value).unwrap();
+        for s in ["\"on\"", "\"yes\"", "\"1.0\"", "\"null\"", "\"2001-12-14\"", "\"010\""] {
+            assert!(text.contains(s), "{s} not quoted in {text}");
+        }
     }
 }

@@ -79,19 +79,68 @@ pub fn reconcile_items(
 /// The stderr lines of a finished reconcile: one per failing binding, and the missing
 /// trust domain.
 pub fn summary(outcome: &Outcome, config: &Config) -> String {
-    let mut stderr = String::new();
-    for line in &outcome.failures {
-        stderr.push_str(&format!("render-inference-identity: {line}\n"));
-    }
+    let mut stderr: String = outcome.failures.iter().map(|line| stderr_line(line)).collect();
     if config.trust_domain.is_none() {
-        stderr.push_str("render-inference-identity: error: trustDomain is required in the functionConfig\n");
+        stderr.push_str(&stderr_line("error: trustDomain is required in the functionConfig"));
     }
     stderr
 }
 
-/// Runs the function on the text of a ResourceList.
+/// One stderr line. Control characters (a newline in a binding name, say) are escaped, so
+/// input can never forge a line of its own.
+pub fn stderr_line(text: &str) -> String {
+    escaped(text, false)
+}
+
+/// A stderr message that may span lines (a YAML error with its snippet, which the YAML
+/// layer renders with control characters neutralized); other control characters are escaped.
+fn stderr_block(text: &str) -> String {
+    escaped(text, true)
+}
+
+fn escaped(text: &str, keep_newlines: bool) -> String {
+    format!("render-inference-identity: {}\n", escape_controls(text.trim_end(), keep_newlines))
+}
+
+/// `text` with control characters escaped (`\n` as the two characters `\` `n`), except
+/// newlines when `keep_newlines` is set.
+pub fn escape_controls(text: &str, keep_newlines: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && !(keep_newlines && c == '\n') {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A run that failed before producing output, in the plain-stream modes: nothing on
+/// stdout, the reason on stderr, exit 1.
+pub fn error_output(message: &str) -> RunOutput {
+    RunOutput { stdout: String::new(), stderr: stderr_block(&format!("error: {message}")), exit_code: 1 }
+}
+
+/// Runs the function on the text of a ResourceList, the output held as text.
 pub fn run(input: &str, env: &Env) -> RunOutput {
-    let ResourceList { items, function_config } = match read_resource_list(input) {
+    let out = evaluate(input.to_string(), env);
+    RunOutput { stdout: out.list.into_string(), stderr: out.stderr, exit_code: out.exit_code }
+}
+
+/// What a KRM run produces: the output ResourceList, to be written, and the rest.
+pub struct KrmOutput {
+    pub list: OutputList,
+    pub stderr: String,
+    pub exit_code: i32,
+}
+
+/// Runs the function on a ResourceList. The input text is dropped once parsed, and the
+/// output is written only when asked, so a large run never holds both as text.
+pub fn evaluate(input: String, env: &Env) -> KrmOutput {
+    let read = read_resource_list(&input);
+    drop(input);
+    let ResourceList { items, function_config } = match read {
         Ok(list) => list,
         Err((message, function_config)) => return fail(Vec::new(), function_config, message, None),
     };
@@ -102,10 +151,10 @@ pub fn run(input: &str, env: &Env) -> RunOutput {
     match reconcile_items(items, &config, env, true) {
         Err((RunError::Config(e), items)) => fail(items, function_config, e.to_string(), Some(e.field)),
         Err((RunError::Input(e), items)) => fail(items, function_config, e.to_string(), None),
-        Ok(outcome) => RunOutput {
+        Ok(outcome) => KrmOutput {
             stderr: summary(&outcome, &config),
             exit_code: i32::from(outcome.has_errors()),
-            stdout: write_resource_list(outcome.items, function_config, outcome.results),
+            list: OutputList { items: outcome.items, function_config, results: outcome.results },
         },
     }
 }
@@ -167,18 +216,37 @@ fn read_resource_list(input: &str) -> Result<ResourceList, (String, Option<Value
     Ok(ResourceList { items, function_config })
 }
 
-fn write_resource_list(items: Vec<Value>, function_config: Option<Value>, results: Vec<KrmResult>) -> String {
-    let mut out = Map::new();
-    out.insert("apiVersion".into(), RESOURCE_LIST_API_VERSION.into());
-    out.insert("kind".into(), RESOURCE_LIST_KIND.into());
-    out.insert("items".into(), Value::Array(items));
-    if let Some(fc) = function_config {
-        out.insert("functionConfig".into(), fc);
+/// The output ResourceList.
+pub struct OutputList {
+    items: Vec<Value>,
+    function_config: Option<Value>,
+    results: Vec<KrmResult>,
+}
+
+impl OutputList {
+    fn into_value(self) -> Value {
+        let mut out = Map::new();
+        out.insert("apiVersion".into(), RESOURCE_LIST_API_VERSION.into());
+        out.insert("kind".into(), RESOURCE_LIST_KIND.into());
+        out.insert("items".into(), Value::Array(self.items));
+        if let Some(fc) = self.function_config {
+            out.insert("functionConfig".into(), fc);
+        }
+        if !self.results.is_empty() {
+            out.insert("results".into(), serde_json::to_value(self.results).expect("results serialize"));
+        }
+        Value::Object(out)
     }
-    if !results.is_empty() {
-        out.insert("results".into(), serde_json::to_value(results).expect("results serialize"));
+
+    /// Writes the ResourceList as YAML to `out`.
+    pub fn write_to<W: std::io::Write>(self, out: W) -> Result<(), String> {
+        yaml::write_to(out, &self.into_value())
     }
-    yaml::write(&Value::Object(out)).expect("a JSON-shaped value always writes as YAML")
+
+    /// The ResourceList as YAML text.
+    pub fn into_string(self) -> String {
+        yaml::write(&self.into_value()).expect("a JSON-shaped value always writes as YAML")
+    }
 }
 
 /// Unusable input or configuration: the items unchanged, one error result, exit 1.
@@ -187,19 +255,19 @@ fn fail(
     function_config: Option<Value>,
     message: String,
     field: Option<String>,
-) -> RunOutput {
+) -> KrmOutput {
     let mut result = KrmResult::new(Severity::Error, message.clone());
     if let Some(field) = field.filter(|f| !f.is_empty()) {
         result = result.with_field(field);
     }
-    RunOutput {
-        stdout: write_resource_list(items, function_config, vec![result]),
-        stderr: format!("render-inference-identity: error: {message}\n"),
+    KrmOutput {
+        list: OutputList { items, function_config, results: vec![result] },
+        stderr: stderr_block(&format!("error: {message}")),
         exit_code: 1,
     }
 }
 
 /// The output for input that could not even be read (for example not UTF-8).
-pub fn run_error(message: &str) -> RunOutput {
+pub fn run_error(message: &str) -> KrmOutput {
     fail(Vec::new(), None, message.to_string(), None)
 }

@@ -3,7 +3,7 @@
 //! kustomize matches returned items to its own by `kustomize.config.k8s.io/id`, which
 //! passes through untouched; new outputs are added, removed ones dropped.
 
-use super::{Env, RunError, RunOutput, reconcile_items, stream, summary};
+use super::{Env, RunError, RunOutput, error_output, reconcile_items, stream, summary};
 use crate::config;
 use crate::yaml;
 
@@ -11,19 +11,19 @@ use crate::yaml;
 pub fn run(config_text: &str, input: &str, env: &Env) -> RunOutput {
     let config_value = match yaml::parse(config_text) {
         Ok(v) => v,
-        Err(e) => return error(format!("the plugin config is not readable YAML: {e}")),
+        Err(e) => return error_output(&format!("the plugin config is not readable YAML: {e}")),
     };
     let config = match config::from_function_config(Some(&config_value)) {
         Ok(c) => c,
-        Err(e) => return error(e.to_string()),
+        Err(e) => return error_output(&e.to_string()),
     };
     let items = match stream::read(input) {
         Ok(items) => items,
-        Err(e) => return error(format!("the resources on stdin are not readable: {e}")),
+        Err(e) => return error_output(&format!("the resources on stdin are not readable: {e}")),
     };
     match reconcile_items(items, &config, env, false) {
-        Err((RunError::Config(e), _)) => error(e.to_string()),
-        Err((RunError::Input(e), _)) => error(format!("resource {}: {}", e.item, e.message)),
+        Err((RunError::Config(e), _)) => error_output(&e.to_string()),
+        Err((RunError::Input(e), _)) => error_output(&format!("resource {}: {}", e.item, e.message)),
         Ok(outcome) => {
             let stderr = summary(&outcome, &config);
             if outcome.has_errors() {
@@ -31,13 +31,5 @@ pub fn run(config_text: &str, input: &str, env: &Env) -> RunOutput {
             }
             RunOutput { stdout: stream::write(&outcome.items), stderr, exit_code: 0 }
         }
-    }
-}
-
-fn error(message: String) -> RunOutput {
-    RunOutput {
-        stdout: String::new(),
-        stderr: format!("render-inference-identity: error: {message}\n"),
-        exit_code: 1,
     }
 }
