@@ -57,17 +57,20 @@ pub fn place(
             out.push(item);
         }
     }
-    let mut used = used_slots(&out);
-    for (name, render) in renders {
-        counts.added += 1;
-        let Some(output_path) = output_path else {
-            out.push(render.object);
-            continue;
-        };
-        let path = output_path.replace("{name}", &name);
-        let index = (0u64..).find(|i| !used.contains(&(path.clone(), *i))).expect("a free index");
-        used.insert((path.clone(), index));
-        out.push(with_file(render.object, &path, index));
+    counts.added = renders.len();
+    match output_path {
+        None => out.extend(renders.into_values().map(|r| r.object)),
+        Some(template) => {
+            let placed: Vec<(String, Value)> =
+                renders.into_iter().map(|(name, r)| (template.replace("{name}", &name), r.object)).collect();
+            let files = placed.iter().map(|(path, _)| path.clone()).collect();
+            let mut used = used_slots(&out, &files);
+            for (path, object) in placed {
+                let index = (0u64..).find(|i| !used.contains(&(path.clone(), *i))).expect("a free index");
+                used.insert((path.clone(), index));
+                out.push(with_file(object, &path, index));
+            }
+        }
     }
     (out, counts)
 }
@@ -103,23 +106,21 @@ fn annotations_mut(object: &mut Value) -> Option<&mut Map<String, Value>> {
     object.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut)
 }
 
-/// The (path, index) pairs the items already use, in either annotation form.
-fn used_slots(items: &[Value]) -> HashSet<(String, u64)> {
+/// The (path, index) pairs the items already use in the given files, in either
+/// annotation form. Only the candidate files are collected, so a large input costs no
+/// allocation per item.
+fn used_slots(items: &[Value], files: &HashSet<String>) -> HashSet<(String, u64)> {
     let mut used = HashSet::new();
-    for item in items {
-        if let Some(slot) = annotations::file_of(item) {
-            used.insert(slot);
+    let forms =
+        [(annotations::PATH, annotations::INDEX), (annotations::LEGACY_PATH, annotations::LEGACY_INDEX)];
+    for annotations in items.iter().filter_map(|item| item.pointer("/metadata/annotations")) {
+        for (path_key, index_key) in forms {
+            let Some(path) = annotations.get(path_key).and_then(Value::as_str) else { continue };
+            if files.contains(path) {
+                let index = annotations.get(index_key).and_then(Value::as_str).and_then(|i| i.parse().ok());
+                used.insert((path.to_string(), index.unwrap_or(0)));
+            }
         }
-        let legacy = item.pointer("/metadata/annotations").and_then(|a| {
-            Some((
-                a.get(annotations::LEGACY_PATH)?.as_str()?.to_string(),
-                a.get(annotations::LEGACY_INDEX)
-                    .and_then(Value::as_str)
-                    .and_then(|i| i.parse().ok())
-                    .unwrap_or(0),
-            ))
-        });
-        used.extend(legacy);
     }
     used
 }

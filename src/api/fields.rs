@@ -8,7 +8,7 @@ use serde_json::Value;
 /// null; `Err` names the first part of the path that is not a mapping.
 pub fn lookup<'a>(root: &'a Value, path: &str) -> Result<Option<&'a Value>, String> {
     let mut current = root;
-    let mut walked = String::new();
+    let mut walked = 0;
     for key in path.split('.') {
         match current {
             Value::Object(map) => match map.get(key) {
@@ -16,13 +16,11 @@ pub fn lookup<'a>(root: &'a Value, path: &str) -> Result<Option<&'a Value>, Stri
                 Some(next) => current = next,
             },
             other => {
-                return Err(format!("{walked} must be a mapping, not a {}", type_name(other)));
+                let parent = &path[..walked.max(1) - 1];
+                return Err(format!("{parent} must be a mapping, not a {}", type_name(other)));
             }
         }
-        if !walked.is_empty() {
-            walked.push('.');
-        }
-        walked.push_str(key);
+        walked += key.len() + 1;
     }
     Ok(Some(current))
 }
