@@ -16,9 +16,9 @@ use std::fmt;
 
 /// Deepest nesting accepted. Kubernetes objects rarely pass 20 levels; this bounds recursion.
 pub const MAX_DEPTH: usize = 256;
-/// Most YAML nodes (mappings, sequences, scalars) in one input: about 30,000 bindings with
+/// Most YAML nodes (mappings, sequences, scalars) in one input: about 23,000 bindings with
 /// a pool and two Deployments each. Bounds time and memory on inputs made of tiny nodes.
-pub const MAX_NODES: usize = 5_000_000;
+pub const MAX_NODES: usize = 4_000_000;
 /// Most documents accepted in one multi-document stream.
 pub const MAX_DOCUMENTS: usize = 1_000_000;
 /// Largest input accepted, in bytes.
