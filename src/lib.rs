@@ -10,6 +10,7 @@ pub mod identity;
 pub mod krm;
 pub mod names;
 pub mod ownership;
+pub mod parallel;
 pub mod reason;
 pub mod reconcile;
 pub mod render;

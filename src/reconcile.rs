@@ -10,6 +10,7 @@ use crate::krm::annotations;
 use crate::krm::results::{FileRef, KrmResult, ResourceRef, Severity};
 use crate::names;
 use crate::ownership::{self, Render};
+use crate::parallel;
 use crate::reason::{Failure, Reason};
 use crate::resolve::PoolIndex;
 use crate::served::ServedApis;
@@ -175,7 +176,7 @@ fn evaluate_all(
 
     // Checks 1 to 7.
     let mut outcomes: Vec<Result<Planned, Failure>> =
-        bindings.iter().map(|b| checks::evaluate(b, &inputs)).collect();
+        parallel::map(bindings.iter().collect(), |b| checks::evaluate(b, &inputs));
 
     // 8. Conflicts, among the bindings that passed 1 to 7.
     let passed: Vec<usize> = (0..outcomes.len()).filter(|&i| outcomes[i].is_ok()).collect();
@@ -260,52 +261,68 @@ fn evaluate_all(
     }
 
     // Statuses, results and renders.
-    let mut evaluated = Vec::with_capacity(bindings.len());
+    let work: Vec<_> = bindings.iter().zip(outcomes).zip(named.into_iter().zip(conflicts)).collect();
+    let finished =
+        parallel::map(work, |((b, outcome), (name, conflicts))| finish(b, outcome, name, conflicts, ctx));
+    let mut evaluated = Vec::with_capacity(finished.len());
     let mut renders = BTreeMap::new();
-    for ((b, outcome), (name, conflicts)) in
-        bindings.iter().zip(outcomes).zip(named.into_iter().zip(conflicts))
-    {
-        let outcome = match (outcome, name) {
-            (Ok(p), Some(name)) => {
-                let object = csid::render(RenderInput {
-                    name: name.clone(),
-                    binding_name: b.name,
-                    binding_namespace: p.namespace,
-                    spiffe_id: &p.spiffe_id,
-                    pool_labels: p.pool_labels,
-                    selectors: p.selectors.clone(),
-                    class_name: config.class_name.as_deref(),
-                });
-                let object = serde_json::to_value(object).expect("a ClusterSPIFFEID serializes");
-                renders.insert(name.clone(), Render { object });
-                Ok(RenderedIdentity {
-                    fingerprint: crate::identity::selector_fingerprint(&p.selectors),
-                    name,
-                    spiffe_id: p.spiffe_id,
-                    selectors: p.selectors,
-                })
-            }
-            (Err(f), _) => Err(f),
-            (Ok(_), None) => unreachable!("a passing binding has a name"),
-        };
-        let conditions = status::conditions(
-            outcome.as_ref().map(|r| r.name.as_str()),
-            &b.previous_conditions(),
-            b.generation,
-            ctx.transition_time,
-        );
-        let status = status::status(config, conditions, outcome.as_ref().ok(), conflicts);
-        let result = outcome.as_ref().err().map(|f| binding_result(b, f, config.failure_policy));
-        evaluated.push(Evaluated {
-            item: b.item,
-            namespace: b.namespace.as_ref().ok().map(|s| s.to_string()),
-            name: b.name.to_string(),
-            outcome,
-            status: serde_json::to_value(status).expect("a status serializes"),
-            result,
-        });
+    for (e, render) in finished {
+        evaluated.push(e);
+        renders.extend(render);
     }
     Ok((evaluated, renders))
+}
+
+/// The status, result and render of one binding whose checks are done.
+fn finish(
+    b: &BindingInput<'_>,
+    outcome: Result<Planned<'_>, Failure>,
+    name: Option<String>,
+    conflicts: Vec<ConflictEntry>,
+    ctx: &Context<'_>,
+) -> (Evaluated, Option<(String, Render)>) {
+    let config = ctx.config;
+    let mut render = None;
+    let outcome = match (outcome, name) {
+        (Ok(p), Some(name)) => {
+            let object = csid::render(RenderInput {
+                name: name.clone(),
+                binding_name: b.name,
+                binding_namespace: p.namespace,
+                spiffe_id: &p.spiffe_id,
+                pool_labels: p.pool_labels,
+                selectors: p.selectors.clone(),
+                class_name: config.class_name.as_deref(),
+            });
+            let object = serde_json::to_value(object).expect("a ClusterSPIFFEID serializes");
+            render = Some((name.clone(), Render { object }));
+            Ok(RenderedIdentity {
+                fingerprint: crate::identity::selector_fingerprint(&p.selectors),
+                name,
+                spiffe_id: p.spiffe_id,
+                selectors: p.selectors,
+            })
+        }
+        (Err(f), _) => Err(f),
+        (Ok(_), None) => unreachable!("a passing binding has a name"),
+    };
+    let conditions = status::conditions(
+        outcome.as_ref().map(|r| r.name.as_str()),
+        &b.previous_conditions(),
+        b.generation,
+        ctx.transition_time,
+    );
+    let status = status::status(config, conditions, outcome.as_ref().ok(), conflicts);
+    let result = outcome.as_ref().err().map(|f| binding_result(b, f, config.failure_policy));
+    let evaluated = Evaluated {
+        item: b.item,
+        namespace: b.namespace.as_ref().ok().map(|s| s.to_string()),
+        name: b.name.to_string(),
+        outcome,
+        status: serde_json::to_value(status).expect("a status serializes"),
+        result,
+    };
+    (evaluated, render)
 }
 
 fn binding_result(b: &BindingInput<'_>, f: &Failure, policy: FailurePolicy) -> KrmResult {

@@ -224,28 +224,39 @@ pub struct OutputList {
 }
 
 impl OutputList {
-    fn into_value(self) -> Value {
-        let mut out = Map::new();
-        out.insert("apiVersion".into(), RESOURCE_LIST_API_VERSION.into());
-        out.insert("kind".into(), RESOURCE_LIST_KIND.into());
-        out.insert("items".into(), Value::Array(self.items));
+    /// Writes the ResourceList as YAML to `out`: the items, the bulk of it, as a sequence
+    /// that [`yaml::write_sequence_to`] spreads over two threads.
+    pub fn write_to<W: std::io::Write>(self, out: W) -> Result<(), String> {
+        let mut out = out;
+        let mut head = Map::new();
+        head.insert("apiVersion".into(), RESOURCE_LIST_API_VERSION.into());
+        head.insert("kind".into(), RESOURCE_LIST_KIND.into());
+        if self.items.is_empty() {
+            head.insert("items".into(), Value::Array(Vec::new()));
+            yaml::write_to(&mut out, &head)?;
+        } else {
+            yaml::write_to(&mut out, &head)?;
+            out.write_all(b"items:\n").map_err(|e| e.to_string())?;
+            yaml::write_sequence_to(&mut out, &self.items)?;
+        }
+        let mut tail = Map::new();
         if let Some(fc) = self.function_config {
-            out.insert("functionConfig".into(), fc);
+            tail.insert("functionConfig".into(), fc);
         }
         if !self.results.is_empty() {
-            out.insert("results".into(), serde_json::to_value(self.results).expect("results serialize"));
+            tail.insert("results".into(), serde_json::to_value(self.results).expect("results serialize"));
         }
-        Value::Object(out)
-    }
-
-    /// Writes the ResourceList as YAML to `out`.
-    pub fn write_to<W: std::io::Write>(self, out: W) -> Result<(), String> {
-        yaml::write_to(out, &self.into_value())
+        if !tail.is_empty() {
+            yaml::write_to(&mut out, &tail)?;
+        }
+        out.flush().map_err(|e| e.to_string())
     }
 
     /// The ResourceList as YAML text.
     pub fn into_string(self) -> String {
-        yaml::write(&self.into_value()).expect("a JSON-shaped value always writes as YAML")
+        let mut out = Vec::new();
+        self.write_to(&mut out).expect("a JSON-shaped value always writes as YAML");
+        String::from_utf8(out).expect("YAML text is UTF-8")
     }
 }
 
