@@ -118,7 +118,9 @@ pub fn type_name(value: &Value) -> &'static str {
 
 /// The user-facing text of a parse error: a sentence, the place, and a snippet.
 fn message(error: &Error) -> String {
-    error.render_with_formatter(&Messages)
+    let text = error.render_with_formatter(&Messages);
+    // Callers say it is an error already.
+    text.strip_prefix("error: ").map(str::to_string).unwrap_or(text)
 }
 
 /// serde-saphyr's user wording, with the limits said in this function's terms.
