@@ -73,7 +73,9 @@ fn render(request: &Request) -> Result<RunOutput, String> {
     }
     match reconcile_items(items, &config, &request.env, false) {
         Err((RunError::Config(e), _)) => Err(e.to_string()),
-        Err((RunError::Input(e), _)) => Err(format!("{}: {}", origins[e.item], e.message)),
+        Err((RunError::Input(e), _)) => {
+            Err(format!("{}: {}", origins[e.item], crate::krm::escape_controls(&e.message, false)))
+        }
         Ok(outcome) => {
             let stderr = summary(&outcome, &config);
             if outcome.has_errors() {

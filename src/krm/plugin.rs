@@ -23,7 +23,9 @@ pub fn run(config_text: &str, input: &str, env: &Env) -> RunOutput {
     };
     match reconcile_items(items, &config, env, false) {
         Err((RunError::Config(e), _)) => error_output(&e.to_string()),
-        Err((RunError::Input(e), _)) => error_output(&format!("resource {}: {}", e.item, e.message)),
+        Err((RunError::Input(e), _)) => {
+            error_output(&format!("resource {}: {}", e.item, super::escape_controls(&e.message, false)))
+        }
         Ok(outcome) => {
             let stderr = summary(&outcome, &config);
             if outcome.has_errors() {
