@@ -66,8 +66,8 @@ struct Evaluated {
     item: usize,
     namespace: Option<String>,
     name: String,
-    outcome: Result<RenderedIdentity, Failure>,
     status: Value,
+    /// The failure's result; `None` when the binding rendered.
     result: Option<KrmResult>,
 }
 
@@ -111,15 +111,9 @@ impl Plan {
             if let Some(ns) = &e.namespace {
                 present.insert((ns.clone(), e.name.clone()));
             }
-            if let (Err(f), Some(result)) = (&e.outcome, e.result) {
+            if let Some(result) = e.result {
                 let ns = e.namespace.as_deref().filter(|ns| !ns.is_empty()).unwrap_or("<no namespace>");
-                failures.push(format!(
-                    "{ns}/{}: {}/{}: {}",
-                    e.name,
-                    f.reason.condition().as_str(),
-                    f.reason.as_str(),
-                    f.message
-                ));
+                failures.push(format!("{ns}/{}: {}", e.name, result.message));
                 results.push(result);
             }
         }
@@ -318,7 +312,6 @@ fn finish(
         item: b.item,
         namespace: b.namespace.as_ref().ok().map(|s| s.to_string()),
         name: b.name.to_string(),
-        outcome,
         status: serde_json::to_value(status).expect("a status serializes"),
         result,
     };
