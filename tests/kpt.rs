@@ -89,6 +89,14 @@ fn output_file(package: &Path, name: &str) -> std::path::PathBuf {
     package.join("clusterspiffeids").join(format!("{name}.yaml"))
 }
 
+/// The package's llama-prefill binding rendered with trust domain example.org: its output in
+/// the default file, and the binding in inference.yaml reconciled.
+fn assert_llama_prefill_rendered(pkg: &Path) {
+    let path = output_file(pkg, LLAMA_PREFILL_OUTPUT);
+    assert_eq!(assert_cluster_spiffe_id_file(&path, "llama-prefill", "example.org"), LLAMA_PREFILL_OUTPUT);
+    assert_binding_reconciled(&pkg.join("inference.yaml"));
+}
+
 /// Checks an output file written by kpt: one managed ClusterSPIFFEID for `binding` with
 /// the SPIFFE ID of `trust_domain`, in a file named after it, and no kpt bookkeeping
 /// annotations left in it. Returns its name.
@@ -173,15 +181,7 @@ fn eval_with_the_shipped_configmap_fn_config_renders() {
         &[],
     );
     assert_success(&out);
-    assert_eq!(
-        assert_cluster_spiffe_id_file(
-            &output_file(&pkg, LLAMA_PREFILL_OUTPUT),
-            "llama-prefill",
-            "example.org"
-        ),
-        LLAMA_PREFILL_OUTPUT
-    );
-    assert_binding_reconciled(&pkg.join("inference.yaml"));
+    assert_llama_prefill_rendered(&pkg);
 }
 
 #[test]
@@ -219,15 +219,7 @@ fn render_writes_outputs_and_status_and_keeps_comments_and_field_order() {
         "{}",
         kpt_text(&out)
     );
-    assert_eq!(
-        assert_cluster_spiffe_id_file(
-            &output_file(&pkg, LLAMA_PREFILL_OUTPUT),
-            "llama-prefill",
-            "example.org"
-        ),
-        LLAMA_PREFILL_OUTPUT
-    );
-    assert_binding_reconciled(&pkg.join("inference.yaml"));
+    assert_llama_prefill_rendered(&pkg);
 
     // The user's documents come back as written (comments, field order), the binding with
     // its status appended and nothing else changed.
@@ -251,15 +243,7 @@ fn render_with_the_shipped_kptfile_finds_the_binary_on_path() {
     let out =
         kpt(&["fn", "render", "--allow-exec", pkg.to_str().unwrap()], &[("PATH", &path_with_bin_dir())]);
     assert_success(&out);
-    assert_eq!(
-        assert_cluster_spiffe_id_file(
-            &output_file(&pkg, LLAMA_PREFILL_OUTPUT),
-            "llama-prefill",
-            "example.org"
-        ),
-        LLAMA_PREFILL_OUTPUT
-    );
-    assert_binding_reconciled(&pkg.join("inference.yaml"));
+    assert_llama_prefill_rendered(&pkg);
 }
 
 #[test]
