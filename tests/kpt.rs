@@ -319,20 +319,6 @@ fn removing_a_binding_from_its_file_removes_its_output_file() {
     assert!(kpt_text(&out).contains("1 pruned"), "{}", kpt_text(&out));
 }
 
-const ORPHAN: &str = "\
-apiVersion: kleym.sonda.red/v1alpha1
-kind: InferenceIdentityBinding
-metadata:
-  name: orphan
-  namespace: serving
-spec:
-  poolRef:
-    name: missing-pool
-  serviceAccountName: llama
-  identityBoundary:
-    variant: prefill
-";
-
 #[test]
 fn a_failing_binding_reports_under_report_and_fails_the_render_under_fail() {
     // Report: the render passes and the binding carries the failure in its status.

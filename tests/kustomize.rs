@@ -44,21 +44,6 @@ fn labels(item: &Value) -> &Value {
     &item["metadata"]["labels"]
 }
 
-const ORPHAN: &str = "\
----
-apiVersion: kleym.sonda.red/v1alpha1
-kind: InferenceIdentityBinding
-metadata:
-  name: orphan
-  namespace: serving
-spec:
-  poolRef:
-    name: missing-pool
-  serviceAccountName: llama
-  identityBoundary:
-    variant: prefill
-";
-
 #[test]
 fn the_exec_plugin_adds_the_cluster_spiffe_id_and_the_binding_status() {
     let tmp = setup("kustomize-render");
@@ -142,7 +127,7 @@ fn a_failing_binding_under_fail_makes_kubectl_exit_non_zero_with_the_message() {
     // The shipped plugin config sets failurePolicy: Fail.
     let tmp = setup("kustomize-fail");
     assert!(read(&tmp.join("app/RenderInferenceIdentity.yaml")).contains("failurePolicy: Fail"));
-    append(&tmp, "app/inference.yaml", ORPHAN);
+    append(&tmp, "app/inference.yaml", &format!("---\n{ORPHAN}"));
     let out = build(&tmp);
     assert_ne!(out.status.code(), Some(0), "{}", describe(&out));
     let err = stderr(&out);

@@ -212,3 +212,18 @@ pub fn replace_once(text: &str, from: &str, to: &str) -> String {
     assert_eq!(text.matches(from).count(), 1, "expected {from:?} exactly once in:\n{text}");
     text.replacen(from, to, 1)
 }
+
+/// A binding in namespace serving whose pool does not exist: it fails with TargetPoolNotFound.
+pub const ORPHAN: &str = "\
+apiVersion: kleym.sonda.red/v1alpha1
+kind: InferenceIdentityBinding
+metadata:
+  name: orphan
+  namespace: serving
+spec:
+  poolRef:
+    name: missing-pool
+  serviceAccountName: llama
+  identityBoundary:
+    variant: prefill
+";
