@@ -78,11 +78,10 @@ pub fn write<T: Serialize>(value: &T) -> Result<String, String> {
     serde_saphyr::to_string_with_options(value, write_options()).map_err(|e| e.to_string())
 }
 
-/// Writes one value as a YAML document to `out`.
+/// Writes one value as a YAML document to `out`; the caller flushes.
 pub fn write_to<T: Serialize, W: std::io::Write>(out: W, value: &T) -> Result<(), String> {
     let mut out = out;
-    serde_saphyr::to_io_writer_with_options(&mut out, value, write_options()).map_err(|e| e.to_string())?;
-    out.flush().map_err(|e| e.to_string())
+    serde_saphyr::to_io_writer_with_options(&mut out, value, write_options()).map_err(|e| e.to_string())
 }
 
 /// Writes values as a top-level block sequence (`- ...` entries at column 0, as they stand
