@@ -3,8 +3,10 @@
 //! `reconcile_items` is the part every mode shares.
 
 pub mod annotations;
+pub mod passthrough;
 pub mod plugin;
 pub mod results;
+mod scan;
 pub mod stream;
 
 use crate::config::{self, Config, ConfigError};
@@ -12,6 +14,7 @@ use crate::reconcile::{self, Context, InputError, Outcome};
 use crate::served;
 use crate::yaml;
 use k8s_openapi::jiff::Timestamp;
+use passthrough::Copies;
 use results::{KrmResult, Severity};
 use serde_json::{Map, Value};
 
@@ -122,9 +125,25 @@ pub fn error_output(message: &str) -> RunOutput {
     RunOutput { stdout: String::new(), stderr: stderr_block(&format!("error: {message}")), exit_code: 1 }
 }
 
+/// How a ResourceList is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// Items the function does not own are not built, and leave as their input text
+    /// ([`passthrough`]); input it cannot take that way is read whole.
+    CopyUnowned,
+    /// Every item is built as a value and written back: the reference the first is
+    /// tested against.
+    BuildAll,
+}
+
 /// Runs the function on the text of a ResourceList, the output held as text.
 pub fn run(input: &str, env: &Env) -> RunOutput {
-    let out = evaluate(input.to_string(), env);
+    run_with(input, env, Reading::CopyUnowned)
+}
+
+/// [`run`], reading the input as asked.
+pub fn run_with(input: &str, env: &Env, reading: Reading) -> RunOutput {
+    let out = evaluate_with(input.to_string(), env, reading);
     RunOutput { stdout: out.list.into_string(), stderr: out.stderr, exit_code: out.exit_code }
 }
 
@@ -135,26 +154,34 @@ pub struct KrmOutput {
     pub exit_code: i32,
 }
 
-/// Runs the function on a ResourceList. The input text is dropped once parsed, and the
-/// output is written only when asked, so a large run never holds both as text.
+/// Runs the function on a ResourceList. The output is written only when asked, so a large
+/// run never holds input and output both as text; the input text is kept only while items
+/// are copied from it.
 pub fn evaluate(input: String, env: &Env) -> KrmOutput {
-    let read = read_resource_list(&input);
-    drop(input);
-    let ResourceList { items, function_config } = match read {
+    evaluate_with(input, env, Reading::CopyUnowned)
+}
+
+/// [`evaluate`], reading the input as asked.
+pub fn evaluate_with(input: String, env: &Env, reading: Reading) -> KrmOutput {
+    let read = read_resource_list(&input, reading);
+    let ResourceList { items, function_config, copied } = match read {
         Ok(list) => list,
-        Err((message, function_config)) => return fail(Vec::new(), function_config, message, None),
+        Err((message, function_config)) => return fail(Vec::new(), function_config, message, None, None),
     };
+    let copies = copied.map(|(entries, indent)| Copies::new(input, entries, indent));
     let config = match config::from_function_config(function_config.as_ref()) {
         Ok(config) => config,
-        Err(e) => return fail(items, function_config, e.to_string(), Some(e.field)),
+        Err(e) => return fail(items, function_config, e.to_string(), Some(e.field), copies),
     };
     match reconcile_items(items, &config, env, true) {
-        Err((RunError::Config(e), items)) => fail(items, function_config, e.to_string(), Some(e.field)),
-        Err((RunError::Input(e), items)) => fail(items, function_config, e.to_string(), None),
+        Err((RunError::Config(e), items)) => {
+            fail(items, function_config, e.to_string(), Some(e.field), copies)
+        }
+        Err((RunError::Input(e), items)) => fail(items, function_config, e.to_string(), None, copies),
         Ok(outcome) => KrmOutput {
             stderr: summary(&outcome, &config),
             exit_code: i32::from(outcome.has_errors()),
-            list: OutputList { items: outcome.items, function_config, results: outcome.results },
+            list: OutputList { items: outcome.items, function_config, results: outcome.results, copies },
         },
     }
 }
@@ -179,18 +206,34 @@ fn transition_time(config: &Config, env: &Env) -> Result<Timestamp, ConfigError>
 struct ResourceList {
     items: Vec<Value>,
     function_config: Option<Value>,
+    /// Where the entries of copied items are in the input, and their indentation.
+    copied: Option<(Vec<std::ops::Range<usize>>, usize)>,
 }
 
 /// Reads a ResourceList. On error, the functionConfig comes back when it could be read, so
 /// the error output still carries it.
-fn read_resource_list(input: &str) -> Result<ResourceList, (String, Option<Value>)> {
-    let value =
-        yaml::parse(input).map_err(|e| (format!("input is not a readable YAML document: {e}"), None))?;
-    let Value::Object(mut map) = value else {
-        return Err((
-            format!("input must be a ResourceList mapping, not a {}", yaml::type_name(&value)),
-            None,
-        ));
+fn read_resource_list(input: &str, reading: Reading) -> Result<ResourceList, (String, Option<Value>)> {
+    let fast = match reading {
+        Reading::CopyUnowned => passthrough::read(input),
+        Reading::BuildAll => None,
+    };
+    let (mut map, copied) = match fast {
+        Some(read) => {
+            let mut map = read.list;
+            map.insert("items".into(), Value::Array(read.items));
+            (map, Some((read.entries, read.indent)))
+        }
+        None => {
+            let value = yaml::parse(input)
+                .map_err(|e| (format!("input is not a readable YAML document: {e}"), None))?;
+            let Value::Object(map) = value else {
+                return Err((
+                    format!("input must be a ResourceList mapping, not a {}", yaml::type_name(&value)),
+                    None,
+                ));
+            };
+            (map, None)
+        }
     };
     let function_config = map.remove("functionConfig").filter(|v| !v.is_null());
     let kind = map.get("kind").and_then(Value::as_str).unwrap_or_default();
@@ -213,7 +256,7 @@ fn read_resource_list(input: &str) -> Result<ResourceList, (String, Option<Value
             function_config,
         ));
     }
-    Ok(ResourceList { items, function_config })
+    Ok(ResourceList { items, function_config, copied })
 }
 
 /// The output ResourceList.
@@ -221,12 +264,14 @@ pub struct OutputList {
     items: Vec<Value>,
     function_config: Option<Value>,
     results: Vec<KrmResult>,
+    /// The input text of items that leave as they came.
+    copies: Option<Copies>,
 }
 
 impl OutputList {
     /// Writes the ResourceList as YAML to `out`: the items, the bulk of it, as a sequence
     /// that [`yaml::write_sequence_to`] spreads over two threads.
-    pub fn write_to<W: std::io::Write>(self, out: W) -> Result<(), String> {
+    pub fn write_to<W: std::io::Write>(&self, out: W) -> Result<(), String> {
         let mut out = out;
         let mut head = Map::new();
         head.insert("apiVersion".into(), RESOURCE_LIST_API_VERSION.into());
@@ -237,14 +282,17 @@ impl OutputList {
         } else {
             yaml::write_to(&mut out, &head)?;
             out.write_all(b"items:\n").map_err(|e| e.to_string())?;
-            yaml::write_sequence_to(&mut out, &self.items)?;
+            match &self.copies {
+                Some(copies) => copies.write_items(&mut out, &self.items)?,
+                None => yaml::write_sequence_to(&mut out, &self.items)?,
+            }
         }
         let mut tail = Map::new();
-        if let Some(fc) = self.function_config {
-            tail.insert("functionConfig".into(), fc);
+        if let Some(fc) = &self.function_config {
+            tail.insert("functionConfig".into(), fc.clone());
         }
         if !self.results.is_empty() {
-            tail.insert("results".into(), serde_json::to_value(self.results).expect("results serialize"));
+            tail.insert("results".into(), serde_json::to_value(&self.results).expect("results serialize"));
         }
         if !tail.is_empty() {
             yaml::write_to(&mut out, &tail)?;
@@ -266,13 +314,14 @@ fn fail(
     function_config: Option<Value>,
     message: String,
     field: Option<String>,
+    copies: Option<Copies>,
 ) -> KrmOutput {
     let mut result = KrmResult::new(Severity::Error, message.clone());
     if let Some(field) = field.filter(|f| !f.is_empty()) {
         result = result.with_field(field);
     }
     KrmOutput {
-        list: OutputList { items, function_config, results: vec![result] },
+        list: OutputList { items, function_config, results: vec![result], copies },
         stderr: stderr_block(&format!("error: {message}")),
         exit_code: 1,
     }
@@ -280,5 +329,5 @@ fn fail(
 
 /// The output for input that could not even be read (for example not UTF-8).
 pub fn run_error(message: &str) -> KrmOutput {
-    fail(Vec::new(), None, message.to_string(), None)
+    fail(Vec::new(), None, message.to_string(), None, None)
 }

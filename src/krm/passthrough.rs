@@ -1,0 +1,335 @@
+//! Reading a ResourceList without building generic values for the items the function does
+//! not own, and copying their text to the output as it came.
+//!
+//! A line pass finds the `items:` key and its entries; each entry is then scanned on its
+//! own, on all cores ([`super::scan`]). The result stands only when every part reads
+//! cleanly on its own: the text before `items:` and after the entries as mappings, each
+//! entry as one sequence entry holding a mapping. Since no part may end inside a quoted
+//! scalar or a flow collection, the parts read on their own as they read together. Anything
+//! else (aliases, several documents, CRLF line ends, a broken entry) returns `None`, and the
+//! caller reads the whole input with the full reader, which also words every error.
+
+use super::scan::{self, Extent, Stop};
+use crate::api::binding;
+use crate::parallel;
+use crate::yaml;
+use serde_json::{Map, Value};
+use serde_saphyr::granit_parser::{Event, Parser};
+use std::io::Write;
+use std::ops::Range;
+
+/// The key that marks an item whose output is its input text: it holds the entry's index.
+/// A NUL cannot start a key written plainly, and input that spells it some other way is
+/// read with the full reader.
+const MARKER: &str = "\u{0}copied-entry";
+
+/// Kinds whose items the reconcile reads whole; other items only need their head.
+const READ_WHOLE: [&str; 4] =
+    ["InferenceIdentityBinding", "InferencePool", "ClusterSPIFFEID", "CustomResourceDefinition"];
+
+/// A ResourceList read this way.
+pub struct Read {
+    /// The ResourceList's fields other than `items`.
+    pub list: Map<String, Value>,
+    /// Every item: whole, or only its head when its text is copied.
+    pub items: Vec<Value>,
+    /// The text of each entry, by the index its marker holds.
+    pub entries: Vec<Range<usize>>,
+    /// Spaces before each entry's `-`.
+    pub indent: usize,
+}
+
+/// Reads `text`, or returns `None` when it must be read whole by the full reader.
+pub fn read(text: &str) -> Option<Read> {
+    let layout = layout(text)?;
+    let mut list = part(&text[layout.header.clone()])?;
+    for (key, value) in part(&text[layout.tail.clone()])? {
+        if list.insert(key, value).is_some() {
+            return None;
+        }
+    }
+    if list.contains_key("items") {
+        return None;
+    }
+    let depth = yaml::MAX_DEPTH.checked_sub(2)?;
+    let ranges: Vec<(usize, Range<usize>)> = layout.entries.iter().cloned().enumerate().collect();
+    let scanned = parallel::map(ranges, |(index, range)| entry(&text[range], index, depth));
+    let mut nodes = count_nodes(&text[layout.header.clone()])? + count_nodes(&text[layout.tail.clone()])?;
+    let mut items = Vec::with_capacity(scanned.len());
+    for result in scanned {
+        let (item, n) = result?;
+        nodes += n;
+        items.push(item);
+    }
+    (nodes <= yaml::MAX_NODES).then_some(Read { list, items, entries: layout.entries, indent: layout.indent })
+}
+
+/// One entry as an item, with its node count.
+fn entry(text: &str, index: usize, max_depth: usize) -> Option<(Value, usize)> {
+    let extent = if READ_WHOLE.iter().any(|k| memchr::memmem::find(text.as_bytes(), k.as_bytes()).is_some()) {
+        Extent::Whole
+    } else {
+        Extent::Head
+    };
+    let scanned = match scan::scan(text, extent, max_depth) {
+        Ok(s) if extent == Extent::Head && is_read_whole(&s.value) => {
+            scan::scan(text, Extent::Whole, max_depth)
+        }
+        other => other,
+    };
+    let (mut value, nodes, copied) = match scanned {
+        Ok(s) => (s.value, s.nodes, true),
+        Err(Stop::Abandon) => return None,
+        Err(Stop::Defer) => {
+            let nodes = count_nodes(text)?;
+            let Ok(Value::Array(mut entries)) = yaml::parse(text) else { return None };
+            (entries.pop().filter(|_| entries.is_empty())?, nodes, false)
+        }
+    };
+    let Value::Object(map) = &mut value else { return None };
+    if map.contains_key(MARKER) {
+        return None;
+    }
+    // Bindings get a status; every other item leaves as it came.
+    if copied && !binding::is_binding(&value) {
+        value.as_object_mut()?.insert(MARKER.to_string(), Value::from(index));
+    }
+    Some((value, nodes))
+}
+
+fn is_read_whole(item: &Value) -> bool {
+    item.get("kind").and_then(Value::as_str).is_some_and(|kind| READ_WHOLE.contains(&kind))
+}
+
+/// The text before `items:` or after the entries, as a mapping.
+fn part(text: &str) -> Option<Map<String, Value>> {
+    match yaml::parse(text).ok()? {
+        Value::Object(map) => Some(map),
+        Value::Null => Some(Map::new()),
+        _ => None,
+    }
+}
+
+/// YAML nodes in `text`, or `None` when it holds an alias or does not read.
+fn count_nodes(text: &str) -> Option<usize> {
+    let mut nodes = 0;
+    for event in Parser::new_from_str(text) {
+        match event.ok()?.0 {
+            Event::Alias(_) => return None,
+            Event::Scalar(..) | Event::SequenceStart(..) | Event::MappingStart(..) => nodes += 1,
+            _ => {}
+        }
+    }
+    Some(nodes)
+}
+
+/// Where the parts of a ResourceList's text are.
+#[derive(Debug, PartialEq, Eq)]
+struct Layout {
+    header: Range<usize>,
+    entries: Vec<Range<usize>>,
+    tail: Range<usize>,
+    indent: usize,
+}
+
+/// Finds the `items:` line at column 0 and the entries under it: lines with the first
+/// entry's indentation and a `-`. The entries end at the first other line that is not
+/// indented deeper, which must start a key.
+fn layout(text: &str) -> Option<Layout> {
+    if text.starts_with('\u{feff}') || memchr::memchr(b'\r', text.as_bytes()).is_some() {
+        return None;
+    }
+    let mut lines = lines(text);
+    let items_line = lines.find(|&(_, line)| {
+        line.trim_end_matches(' ') == "items:" || line.starts_with('%') || line.starts_with("...")
+    })?;
+    if !items_line.1.starts_with("items:") {
+        return None;
+    }
+    let mut entries: Vec<Range<usize>> = Vec::new();
+    let mut indent = None;
+    let mut tail = text.len()..text.len();
+    for (start, line) in lines {
+        let trimmed = line.trim_start_matches(' ');
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let spaces = line.len() - trimmed.len();
+        let is_entry = trimmed.starts_with('-') && matches!(trimmed.as_bytes().get(1), None | Some(b' '));
+        match indent {
+            None if is_entry => indent = Some(spaces),
+            None => return None,
+            Some(n) if spaces > n => continue,
+            Some(n) if spaces == n && is_entry => {}
+            Some(_) => {
+                tail = start..text.len();
+                break;
+            }
+        }
+        if let Some(last) = entries.last_mut() {
+            last.end = start;
+        }
+        entries.push(start..text.len());
+    }
+    if let Some(last) = entries.last_mut() {
+        last.end = tail.start;
+    }
+    if !text[tail.clone()].bytes().next().is_none_or(|b| b.is_ascii_alphabetic()) {
+        return None;
+    }
+    Some(Layout { header: 0..items_line.0, entries, tail, indent: indent? })
+}
+
+/// The lines of `text` with their byte offsets, without line ends.
+fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= text.len() {
+            return None;
+        }
+        let end = memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |i| start + i);
+        let line = (start, &text[start..end]);
+        start = end + 1;
+        Some(line)
+    })
+}
+
+/// The input text, kept to copy the marked items from.
+pub struct Copies {
+    text: String,
+    entries: Vec<Range<usize>>,
+    indent: usize,
+}
+
+impl Copies {
+    pub fn new(text: String, entries: Vec<Range<usize>>, indent: usize) -> Self {
+        Copies { text, entries, indent }
+    }
+
+    /// The entry text of a marked item.
+    fn entry_of(&self, item: &Value) -> Option<&str> {
+        let index = item.get(MARKER)?.as_u64()?;
+        let range = self.entries.get(usize::try_from(index).ok()?)?;
+        Some(&self.text[range.clone()])
+    }
+
+    /// Writes an entry as it stands at column 0.
+    fn copy<W: Write>(&self, out: &mut W, entry: &str) -> std::io::Result<()> {
+        if self.indent == 0 {
+            out.write_all(entry.as_bytes())?;
+        } else {
+            for line in entry.split_inclusive('\n') {
+                let spaces = line.bytes().take(self.indent).take_while(|&b| b == b' ').count();
+                out.write_all(&line.as_bytes()[spaces..])?;
+            }
+        }
+        if !entry.ends_with('\n') {
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+
+    /// Writes items as a block sequence at column 0: marked ones copied, the rest
+    /// serialized, the second half on another thread while the first is written.
+    pub fn write_items<W: Write>(&self, out: &mut W, items: &[Value]) -> Result<(), String> {
+        /// Below this many items a second thread costs more than it saves.
+        const PARALLEL_FROM: usize = 2_000;
+        let parallel =
+            items.len() >= PARALLEL_FROM && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+        if !parallel {
+            return self.write_part(out, items);
+        }
+        // Copies cost next to nothing: each half gets half of the items to serialize.
+        let serialized = items.iter().filter(|item| self.entry_of(item).is_none()).count();
+        let mut seen = 0;
+        let middle = items
+            .iter()
+            .position(|item| {
+                seen += usize::from(self.entry_of(item).is_none());
+                seen > serialized / 2
+            })
+            .unwrap_or(items.len());
+        let (first, second) = items.split_at(middle);
+        std::thread::scope(|scope| {
+            let second = scope.spawn(|| {
+                let mut buffer = Vec::new();
+                self.write_part(&mut buffer, second).map(|()| buffer)
+            });
+            self.write_part(&mut *out, first)?;
+            let second = second.join().map_err(|_| "the writer thread panicked".to_string())??;
+            out.write_all(&second).map_err(|e| e.to_string())
+        })
+    }
+
+    fn write_part<W: Write>(&self, out: &mut W, items: &[Value]) -> Result<(), String> {
+        let mut serialize_from = 0;
+        for (i, item) in items.iter().enumerate() {
+            let Some(entry) = self.entry_of(item) else { continue };
+            if serialize_from < i {
+                yaml::write_to(&mut *out, &&items[serialize_from..i])?;
+            }
+            self.copy(out, entry).map_err(|e| e.to_string())?;
+            serialize_from = i + 1;
+        }
+        if serialize_from < items.len() {
+            yaml::write_to(&mut *out, &&items[serialize_from..])?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_parts() {
+        let text = "kind: ResourceList\nitems:\n# first\n- a: 1\n\n  b: |\n    - x\n# between\n- c: 2\nfunctionConfig: {}\n";
+        let layout = layout(text).unwrap();
+        let entries: Vec<&str> = layout.entries.iter().map(|r| &text[r.clone()]).collect();
+        assert_eq!(entries, ["- a: 1\n\n  b: |\n    - x\n# between\n", "- c: 2\n"]);
+        assert_eq!(&text[layout.header], "kind: ResourceList\n");
+        assert_eq!(&text[layout.tail], "functionConfig: {}\n");
+        assert_eq!(layout.indent, 0);
+    }
+
+    #[test]
+    fn indented_entries_are_copied_to_column_0() {
+        let text = "kind: ResourceList\nitems:\n  - apiVersion: v1\n    kind: ConfigMap\n    data:\n      a: |\n        x\n\n          y\n";
+        let read = read(text).unwrap();
+        assert_eq!(read.indent, 2);
+        let copies = Copies::new(text.to_string(), read.entries, read.indent);
+        let mut out = Vec::new();
+        copies.write_items(&mut out, &read.items).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(out, "- apiVersion: v1\n  kind: ConfigMap\n  data:\n    a: |\n      x\n\n        y\n");
+        assert_eq!(yaml::parse(&out).unwrap(), yaml::parse(text).unwrap()["items"]);
+    }
+
+    #[test]
+    fn unclean_layouts_go_to_the_full_reader() {
+        for text in [
+            "kind: ResourceList\nitems:\r\n- a: 1\r\n",
+            "%YAML 1.2\n---\nkind: ResourceList\nitems:\n- a: 1\n",
+            "kind: \"ResourceList\nitems:\n- a: 1\n\"\n",
+            "kind: ResourceList\nitems:\n- a: 1\n---\nkind: ResourceList\n",
+            "kind: ResourceList\nitems:\n- a: 1\n  b: *x\n",
+            "kind: ResourceList\nitems:\n- a: \"open\n- b: close\"\n",
+            "kind: ResourceList\nitems:\n- a: 1\nitems:\n- b: 1\n",
+            "kind: ResourceList\nitems:\n- x\n",
+            "kind: ResourceList\nitems:\n  a: 1\n",
+        ] {
+            assert!(read(text).is_none(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn items_the_reconcile_changes_or_that_need_the_full_reader_are_not_copied() {
+        let text = "kind: ResourceList\nitems:\n- apiVersion: kleym.sonda.red/v1alpha1\n  kind: InferenceIdentityBinding\n  metadata: {name: b}\n- apiVersion: v1\n  kind: ConfigMap\n  data: {a: on}\n- apiVersion: v1\n  kind: ConfigMap\n  data: {a: x}\n";
+        let read = read(text).unwrap();
+        let marked: Vec<bool> = read.items.iter().map(|i| i.get(MARKER).is_some()).collect();
+        assert_eq!(marked, [false, false, true]);
+        assert_eq!(read.items[1]["data"]["a"], true, "read by the full reader, as kubectl reads it");
+        assert_eq!(read.items[2], serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", MARKER: 2}));
+    }
+}

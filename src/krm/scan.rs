@@ -1,0 +1,299 @@
+//! One item of a ResourceList read from its own text with the YAML parser's events, without
+//! the generic deserializer: the whole value for items the reconcile reads, only
+//! `apiVersion`, `kind` and `metadata.annotations` for the rest. A scan that succeeds also vouches that
+//! the text can be copied to the output as it stands: every plain scalar means the same to a
+//! YAML 1.1 reader (kubectl) as to this function, no key repeats, no tag or alias is used.
+
+use serde_json::{Map, Number, Value};
+use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle};
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+/// How much of the item to build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Extent {
+    /// The whole item.
+    Whole,
+    /// `apiVersion`, `kind` and `metadata.annotations`, all the reconcile reads of an item
+    /// it does not own; the rest is checked but not built.
+    Head,
+}
+
+/// A scanned item.
+#[derive(Debug)]
+pub struct Scanned {
+    pub value: Value,
+    /// YAML nodes seen, built or not (keys included).
+    pub nodes: usize,
+}
+
+/// Why a scan stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The item uses something this reader leaves to the full reader (a tag, a plain scalar
+    /// that YAML 1.1 reads differently, a repeated or non-string key): read it that way.
+    Defer,
+    /// The text is not one clean sequence entry holding a mapping, or uses aliases, or is too
+    /// deep: the whole input goes to the full reader, which also words any error.
+    Abandon,
+}
+
+/// Scans `text`, one block sequence entry (`- ...`) holding a mapping. `max_depth` counts
+/// the entry's sequence as level 1.
+pub fn scan(text: &str, extent: Extent, max_depth: usize) -> Result<Scanned, Stop> {
+    let mut scanner = Scanner { events: Parser::new_from_str(text), nodes: 0, keys: Vec::new(), max_depth };
+    scanner.expect(|e| matches!(e, Event::StreamStart))?;
+    scanner.expect(|e| matches!(e, Event::DocumentStart(false, None)))?;
+    scanner.expect(|e| matches!(e, Event::SequenceStart(_, 0, None)))?;
+    let build = match extent {
+        Extent::Whole => Build::Whole,
+        Extent::Head => Build::Head,
+    };
+    let value = match scanner.next()? {
+        Event::MappingStart(_, _, None) => scanner.mapping(1, build)?,
+        Event::MappingStart(..) => return Err(Stop::Defer),
+        _ => return Err(Stop::Abandon),
+    };
+    scanner.expect(|e| matches!(e, Event::SequenceEnd))?;
+    scanner.expect(|e| matches!(e, Event::DocumentEnd))?;
+    scanner.expect(|e| matches!(e, Event::StreamEnd))?;
+    Ok(Scanned { value: value.unwrap_or_default(), nodes: scanner.nodes + 2 })
+}
+
+struct Scanner<'a> {
+    events: Parser<'a, serde_saphyr::granit_parser::StrInput<'a>>,
+    nodes: usize,
+    /// Keys of the unbuilt mapping open at each depth, reused from item to item.
+    keys: Vec<HashSet<Cow<'a, str>>>,
+    max_depth: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn next(&mut self) -> Result<Event<'a>, Stop> {
+        match self.events.next() {
+            Some(Ok((event, _))) => Ok(event),
+            _ => Err(Stop::Abandon),
+        }
+    }
+
+    fn expect(&mut self, wanted: impl Fn(&Event<'a>) -> bool) -> Result<(), Stop> {
+        if wanted(&self.next()?) { Ok(()) } else { Err(Stop::Abandon) }
+    }
+
+    /// A node whose first event is `event`, built as far as `build` says.
+    fn node(&mut self, event: Event<'a>, depth: usize, build: Build) -> Result<Option<Value>, Stop> {
+        self.nodes += 1;
+        if depth > self.max_depth {
+            return Err(Stop::Abandon);
+        }
+        match event {
+            Event::Scalar(_, _, _, Some(_))
+            | Event::SequenceStart(_, _, Some(_))
+            | Event::MappingStart(_, _, Some(_)) => Err(Stop::Defer),
+            Event::Scalar(text, style, _, None) => {
+                let value = scalar(&text, style).ok_or(Stop::Defer)?;
+                let built = build != Build::Nothing;
+                Ok(built.then(|| value.unwrap_or_else(|| Value::String(text.into_owned()))))
+            }
+            Event::SequenceStart(..) => {
+                let children = if build == Build::Whole { Build::Whole } else { Build::Nothing };
+                let mut out = Vec::new();
+                loop {
+                    match self.next()? {
+                        Event::SequenceEnd => {
+                            return Ok((build != Build::Nothing).then_some(Value::Array(out)));
+                        }
+                        event => out.extend(self.node(event, depth + 1, children)?),
+                    }
+                }
+            }
+            Event::MappingStart(..) => self.mapping(depth, build),
+            _ => Err(Stop::Abandon),
+        }
+    }
+
+    /// A mapping whose start event was read.
+    fn mapping(&mut self, depth: usize, build: Build) -> Result<Option<Value>, Stop> {
+        if depth >= self.keys.len() {
+            self.keys.resize_with(depth + 1, HashSet::new);
+        }
+        self.keys[depth].clear();
+        let mut out = Map::new();
+        loop {
+            let key = match self.next()? {
+                Event::MappingEnd => return Ok((build != Build::Nothing).then_some(Value::Object(out))),
+                Event::Scalar(text, style, _, None) => key(text, style).ok_or(Stop::Defer)?,
+                _ => return Err(Stop::Defer),
+            };
+            self.nodes += 1;
+            let child = build.child(&key);
+            let repeated = if child == Build::Nothing {
+                !self.keys[depth].insert(key.clone())
+            } else {
+                out.contains_key(key.as_ref())
+            };
+            if repeated {
+                return Err(Stop::Defer);
+            }
+            let event = self.next()?;
+            if let Some(value) = self.node(event, depth + 1, child)? {
+                out.insert(key.into_owned(), value);
+            }
+        }
+    }
+}
+
+/// How much of a node to build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Build {
+    Whole,
+    /// An item: `apiVersion` and `kind` whole, `metadata` as [`Build::Metadata`].
+    Head,
+    /// An item's metadata: only `annotations`, where kpt and kustomize keep file paths.
+    Metadata,
+    Nothing,
+}
+
+impl Build {
+    fn child(self, key: &str) -> Build {
+        match (self, key) {
+            (Build::Whole, _) | (Build::Head, "apiVersion" | "kind") | (Build::Metadata, "annotations") => {
+                Build::Whole
+            }
+            (Build::Head, "metadata") => Build::Metadata,
+            _ => Build::Nothing,
+        }
+    }
+}
+
+/// The value of a scalar: `Some(None)` for a string, read as written; `Some(Some(v))` for
+/// a plain scalar with another value; `None` when YAML 1.1 and this function could read
+/// the plain text differently.
+fn scalar(text: &str, style: ScalarStyle) -> Option<Option<Value>> {
+    if style != ScalarStyle::Plain {
+        return Some(None);
+    }
+    match text {
+        "" | "~" | "null" => return Some(Some(Value::Null)),
+        "true" => return Some(Some(Value::Bool(true))),
+        "false" => return Some(Some(Value::Bool(false))),
+        _ => {}
+    }
+    if is_integer(text) {
+        return text.parse::<i64>().ok().map(|n| Some(Value::Number(n.into())));
+    }
+    if is_decimal(text) {
+        return text.parse::<f64>().ok().and_then(Number::from_f64).map(|n| Some(Value::Number(n)));
+    }
+    is_plain_string(text).then_some(None)
+}
+
+/// A mapping key as a JSON string, when it is one for certain.
+fn key(text: Cow<'_, str>, style: ScalarStyle) -> Option<Cow<'_, str>> {
+    let plain_ok = style != ScalarStyle::Plain || is_plain_string(&text) || is_integer(&text);
+    plain_ok.then_some(text)
+}
+
+/// `0` or a decimal integer without leading zeros that fits an `i64`: the same number to
+/// every YAML reader, and written the same way as a JSON key.
+fn is_integer(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let canonical = digits == "0" && text == "0" || !digits.is_empty() && !digits.starts_with('0');
+    canonical && digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `1.5`, `-0.25`: a float to every YAML reader.
+fn is_decimal(text: &str) -> bool {
+    let unsigned = text.strip_prefix('-').unwrap_or(text);
+    let Some((whole, fraction)) = unsigned.split_once('.') else { return false };
+    let plain_digits = |s: &str| !s.is_empty() && s.len() <= 15 && s.bytes().all(|b| b.is_ascii_digit());
+    plain_digits(whole) && plain_digits(fraction) && (whole == "0" || !whole.starts_with('0'))
+}
+
+/// Words YAML 1.1 reads as booleans, nulls or floats (in any case), and spellings of
+/// special floats some readers accept.
+const WORDS: [&str; 12] =
+    ["y", "yes", "n", "no", "true", "false", "on", "off", "null", "nan", "inf", "infinity"];
+
+/// A plain scalar that is a string to every YAML reader: it starts with a letter, `/`,
+/// `_`, `$` or a non-ASCII character (numbers, timestamps, `.inf`, `~`, `<<` and `=` all
+/// start otherwise), and it is not one of [`WORDS`].
+fn is_plain_string(text: &str) -> bool {
+    let Some(first) = text.chars().next() else { return false };
+    let starts_well = first.is_ascii_alphabetic() || matches!(first, '/' | '_' | '$') || !first.is_ascii();
+    starts_well && !(text.len() <= 8 && WORDS.iter().any(|w| w.eq_ignore_ascii_case(text)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn whole(text: &str) -> Result<Value, Stop> {
+        scan(text, Extent::Whole, 64).map(|s| s.value)
+    }
+
+    #[test]
+    fn builds_what_the_full_reader_builds() {
+        let text = "- apiVersion: v1\n  kind: ConfigMap\n  data:\n    a: \"on\"\n    b: |\n      x\n    c: [1, -2, 0.5, true, null, ~, x]\n    d:\n";
+        let full = crate::yaml::parse(text).unwrap();
+        assert_eq!(whole(text).unwrap(), full[0]);
+    }
+
+    #[test]
+    fn head_builds_only_the_head() {
+        let text = "- spec:\n    a: 1\n  kind: X\n  metadata:\n    name: web\n    annotations: {a: b}\n  apiVersion: v1\n";
+        let head = scan(text, Extent::Head, 64).unwrap();
+        assert_eq!(
+            head.value,
+            serde_json::json!({"kind": "X", "metadata": {"annotations": {"a": "b"}}, "apiVersion": "v1"})
+        );
+        assert_eq!(head.nodes, 18);
+    }
+
+    #[test]
+    fn yaml_1_1_lookalikes_defer() {
+        for plain in [
+            "on",
+            "Yes",
+            "N",
+            "010",
+            "0o10",
+            "1_000",
+            "2001-12-14",
+            "1:20",
+            ".inf",
+            "1e3",
+            "0x1F",
+            "<<",
+            "=",
+            "-x",
+            "True",
+            "NaN",
+            "1.2.3",
+            "+1",
+        ] {
+            let text = format!("- a: {plain}\n");
+            assert_eq!(whole(&text).unwrap_err(), Stop::Defer, "{plain}");
+            let text = format!("- a:\n    {plain}: 1\n");
+            assert_eq!(scan(&text, Extent::Head, 64).unwrap_err(), Stop::Defer, "key {plain}");
+        }
+    }
+
+    #[test]
+    fn repeated_keys_defer_when_built_and_when_skipped() {
+        assert_eq!(whole("- a: 1\n  a: 2\n").unwrap_err(), Stop::Defer);
+        assert_eq!(scan("- spec:\n    1: x\n    \"1\": y\n", Extent::Head, 64).unwrap_err(), Stop::Defer);
+        assert!(scan("- spec:\n    a: {x: 1}\n    b: {x: 1}\n", Extent::Head, 64).is_ok());
+    }
+
+    #[test]
+    fn tags_defer_and_aliases_depth_and_shape_abandon() {
+        assert_eq!(whole("- a: !!str 1\n").unwrap_err(), Stop::Defer);
+        assert_eq!(whole("- a: &x 1\n  b: *x\n").unwrap_err(), Stop::Abandon);
+        assert_eq!(whole("- a: [[[[1]]]]\n").map(|_| ()), Ok(()));
+        assert_eq!(scan("- a: [[[[1]]]]\n", Extent::Whole, 5).unwrap_err(), Stop::Abandon);
+        assert_eq!(whole("- x\n").unwrap_err(), Stop::Abandon);
+        assert_eq!(whole("- a: 1\n- b: 2\n").unwrap_err(), Stop::Abandon);
+        assert_eq!(whole("- a: \"open\n").unwrap_err(), Stop::Abandon);
+    }
+}
