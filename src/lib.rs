@@ -7,6 +7,7 @@ pub mod checks;
 pub mod config;
 pub mod conflict;
 pub mod identity;
+pub mod item;
 pub mod krm;
 pub mod names;
 pub mod ownership;

@@ -2,15 +2,11 @@
 //! removed, stale ones pruned, foreign ones never touched, new ones appended sorted by
 //! name with a file path and a free index.
 
-use crate::api::cluster_spiffe_id as csid;
+use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId};
+use crate::item::Item;
 use crate::krm::annotations;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
-
-/// A rendered output, ready to place.
-pub struct Render {
-    pub object: Value,
-}
 
 /// How many outputs each ownership rule touched.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -23,31 +19,32 @@ pub struct Counts {
     pub pruned: usize,
 }
 
-/// Places the renders among the items. `bindings` are the (namespace, name) of every
-/// binding in the input, rendered or not. With an `output_path`, new outputs get file
-/// path and index annotations.
+/// Places the renders (by name) among the items. `bindings` are the (namespace, name) of
+/// every binding in the input, rendered or not. With an `output_path`, new outputs get
+/// file path and index annotations.
 pub fn place(
-    items: Vec<Value>,
-    renders: BTreeMap<String, Render>,
+    items: Vec<Item>,
+    renders: BTreeMap<String, ClusterSpiffeId>,
     bindings: &HashSet<(String, String)>,
     prune: bool,
     output_path: Option<&str>,
-) -> (Vec<Value>, Counts) {
+) -> (Vec<Item>, Counts) {
     let mut renders = renders;
     let mut counts = Counts::default();
     let mut out = Vec::with_capacity(items.len() + renders.len());
     for item in items {
-        if !(csid::is_cluster_spiffe_id(&item) && csid::is_managed(&item)) {
+        let Some(input) = item.input().filter(|v| csid::is_cluster_spiffe_id(v) && csid::is_managed(v))
+        else {
             out.push(item);
             continue;
-        }
-        let name = item.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+        };
+        let name = input.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
         if let Some(render) = renders.remove(name) {
-            out.push(replace(&item, render.object));
+            out.push(Item::Rendered(Box::new(replace(input, render))));
             counts.replaced += 1;
             continue;
         }
-        let owner_present = csid::binding_of(&item)
+        let owner_present = csid::binding_of(input)
             .is_some_and(|(ns, name)| bindings.contains(&(ns.to_string(), name.to_string())));
         if owner_present {
             counts.removed += 1;
@@ -59,16 +56,16 @@ pub fn place(
     }
     counts.added = renders.len();
     match output_path {
-        None => out.extend(renders.into_values().map(|r| r.object)),
+        None => out.extend(renders.into_values().map(|r| Item::Rendered(Box::new(r)))),
         Some(template) => {
-            let placed: Vec<(String, Value)> =
-                renders.into_iter().map(|(name, r)| (template.replace("{name}", &name), r.object)).collect();
+            let placed: Vec<(String, ClusterSpiffeId)> =
+                renders.into_iter().map(|(name, r)| (template.replace("{name}", &name), r)).collect();
             let files = placed.iter().map(|(path, _)| path.clone()).collect();
             let mut used = used_slots(&out, &files);
             for (path, object) in placed {
                 let index = (0u64..).find(|i| !used.contains(&(path.clone(), *i))).expect("a free index");
                 used.insert((path.clone(), index));
-                out.push(with_file(object, &path, index));
+                out.push(Item::Rendered(Box::new(with_file(object, &path, index))));
             }
         }
     }
@@ -76,44 +73,36 @@ pub fn place(
 }
 
 /// The fresh render, keeping the caller's annotations of the object it replaces.
-fn replace(old: &Value, mut fresh: Value) -> Value {
-    let kept: Vec<(String, Value)> = old
+fn replace(old: &Value, mut fresh: ClusterSpiffeId) -> ClusterSpiffeId {
+    let kept = old
         .pointer("/metadata/annotations")
         .and_then(Value::as_object)
         .into_iter()
         .flatten()
         .filter(|(k, _)| annotations::is_caller_annotation(k))
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    if let Some(target) = annotations_mut(&mut fresh) {
-        target.extend(kept);
-    }
+        .map(|(k, v)| (k.clone(), v.clone()));
+    fresh.metadata.annotations.extend(kept);
     fresh
 }
 
-fn with_file(mut object: Value, path: &str, index: u64) -> Value {
-    if let Some(target) = annotations_mut(&mut object) {
-        let index = Value::String(index.to_string());
-        target.insert(annotations::LEGACY_INDEX.into(), index.clone());
-        target.insert(annotations::LEGACY_PATH.into(), Value::String(path.into()));
-        target.insert(annotations::INDEX.into(), index);
-        target.insert(annotations::PATH.into(), Value::String(path.into()));
-    }
+fn with_file(mut object: ClusterSpiffeId, path: &str, index: u64) -> ClusterSpiffeId {
+    let target = &mut object.metadata.annotations;
+    let index = Value::String(index.to_string());
+    target.insert(annotations::LEGACY_INDEX.into(), index.clone());
+    target.insert(annotations::LEGACY_PATH.into(), Value::String(path.into()));
+    target.insert(annotations::INDEX.into(), index);
+    target.insert(annotations::PATH.into(), Value::String(path.into()));
     object
-}
-
-fn annotations_mut(object: &mut Value) -> Option<&mut Map<String, Value>> {
-    object.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut)
 }
 
 /// The (path, index) pairs the items already use in the given files, in either
 /// annotation form. Only the candidate files are collected, so a large input costs no
 /// allocation per item.
-fn used_slots(items: &[Value], files: &HashSet<String>) -> HashSet<(String, u64)> {
+fn used_slots(items: &[Item], files: &HashSet<String>) -> HashSet<(String, u64)> {
     let mut used = HashSet::new();
     let forms =
         [(annotations::PATH, annotations::INDEX), (annotations::LEGACY_PATH, annotations::LEGACY_INDEX)];
-    for annotations in items.iter().filter_map(|item| item.pointer("/metadata/annotations")) {
+    for annotations in items.iter().filter_map(Item::annotations) {
         for (path_key, index_key) in forms {
             let Some(path) = annotations.get(path_key).and_then(Value::as_str) else { continue };
             if files.contains(path) {

@@ -1,15 +1,16 @@
 //! The pure reconcile: items and configuration in, items with statuses and outputs plus
 //! results out. No process, files, environment or clock.
 
-use crate::api::binding::{self, BindingInput, ConflictEntry};
-use crate::api::cluster_spiffe_id::{self as csid, RenderInput};
+use crate::api::binding::{self, BindingInput, ConflictEntry, InferenceIdentityBindingStatus};
+use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId, RenderInput};
 use crate::checks::{self, Inputs, Planned};
 use crate::config::{Config, FailurePolicy};
 use crate::conflict::{self, Candidate};
+use crate::item::Item;
 use crate::krm::annotations;
 use crate::krm::results::{FileRef, KrmResult, ResourceRef, Severity};
 use crate::names;
-use crate::ownership::{self, Render};
+use crate::ownership;
 use crate::parallel;
 use crate::reason::{Failure, Reason};
 use crate::resolve::PoolIndex;
@@ -34,7 +35,7 @@ pub struct Context<'c> {
 /// The reconciled items and what to tell the user.
 #[derive(Debug)]
 pub struct Outcome {
-    pub items: Vec<Value>,
+    pub items: Vec<Item>,
     pub results: Vec<KrmResult>,
     /// One line per failing binding, for stderr.
     pub failures: Vec<String>,
@@ -66,7 +67,7 @@ struct Evaluated {
     item: usize,
     namespace: Option<String>,
     name: String,
-    status: Value,
+    status: InferenceIdentityBindingStatus,
     /// The failure's result; `None` when the binding rendered.
     result: Option<KrmResult>,
 }
@@ -81,7 +82,7 @@ pub fn reconcile(items: Vec<Value>, ctx: &Context<'_>) -> Result<Outcome, InputE
 /// Unusable input is found here, before any item is touched.
 pub struct Plan {
     evaluated: Vec<Evaluated>,
-    renders: BTreeMap<String, Render>,
+    renders: BTreeMap<String, ClusterSpiffeId>,
     output_files: bool,
 }
 
@@ -93,7 +94,7 @@ pub fn plan(items: &[Value], ctx: &Context<'_>) -> Result<Plan, InputError> {
 
 impl Plan {
     /// Writes the statuses into the bindings and places the outputs among the items.
-    pub fn apply(self, mut items: Vec<Value>, config: &Config) -> Outcome {
+    pub fn apply(self, items: Vec<Value>, config: &Config) -> Outcome {
         let mut results = Vec::new();
         if config.trust_domain.is_none() {
             results.push(
@@ -104,9 +105,10 @@ impl Plan {
         let seen = self.evaluated.len();
         let mut failures = Vec::new();
         let mut present = HashSet::new();
+        let mut statuses: Vec<Option<InferenceIdentityBindingStatus>> = vec![None; items.len()];
         for e in self.evaluated {
-            if let Some(Value::Object(map)) = items.get_mut(e.item) {
-                map.insert("status".to_string(), e.status);
+            if let Some(slot) = statuses.get_mut(e.item) {
+                *slot = Some(e.status);
             }
             if let Some(ns) = &e.namespace {
                 present.insert((ns.clone(), e.name.clone()));
@@ -117,6 +119,14 @@ impl Plan {
                 results.push(result);
             }
         }
+        let items = items
+            .into_iter()
+            .zip(statuses)
+            .map(|(item, status)| match status {
+                Some(status) if item.is_object() => Item::Binding(item, Box::new(status)),
+                _ => Item::Input(item),
+            })
+            .collect();
         let (items, counts) = ownership::place(
             items,
             self.renders,
@@ -144,7 +154,7 @@ impl Plan {
 fn evaluate_all(
     items: &[Value],
     ctx: &Context<'_>,
-) -> Result<(Vec<Evaluated>, BTreeMap<String, Render>), InputError> {
+) -> Result<(Vec<Evaluated>, BTreeMap<String, ClusterSpiffeId>), InputError> {
     let config = ctx.config;
     let mut bindings = Vec::new();
     let mut keys = HashSet::new();
@@ -274,7 +284,7 @@ fn finish(
     name: Option<String>,
     conflicts: Vec<ConflictEntry>,
     ctx: &Context<'_>,
-) -> (Evaluated, Option<(String, Render)>) {
+) -> (Evaluated, Option<(String, ClusterSpiffeId)>) {
     let config = ctx.config;
     let mut render = None;
     let outcome = match (outcome, name) {
@@ -288,8 +298,7 @@ fn finish(
                 selectors: p.selectors.clone(),
                 class_name: config.class_name.as_deref(),
             });
-            let object = serde_json::to_value(object).expect("a ClusterSPIFFEID serializes");
-            render = Some((name.clone(), Render { object }));
+            render = Some((name.clone(), object));
             Ok(RenderedIdentity {
                 fingerprint: crate::identity::selector_fingerprint(&p.selectors),
                 name,
@@ -312,7 +321,7 @@ fn finish(
         item: b.item,
         namespace: b.namespace.as_ref().ok().map(|s| s.to_string()),
         name: b.name.to_string(),
-        status: serde_json::to_value(status).expect("a status serializes"),
+        status,
         result,
     };
     (evaluated, render)

@@ -86,7 +86,10 @@ pub fn write_to<T: Serialize, W: std::io::Write>(out: W, value: &T) -> Result<()
 
 /// Writes values as a top-level block sequence (`- ...` entries at column 0, as they stand
 /// under a key), the second half serialized on another thread while the first is written.
-pub fn write_sequence_to<W: std::io::Write>(out: &mut W, values: &[Value]) -> Result<(), String> {
+pub fn write_sequence_to<T: Serialize + Sync, W: std::io::Write>(
+    out: &mut W,
+    values: &[T],
+) -> Result<(), String> {
     /// Below this many values a second thread costs more than it saves.
     const PARALLEL_FROM: usize = 2_000;
     let parallel =

@@ -3,7 +3,7 @@
 
 use super::fields;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 pub const GROUP: &str = "spire.spiffe.io";
@@ -30,7 +30,8 @@ pub struct ClusterSpiffeId {
 pub struct Metadata {
     pub name: String,
     pub labels: BTreeMap<&'static str, String>,
-    pub annotations: BTreeMap<&'static str, &'static str>,
+    /// Ordered as written: kept caller annotations and file annotations follow.
+    pub annotations: Map<String, Value>,
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -76,7 +77,7 @@ pub fn render(input: RenderInput<'_>) -> ClusterSpiffeId {
         metadata: Metadata {
             name: input.name,
             labels,
-            annotations: BTreeMap::from([(ANNOTATION_RENDERED_BY, RENDERED_BY)]),
+            annotations: Map::from_iter([(ANNOTATION_RENDERED_BY.to_string(), Value::from(RENDERED_BY))]),
         },
         spec: Spec {
             spiffe_id_template: input.spiffe_id.to_string(),

@@ -10,6 +10,7 @@ mod scan;
 pub mod stream;
 
 use crate::config::{self, Config, ConfigError};
+use crate::item::Item;
 use crate::reconcile::{self, Context, InputError, Outcome};
 use crate::served;
 use crate::yaml;
@@ -261,7 +262,7 @@ fn read_resource_list(input: &str, reading: Reading) -> Result<ResourceList, (St
 
 /// The output ResourceList.
 pub struct OutputList {
-    items: Vec<Value>,
+    items: Vec<Item>,
     function_config: Option<Value>,
     results: Vec<KrmResult>,
     /// The input text of items that leave as they came.
@@ -321,7 +322,12 @@ fn fail(
         result = result.with_field(field);
     }
     KrmOutput {
-        list: OutputList { items, function_config, results: vec![result], copies },
+        list: OutputList {
+            items: items.into_iter().map(Item::Input).collect(),
+            function_config,
+            results: vec![result],
+            copies,
+        },
         stderr: stderr_block(&format!("error: {message}")),
         exit_code: 1,
     }

@@ -11,6 +11,7 @@
 
 use super::scan::{self, Extent, Stop};
 use crate::api::binding;
+use crate::item::Item;
 use crate::parallel;
 use crate::yaml;
 use serde_json::{Map, Value};
@@ -207,8 +208,8 @@ impl Copies {
     }
 
     /// The entry text of a marked item.
-    fn entry_of(&self, item: &Value) -> Option<&str> {
-        let index = item.get(MARKER)?.as_u64()?;
+    fn entry_of(&self, item: &Item) -> Option<&str> {
+        let index = item.input()?.get(MARKER)?.as_u64()?;
         let range = self.entries.get(usize::try_from(index).ok()?)?;
         Some(&self.text[range.clone()])
     }
@@ -231,7 +232,7 @@ impl Copies {
 
     /// Writes items as a block sequence at column 0: marked ones copied, the rest
     /// serialized, the second half on another thread while the first is written.
-    pub fn write_items<W: Write>(&self, out: &mut W, items: &[Value]) -> Result<(), String> {
+    pub fn write_items<W: Write>(&self, out: &mut W, items: &[Item]) -> Result<(), String> {
         /// Below this many items a second thread costs more than it saves.
         const PARALLEL_FROM: usize = 2_000;
         let parallel =
@@ -261,7 +262,7 @@ impl Copies {
         })
     }
 
-    fn write_part<W: Write>(&self, out: &mut W, items: &[Value]) -> Result<(), String> {
+    fn write_part<W: Write>(&self, out: &mut W, items: &[Item]) -> Result<(), String> {
         let mut serialize_from = 0;
         for (i, item) in items.iter().enumerate() {
             let Some(entry) = self.entry_of(item) else { continue };
@@ -300,7 +301,8 @@ mod tests {
         assert_eq!(read.indent, 2);
         let copies = Copies::new(text.to_string(), read.entries, read.indent);
         let mut out = Vec::new();
-        copies.write_items(&mut out, &read.items).unwrap();
+        let items: Vec<Item> = read.items.into_iter().map(Item::Input).collect();
+        copies.write_items(&mut out, &items).unwrap();
         let out = String::from_utf8(out).unwrap();
         assert_eq!(out, "- apiVersion: v1\n  kind: ConfigMap\n  data:\n    a: |\n      x\n\n        y\n");
         assert_eq!(yaml::parse(&out).unwrap(), yaml::parse(text).unwrap()["items"]);

@@ -22,7 +22,7 @@ pub fn read(text: &str) -> Result<Vec<Value>, String> {
 }
 
 /// Writes items as documents separated by `---`.
-pub fn write(items: &[Value]) -> String {
+pub fn write<T: serde::Serialize>(items: &[T]) -> String {
     let mut out = String::new();
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
