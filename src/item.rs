@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 #[derive(Debug, Clone)]
 pub enum Item {
-    /// An input item, unchanged.
-    Input(Value),
+    /// An input item, unchanged, with its position in the input.
+    Input(usize, Value),
     /// An input binding and the status that replaces its own.
     Binding(Value, Box<InferenceIdentityBindingStatus>),
     /// A ClusterSPIFFEID rendered by the reconcile.
@@ -21,8 +21,13 @@ pub enum Item {
 impl Item {
     /// The input item, when the item is one left as it came.
     pub fn input(&self) -> Option<&Value> {
+        self.input_at().map(|(_, value)| value)
+    }
+
+    /// The input item and its position in the input, when the item is one left as it came.
+    pub fn input_at(&self) -> Option<(usize, &Value)> {
         match self {
-            Item::Input(value) => Some(value),
+            Item::Input(position, value) => Some((*position, value)),
             _ => None,
         }
     }
@@ -30,7 +35,7 @@ impl Item {
     /// The item's `metadata.annotations`.
     pub fn annotations(&self) -> Option<&Map<String, Value>> {
         match self {
-            Item::Input(value) | Item::Binding(value, _) => {
+            Item::Input(_, value) | Item::Binding(value, _) => {
                 value.pointer("/metadata/annotations").and_then(Value::as_object)
             }
             Item::Rendered(object) => Some(&object.metadata.annotations),
@@ -40,7 +45,7 @@ impl Item {
     /// The item as a generic value, the status written into the binding.
     pub fn into_value(self) -> Value {
         match self {
-            Item::Input(value) => value,
+            Item::Input(_, value) => value,
             Item::Binding(mut value, status) => {
                 if let Value::Object(map) = &mut value {
                     let status = serde_json::to_value(*status).expect("a status serializes");
@@ -56,7 +61,7 @@ impl Item {
 impl Serialize for Item {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            Item::Input(value) => value.serialize(serializer),
+            Item::Input(_, value) => value.serialize(serializer),
             Item::Rendered(object) => object.serialize(serializer),
             // As `into_value` would have it: the status in place of the old one, else last.
             Item::Binding(Value::Object(map), status) => {

@@ -122,9 +122,10 @@ impl Plan {
         let items = items
             .into_iter()
             .zip(statuses)
-            .map(|(item, status)| match status {
+            .enumerate()
+            .map(|(position, (item, status))| match status {
                 Some(status) if item.is_object() => Item::Binding(item, Box::new(status)),
-                _ => Item::Input(item),
+                _ => Item::Input(position, item),
             })
             .collect();
         let (items, counts) = ownership::place(

@@ -208,7 +208,7 @@ struct ResourceList {
     items: Vec<Value>,
     function_config: Option<Value>,
     /// Where the entries of copied items are in the input, and their indentation.
-    copied: Option<(Vec<std::ops::Range<usize>>, usize)>,
+    copied: Option<(Vec<Option<std::ops::Range<usize>>>, usize)>,
 }
 
 /// Reads a ResourceList. On error, the functionConfig comes back when it could be read, so
@@ -323,7 +323,7 @@ fn fail(
     }
     KrmOutput {
         list: OutputList {
-            items: items.into_iter().map(Item::Input).collect(),
+            items: items.into_iter().enumerate().map(|(i, item)| Item::Input(i, item)).collect(),
             function_config,
             results: vec![result],
             copies,

@@ -10,7 +10,6 @@
 //! caller reads the whole input with the full reader, which also words every error.
 
 use super::scan::{self, Extent, Stop};
-use crate::api::binding;
 use crate::item::Item;
 use crate::parallel;
 use crate::yaml;
@@ -18,11 +17,6 @@ use serde_json::{Map, Value};
 use serde_saphyr::granit_parser::{Event, Parser};
 use std::io::Write;
 use std::ops::Range;
-
-/// The key that marks an item whose output is its input text: it holds the entry's index.
-/// A NUL cannot start a key written plainly, and input that spells it some other way is
-/// read with the full reader.
-const MARKER: &str = "\u{0}copied-entry";
 
 /// Kinds whose items the reconcile reads whole; other items only need their head.
 const READ_WHOLE: [&str; 4] =
@@ -34,8 +28,9 @@ pub struct Read {
     pub list: Map<String, Value>,
     /// Every item: whole, or only its head when its text is copied.
     pub items: Vec<Value>,
-    /// The text of each entry, by the index its marker holds.
-    pub entries: Vec<Range<usize>>,
+    /// By item position, the entry text to copy when the item leaves unchanged; `None`
+    /// for items read by the full reader, which are written from their values.
+    pub entries: Vec<Option<Range<usize>>>,
     /// Spaces before each entry's `-`.
     pub indent: usize,
 }
@@ -53,20 +48,21 @@ pub fn read(text: &str) -> Option<Read> {
         return None;
     }
     let depth = yaml::MAX_DEPTH.checked_sub(2)?;
-    let ranges: Vec<(usize, Range<usize>)> = layout.entries.iter().cloned().enumerate().collect();
-    let scanned = parallel::map(ranges, |(index, range)| entry(&text[range], index, depth));
+    let scanned = parallel::map(layout.entries.clone(), |range| entry(&text[range], depth));
     let mut nodes = count_nodes(&text[layout.header.clone()])? + count_nodes(&text[layout.tail.clone()])?;
     let mut items = Vec::with_capacity(scanned.len());
-    for result in scanned {
-        let (item, n) = result?;
+    let mut entries = Vec::with_capacity(scanned.len());
+    for (result, range) in scanned.into_iter().zip(layout.entries) {
+        let (item, n, copyable) = result?;
         nodes += n;
         items.push(item);
+        entries.push(copyable.then_some(range));
     }
-    (nodes <= yaml::MAX_NODES).then_some(Read { list, items, entries: layout.entries, indent: layout.indent })
+    (nodes <= yaml::MAX_NODES).then_some(Read { list, items, entries, indent: layout.indent })
 }
 
-/// One entry as an item, with its node count.
-fn entry(text: &str, index: usize, max_depth: usize) -> Option<(Value, usize)> {
+/// One entry as an item, with its node count and whether its text can be copied.
+fn entry(text: &str, max_depth: usize) -> Option<(Value, usize, bool)> {
     let extent = if READ_WHOLE.iter().any(|k| memchr::memmem::find(text.as_bytes(), k.as_bytes()).is_some()) {
         Extent::Whole
     } else {
@@ -78,7 +74,7 @@ fn entry(text: &str, index: usize, max_depth: usize) -> Option<(Value, usize)> {
         }
         other => other,
     };
-    let (mut value, nodes, copied) = match scanned {
+    let (value, nodes, copyable) = match scanned {
         Ok(s) => (s.value, s.nodes, true),
         Err(Stop::Abandon) => return None,
         Err(Stop::Defer) => {
@@ -87,15 +83,7 @@ fn entry(text: &str, index: usize, max_depth: usize) -> Option<(Value, usize)> {
             (entries.pop().filter(|_| entries.is_empty())?, nodes, false)
         }
     };
-    let Value::Object(map) = &mut value else { return None };
-    if map.contains_key(MARKER) {
-        return None;
-    }
-    // Bindings get a status; every other item leaves as it came.
-    if copied && !binding::is_binding(&value) {
-        value.as_object_mut()?.insert(MARKER.to_string(), Value::from(index));
-    }
-    Some((value, nodes))
+    value.is_object().then_some((value, nodes, copyable))
 }
 
 fn is_read_whole(item: &Value) -> bool {
@@ -198,19 +186,20 @@ fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// The input text, kept to copy the marked items from.
 pub struct Copies {
     text: String,
-    entries: Vec<Range<usize>>,
+    entries: Vec<Option<Range<usize>>>,
     indent: usize,
 }
 
 impl Copies {
-    pub fn new(text: String, entries: Vec<Range<usize>>, indent: usize) -> Self {
+    /// The input text with [`Read::entries`] and [`Read::indent`].
+    pub fn new(text: String, entries: Vec<Option<Range<usize>>>, indent: usize) -> Self {
         Copies { text, entries, indent }
     }
 
-    /// The entry text of a marked item.
+    /// The entry text of an input item left unchanged, when it can be copied.
     fn entry_of(&self, item: &Item) -> Option<&str> {
-        let index = item.input()?.get(MARKER)?.as_u64()?;
-        let range = self.entries.get(usize::try_from(index).ok()?)?;
+        let (position, _) = item.input_at()?;
+        let range = self.entries.get(position)?.as_ref()?;
         Some(&self.text[range.clone()])
     }
 
@@ -230,36 +219,62 @@ impl Copies {
         Ok(())
     }
 
-    /// Writes items as a block sequence at column 0: marked ones copied, the rest
-    /// serialized, the second half on another thread while the first is written.
+    /// Writes items as a block sequence at column 0: unchanged input items copied, the rest
+    /// serialized. Large outputs are cut into chunks with equal shares of serializing (copies
+    /// cost next to nothing); a second thread serializes every other chunk while this one
+    /// serializes and writes the rest in order, so at most a few chunks wait as text.
     pub fn write_items<W: Write>(&self, out: &mut W, items: &[Item]) -> Result<(), String> {
-        /// Below this many items a second thread costs more than it saves.
+        /// Below this many items to serialize, a second thread costs more than it saves.
         const PARALLEL_FROM: usize = 2_000;
+        const CHUNKS: usize = 16;
+        let serialized = items.iter().filter(|item| self.entry_of(item).is_none()).count();
         let parallel =
-            items.len() >= PARALLEL_FROM && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+            serialized >= PARALLEL_FROM && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
         if !parallel {
             return self.write_part(out, items);
         }
-        // Copies cost next to nothing: each half gets half of the items to serialize.
-        let serialized = items.iter().filter(|item| self.entry_of(item).is_none()).count();
-        let mut seen = 0;
-        let middle = items
-            .iter()
-            .position(|item| {
-                seen += usize::from(self.entry_of(item).is_none());
-                seen > serialized / 2
-            })
-            .unwrap_or(items.len());
-        let (first, second) = items.split_at(middle);
+        let chunks = self.chunks(items, serialized.div_ceil(CHUNKS));
+        let (sender, receiver) = std::sync::mpsc::sync_channel::<Result<Vec<u8>, String>>(1);
         std::thread::scope(|scope| {
-            let second = scope.spawn(|| {
-                let mut buffer = Vec::new();
-                self.write_part(&mut buffer, second).map(|()| buffer)
+            let chunks = &chunks;
+            scope.spawn(move || {
+                for chunk in chunks.iter().skip(1).step_by(2) {
+                    let mut buffer = Vec::new();
+                    let written = self.write_part(&mut buffer, chunk).map(|()| buffer);
+                    if sender.send(written).is_err() {
+                        break;
+                    }
+                }
             });
-            self.write_part(&mut *out, first)?;
-            let second = second.join().map_err(|_| "the writer thread panicked".to_string())??;
-            out.write_all(&second).map_err(|e| e.to_string())
+            for (i, chunk) in chunks.iter().enumerate() {
+                if i % 2 == 0 {
+                    self.write_part(&mut *out, chunk)?;
+                } else {
+                    let buffer = receiver.recv().map_err(|_| "the writer thread stopped".to_string())??;
+                    out.write_all(&buffer).map_err(|e| e.to_string())?;
+                }
+            }
+            Ok(())
         })
+    }
+
+    /// `items` cut after every `per_chunk` items to serialize.
+    fn chunks<'i>(&self, items: &'i [Item], per_chunk: usize) -> Vec<&'i [Item]> {
+        let mut chunks = Vec::new();
+        let (mut start, mut count) = (0, 0);
+        for (i, item) in items.iter().enumerate() {
+            if self.entry_of(item).is_none() {
+                count += 1;
+                if count == per_chunk {
+                    chunks.push(&items[start..=i]);
+                    (start, count) = (i + 1, 0);
+                }
+            }
+        }
+        if start < items.len() {
+            chunks.push(&items[start..]);
+        }
+        chunks
     }
 
     fn write_part<W: Write>(&self, out: &mut W, items: &[Item]) -> Result<(), String> {
@@ -301,7 +316,7 @@ mod tests {
         assert_eq!(read.indent, 2);
         let copies = Copies::new(text.to_string(), read.entries, read.indent);
         let mut out = Vec::new();
-        let items: Vec<Item> = read.items.into_iter().map(Item::Input).collect();
+        let items: Vec<Item> = read.items.into_iter().enumerate().map(|(i, v)| Item::Input(i, v)).collect();
         copies.write_items(&mut out, &items).unwrap();
         let out = String::from_utf8(out).unwrap();
         assert_eq!(out, "- apiVersion: v1\n  kind: ConfigMap\n  data:\n    a: |\n      x\n\n        y\n");
@@ -326,12 +341,13 @@ mod tests {
     }
 
     #[test]
-    fn items_the_reconcile_changes_or_that_need_the_full_reader_are_not_copied() {
+    fn items_that_need_the_full_reader_are_built_whole_and_not_copied() {
         let text = "kind: ResourceList\nitems:\n- apiVersion: kleym.sonda.red/v1alpha1\n  kind: InferenceIdentityBinding\n  metadata: {name: b}\n- apiVersion: v1\n  kind: ConfigMap\n  data: {a: on}\n- apiVersion: v1\n  kind: ConfigMap\n  data: {a: x}\n";
         let read = read(text).unwrap();
-        let marked: Vec<bool> = read.items.iter().map(|i| i.get(MARKER).is_some()).collect();
-        assert_eq!(marked, [false, false, true]);
+        let copyable: Vec<bool> = read.entries.iter().map(Option::is_some).collect();
+        assert_eq!(copyable, [true, false, true]);
+        assert_eq!(read.items[0]["metadata"]["name"], "b", "a binding is read whole");
         assert_eq!(read.items[1]["data"]["a"], true, "read by the full reader, as kubectl reads it");
-        assert_eq!(read.items[2], serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", MARKER: 2}));
+        assert_eq!(read.items[2], serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap"}));
     }
 }
