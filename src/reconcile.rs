@@ -105,11 +105,10 @@ impl Plan {
         let seen = self.evaluated.len();
         let mut failures = Vec::new();
         let mut present = HashSet::new();
-        let mut statuses: Vec<Option<InferenceIdentityBindingStatus>> = vec![None; items.len()];
+        // By item position, in order: bindings were evaluated in input order.
+        let mut statuses = Vec::with_capacity(seen);
         for e in self.evaluated {
-            if let Some(slot) = statuses.get_mut(e.item) {
-                *slot = Some(e.status);
-            }
+            statuses.push((e.item, Box::new(e.status)));
             if let Some(ns) = &e.namespace {
                 present.insert((ns.clone(), e.name.clone()));
             }
@@ -119,12 +118,12 @@ impl Plan {
                 results.push(result);
             }
         }
+        let mut statuses = statuses.into_iter().peekable();
         let items = items
             .into_iter()
-            .zip(statuses)
             .enumerate()
-            .map(|(position, (item, status))| match status {
-                Some(status) if item.is_object() => Item::Binding(item, Box::new(status)),
+            .map(|(position, item)| match statuses.next_if(|(at, _)| *at == position) {
+                Some((_, status)) if item.is_object() => Item::Binding(item, status),
                 _ => Item::Input(position, item),
             })
             .collect();

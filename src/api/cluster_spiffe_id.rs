@@ -71,14 +71,13 @@ pub fn render(input: RenderInput<'_>) -> ClusterSpiffeId {
         (LABEL_BINDING_NAME, input.binding_name.to_string()),
         (LABEL_BINDING_NAMESPACE, input.binding_namespace.to_string()),
     ]);
+    // Room for the file path and index annotations, in both forms, added on placing.
+    let mut annotations = Map::with_capacity(5);
+    annotations.insert(ANNOTATION_RENDERED_BY.to_string(), Value::from(RENDERED_BY));
     ClusterSpiffeId {
         api_version: API_VERSION,
         kind: KIND,
-        metadata: Metadata {
-            name: input.name,
-            labels,
-            annotations: Map::from_iter([(ANNOTATION_RENDERED_BY.to_string(), Value::from(RENDERED_BY))]),
-        },
+        metadata: Metadata { name: input.name, labels, annotations },
         spec: Spec {
             spiffe_id_template: input.spiffe_id.to_string(),
             pod_selector: PodSelector { match_labels: input.pool_labels },

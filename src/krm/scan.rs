@@ -63,7 +63,7 @@ pub fn scan(text: &str, extent: Extent, max_depth: usize) -> Result<Scanned, Sto
 struct Scanner<'a> {
     events: Parser<'a, serde_saphyr::granit_parser::StrInput<'a>>,
     nodes: usize,
-    /// Keys of the unbuilt mapping open at each depth, reused from item to item.
+    /// Keys of the mapping open at each depth, reused from item to item.
     keys: Vec<HashSet<Cow<'a, str>>>,
     max_depth: usize,
 }
@@ -101,6 +101,7 @@ impl<'a> Scanner<'a> {
                 loop {
                     match self.next()? {
                         Event::SequenceEnd => {
+                            out.shrink_to_fit();
                             return Ok((build != Build::Nothing).then_some(Value::Array(out)));
                         }
                         event => out.extend(self.node(event, depth + 1, children)?),
@@ -118,26 +119,23 @@ impl<'a> Scanner<'a> {
             self.keys.resize_with(depth + 1, HashSet::new);
         }
         self.keys[depth].clear();
-        let mut out = Map::new();
+        // Collected first, so the map is built at its exact size.
+        let mut out = Vec::new();
         loop {
             let key = match self.next()? {
-                Event::MappingEnd => return Ok((build != Build::Nothing).then_some(Value::Object(out))),
+                Event::MappingEnd if build == Build::Nothing => return Ok(None),
+                Event::MappingEnd => return Ok(Some(Value::Object(Map::from_iter(out)))),
                 Event::Scalar(text, style, _, None) => key(text, style).ok_or(Stop::Defer)?,
                 _ => return Err(Stop::Defer),
             };
             self.nodes += 1;
-            let child = build.child(&key);
-            let repeated = if child == Build::Nothing {
-                !self.keys[depth].insert(key.clone())
-            } else {
-                out.contains_key(key.as_ref())
-            };
-            if repeated {
+            if !self.keys[depth].insert(key.clone()) {
                 return Err(Stop::Defer);
             }
+            let child = build.child(&key);
             let event = self.next()?;
             if let Some(value) = self.node(event, depth + 1, child)? {
-                out.insert(key.into_owned(), value);
+                out.push((key.into_owned(), value));
             }
         }
     }
