@@ -9,7 +9,7 @@
 //! else (aliases, several documents, CRLF line ends, a broken entry) returns `None`, and the
 //! caller reads the whole input with the full reader, which also words every error.
 
-use super::scan::{self, Extent, Stop};
+use super::scan::{self, Extent, Limits, Stop};
 use crate::item::Item;
 use crate::parallel;
 use crate::yaml;
@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use serde_saphyr::granit_parser::{Event, Parser};
 use std::io::Write;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Kinds whose items the reconcile reads whole; other items only need their head.
 const READ_WHOLE: [&str; 4] =
@@ -48,37 +49,41 @@ pub fn read(text: &str) -> Option<Read> {
         return None;
     }
     let depth = yaml::MAX_DEPTH.checked_sub(2)?;
-    let scanned = parallel::map(layout.entries.clone(), |range| entry(&text[range], depth));
-    let mut nodes = count_nodes(&text[layout.header.clone()])? + count_nodes(&text[layout.tail.clone()])?;
+    // Nodes of the whole input, shared by the threads, so a flood stops the scan early.
+    let outside = count_nodes(&text[layout.header.clone()], yaml::MAX_NODES)?
+        + count_nodes(&text[layout.tail.clone()], yaml::MAX_NODES)?;
+    let nodes = AtomicUsize::new(outside);
+    let scanned = parallel::map(layout.entries.clone(), |range| {
+        let limits = Limits { depth, nodes: yaml::MAX_NODES.checked_sub(nodes.load(Ordering::Relaxed))? };
+        let (item, n, copyable) = entry(&text[range], limits)?;
+        (nodes.fetch_add(n, Ordering::Relaxed) + n <= yaml::MAX_NODES).then_some((item, copyable))
+    });
     let mut items = Vec::with_capacity(scanned.len());
     let mut entries = Vec::with_capacity(scanned.len());
     for (result, range) in scanned.into_iter().zip(layout.entries) {
-        let (item, n, copyable) = result?;
-        nodes += n;
+        let (item, copyable) = result?;
         items.push(item);
         entries.push(copyable.then_some(range));
     }
-    (nodes <= yaml::MAX_NODES).then_some(Read { list, items, entries, indent: layout.indent })
+    Some(Read { list, items, entries, indent: layout.indent })
 }
 
 /// One entry as an item, with its node count and whether its text can be copied.
-fn entry(text: &str, max_depth: usize) -> Option<(Value, usize, bool)> {
+fn entry(text: &str, limits: Limits) -> Option<(Value, usize, bool)> {
     let extent = if READ_WHOLE.iter().any(|k| memchr::memmem::find(text.as_bytes(), k.as_bytes()).is_some()) {
         Extent::Whole
     } else {
         Extent::Head
     };
-    let scanned = match scan::scan(text, extent, max_depth) {
-        Ok(s) if extent == Extent::Head && is_read_whole(&s.value) => {
-            scan::scan(text, Extent::Whole, max_depth)
-        }
+    let scanned = match scan::scan(text, extent, limits) {
+        Ok(s) if extent == Extent::Head && is_read_whole(&s.value) => scan::scan(text, Extent::Whole, limits),
         other => other,
     };
     let (value, nodes, copyable) = match scanned {
         Ok(s) => (s.value, s.nodes, true),
         Err(Stop::Abandon) => return None,
         Err(Stop::Defer) => {
-            let nodes = count_nodes(text)?;
+            let nodes = count_nodes(text, limits.nodes)?;
             let Ok(Value::Array(mut entries)) = yaml::parse(text) else { return None };
             (entries.pop().filter(|_| entries.is_empty())?, nodes, false)
         }
@@ -99,14 +104,18 @@ fn part(text: &str) -> Option<Map<String, Value>> {
     }
 }
 
-/// YAML nodes in `text`, or `None` when it holds an alias or does not read.
-fn count_nodes(text: &str) -> Option<usize> {
+/// YAML nodes in `text`, or `None` when there are more than `limit`, or it holds an alias
+/// or does not read.
+fn count_nodes(text: &str, limit: usize) -> Option<usize> {
     let mut nodes = 0;
     for event in Parser::new_from_str(text) {
         match event.ok()?.0 {
             Event::Alias(_) => return None,
             Event::Scalar(..) | Event::SequenceStart(..) | Event::MappingStart(..) => nodes += 1,
             _ => {}
+        }
+        if nodes > limit {
+            return None;
         }
     }
     Some(nodes)

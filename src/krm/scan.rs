@@ -38,10 +38,18 @@ pub enum Stop {
     Abandon,
 }
 
-/// Scans `text`, one block sequence entry (`- ...`) holding a mapping. `max_depth` counts
-/// the entry's sequence as level 1.
-pub fn scan(text: &str, extent: Extent, max_depth: usize) -> Result<Scanned, Stop> {
-    let mut scanner = Scanner { events: Parser::new_from_str(text), nodes: 0, keys: Vec::new(), max_depth };
+/// Bounds of one scan; past either, the scan is abandoned.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Deepest nesting, the entry's sequence counted as level 1.
+    pub depth: usize,
+    pub nodes: usize,
+}
+
+/// Scans `text`, one block sequence entry (`- ...`) holding a mapping.
+pub fn scan(text: &str, extent: Extent, limits: Limits) -> Result<Scanned, Stop> {
+    // The entry's sequence and the item mapping are the first two nodes.
+    let mut scanner = Scanner { events: Parser::new_from_str(text), nodes: 2, keys: Vec::new(), limits };
     scanner.expect(|e| matches!(e, Event::StreamStart))?;
     scanner.expect(|e| matches!(e, Event::DocumentStart(false, None)))?;
     scanner.expect(|e| matches!(e, Event::SequenceStart(_, 0, None)))?;
@@ -57,7 +65,7 @@ pub fn scan(text: &str, extent: Extent, max_depth: usize) -> Result<Scanned, Sto
     scanner.expect(|e| matches!(e, Event::SequenceEnd))?;
     scanner.expect(|e| matches!(e, Event::DocumentEnd))?;
     scanner.expect(|e| matches!(e, Event::StreamEnd))?;
-    Ok(Scanned { value: value.unwrap_or_default(), nodes: scanner.nodes + 2 })
+    Ok(Scanned { value: value.unwrap_or_default(), nodes: scanner.nodes })
 }
 
 struct Scanner<'a> {
@@ -65,7 +73,7 @@ struct Scanner<'a> {
     nodes: usize,
     /// Keys of the mapping open at each depth, reused from item to item.
     keys: Vec<HashSet<Cow<'a, str>>>,
-    max_depth: usize,
+    limits: Limits,
 }
 
 impl<'a> Scanner<'a> {
@@ -83,7 +91,7 @@ impl<'a> Scanner<'a> {
     /// A node whose first event is `event`, built as far as `build` says.
     fn node(&mut self, event: Event<'a>, depth: usize, build: Build) -> Result<Option<Value>, Stop> {
         self.nodes += 1;
-        if depth > self.max_depth {
+        if depth > self.limits.depth || self.nodes > self.limits.nodes {
             return Err(Stop::Abandon);
         }
         match event {
@@ -129,6 +137,9 @@ impl<'a> Scanner<'a> {
                 _ => return Err(Stop::Defer),
             };
             self.nodes += 1;
+            if self.nodes > self.limits.nodes {
+                return Err(Stop::Abandon);
+            }
             if !self.keys[depth].insert(key.clone()) {
                 return Err(Stop::Defer);
             }
@@ -226,8 +237,10 @@ fn is_plain_string(text: &str) -> bool {
 mod tests {
     use super::*;
 
+    const LIMITS: Limits = Limits { depth: 64, nodes: 1_000 };
+
     fn whole(text: &str) -> Result<Value, Stop> {
-        scan(text, Extent::Whole, 64).map(|s| s.value)
+        scan(text, Extent::Whole, LIMITS).map(|s| s.value)
     }
 
     #[test]
@@ -240,7 +253,7 @@ mod tests {
     #[test]
     fn head_builds_only_the_head() {
         let text = "- spec:\n    a: 1\n  kind: X\n  metadata:\n    name: web\n    annotations: {a: b}\n  apiVersion: v1\n";
-        let head = scan(text, Extent::Head, 64).unwrap();
+        let head = scan(text, Extent::Head, LIMITS).unwrap();
         assert_eq!(
             head.value,
             serde_json::json!({"kind": "X", "metadata": {"annotations": {"a": "b"}}, "apiVersion": "v1"})
@@ -273,23 +286,31 @@ mod tests {
             let text = format!("- a: {plain}\n");
             assert_eq!(whole(&text).unwrap_err(), Stop::Defer, "{plain}");
             let text = format!("- a:\n    {plain}: 1\n");
-            assert_eq!(scan(&text, Extent::Head, 64).unwrap_err(), Stop::Defer, "key {plain}");
+            assert_eq!(scan(&text, Extent::Head, LIMITS).unwrap_err(), Stop::Defer, "key {plain}");
         }
     }
 
     #[test]
     fn repeated_keys_defer_when_built_and_when_skipped() {
         assert_eq!(whole("- a: 1\n  a: 2\n").unwrap_err(), Stop::Defer);
-        assert_eq!(scan("- spec:\n    1: x\n    \"1\": y\n", Extent::Head, 64).unwrap_err(), Stop::Defer);
-        assert!(scan("- spec:\n    a: {x: 1}\n    b: {x: 1}\n", Extent::Head, 64).is_ok());
+        assert_eq!(scan("- spec:\n    1: x\n    \"1\": y\n", Extent::Head, LIMITS).unwrap_err(), Stop::Defer);
+        assert!(scan("- spec:\n    a: {x: 1}\n    b: {x: 1}\n", Extent::Head, LIMITS).is_ok());
     }
 
     #[test]
-    fn tags_defer_and_aliases_depth_and_shape_abandon() {
+    fn tags_defer_and_aliases_depth_nodes_and_shape_abandon() {
         assert_eq!(whole("- a: !!str 1\n").unwrap_err(), Stop::Defer);
         assert_eq!(whole("- a: &x 1\n  b: *x\n").unwrap_err(), Stop::Abandon);
         assert_eq!(whole("- a: [[[[1]]]]\n").map(|_| ()), Ok(()));
-        assert_eq!(scan("- a: [[[[1]]]]\n", Extent::Whole, 5).unwrap_err(), Stop::Abandon);
+        assert_eq!(
+            scan("- a: [[[[1]]]]\n", Extent::Whole, Limits { depth: 5, nodes: 64 }).unwrap_err(),
+            Stop::Abandon
+        );
+        assert_eq!(
+            scan("- a: [1, 2, 3, 4]\n", Extent::Whole, Limits { depth: 64, nodes: 7 }).unwrap_err(),
+            Stop::Abandon
+        );
+        assert!(scan("- a: [1, 2, 3, 4]\n", Extent::Whole, Limits { depth: 64, nodes: 8 }).is_ok());
         assert_eq!(whole("- x\n").unwrap_err(), Stop::Abandon);
         assert_eq!(whole("- a: 1\n- b: 2\n").unwrap_err(), Stop::Abandon);
         assert_eq!(whole("- a: \"open\n").unwrap_err(), Stop::Abandon);
