@@ -19,6 +19,10 @@ pub const MAX_DEPTH: usize = 256;
 /// Most YAML nodes (mappings, sequences, scalars) in one input: about 23,000 bindings with
 /// a pool and two Deployments each. Bounds time and memory on inputs made of tiny nodes.
 pub const MAX_NODES: usize = 4_000_000;
+/// Most parser events (nodes, ends, comments) in one input.
+pub const MAX_EVENTS: usize = MAX_NODES * 3;
+/// Most bytes of comment text in one input.
+pub const MAX_COMMENT_BYTES: usize = 64 << 20;
 /// Most documents accepted in one multi-document stream.
 pub const MAX_DOCUMENTS: usize = 1_000_000;
 /// Largest input accepted, in bytes.
@@ -28,7 +32,8 @@ fn read_options(documents: Option<usize>) -> serde_saphyr::Options {
     let mut budget = serde_saphyr::Budget::default();
     budget.max_depth = MAX_DEPTH;
     budget.max_nodes = MAX_NODES;
-    budget.max_events = MAX_NODES.saturating_mul(3);
+    budget.max_events = MAX_EVENTS;
+    budget.max_total_comment_bytes = MAX_COMMENT_BYTES;
     budget.max_total_scalar_bytes = MAX_INPUT_BYTES;
     budget.max_reader_input_bytes = Some(MAX_INPUT_BYTES);
     if let Some(documents) = documents {
@@ -147,11 +152,10 @@ fn budget_message(breach: &BudgetBreach) -> String {
         BudgetBreach::Nodes { .. } | BudgetBreach::Events { .. } => {
             format!("more than {MAX_NODES} YAML nodes")
         }
-        BudgetBreach::ScalarBytes { .. }
-        | BudgetBreach::InputBytes { .. }
-        | BudgetBreach::CommentBytes { .. } => {
+        BudgetBreach::ScalarBytes { .. } | BudgetBreach::InputBytes { .. } => {
             format!("input larger than {MAX_INPUT_BYTES} bytes")
         }
+        BudgetBreach::CommentBytes { .. } => format!("more than {MAX_COMMENT_BYTES} bytes of comments"),
         BudgetBreach::Documents { .. } => format!("more than {MAX_DOCUMENTS} YAML documents"),
         BudgetBreach::Aliases { .. }
         | BudgetBreach::Anchors { .. }

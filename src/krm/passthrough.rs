@@ -9,15 +9,14 @@
 //! else (aliases, several documents, CRLF line ends, a broken entry) returns `None`, and the
 //! caller reads the whole input with the full reader, which also words every error.
 
-use super::scan::{self, Extent, Limits, Stop};
+use super::scan::{self, Counts, Extent, Limits, Stop};
 use crate::item::Item;
 use crate::parallel;
 use crate::yaml;
 use serde_json::{Map, Value};
-use serde_saphyr::granit_parser::{Event, Parser};
 use std::io::Write;
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// Kinds whose items the reconcile reads whole; other items only need their head.
 const READ_WHOLE: [&str; 4] =
@@ -38,6 +37,9 @@ pub struct Read {
 
 /// Reads `text`, or returns `None` when it must be read whole by the full reader.
 pub fn read(text: &str) -> Option<Read> {
+    if text.len() > yaml::MAX_INPUT_BYTES {
+        return None;
+    }
     let layout = layout(text)?;
     let mut list = part(&text[layout.header.clone()])?;
     for (key, value) in part(&text[layout.tail.clone()])? {
@@ -48,15 +50,24 @@ pub fn read(text: &str) -> Option<Read> {
     if list.contains_key("items") {
         return None;
     }
-    let depth = yaml::MAX_DEPTH.checked_sub(2)?;
-    // Nodes of the whole input, shared by the threads, so a flood stops the scan early.
-    let outside = count_nodes(&text[layout.header.clone()], yaml::MAX_NODES)?
-        + count_nodes(&text[layout.tail.clone()], yaml::MAX_NODES)?;
-    let nodes = AtomicUsize::new(outside);
+    // The whole input is held to the full reader's limits: counts are shared by the threads,
+    // so a flood stops the scan early. The header and tail nest as deep as they stand; an
+    // entry sits two levels down (the list, `items`), counted from its own sequence.
+    let budget =
+        Counts { nodes: yaml::MAX_NODES, events: yaml::MAX_EVENTS, comment_bytes: yaml::MAX_COMMENT_BYTES };
+    let outside = Limits { depth: yaml::MAX_DEPTH, counts: budget };
+    let header = scan::count(&text[layout.header.clone()], outside)?;
+    let tail = scan::count(&text[layout.tail.clone()], outside)?;
+    // `items` and its sequence are two nodes more.
+    let used = Mutex::new(header.add(tail).add(Counts { nodes: 2, events: 0, comment_bytes: 0 }));
     let scanned = parallel::map(layout.entries.clone(), |range| {
-        let limits = Limits { depth, nodes: yaml::MAX_NODES.checked_sub(nodes.load(Ordering::Relaxed))? };
-        let (item, n, copyable) = entry(&text[range], limits)?;
-        (nodes.fetch_add(n, Ordering::Relaxed) + n <= yaml::MAX_NODES).then_some((item, copyable))
+        let left = budget.minus(*used.lock().ok()?)?;
+        let limits = Limits { depth: yaml::MAX_DEPTH - 1, counts: left };
+        let (item, counts, copyable) = entry(&text[range], limits)?;
+        let mut total = used.lock().ok()?;
+        *total = total.add(counts);
+        budget.minus(*total)?;
+        Some((item, copyable))
     });
     let mut items = Vec::with_capacity(scanned.len());
     let mut entries = Vec::with_capacity(scanned.len());
@@ -68,27 +79,31 @@ pub fn read(text: &str) -> Option<Read> {
     Some(Read { list, items, entries, indent: layout.indent })
 }
 
-/// One entry as an item, with its node count and whether its text can be copied.
-fn entry(text: &str, limits: Limits) -> Option<(Value, usize, bool)> {
+/// One entry as an item, with what it counts and whether its text can be copied.
+fn entry(text: &str, limits: Limits) -> Option<(Value, Counts, bool)> {
     let extent = if READ_WHOLE.iter().any(|k| memchr::memmem::find(text.as_bytes(), k.as_bytes()).is_some()) {
         Extent::Whole
     } else {
         Extent::Head
     };
+    // An item with comments is written from its value, without them: kpt puts comments back
+    // itself, and finding them already there, at other nodes, it would write them twice.
     let scanned = match scan::scan(text, extent, limits) {
-        Ok(s) if extent == Extent::Head && is_read_whole(&s.value) => scan::scan(text, Extent::Whole, limits),
+        Ok(s) if extent == Extent::Head && (s.commented || is_read_whole(&s.value)) => {
+            scan::scan(text, Extent::Whole, limits)
+        }
         other => other,
     };
-    let (value, nodes, copyable) = match scanned {
-        Ok(s) => (s.value, s.nodes, true),
+    let (value, counts, copyable) = match scanned {
+        Ok(s) => (s.value, s.counts, !s.commented),
         Err(Stop::Abandon) => return None,
         Err(Stop::Defer) => {
-            let nodes = count_nodes(text, limits.nodes)?;
+            let counts = scan::count(text, limits)?;
             let Ok(Value::Array(mut entries)) = yaml::parse(text) else { return None };
-            (entries.pop().filter(|_| entries.is_empty())?, nodes, false)
+            (entries.pop().filter(|_| entries.is_empty())?, counts, false)
         }
     };
-    value.is_object().then_some((value, nodes, copyable))
+    value.is_object().then_some((value, counts, copyable))
 }
 
 fn is_read_whole(item: &Value) -> bool {
@@ -102,23 +117,6 @@ fn part(text: &str) -> Option<Map<String, Value>> {
         Value::Null => Some(Map::new()),
         _ => None,
     }
-}
-
-/// YAML nodes in `text`, or `None` when there are more than `limit`, or it holds an alias
-/// or does not read.
-fn count_nodes(text: &str, limit: usize) -> Option<usize> {
-    let mut nodes = 0;
-    for event in Parser::new_from_str(text) {
-        match event.ok()?.0 {
-            Event::Alias(_) => return None,
-            Event::Scalar(..) | Event::SequenceStart(..) | Event::MappingStart(..) => nodes += 1,
-            _ => {}
-        }
-        if nodes > limit {
-            return None;
-        }
-    }
-    Some(nodes)
 }
 
 /// Where the parts of a ResourceList's text are.

@@ -2,7 +2,9 @@
 //! the generic deserializer: the whole value for items the reconcile reads, only
 //! `apiVersion`, `kind` and `metadata.annotations` for the rest. A scan that succeeds also vouches that
 //! the text can be copied to the output as it stands: every plain scalar means the same to a
-//! YAML 1.1 reader (kubectl) as to this function, no key repeats, no tag or alias is used.
+//! YAML 1.1 reader (kubectl) as to this function, no key repeats, no tag, anchor, alias or
+//! merge key is used. Scans count what the full reader's budget counts, so the caller can
+//! hold the whole input to the same limits.
 
 use serde_json::{Map, Number, Value};
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle};
@@ -19,12 +21,55 @@ pub enum Extent {
     Head,
 }
 
+/// What a scan saw, counted as the full reader's budget counts it.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    /// Mappings, sequences and scalars, keys included.
+    pub nodes: usize,
+    /// Parser events, comments included.
+    pub events: usize,
+    /// Bytes of comment text.
+    pub comment_bytes: usize,
+}
+
+impl Counts {
+    pub fn add(self, other: Counts) -> Counts {
+        Counts {
+            nodes: self.nodes + other.nodes,
+            events: self.events + other.events,
+            comment_bytes: self.comment_bytes + other.comment_bytes,
+        }
+    }
+
+    /// What is left of `self` after `used`, or `None` when `used` is over it.
+    pub fn minus(self, used: Counts) -> Option<Counts> {
+        Some(Counts {
+            nodes: self.nodes.checked_sub(used.nodes)?,
+            events: self.events.checked_sub(used.events)?,
+            comment_bytes: self.comment_bytes.checked_sub(used.comment_bytes)?,
+        })
+    }
+
+    fn within(&self, limit: &Counts) -> bool {
+        self.nodes <= limit.nodes && self.events <= limit.events && self.comment_bytes <= limit.comment_bytes
+    }
+}
+
+/// Bounds of one scan; past any, the scan is abandoned.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Deepest nesting, the outermost node at level 1.
+    pub depth: usize,
+    pub counts: Counts,
+}
+
 /// A scanned item.
 #[derive(Debug)]
 pub struct Scanned {
     pub value: Value,
-    /// YAML nodes seen, built or not (keys included).
-    pub nodes: usize,
+    pub counts: Counts,
+    /// Whether the text holds a comment.
+    pub commented: bool,
 }
 
 /// Why a scan stopped.
@@ -33,54 +78,96 @@ pub enum Stop {
     /// The item uses something this reader leaves to the full reader (a tag, a plain scalar
     /// that YAML 1.1 reads differently, a repeated or non-string key): read it that way.
     Defer,
-    /// The text is not one clean sequence entry holding a mapping, or uses aliases, or is too
-    /// deep: the whole input goes to the full reader, which also words any error.
+    /// The text is not one clean sequence entry holding a mapping, uses anchors, aliases or
+    /// merge keys, or passes a limit: the whole input goes to the full reader, which also
+    /// words any error.
     Abandon,
-}
-
-/// Bounds of one scan; past either, the scan is abandoned.
-#[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    /// Deepest nesting, the entry's sequence counted as level 1.
-    pub depth: usize,
-    pub nodes: usize,
 }
 
 /// Scans `text`, one block sequence entry (`- ...`) holding a mapping.
 pub fn scan(text: &str, extent: Extent, limits: Limits) -> Result<Scanned, Stop> {
-    // The entry's sequence and the item mapping are the first two nodes.
-    let mut scanner = Scanner { events: Parser::new_from_str(text), nodes: 2, keys: Vec::new(), limits };
+    let mut scanner = Scanner::new(text, limits);
     scanner.expect(|e| matches!(e, Event::StreamStart))?;
     scanner.expect(|e| matches!(e, Event::DocumentStart(false, None)))?;
     scanner.expect(|e| matches!(e, Event::SequenceStart(_, 0, None)))?;
+    scanner.counts.nodes += 1;
     let build = match extent {
         Extent::Whole => Build::Whole,
         Extent::Head => Build::Head,
     };
     let value = match scanner.next()? {
-        Event::MappingStart(_, _, None) => scanner.mapping(1, build)?,
-        Event::MappingStart(..) => return Err(Stop::Defer),
+        event @ Event::MappingStart(..) => scanner.node(event, 2, build)?,
         _ => return Err(Stop::Abandon),
     };
     scanner.expect(|e| matches!(e, Event::SequenceEnd))?;
     scanner.expect(|e| matches!(e, Event::DocumentEnd))?;
     scanner.expect(|e| matches!(e, Event::StreamEnd))?;
-    Ok(Scanned { value: value.unwrap_or_default(), nodes: scanner.nodes })
+    Ok(Scanned { value: value.unwrap_or_default(), counts: scanner.counts, commented: scanner.commented })
+}
+
+/// Counts `text` (any YAML) without building anything; `None` when it does not read, uses
+/// anchors, aliases or merge keys, or passes a limit.
+pub fn count(text: &str, limits: Limits) -> Option<Counts> {
+    let mut scanner = Scanner::new(text, limits);
+    let mut depth = 0usize;
+    loop {
+        match scanner.next().ok()? {
+            Event::StreamEnd => return Some(scanner.counts),
+            Event::Alias(_) | Event::Scalar(_, _, 1.., _) => return None,
+            Event::Scalar(text, ScalarStyle::Plain, ..) if text == "<<" => return None,
+            Event::Scalar(..) => scanner.counts.nodes += 1,
+            Event::SequenceStart(_, 1.., _) | Event::MappingStart(_, 1.., _) => return None,
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                scanner.counts.nodes += 1;
+                depth += 1;
+                if depth > limits.depth {
+                    return None;
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if !scanner.counts.within(&limits.counts) {
+            return None;
+        }
+    }
 }
 
 struct Scanner<'a> {
     events: Parser<'a, serde_saphyr::granit_parser::StrInput<'a>>,
-    nodes: usize,
+    counts: Counts,
+    commented: bool,
     /// Keys of the mapping open at each depth, reused from item to item.
     keys: Vec<HashSet<Cow<'a, str>>>,
     limits: Limits,
 }
 
 impl<'a> Scanner<'a> {
+    fn new(text: &'a str, limits: Limits) -> Self {
+        Scanner {
+            events: Parser::new_from_str(text),
+            counts: Counts::default(),
+            commented: false,
+            keys: Vec::new(),
+            limits,
+        }
+    }
+
+    /// The next event that is not a comment; comments are counted.
     fn next(&mut self) -> Result<Event<'a>, Stop> {
-        match self.events.next() {
-            Some(Ok((event, _))) => Ok(event),
-            _ => Err(Stop::Abandon),
+        loop {
+            let Some(Ok((event, _))) = self.events.next() else { return Err(Stop::Abandon) };
+            self.counts.events += 1;
+            if let Event::Comment(text, _) = &event {
+                self.counts.comment_bytes += text.len();
+                self.commented = true;
+            }
+            if !self.counts.within(&self.limits.counts) {
+                return Err(Stop::Abandon);
+            }
+            if !matches!(event, Event::Comment(..)) {
+                return Ok(event);
+            }
         }
     }
 
@@ -90,11 +177,14 @@ impl<'a> Scanner<'a> {
 
     /// A node whose first event is `event`, built as far as `build` says.
     fn node(&mut self, event: Event<'a>, depth: usize, build: Build) -> Result<Option<Value>, Stop> {
-        self.nodes += 1;
-        if depth > self.limits.depth || self.nodes > self.limits.nodes {
+        self.counts.nodes += 1;
+        if depth > self.limits.depth || self.counts.nodes > self.limits.counts.nodes {
             return Err(Stop::Abandon);
         }
         match event {
+            Event::Scalar(_, _, 1.., _)
+            | Event::SequenceStart(_, 1.., _)
+            | Event::MappingStart(_, 1.., _) => Err(Stop::Abandon),
             Event::Scalar(_, _, _, Some(_))
             | Event::SequenceStart(_, _, Some(_))
             | Event::MappingStart(_, _, Some(_)) => Err(Stop::Defer),
@@ -133,11 +223,15 @@ impl<'a> Scanner<'a> {
             let key = match self.next()? {
                 Event::MappingEnd if build == Build::Nothing => return Ok(None),
                 Event::MappingEnd => return Ok(Some(Value::Object(Map::from_iter(out)))),
+                Event::Scalar(_, _, 1.., _) => return Err(Stop::Abandon),
+                Event::Scalar(text, ScalarStyle::Plain, _, None) if text == "<<" => {
+                    return Err(Stop::Abandon);
+                }
                 Event::Scalar(text, style, _, None) => key(text, style).ok_or(Stop::Defer)?,
                 _ => return Err(Stop::Defer),
             };
-            self.nodes += 1;
-            if self.nodes > self.limits.nodes {
+            self.counts.nodes += 1;
+            if self.counts.nodes > self.limits.counts.nodes {
                 return Err(Stop::Abandon);
             }
             if !self.keys[depth].insert(key.clone()) {
@@ -237,7 +331,12 @@ fn is_plain_string(text: &str) -> bool {
 mod tests {
     use super::*;
 
-    const LIMITS: Limits = Limits { depth: 64, nodes: 1_000 };
+    const LIMITS: Limits =
+        Limits { depth: 64, counts: Counts { nodes: 1_000, events: 10_000, comment_bytes: 1_000 } };
+
+    fn limits(depth: usize, nodes: usize) -> Limits {
+        Limits { depth, counts: Counts { nodes, ..LIMITS.counts } }
+    }
 
     fn whole(text: &str) -> Result<Value, Stop> {
         scan(text, Extent::Whole, LIMITS).map(|s| s.value)
@@ -258,7 +357,7 @@ mod tests {
             head.value,
             serde_json::json!({"kind": "X", "metadata": {"annotations": {"a": "b"}}, "apiVersion": "v1"})
         );
-        assert_eq!(head.nodes, 18);
+        assert_eq!(head.counts.nodes, 18);
     }
 
     #[test]
@@ -286,7 +385,8 @@ mod tests {
             let text = format!("- a: {plain}\n");
             assert_eq!(whole(&text).unwrap_err(), Stop::Defer, "{plain}");
             let text = format!("- a:\n    {plain}: 1\n");
-            assert_eq!(scan(&text, Extent::Head, LIMITS).unwrap_err(), Stop::Defer, "key {plain}");
+            let want = if plain == "<<" { Stop::Abandon } else { Stop::Defer };
+            assert_eq!(scan(&text, Extent::Head, LIMITS).unwrap_err(), want, "key {plain}");
         }
     }
 
@@ -298,21 +398,37 @@ mod tests {
     }
 
     #[test]
-    fn tags_defer_and_aliases_depth_nodes_and_shape_abandon() {
+    fn tags_defer_and_anchors_aliases_merges_limits_and_shape_abandon() {
         assert_eq!(whole("- a: !!str 1\n").unwrap_err(), Stop::Defer);
         assert_eq!(whole("- a: &x 1\n  b: *x\n").unwrap_err(), Stop::Abandon);
+        assert_eq!(whole("- a: &x 1\n").unwrap_err(), Stop::Abandon, "anchors count against a budget");
+        assert_eq!(whole("- <<: {a: 1}\n").unwrap_err(), Stop::Abandon, "merge keys count against a budget");
         assert_eq!(whole("- a: [[[[1]]]]\n").map(|_| ()), Ok(()));
-        assert_eq!(
-            scan("- a: [[[[1]]]]\n", Extent::Whole, Limits { depth: 5, nodes: 64 }).unwrap_err(),
-            Stop::Abandon
-        );
-        assert_eq!(
-            scan("- a: [1, 2, 3, 4]\n", Extent::Whole, Limits { depth: 64, nodes: 7 }).unwrap_err(),
-            Stop::Abandon
-        );
-        assert!(scan("- a: [1, 2, 3, 4]\n", Extent::Whole, Limits { depth: 64, nodes: 8 }).is_ok());
+        assert_eq!(scan("- a: [[[[1]]]]\n", Extent::Whole, limits(5, 64)).unwrap_err(), Stop::Abandon);
+        assert_eq!(scan("- a: [1, 2, 3, 4]\n", Extent::Whole, limits(64, 7)).unwrap_err(), Stop::Abandon);
+        assert!(scan("- a: [1, 2, 3, 4]\n", Extent::Whole, limits(64, 8)).is_ok());
         assert_eq!(whole("- x\n").unwrap_err(), Stop::Abandon);
         assert_eq!(whole("- a: 1\n- b: 2\n").unwrap_err(), Stop::Abandon);
         assert_eq!(whole("- a: \"open\n").unwrap_err(), Stop::Abandon);
+    }
+
+    #[test]
+    fn comments_are_skipped_and_counted() {
+        let text = "- a: 1 # one\n  # two\n  b: 2\n# after\n";
+        let scanned = scan(text, Extent::Whole, LIMITS).unwrap();
+        assert_eq!(scanned.value, serde_json::json!({"a": 1, "b": 2}));
+        assert_eq!(scanned.counts.comment_bytes, " one".len() + " two".len() + " after".len());
+        assert!(scanned.commented);
+        assert!(!scan("- a: 1\n", Extent::Whole, LIMITS).unwrap().commented);
+        let tight = Limits { counts: Counts { comment_bytes: 5, ..LIMITS.counts }, ..LIMITS };
+        assert_eq!(scan(text, Extent::Whole, tight).unwrap_err(), Stop::Abandon);
+    }
+
+    #[test]
+    fn counting_refuses_what_scanning_abandons() {
+        assert_eq!(count("a: [1, {b: 2}]\n", LIMITS).map(|c| c.nodes), Some(7));
+        assert!(count("a: &x 1\n", LIMITS).is_none());
+        assert!(count("a: [[1]]\n", limits(2, 100)).is_none());
+        assert!(count("a: [[1]]\n", limits(3, 100)).is_some());
     }
 }
