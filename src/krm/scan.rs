@@ -138,7 +138,7 @@ struct Scanner<'a> {
     counts: Counts,
     commented: bool,
     /// Keys of the mapping open at each depth, reused from item to item.
-    keys: Vec<HashSet<Cow<'a, str>>>,
+    keys: Vec<Keys<'a>>,
     limits: Limits,
 }
 
@@ -214,7 +214,7 @@ impl<'a> Scanner<'a> {
     /// A mapping whose start event was read.
     fn mapping(&mut self, depth: usize, build: Build) -> Result<Option<Value>, Stop> {
         if depth >= self.keys.len() {
-            self.keys.resize_with(depth + 1, HashSet::new);
+            self.keys.resize_with(depth + 1, Keys::default);
         }
         self.keys[depth].clear();
         // Collected first, so the map is built at its exact size.
@@ -243,6 +243,38 @@ impl<'a> Scanner<'a> {
                 out.push((key.into_owned(), value));
             }
         }
+    }
+}
+
+/// The keys of one mapping, to find a repeated one: compared in a list while few (most
+/// Kubernetes mappings have a handful), hashed beyond.
+#[derive(Default)]
+struct Keys<'a> {
+    few: Vec<Cow<'a, str>>,
+    many: HashSet<Cow<'a, str>>,
+}
+
+impl<'a> Keys<'a> {
+    const FEW: usize = 16;
+
+    fn clear(&mut self) {
+        self.few.clear();
+        self.many.clear();
+    }
+
+    /// Adds a key; `false` when it was there already.
+    fn insert(&mut self, key: Cow<'a, str>) -> bool {
+        if self.few.len() < Self::FEW {
+            if self.few.contains(&key) {
+                return false;
+            }
+            self.few.push(key);
+            return true;
+        }
+        if self.many.is_empty() {
+            self.many.extend(self.few.iter().cloned());
+        }
+        self.many.insert(key)
     }
 }
 
@@ -395,6 +427,13 @@ mod tests {
         assert_eq!(whole("- a: 1\n  a: 2\n").unwrap_err(), Stop::Defer);
         assert_eq!(scan("- spec:\n    1: x\n    \"1\": y\n", Extent::Head, LIMITS).unwrap_err(), Stop::Defer);
         assert!(scan("- spec:\n    a: {x: 1}\n    b: {x: 1}\n", Extent::Head, LIMITS).is_ok());
+        // Past the few keys compared in a list, the set still finds a repeat, early or late.
+        let many: String = (0..40).map(|i| format!("    k{i}: v\n")).collect();
+        assert!(scan(&format!("- spec:\n{many}"), Extent::Head, LIMITS).is_ok());
+        for repeat in ["k0", "k20", "k39"] {
+            let text = format!("- spec:\n{many}    {repeat}: again\n");
+            assert_eq!(scan(&text, Extent::Head, LIMITS).unwrap_err(), Stop::Defer, "{repeat}");
+        }
     }
 
     #[test]
