@@ -24,7 +24,7 @@ pub struct Counts {
 /// file path and index annotations.
 pub fn place(
     items: Vec<Item>,
-    renders: BTreeMap<String, ClusterSpiffeId>,
+    renders: BTreeMap<String, Box<ClusterSpiffeId>>,
     bindings: &HashSet<(String, String)>,
     prune: bool,
     output_path: Option<&str>,
@@ -40,7 +40,7 @@ pub fn place(
         };
         let name = input.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
         if let Some(render) = renders.remove(name) {
-            out.push(Item::Rendered(Box::new(replace(input, render))));
+            out.push(Item::Rendered(replace(input, render)));
             counts.replaced += 1;
             continue;
         }
@@ -56,16 +56,16 @@ pub fn place(
     }
     counts.added = renders.len();
     match output_path {
-        None => out.extend(renders.into_values().map(|r| Item::Rendered(Box::new(r)))),
+        None => out.extend(renders.into_values().map(Item::Rendered)),
         Some(template) => {
-            let placed: Vec<(String, ClusterSpiffeId)> =
+            let placed: Vec<(String, Box<ClusterSpiffeId>)> =
                 renders.into_iter().map(|(name, r)| (template.replace("{name}", &name), r)).collect();
             let files = placed.iter().map(|(path, _)| path.clone()).collect();
             let mut used = used_slots(&out, &files);
             for (path, object) in placed {
                 let index = (0u64..).find(|i| !used.contains(&(path.clone(), *i))).expect("a free index");
                 used.insert((path.clone(), index));
-                out.push(Item::Rendered(Box::new(with_file(object, &path, index))));
+                out.push(Item::Rendered(with_file(object, &path, index)));
             }
         }
     }
@@ -73,7 +73,7 @@ pub fn place(
 }
 
 /// The fresh render, keeping the caller's annotations of the object it replaces.
-fn replace(old: &Value, mut fresh: ClusterSpiffeId) -> ClusterSpiffeId {
+fn replace(old: &Value, mut fresh: Box<ClusterSpiffeId>) -> Box<ClusterSpiffeId> {
     let kept = old
         .pointer("/metadata/annotations")
         .and_then(Value::as_object)
@@ -85,7 +85,7 @@ fn replace(old: &Value, mut fresh: ClusterSpiffeId) -> ClusterSpiffeId {
     fresh
 }
 
-fn with_file(mut object: ClusterSpiffeId, path: &str, index: u64) -> ClusterSpiffeId {
+fn with_file(mut object: Box<ClusterSpiffeId>, path: &str, index: u64) -> Box<ClusterSpiffeId> {
     let target = &mut object.metadata.annotations;
     let index = Value::String(index.to_string());
     target.insert(annotations::LEGACY_INDEX.into(), index.clone());

@@ -9,7 +9,8 @@ pub fn map<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R>
     if threads < 2 || items.len() < PARALLEL_FROM {
         return items.into_iter().map(f).collect();
     }
-    let chunk = items.len().div_ceil(threads);
+    let total = items.len();
+    let chunk = total.div_ceil(threads);
     let mut chunks = Vec::with_capacity(threads);
     let mut rest = items;
     while rest.len() > chunk {
@@ -24,7 +25,11 @@ pub fn map<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R>
             .into_iter()
             .map(|c| scope.spawn(move || c.into_iter().map(f).collect::<Vec<R>>()))
             .collect();
-        handles.into_iter().flat_map(|h| h.join().expect("a worker thread panicked")).collect()
+        let mut out = Vec::with_capacity(total);
+        for handle in handles {
+            out.extend(handle.join().expect("a worker thread panicked"));
+        }
+        out
     })
 }
 

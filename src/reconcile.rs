@@ -67,7 +67,7 @@ struct Evaluated {
     item: usize,
     namespace: Option<String>,
     name: String,
-    status: InferenceIdentityBindingStatus,
+    status: Box<InferenceIdentityBindingStatus>,
     /// The failure's result; `None` when the binding rendered.
     result: Option<KrmResult>,
 }
@@ -82,7 +82,7 @@ pub fn reconcile(items: Vec<Value>, ctx: &Context<'_>) -> Result<Outcome, InputE
 /// Unusable input is found here, before any item is touched.
 pub struct Plan {
     evaluated: Vec<Evaluated>,
-    renders: BTreeMap<String, ClusterSpiffeId>,
+    renders: BTreeMap<String, Box<ClusterSpiffeId>>,
     output_files: bool,
 }
 
@@ -108,7 +108,7 @@ impl Plan {
         // By item position, in order: bindings were evaluated in input order.
         let mut statuses = Vec::with_capacity(seen);
         for e in self.evaluated {
-            statuses.push((e.item, Box::new(e.status)));
+            statuses.push((e.item, e.status));
             if let Some(ns) = &e.namespace {
                 present.insert((ns.clone(), e.name.clone()));
             }
@@ -154,7 +154,7 @@ impl Plan {
 fn evaluate_all(
     items: &[Value],
     ctx: &Context<'_>,
-) -> Result<(Vec<Evaluated>, BTreeMap<String, ClusterSpiffeId>), InputError> {
+) -> Result<(Vec<Evaluated>, BTreeMap<String, Box<ClusterSpiffeId>>), InputError> {
     let config = ctx.config;
     let mut bindings = Vec::new();
     let mut keys = HashSet::new();
@@ -284,7 +284,7 @@ fn finish(
     name: Option<String>,
     conflicts: Vec<ConflictEntry>,
     ctx: &Context<'_>,
-) -> (Evaluated, Option<(String, ClusterSpiffeId)>) {
+) -> (Evaluated, Option<(String, Box<ClusterSpiffeId>)>) {
     let config = ctx.config;
     let mut render = None;
     let outcome = match (outcome, name) {
@@ -298,7 +298,7 @@ fn finish(
                 selectors: p.selectors.clone(),
                 class_name: config.class_name.as_deref(),
             });
-            render = Some((name.clone(), object));
+            render = Some((name.clone(), Box::new(object)));
             Ok(RenderedIdentity {
                 fingerprint: crate::identity::selector_fingerprint(&p.selectors),
                 name,
@@ -321,7 +321,7 @@ fn finish(
         item: b.item,
         namespace: b.namespace.as_ref().ok().map(|s| s.to_string()),
         name: b.name.to_string(),
-        status,
+        status: Box::new(status),
         result,
     };
     (evaluated, render)
