@@ -8,6 +8,9 @@ use crate::krm::annotations;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+/// Rendered ClusterSPIFFEIDs by name.
+pub type Renders = BTreeMap<String, Box<ClusterSpiffeId>>;
+
 /// How many outputs each ownership rule touched.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Counts {
@@ -24,7 +27,7 @@ pub struct Counts {
 /// file path and index annotations.
 pub fn place(
     items: Vec<Item>,
-    renders: BTreeMap<String, Box<ClusterSpiffeId>>,
+    renders: Renders,
     bindings: &HashSet<(String, String)>,
     prune: bool,
     output_path: Option<&str>,

@@ -10,7 +10,7 @@ use crate::item::Item;
 use crate::krm::annotations;
 use crate::krm::results::{FileRef, KrmResult, ResourceRef, Severity};
 use crate::names;
-use crate::ownership;
+use crate::ownership::{self, Renders};
 use crate::parallel;
 use crate::reason::{Failure, Reason};
 use crate::resolve::PoolIndex;
@@ -82,7 +82,7 @@ pub fn reconcile(items: Vec<Value>, ctx: &Context<'_>) -> Result<Outcome, InputE
 /// Unusable input is found here, before any item is touched.
 pub struct Plan {
     evaluated: Vec<Evaluated>,
-    renders: BTreeMap<String, Box<ClusterSpiffeId>>,
+    renders: Renders,
     output_files: bool,
 }
 
@@ -151,10 +151,7 @@ impl Plan {
     }
 }
 
-fn evaluate_all(
-    items: &[Value],
-    ctx: &Context<'_>,
-) -> Result<(Vec<Evaluated>, BTreeMap<String, Box<ClusterSpiffeId>>), InputError> {
+fn evaluate_all(items: &[Value], ctx: &Context<'_>) -> Result<(Vec<Evaluated>, Renders), InputError> {
     let config = ctx.config;
     let mut bindings = Vec::new();
     let mut keys = HashSet::new();
