@@ -12,6 +12,11 @@ pub const LEGACY_INDEX: &str = "config.kubernetes.io/index";
 const CALLER_PREFIXES: [&str; 4] =
     ["internal.config.kubernetes.io/", "config.kubernetes.io/", "config.k8s.io/", "kustomize.config.k8s.io/"];
 
+/// Whether an annotation gives an item's file path or index, in either form.
+pub fn is_file_annotation(key: &str) -> bool {
+    [PATH, INDEX, LEGACY_PATH, LEGACY_INDEX].contains(&key)
+}
+
 pub fn is_caller_annotation(key: &str) -> bool {
     CALLER_PREFIXES.iter().any(|p| key.starts_with(p))
 }

@@ -9,6 +9,7 @@
 //! else (aliases, several documents, CRLF line ends, a broken entry) returns `None`, and the
 //! caller reads the whole input with the full reader, which also words every error.
 
+use super::annotations;
 use super::scan::{self, Counts, Extent, Limits, Stop};
 use crate::item::Item;
 use crate::parallel;
@@ -103,7 +104,31 @@ fn entry(text: &str, limits: Limits) -> Option<(Value, Counts, bool)> {
             (entries.pop().filter(|_| entries.is_empty())?, counts, false)
         }
     };
-    value.is_object().then_some((value, counts, copyable))
+    if !value.is_object() {
+        return None;
+    }
+    let value = if copyable && !is_read_whole(&value) { stub(value) } else { value };
+    Some((value, counts, copyable))
+}
+
+/// What the reconcile reads of an item it does not own and does not change: the file
+/// annotations, where kpt and kustomize say which file slots are taken (no allocation
+/// when there are none). Its kind is none of the kinds the reconcile looks for, so the
+/// kind may go too.
+fn stub(item: Value) -> Value {
+    let files: Map<String, Value> = item
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(key, _)| annotations::is_file_annotation(key))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    if files.is_empty() {
+        return Value::Object(Map::new());
+    }
+    let metadata = Map::from_iter([("annotations".to_string(), Value::Object(files))]);
+    Value::Object(Map::from_iter([("metadata".to_string(), Value::Object(metadata))]))
 }
 
 fn is_read_whole(item: &Value) -> bool {
@@ -306,6 +331,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_copied_item_keeps_only_its_file_annotations() {
+        let text = "kind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n    annotations:\n      note: x\n      config.kubernetes.io/path: a.yaml\n      internal.config.kubernetes.io/index: '2'\n  data: {a: b}\n";
+        let read = read(text).unwrap();
+        let files = serde_json::json!({"config.kubernetes.io/path": "a.yaml", "internal.config.kubernetes.io/index": "2"});
+        assert_eq!(read.items[0], serde_json::json!({"metadata": {"annotations": files}}));
+        assert!(read.entries[0].is_some());
+    }
+
+    #[test]
     fn finds_the_parts() {
         let text = "kind: ResourceList\nitems:\n# first\n- a: 1\n\n  b: |\n    - x\n# between\n- c: 2\nfunctionConfig: {}\n";
         let layout = layout(text).unwrap();
@@ -355,6 +389,6 @@ mod tests {
         assert_eq!(copyable, [true, false, true]);
         assert_eq!(read.items[0]["metadata"]["name"], "b", "a binding is read whole");
         assert_eq!(read.items[1]["data"]["a"], true, "read by the full reader, as kubectl reads it");
-        assert_eq!(read.items[2], serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap"}));
+        assert_eq!(read.items[2], serde_json::json!({}), "a copied item keeps only its file annotations");
     }
 }
