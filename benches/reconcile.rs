@@ -24,6 +24,7 @@ fn bench(c: &mut Criterion) {
         env_api_versions: Vec::new(),
         transition_time: "2026-01-01T00:00:00Z".parse().unwrap(),
         output_files: true,
+        taken_slots: Vec::new(),
     };
     let mut group = c.benchmark_group("reconcile");
     group.sample_size(10);

@@ -4,7 +4,7 @@
 
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId};
 use crate::item::Item;
-use crate::krm::annotations;
+use crate::krm::annotations::{self, FileSlot};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -24,13 +24,14 @@ pub struct Counts {
 
 /// Places the renders (by name) among the items. `bindings` are the (namespace, name) of
 /// every binding in the input, rendered or not. With an `output_path`, new outputs get
-/// file path and index annotations.
+/// file path and index annotations, in a slot neither the items nor `taken` use.
 pub fn place(
     items: Vec<Item>,
     renders: Renders,
     bindings: &HashSet<(String, String)>,
     prune: bool,
     output_path: Option<&str>,
+    taken: &[FileSlot],
 ) -> (Vec<Item>, Counts) {
     let mut renders = renders;
     let mut counts = Counts::default();
@@ -64,7 +65,7 @@ pub fn place(
             let placed: Vec<(String, Box<ClusterSpiffeId>)> =
                 renders.into_iter().map(|(name, r)| (template.replace("{name}", &name), r)).collect();
             let files = placed.iter().map(|(path, _)| path.clone()).collect();
-            let mut used = used_slots(&out, &files);
+            let mut used = used_slots(&out, taken, &files);
             for (path, object) in placed {
                 let index = (0u64..).find(|i| !used.contains(&(path.clone(), *i))).expect("a free index");
                 used.insert((path.clone(), index));
@@ -98,23 +99,17 @@ fn with_file(mut object: Box<ClusterSpiffeId>, path: &str, index: u64) -> Box<Cl
     object
 }
 
-/// The (path, index) pairs the items already use in the given files, in either
-/// annotation form. Only the candidate files are collected, so a large input costs no
-/// allocation per item.
-fn used_slots(items: &[Item], files: &HashSet<String>) -> HashSet<(String, u64)> {
-    let mut used = HashSet::new();
-    let forms =
-        [(annotations::PATH, annotations::INDEX), (annotations::LEGACY_PATH, annotations::LEGACY_INDEX)];
-    for annotations in items.iter().filter_map(Item::annotations) {
-        for (path_key, index_key) in forms {
-            let Some(path) = annotations.get(path_key).and_then(Value::as_str) else { continue };
-            if files.contains(path) {
-                let index = annotations.get(index_key).and_then(Value::as_str).and_then(|i| i.parse().ok());
-                used.insert((path.to_string(), index.unwrap_or(0)));
-            }
-        }
-    }
-    used
+/// The (path, index) slots the items and `taken` already use in the given files, in
+/// either annotation form. Only the candidate files are collected, so a large input costs
+/// no allocation per item.
+fn used_slots(items: &[Item], taken: &[FileSlot], files: &HashSet<String>) -> HashSet<FileSlot> {
+    let from_items = items.iter().filter_map(Item::annotations).flat_map(annotations::file_slots);
+    let from_taken = taken.iter().map(|(path, index)| (path.as_str(), *index));
+    from_items
+        .chain(from_taken)
+        .filter(|(path, _)| files.contains(*path))
+        .map(|(path, index)| (path.to_string(), index))
+        .collect()
 }
 
 /// ClusterSPIFFEIDs of the input by name: the item position and whether it is managed.

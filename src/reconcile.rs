@@ -7,7 +7,7 @@ use crate::checks::{self, Inputs, Planned};
 use crate::config::{Config, FailurePolicy};
 use crate::conflict::{self, Candidate};
 use crate::item::Item;
-use crate::krm::annotations;
+use crate::krm::annotations::{self, FileSlot};
 use crate::krm::results::{FileRef, KrmResult, ResourceRef, Severity};
 use crate::names;
 use crate::ownership::{self, Renders};
@@ -30,6 +30,9 @@ pub struct Context<'c> {
     /// Whether new outputs get file path and index annotations (KRM mode) or not (plain
     /// streams, where nothing writes files and the annotations would reach the cluster).
     pub output_files: bool,
+    /// File slots taken by input items passed without their annotations (items copied
+    /// from the input text carry none).
+    pub taken_slots: Vec<FileSlot>,
 }
 
 /// The reconciled items and what to tell the user.
@@ -75,7 +78,7 @@ struct Evaluated {
 /// Reconciles every binding of `items` (contract sections 3 to 7).
 pub fn reconcile(items: Vec<Value>, ctx: &Context<'_>) -> Result<Outcome, InputError> {
     let plan = plan(&items, ctx)?;
-    Ok(plan.apply(items, ctx.config))
+    Ok(plan.apply(items, ctx))
 }
 
 /// What the reconcile decided, worked out on borrowed items; [`Plan::apply`] writes it.
@@ -94,7 +97,8 @@ pub fn plan(items: &[Value], ctx: &Context<'_>) -> Result<Plan, InputError> {
 
 impl Plan {
     /// Writes the statuses into the bindings and places the outputs among the items.
-    pub fn apply(self, items: Vec<Value>, config: &Config) -> Outcome {
+    pub fn apply(self, items: Vec<Value>, ctx: &Context<'_>) -> Outcome {
+        let config = ctx.config;
         let mut results = Vec::new();
         if config.trust_domain.is_none() {
             results.push(
@@ -133,6 +137,7 @@ impl Plan {
             &present,
             config.prune,
             self.output_files.then_some(config.output_path.as_str()),
+            &ctx.taken_slots,
         );
         results.push(KrmResult::new(
             Severity::Info,

@@ -71,7 +71,7 @@ fn render(request: &Request) -> Result<RunOutput, String> {
             origins.push(format!("{} (document {index})", file.display()));
         }
     }
-    match reconcile_items(items, &config, &request.env, false) {
+    match reconcile_items(items, &config, &request.env, false, Vec::new()) {
         Err((RunError::Config(e), _)) => Err(e.to_string()),
         Err((RunError::Input(e), _)) => {
             Err(format!("{}: {}", origins[e.item], crate::krm::escape_controls(&e.message, false)))

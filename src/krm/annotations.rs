@@ -1,7 +1,7 @@
 //! The annotations kpt and kustomize put on items: file path and index (both the
 //! `internal.` and the legacy form), ids, sequence indent. They come back as they came.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 pub const PATH: &str = "internal.config.kubernetes.io/path";
 pub const INDEX: &str = "internal.config.kubernetes.io/index";
@@ -12,9 +12,17 @@ pub const LEGACY_INDEX: &str = "config.kubernetes.io/index";
 const CALLER_PREFIXES: [&str; 4] =
     ["internal.config.kubernetes.io/", "config.kubernetes.io/", "config.k8s.io/", "kustomize.config.k8s.io/"];
 
-/// Whether an annotation gives an item's file path or index, in either form.
-pub fn is_file_annotation(key: &str) -> bool {
-    [PATH, INDEX, LEGACY_PATH, LEGACY_INDEX].contains(&key)
+/// A file path and an index in that file, as an item takes it.
+pub type FileSlot = (String, u64);
+
+/// The (path, index) slots an item's annotations take, once per form given (an index
+/// missing or unreadable counts as 0).
+pub fn file_slots(annotations: &Map<String, Value>) -> impl Iterator<Item = (&str, u64)> {
+    [(PATH, INDEX), (LEGACY_PATH, LEGACY_INDEX)].into_iter().filter_map(|(path_key, index_key)| {
+        let path = annotations.get(path_key)?.as_str()?;
+        let index = annotations.get(index_key).and_then(Value::as_str).and_then(|i| i.parse().ok());
+        Some((path, index.unwrap_or(0)))
+    })
 }
 
 pub fn is_caller_annotation(key: &str) -> bool {

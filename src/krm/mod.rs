@@ -14,6 +14,7 @@ use crate::item::Item;
 use crate::reconcile::{self, Context, InputError, Outcome};
 use crate::served;
 use crate::yaml;
+use annotations::FileSlot;
 use k8s_openapi::jiff::Timestamp;
 use passthrough::Copies;
 use results::{KrmResult, Severity};
@@ -54,12 +55,14 @@ pub enum RunError {
 }
 
 /// Reconciles items under a validated config: the part every mode shares. On error the
-/// items come back untouched.
+/// items come back untouched. `taken_slots` are the file slots of items passed without
+/// their annotations.
 pub fn reconcile_items(
     items: Vec<Value>,
     config: &Config,
     env: &Env,
     output_files: bool,
+    taken_slots: Vec<FileSlot>,
 ) -> Result<Outcome, (RunError, Vec<Value>)> {
     let transition_time = match transition_time(config, env) {
         Ok(t) => t,
@@ -73,10 +76,10 @@ pub fn reconcile_items(
         .flatten()
         .map(String::from)
         .collect();
-    let ctx = Context { config, env_api_versions, transition_time, output_files };
+    let ctx = Context { config, env_api_versions, transition_time, output_files, taken_slots };
     match reconcile::plan(&items, &ctx) {
         Err(e) => Err((RunError::Input(e), items)),
-        Ok(plan) => Ok(plan.apply(items, config)),
+        Ok(plan) => Ok(plan.apply(items, &ctx)),
     }
 }
 
@@ -165,7 +168,7 @@ pub fn evaluate(input: String, env: &Env) -> KrmOutput {
 /// [`evaluate`], reading the input as asked.
 pub fn evaluate_with(input: String, env: &Env, reading: Reading) -> KrmOutput {
     let read = read_resource_list(&input, reading);
-    let ResourceList { items, function_config, copied } = match read {
+    let ResourceList { items, function_config, copied, taken_slots } = match read {
         Ok(list) => list,
         Err((message, function_config)) => return fail(Vec::new(), function_config, message, None, None),
     };
@@ -174,7 +177,7 @@ pub fn evaluate_with(input: String, env: &Env, reading: Reading) -> KrmOutput {
         Ok(config) => config,
         Err(e) => return fail(items, function_config, e.to_string(), Some(e.field), copies),
     };
-    match reconcile_items(items, &config, env, true) {
+    match reconcile_items(items, &config, env, true, taken_slots) {
         Err((RunError::Config(e), items)) => {
             fail(items, function_config, e.to_string(), Some(e.field), copies)
         }
@@ -209,6 +212,8 @@ struct ResourceList {
     function_config: Option<Value>,
     /// Where the entries of copied items are in the input, and their indentation.
     copied: Option<(Vec<Option<std::ops::Range<usize>>>, usize)>,
+    /// The file slots of copied items, which come without their annotations.
+    taken_slots: Vec<FileSlot>,
 }
 
 /// Reads a ResourceList. On error, the functionConfig comes back when it could be read, so
@@ -218,11 +223,11 @@ fn read_resource_list(input: &str, reading: Reading) -> Result<ResourceList, (St
         Reading::CopyUnowned => passthrough::read(input),
         Reading::BuildAll => None,
     };
-    let (mut map, copied) = match fast {
+    let (mut map, copied, taken_slots) = match fast {
         Some(read) => {
             let mut map = read.list;
             map.insert("items".into(), Value::Array(read.items));
-            (map, Some((read.entries, read.indent)))
+            (map, Some((read.entries, read.indent)), read.taken_slots)
         }
         None => {
             let value = yaml::parse(input)
@@ -233,7 +238,7 @@ fn read_resource_list(input: &str, reading: Reading) -> Result<ResourceList, (St
                     None,
                 ));
             };
-            (map, None)
+            (map, None, Vec::new())
         }
     };
     let function_config = map.remove("functionConfig").filter(|v| !v.is_null());
@@ -257,7 +262,7 @@ fn read_resource_list(input: &str, reading: Reading) -> Result<ResourceList, (St
             function_config,
         ));
     }
-    Ok(ResourceList { items, function_config, copied })
+    Ok(ResourceList { items, function_config, copied, taken_slots })
 }
 
 /// The output ResourceList.

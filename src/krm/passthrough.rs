@@ -9,7 +9,7 @@
 //! else (aliases, several documents, CRLF line ends, a broken entry) returns `None`, and the
 //! caller reads the whole input with the full reader, which also words every error.
 
-use super::annotations;
+use super::annotations::{self, FileSlot};
 use super::scan::{self, Counts, Extent, Limits, Stop};
 use crate::item::Item;
 use crate::parallel;
@@ -34,6 +34,8 @@ pub struct Read {
     pub entries: Vec<Option<Range<usize>>>,
     /// Spaces before each entry's `-`.
     pub indent: usize,
+    /// The file slots of the items reduced to nothing (see [`stub`]).
+    pub taken_slots: Vec<FileSlot>,
 }
 
 /// Reads `text`, or returns `None` when it must be read whole by the full reader.
@@ -68,16 +70,23 @@ pub fn read(text: &str) -> Option<Read> {
         let mut total = used.lock().ok()?;
         *total = total.add(counts);
         budget.minus(*total)?;
-        Some((item, copyable))
+        drop(total);
+        // An item copied unchanged and not read whole is reduced to nothing but its slots.
+        if copyable && !is_read_whole(&item) {
+            return Some((Value::Object(Map::new()), true, file_slots(&item)));
+        }
+        Some((item, copyable, Vec::new()))
     });
     let mut items = Vec::with_capacity(scanned.len());
     let mut entries = Vec::with_capacity(scanned.len());
+    let mut taken_slots = Vec::new();
     for (result, range) in scanned.into_iter().zip(layout.entries) {
-        let (item, copyable) = result?;
+        let (item, copyable, slots) = result?;
         items.push(item);
         entries.push(copyable.then_some(range));
+        taken_slots.extend(slots);
     }
-    Some(Read { list, items, entries, indent: layout.indent })
+    Some(Read { list, items, entries, indent: layout.indent, taken_slots })
 }
 
 /// One entry as an item, with what it counts and whether its text can be copied.
@@ -104,31 +113,14 @@ fn entry(text: &str, limits: Limits) -> Option<(Value, Counts, bool)> {
             (entries.pop().filter(|_| entries.is_empty())?, counts, false)
         }
     };
-    if !value.is_object() {
-        return None;
-    }
-    let value = if copyable && !is_read_whole(&value) { stub(value) } else { value };
-    Some((value, counts, copyable))
+    value.is_object().then_some((value, counts, copyable))
 }
 
-/// What the reconcile reads of an item it does not own and does not change: the file
-/// annotations, where kpt and kustomize say which file slots are taken (no allocation
-/// when there are none). Its kind is none of the kinds the reconcile looks for, so the
-/// kind may go too.
-fn stub(item: Value) -> Value {
-    let files: Map<String, Value> = item
-        .pointer("/metadata/annotations")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .filter(|(key, _)| annotations::is_file_annotation(key))
-        .map(|(key, value)| (key.clone(), value.clone()))
-        .collect();
-    if files.is_empty() {
-        return Value::Object(Map::new());
-    }
-    let metadata = Map::from_iter([("annotations".to_string(), Value::Object(files))]);
-    Value::Object(Map::from_iter([("metadata".to_string(), Value::Object(metadata))]))
+/// The file slots an item takes: of an item it neither owns nor changes, the reconcile
+/// needs only these (to find free slots for new outputs), so the item itself is dropped.
+fn file_slots(item: &Value) -> Vec<FileSlot> {
+    let annotations = item.pointer("/metadata/annotations").and_then(Value::as_object);
+    annotations.into_iter().flat_map(annotations::file_slots).map(|(p, i)| (p.to_string(), i)).collect()
 }
 
 fn is_read_whole(item: &Value) -> bool {
@@ -331,11 +323,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_copied_item_keeps_only_its_file_annotations() {
+    fn a_copied_item_is_reduced_to_its_file_slots() {
         let text = "kind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n    annotations:\n      note: x\n      config.kubernetes.io/path: a.yaml\n      internal.config.kubernetes.io/index: '2'\n  data: {a: b}\n";
         let read = read(text).unwrap();
-        let files = serde_json::json!({"config.kubernetes.io/path": "a.yaml", "internal.config.kubernetes.io/index": "2"});
-        assert_eq!(read.items[0], serde_json::json!({"metadata": {"annotations": files}}));
+        assert_eq!(read.items[0], serde_json::json!({}));
+        assert_eq!(read.taken_slots, [("a.yaml".to_string(), 0)], "legacy path, no legacy index: index 0");
         assert!(read.entries[0].is_some());
     }
 
@@ -389,6 +381,6 @@ mod tests {
         assert_eq!(copyable, [true, false, true]);
         assert_eq!(read.items[0]["metadata"]["name"], "b", "a binding is read whole");
         assert_eq!(read.items[1]["data"]["a"], true, "read by the full reader, as kubectl reads it");
-        assert_eq!(read.items[2], serde_json::json!({}), "a copied item keeps only its file annotations");
+        assert_eq!(read.items[2], serde_json::json!({}), "a copied item is reduced to its file slots");
     }
 }

@@ -21,7 +21,7 @@ pub fn run(config_text: &str, input: &str, env: &Env) -> RunOutput {
         Ok(items) => items,
         Err(e) => return error_output(&format!("the resources on stdin are not readable: {e}")),
     };
-    match reconcile_items(items, &config, env, false) {
+    match reconcile_items(items, &config, env, false, Vec::new()) {
         Err((RunError::Config(e), _)) => error_output(&e.to_string()),
         Err((RunError::Input(e), _)) => {
             error_output(&format!("resource {}: {}", e.item, super::escape_controls(&e.message, false)))
