@@ -244,13 +244,13 @@ impl Copies {
     }
 
     /// Writes items as a block sequence at column 0: unchanged input items copied, the rest
-    /// serialized. Large outputs are cut into chunks with equal shares of serializing (copies
+    /// serialized. Large outputs are cut into 64 chunks with equal shares of serializing (copies
     /// cost next to nothing); a second thread serializes every other chunk while this one
     /// serializes and writes the rest in order, so at most a few chunks wait as text.
     pub fn write_items<W: Write>(&self, out: &mut W, items: &[Item]) -> Result<(), String> {
         /// Below this many items to serialize, a second thread costs more than it saves.
         const PARALLEL_FROM: usize = 2_000;
-        const CHUNKS: usize = 16;
+        const CHUNKS: usize = 64;
         let serialized = items.iter().filter(|item| self.entry_of(item).is_none()).count();
         let parallel =
             serialized >= PARALLEL_FROM && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
