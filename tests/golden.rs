@@ -7,36 +7,11 @@
 //! function writes the same bytes up to its `results`, which report what each run did
 //! (the first run adds an output, the second replaces it with the same bytes).
 
-use render_inference_identity::krm::{self, Env};
+mod common;
+
+use common::golden;
+use render_inference_identity::krm;
 use std::fs;
-use std::path::{Path, PathBuf};
-
-fn cases() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
-    let mut dirs: Vec<PathBuf> = fs::read_dir(&root)
-        .expect("testdata/ exists")
-        .map(|e| e.expect("readable entry").path())
-        .filter(|p| p.join("input.yaml").is_file())
-        .collect();
-    dirs.sort();
-    dirs
-}
-
-fn env_of(dir: &Path) -> Env {
-    let mut env = Env::default();
-    let Ok(text) = fs::read_to_string(dir.join("env")) else {
-        return env;
-    };
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
-        let (key, value) = line.split_once('=').expect("env lines are KEY=VALUE");
-        match key {
-            "KUBE_API_VERSIONS" => env.kube_api_versions = Some(value.to_string()),
-            "SOURCE_DATE_EPOCH" => env.source_date_epoch = Some(value.to_string()),
-            other => panic!("{}: unknown env key {other}", dir.display()),
-        }
-    }
-    env
-}
 
 fn first_difference(want: &str, got: &str) -> String {
     for (n, (w, g)) in want.lines().zip(got.lines()).enumerate() {
@@ -55,13 +30,13 @@ fn without_results(stdout: &str) -> &str {
 #[test]
 fn golden_cases() {
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
-    let cases = cases();
+    let cases = golden::cases();
     assert!(cases.len() > 1, "no golden cases found under testdata/");
     let mut problems = Vec::new();
     for dir in &cases {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
         let input = fs::read_to_string(dir.join("input.yaml")).unwrap();
-        let env = env_of(dir);
+        let env = golden::env_of(dir);
         let out = krm::run(&input, &env);
         let exit = format!("{}\n", out.exit_code);
         let files = [

@@ -7,6 +7,9 @@
 //! The full-size limit cases are ignored in the default run (slow in debug builds); run them
 //! with `cargo test --release --test passthrough -- --ignored`.
 
+mod common;
+
+use common::golden;
 use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::strategy::BoxedStrategy;
@@ -14,7 +17,6 @@ use proptest::test_runner::FileFailurePersistence;
 use render_inference_identity::krm::{self, Env, Reading, RunOutput};
 use render_inference_identity::yaml;
 use std::fs;
-use std::path::{Path, PathBuf};
 
 // ---------------------------------------------------------------------------------------
 // Helpers
@@ -135,44 +137,16 @@ fn list(items: &str) -> String {
 // 1. Golden inputs
 // ---------------------------------------------------------------------------------------
 
-fn golden_cases() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
-    let mut dirs: Vec<PathBuf> = fs::read_dir(&root)
-        .expect("testdata/ exists")
-        .map(|e| e.expect("readable entry").path())
-        .filter(|p| p.join("input.yaml").is_file())
-        .collect();
-    dirs.sort();
-    dirs
-}
-
-/// The case's `env` file (KEY=VALUE lines), as tests/golden.rs reads it.
-fn env_of(dir: &Path) -> Env {
-    let mut env = Env::default();
-    let Ok(text) = fs::read_to_string(dir.join("env")) else {
-        return env;
-    };
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
-        let (key, value) = line.split_once('=').expect("env lines are KEY=VALUE");
-        match key {
-            "KUBE_API_VERSIONS" => env.kube_api_versions = Some(value.to_string()),
-            "SOURCE_DATE_EPOCH" => env.source_date_epoch = Some(value.to_string()),
-            other => panic!("{}: unknown env key {other}", dir.display()),
-        }
-    }
-    env
-}
-
 /// Every golden input, and every golden output read again as input (it holds managed
 /// ClusterSPIFFEIDs and results), reads the same both ways.
 #[test]
 fn golden_inputs_and_outputs_read_the_same_both_ways() {
-    let cases = golden_cases();
+    let cases = golden::cases();
     assert!(cases.len() > 1, "no golden cases found under testdata/");
     let mut problems = Vec::new();
     for dir in &cases {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
-        let env = env_of(dir);
+        let env = golden::env_of(dir);
         for file in ["input.yaml", "expected.yaml"] {
             let Ok(text) = fs::read_to_string(dir.join(file)) else { continue };
             if let Err(problem) = compare(&text, &env) {
@@ -188,10 +162,10 @@ fn golden_inputs_and_outputs_read_the_same_both_ways() {
 #[test]
 fn golden_inputs_indented_read_the_same_both_ways() {
     let mut problems = Vec::new();
-    for dir in &golden_cases() {
+    for dir in &golden::cases() {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
         let input = fs::read_to_string(dir.join("input.yaml")).unwrap();
-        let env = env_of(dir);
+        let env = golden::env_of(dir);
         let flat = krm::run(&input, &env);
         for indent in [2, 4] {
             let Some(indented) = indent_items(&input, indent) else { continue };

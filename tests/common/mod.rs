@@ -1,7 +1,9 @@
 //! Helpers shared by the integration tests that drive real tools (kpt, kubectl kustomize,
-//! an Argo CD plugin command) against the built binary.
+//! an Argo CD plugin command) against the built binary, and the golden cases.
 
 #![allow(dead_code)] // each test crate uses its own subset
+
+pub mod golden;
 
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -1,0 +1,35 @@
+//! The golden cases under testdata/: each folder with an `input.yaml`, and its optional
+//! `env` file.
+
+use render_inference_identity::krm::Env;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The case folders, sorted.
+pub fn cases() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let mut dirs: Vec<PathBuf> = fs::read_dir(&root)
+        .expect("testdata/ exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.join("input.yaml").is_file())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// The case's environment, from its `env` file of KEY=VALUE lines.
+pub fn env_of(dir: &Path) -> Env {
+    let mut env = Env::default();
+    let Ok(text) = fs::read_to_string(dir.join("env")) else {
+        return env;
+    };
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        let (key, value) = line.split_once('=').expect("env lines are KEY=VALUE");
+        match key {
+            "KUBE_API_VERSIONS" => env.kube_api_versions = Some(value.to_string()),
+            "SOURCE_DATE_EPOCH" => env.source_date_epoch = Some(value.to_string()),
+            other => panic!("{}: unknown env key {other}", dir.display()),
+        }
+    }
+    env
+}
