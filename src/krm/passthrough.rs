@@ -19,7 +19,8 @@ use std::io::Write;
 use std::ops::Range;
 use std::sync::Mutex;
 
-/// Kinds whose items the reconcile reads whole; other items only need their head.
+/// Kinds whose items the reconcile reads whole; of other items it needs only the kind (to
+/// know they are none of these) and the file slots.
 const READ_WHOLE: [&str; 4] =
     ["InferenceIdentityBinding", "InferencePool", "ClusterSPIFFEID", "CustomResourceDefinition"];
 
@@ -27,14 +28,15 @@ const READ_WHOLE: [&str; 4] =
 pub struct Read {
     /// The ResourceList's fields other than `items`.
     pub list: Map<String, Value>,
-    /// Every item: whole, or only its head when its text is copied.
+    /// Every item: whole, or an empty mapping for an item copied unchanged that the
+    /// reconcile does not read (its file slots are in `taken_slots`).
     pub items: Vec<Value>,
     /// By item position, the entry text to copy when the item leaves unchanged; `None`
     /// for items read by the full reader, which are written from their values.
     pub entries: Vec<Option<Range<usize>>>,
     /// Spaces before each entry's `-`.
     pub indent: usize,
-    /// The file slots of the items reduced to nothing (see [`stub`]).
+    /// The file slots of the items reduced to empty mappings.
     pub taken_slots: Vec<FileSlot>,
 }
 
@@ -207,7 +209,7 @@ fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
-/// The input text, kept to copy the marked items from.
+/// The input text, kept to copy unchanged items from.
 pub struct Copies {
     text: String,
     entries: Vec<Option<Range<usize>>>,

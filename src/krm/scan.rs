@@ -1,10 +1,10 @@
 //! One item of a ResourceList read from its own text with the YAML parser's events, without
 //! the generic deserializer: the whole value for items the reconcile reads, only
-//! `apiVersion`, `kind` and `metadata.annotations` for the rest. A scan that succeeds also vouches that
-//! the text can be copied to the output as it stands: every plain scalar means the same to a
-//! YAML 1.1 reader (kubectl) as to this function, no key repeats, no tag, anchor, alias or
-//! merge key is used. Scans count what the full reader's budget counts, so the caller can
-//! hold the whole input to the same limits.
+//! `apiVersion`, `kind` and `metadata.annotations` for the rest. A scan that succeeds also
+//! vouches that the text can be copied to the output as it stands: every plain scalar means
+//! the same to a YAML 1.1 reader (kubectl) as to this function, no key repeats, no tag,
+//! anchor, alias or merge key is used. Scans count what the full reader's budget counts, so
+//! the caller can hold the whole input to the same limits.
 
 use serde_json::{Map, Number, Value};
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle};
