@@ -89,28 +89,6 @@ pub fn write_to<T: Serialize, W: std::io::Write>(out: W, value: &T) -> Result<()
     serde_saphyr::to_io_writer_with_options(&mut out, value, write_options()).map_err(|e| e.to_string())
 }
 
-/// Writes values as a top-level block sequence (`- ...` entries at column 0, as they stand
-/// under a key), the second half serialized on another thread while the first is written.
-pub fn write_sequence_to<T: Serialize + Sync, W: std::io::Write>(
-    out: &mut W,
-    values: &[T],
-) -> Result<(), String> {
-    /// Below this many values a second thread costs more than it saves.
-    const PARALLEL_FROM: usize = 2_000;
-    let parallel =
-        values.len() >= PARALLEL_FROM && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
-    if !parallel {
-        return write_to(out, &values);
-    }
-    let (first, second) = values.split_at(values.len() / 2);
-    std::thread::scope(|scope| {
-        let second = scope.spawn(|| write(&second));
-        write_to(&mut *out, &first)?;
-        let second = second.join().map_err(|_| "the writer thread panicked".to_string())??;
-        out.write_all(second.as_bytes()).map_err(|e| e.to_string())
-    })
-}
-
 /// The YAML type name of a value, for error messages.
 pub fn type_name(value: &Value) -> &'static str {
     match value {
@@ -327,16 +305,6 @@ mod tests {
         );
         let null_key = parse("~: 1\n").unwrap_err();
         assert!(null_key.contains("must not be null"), "{null_key}");
-    }
-
-    #[test]
-    fn a_sequence_written_in_two_halves_is_the_sequence_written_whole() {
-        let values: Vec<Value> = (0..5_000)
-            .map(|i| serde_json::json!({"name": format!("item-{i}"), "text": "a\nb\n", "list": [i, "on"]}))
-            .collect();
-        let mut halves = Vec::new();
-        write_sequence_to(&mut halves, &values).unwrap();
-        assert_eq!(String::from_utf8(halves).unwrap(), write(&values).unwrap());
     }
 
     #[test]

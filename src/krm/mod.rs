@@ -3,6 +3,7 @@
 //! `reconcile_items` is the part every mode shares.
 
 pub mod annotations;
+mod output;
 pub mod passthrough;
 pub mod plugin;
 pub mod results;
@@ -276,7 +277,7 @@ pub struct OutputList {
 
 impl OutputList {
     /// Writes the ResourceList as YAML to `out`: the items, the bulk of it, as a sequence
-    /// that [`yaml::write_sequence_to`] spreads over two threads.
+    /// that [`output::write_items`] spreads over two threads.
     pub fn write_to<W: std::io::Write>(&self, out: W) -> Result<(), String> {
         let mut out = out;
         let mut head = Map::new();
@@ -288,10 +289,7 @@ impl OutputList {
         } else {
             yaml::write_to(&mut out, &head)?;
             out.write_all(b"items:\n").map_err(|e| e.to_string())?;
-            match &self.copies {
-                Some(copies) => copies.write_items(&mut out, &self.items)?,
-                None => yaml::write_sequence_to(&mut out, &self.items)?,
-            }
+            output::write_items(&mut out, &self.items, self.copies.as_ref())?;
         }
         let mut tail = Map::new();
         if let Some(fc) = &self.function_config {

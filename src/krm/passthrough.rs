@@ -223,14 +223,14 @@ impl Copies {
     }
 
     /// The entry text of an input item left unchanged, when it can be copied.
-    fn entry_of(&self, item: &Item) -> Option<&str> {
+    pub(super) fn entry_of(&self, item: &Item) -> Option<&str> {
         let (position, _) = item.input_at()?;
         let range = self.entries.get(position)?.as_ref()?;
         Some(&self.text[range.clone()])
     }
 
     /// Writes an entry as it stands at column 0.
-    fn copy<W: Write>(&self, out: &mut W, entry: &str) -> std::io::Result<()> {
+    pub(super) fn copy<W: Write>(&self, out: &mut W, entry: &str) -> std::io::Result<()> {
         if self.indent == 0 {
             out.write_all(entry.as_bytes())?;
         } else {
@@ -241,80 +241,6 @@ impl Copies {
         }
         if !entry.ends_with('\n') {
             out.write_all(b"\n")?;
-        }
-        Ok(())
-    }
-
-    /// Writes items as a block sequence at column 0: unchanged input items copied, the rest
-    /// serialized. Large outputs are cut into 64 chunks with equal shares of serializing (copies
-    /// cost next to nothing); a second thread serializes every other chunk while this one
-    /// serializes and writes the rest in order, so at most a few chunks wait as text.
-    pub fn write_items<W: Write>(&self, out: &mut W, items: &[Item]) -> Result<(), String> {
-        /// Below this many items to serialize, a second thread costs more than it saves.
-        const PARALLEL_FROM: usize = 2_000;
-        const CHUNKS: usize = 64;
-        let serialized = items.iter().filter(|item| self.entry_of(item).is_none()).count();
-        let parallel =
-            serialized >= PARALLEL_FROM && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
-        if !parallel {
-            return self.write_part(out, items);
-        }
-        let chunks = self.chunks(items, serialized.div_ceil(CHUNKS));
-        let (sender, receiver) = std::sync::mpsc::sync_channel::<Result<Vec<u8>, String>>(1);
-        std::thread::scope(|scope| {
-            let chunks = &chunks;
-            scope.spawn(move || {
-                for chunk in chunks.iter().skip(1).step_by(2) {
-                    let mut buffer = Vec::new();
-                    let written = self.write_part(&mut buffer, chunk).map(|()| buffer);
-                    if sender.send(written).is_err() {
-                        break;
-                    }
-                }
-            });
-            for (i, chunk) in chunks.iter().enumerate() {
-                if i % 2 == 0 {
-                    self.write_part(&mut *out, chunk)?;
-                } else {
-                    let buffer = receiver.recv().map_err(|_| "the writer thread stopped".to_string())??;
-                    out.write_all(&buffer).map_err(|e| e.to_string())?;
-                }
-            }
-            Ok(())
-        })
-    }
-
-    /// `items` cut after every `per_chunk` items to serialize.
-    fn chunks<'i>(&self, items: &'i [Item], per_chunk: usize) -> Vec<&'i [Item]> {
-        let mut chunks = Vec::new();
-        let (mut start, mut count) = (0, 0);
-        for (i, item) in items.iter().enumerate() {
-            if self.entry_of(item).is_none() {
-                count += 1;
-                if count == per_chunk {
-                    chunks.push(&items[start..=i]);
-                    (start, count) = (i + 1, 0);
-                }
-            }
-        }
-        if start < items.len() {
-            chunks.push(&items[start..]);
-        }
-        chunks
-    }
-
-    fn write_part<W: Write>(&self, out: &mut W, items: &[Item]) -> Result<(), String> {
-        let mut serialize_from = 0;
-        for (i, item) in items.iter().enumerate() {
-            let Some(entry) = self.entry_of(item) else { continue };
-            if serialize_from < i {
-                yaml::write_to(&mut *out, &&items[serialize_from..i])?;
-            }
-            self.copy(out, entry).map_err(|e| e.to_string())?;
-            serialize_from = i + 1;
-        }
-        if serialize_from < items.len() {
-            yaml::write_to(&mut *out, &&items[serialize_from..])?;
         }
         Ok(())
     }
@@ -352,7 +278,7 @@ mod tests {
         let copies = Copies::new(text.to_string(), read.entries, read.indent);
         let mut out = Vec::new();
         let items: Vec<Item> = read.items.into_iter().enumerate().map(|(i, v)| Item::Input(i, v)).collect();
-        copies.write_items(&mut out, &items).unwrap();
+        crate::krm::output::write_items(&mut out, &items, Some(&copies)).unwrap();
         let out = String::from_utf8(out).unwrap();
         assert_eq!(out, "- apiVersion: v1\n  kind: ConfigMap\n  data:\n    a: |\n      x\n\n        y\n");
         assert_eq!(yaml::parse(&out).unwrap(), yaml::parse(text).unwrap()["items"]);
