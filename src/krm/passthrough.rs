@@ -68,31 +68,35 @@ pub fn read(text: &str) -> Option<Read> {
     let scanned = parallel::map(layout.entries.clone(), |range| {
         let left = budget.minus(*used.lock().ok()?)?;
         let limits = Limits { depth: yaml::MAX_DEPTH - 1, counts: left };
-        let (item, counts, copyable) = entry(&text[range], limits)?;
+        let (entry, counts) = entry(&text[range], limits)?;
         let mut total = used.lock().ok()?;
         *total = total.add(counts);
         budget.minus(*total)?;
-        drop(total);
-        // An item copied unchanged and not read whole is reduced to nothing but its slots.
-        if copyable && !is_read_whole(&item) {
-            return Some((Value::Object(Map::new()), true, file_slots(&item)));
-        }
-        Some((item, copyable, Vec::new()))
+        Some(entry)
     });
     let mut items = Vec::with_capacity(scanned.len());
     let mut entries = Vec::with_capacity(scanned.len());
     let mut taken_slots = Vec::new();
     for (result, range) in scanned.into_iter().zip(layout.entries) {
-        let (item, copyable, slots) = result?;
-        items.push(item);
-        entries.push(copyable.then_some(range));
-        taken_slots.extend(slots);
+        let entry = result?;
+        items.push(entry.item);
+        entries.push(entry.copyable.then_some(range));
+        taken_slots.extend(entry.slots);
     }
     Some(Read { list, items, entries, indent: layout.indent, taken_slots })
 }
 
-/// One entry as an item, with what it counts and whether its text can be copied.
-fn entry(text: &str, limits: Limits) -> Option<(Value, Counts, bool)> {
+/// One entry, read.
+struct Entry {
+    item: Value,
+    /// Whether its text can be copied to the output.
+    copyable: bool,
+    /// The file slots of an item reduced to an empty mapping.
+    slots: Vec<FileSlot>,
+}
+
+/// One entry as an item, with what it counts.
+fn entry(text: &str, limits: Limits) -> Option<(Entry, Counts)> {
     let extent = if READ_WHOLE.iter().any(|k| memchr::memmem::find(text.as_bytes(), k.as_bytes()).is_some()) {
         Extent::Whole
     } else {
@@ -115,7 +119,15 @@ fn entry(text: &str, limits: Limits) -> Option<(Value, Counts, bool)> {
             (entries.pop().filter(|_| entries.is_empty())?, counts, false)
         }
     };
-    value.is_object().then_some((value, counts, copyable))
+    if !value.is_object() {
+        return None;
+    }
+    // An item copied unchanged and not read whole is reduced to nothing but its slots.
+    if copyable && !is_read_whole(&value) {
+        let slots = file_slots(&value);
+        return Some((Entry { item: Value::Object(Map::new()), copyable: true, slots }, counts));
+    }
+    Some((Entry { item: value, copyable, slots: Vec::new() }, counts))
 }
 
 /// The file slots an item takes: of an item it neither owns nor changes, the reconcile
