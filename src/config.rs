@@ -1,7 +1,7 @@
 //! The functionConfig (contract 2.3): the typed `RenderInferenceIdentity` resource and the
 //! `ConfigMap` form, strict validation naming the field, and the JSON schema.
 
-use crate::yaml::type_name;
+use crate::api::fields::type_name;
 use k8s_openapi::jiff::Timestamp;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -312,6 +312,24 @@ fn validate_output_path(path: &str) -> Result<(), String> {
         return Err(format!("{path:?} must not hold empty, '.' or '..' segments"));
     }
     Ok(())
+}
+
+/// The `lastTransitionTime` of changed conditions (contract 4.3): `transitionTime`, else
+/// `SOURCE_DATE_EPOCH` (seconds, as the environment gives it), else the Unix epoch. Never
+/// the wall clock.
+pub fn transition_time(config: &Config, source_date_epoch: Option<&str>) -> Result<Timestamp, ConfigError> {
+    if let Some(t) = config.transition_time {
+        return Ok(t);
+    }
+    match source_date_epoch.map(str::trim).filter(|s| !s.is_empty()) {
+        None => Ok(Timestamp::UNIX_EPOCH),
+        Some(text) => {
+            text.parse::<i64>().ok().and_then(|s| Timestamp::from_second(s).ok()).ok_or_else(|| ConfigError {
+                field: "SOURCE_DATE_EPOCH".into(),
+                message: format!("{text:?} is not a number of seconds since the Unix epoch"),
+            })
+        }
+    }
 }
 
 /// The JSON schema of the typed functionConfig.

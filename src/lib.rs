@@ -1,23 +1,14 @@
 //! render-inference-identity: the identity reconcile of the kleym operator, run at build
-//! time as a KRM function. `reconcile::reconcile` is the pure entry point; `krm::run` wraps
-//! it in the ResourceList exchange.
+//! time. `reconcile` is the contract, pure: items and configuration in, items, statuses,
+//! outputs and results out. `io` holds the edges that read and write it (the KRM
+//! ResourceList, the kustomize plugin stream, files and folders); they depend on the
+//! reconcile, never the reverse.
 
 pub mod api;
-pub mod checks;
 pub mod config;
-pub mod conflict;
-pub mod identity;
-pub mod item;
-pub mod krm;
-pub mod names;
-pub mod ownership;
+pub mod io;
 pub mod parallel;
-pub mod reason;
 pub mod reconcile;
-pub mod render;
-pub mod resolve;
-pub mod served;
-pub mod status;
 pub mod yaml;
 
 pub use reconcile::{Context, Outcome, reconcile};

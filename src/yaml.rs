@@ -14,6 +14,8 @@ use serde_saphyr::{Error, MessageFormatter, UserMessageFormatter};
 use std::borrow::Cow;
 use std::fmt;
 
+pub use crate::api::fields::type_name;
+
 /// Deepest nesting accepted. Kubernetes objects rarely pass 20 levels; this bounds recursion.
 pub const MAX_DEPTH: usize = 256;
 /// Most YAML nodes (mappings, sequences, scalars) in one input: about 23,000 bindings with
@@ -87,18 +89,6 @@ pub fn write<T: Serialize>(value: &T) -> Result<String, String> {
 pub fn write_to<T: Serialize, W: std::io::Write>(out: W, value: &T) -> Result<(), String> {
     let mut out = out;
     serde_saphyr::to_io_writer_with_options(&mut out, value, write_options()).map_err(|e| e.to_string())
-}
-
-/// The YAML type name of a value, for error messages.
-pub fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "sequence",
-        Value::Object(_) => "mapping",
-    }
 }
 
 /// The user-facing text of a parse error: a sentence, the place, and a snippet.

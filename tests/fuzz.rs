@@ -4,7 +4,7 @@
 //! never panics.
 
 use proptest::prelude::*;
-use render_inference_identity::krm::{self, Env};
+use render_inference_identity::io::{self as krm, Env};
 use render_inference_identity::yaml;
 use std::path::Path;
 

@@ -10,7 +10,7 @@
 mod common;
 
 use common::golden;
-use render_inference_identity::krm;
+use render_inference_identity::io as krm;
 use std::fs;
 
 fn first_difference(want: &str, got: &str) -> String {

@@ -14,7 +14,7 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::strategy::BoxedStrategy;
 use proptest::test_runner::FileFailurePersistence;
-use render_inference_identity::krm::{self, Env, Reading, RunOutput};
+use render_inference_identity::io::{self as krm, Env, Reading, RunOutput};
 use render_inference_identity::yaml;
 use std::fs;
 

@@ -1,7 +1,6 @@
 //! Lenient field access on generic items: finds a field by its dotted path and says
 //! precisely what is wrong when it is missing or of the wrong YAML type.
 
-use crate::yaml::type_name;
 use serde_json::Value;
 
 /// Finds `path` (dot-separated keys) under `root`. `Ok(None)` when a key is missing or
@@ -46,6 +45,18 @@ pub fn optional_str<'a>(root: &'a Value, path: &str) -> Result<Option<&'a str>, 
 /// A string at `path`, or `None` for anything else; for fields that only classify items.
 pub fn str_at<'a>(root: &'a Value, path: &str) -> Option<&'a str> {
     lookup(root, path).ok().flatten().and_then(Value::as_str)
+}
+
+/// The YAML type name of a value, for error messages.
+pub fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "sequence",
+        Value::Object(_) => "mapping",
+    }
 }
 
 #[cfg(test)]

@@ -3,4 +3,5 @@
 pub mod binding;
 pub mod cluster_spiffe_id;
 pub mod fields;
+pub mod names;
 pub mod pool;

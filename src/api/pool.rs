@@ -1,8 +1,8 @@
 //! GAIE `InferencePool` in its two API versions, and the pool selector rules
 //! (contract 2.2): both selector shapes are read and normalised to `matchLabels`.
 
-use crate::names;
-use crate::yaml::type_name;
+use crate::api::fields::type_name;
+use crate::api::names;
 use serde_json::Value;
 use std::collections::BTreeMap;
 

@@ -1,7 +1,7 @@
 //! The golden cases under testdata/: each folder with an `input.yaml`, and its optional
 //! `env` file.
 
-use render_inference_identity::krm::Env;
+use render_inference_identity::io::Env;
 use std::fs;
 use std::path::{Path, PathBuf};
 

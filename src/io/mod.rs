@@ -2,23 +2,21 @@
 //! `run` holds the whole exchange apart from the process itself, so tests call it directly;
 //! `reconcile_items` is the part every mode shares.
 
-pub mod annotations;
 mod output;
 pub mod passthrough;
 pub mod plugin;
-pub mod results;
+pub mod render;
 mod scan;
 pub mod stream;
 
 use crate::config::{self, Config, ConfigError};
-use crate::item::Item;
+use crate::reconcile::files::FileSlot;
+use crate::reconcile::item::Item;
+use crate::reconcile::results::{KrmResult, Severity};
+use crate::reconcile::served;
 use crate::reconcile::{self, Context, InputError, Outcome};
-use crate::served;
 use crate::yaml;
-use annotations::FileSlot;
-use k8s_openapi::jiff::Timestamp;
 use passthrough::Copies;
-use results::{KrmResult, Severity};
 use serde_json::{Map, Value};
 
 pub const RESOURCE_LIST_API_VERSION: &str = "config.kubernetes.io/v1";
@@ -65,7 +63,7 @@ pub fn reconcile_items(
     output_files: bool,
     taken_slots: Vec<FileSlot>,
 ) -> Result<Outcome, (RunError, Vec<Value>)> {
-    let transition_time = match transition_time(config, env) {
+    let transition_time = match config::transition_time(config, env.source_date_epoch.as_deref()) {
         Ok(t) => t,
         Err(e) => return Err((RunError::Config(e), items)),
     };
@@ -122,6 +120,11 @@ pub fn escape_controls(text: &str, keep_newlines: bool) -> String {
         }
     }
     out
+}
+
+/// An input error as one line: control characters in the input it quotes are escaped.
+pub fn input_error(e: &InputError) -> String {
+    escape_controls(&e.to_string(), false)
 }
 
 /// A run that failed before producing output, in the plain-stream modes: nothing on
@@ -182,29 +185,12 @@ pub fn evaluate_with(input: String, env: &Env, reading: Reading) -> KrmOutput {
         Err((RunError::Config(e), items)) => {
             fail(items, function_config, e.to_string(), Some(e.field), copies)
         }
-        Err((RunError::Input(e), items)) => fail(items, function_config, e.to_string(), None, copies),
+        Err((RunError::Input(e), items)) => fail(items, function_config, input_error(&e), None, copies),
         Ok(outcome) => KrmOutput {
             stderr: summary(&outcome, &config),
             exit_code: i32::from(outcome.has_errors()),
             list: OutputList { items: outcome.items, function_config, results: outcome.results, copies },
         },
-    }
-}
-
-/// The `lastTransitionTime` of changed conditions: transitionTime, else SOURCE_DATE_EPOCH,
-/// else the Unix epoch. Never the wall clock.
-fn transition_time(config: &Config, env: &Env) -> Result<Timestamp, ConfigError> {
-    if let Some(t) = config.transition_time {
-        return Ok(t);
-    }
-    match env.source_date_epoch.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        None => Ok(Timestamp::UNIX_EPOCH),
-        Some(text) => {
-            text.parse::<i64>().ok().and_then(|s| Timestamp::from_second(s).ok()).ok_or_else(|| ConfigError {
-                field: "SOURCE_DATE_EPOCH".into(),
-                message: format!("{text:?} is not a number of seconds since the Unix epoch"),
-            })
-        }
     }
 }
 

@@ -2,10 +2,10 @@
 //! then looked up in the binding's namespace among the served pool APIs.
 
 use crate::api::fields;
+use crate::api::names;
 use crate::api::pool::{self, PoolApi};
-use crate::names;
-use crate::reason::{Failure, Reason};
-use crate::served::ServedApis;
+use crate::reconcile::reason::{Failure, Reason};
+use crate::reconcile::served::ServedApis;
 use serde_json::Value;
 use std::collections::HashMap;
 

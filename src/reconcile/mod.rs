@@ -1,23 +1,36 @@
 //! The pure reconcile: items and configuration in, items with statuses and outputs plus
-//! results out. No process, files, environment or clock.
+//! results out. No process, files, environment or clock. Each rule of the contract has
+//! its module here; nothing here knows how items are read or written.
+
+pub mod checks;
+pub mod conflict;
+pub mod files;
+pub mod identity;
+pub mod item;
+pub mod ownership;
+pub mod reason;
+pub mod resolve;
+pub mod results;
+pub mod served;
+pub mod status;
 
 use crate::api::binding::{self, BindingInput, ConflictEntry, InferenceIdentityBindingStatus};
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId, RenderInput};
-use crate::checks::{self, Inputs, Planned};
+use crate::api::names;
 use crate::config::{Config, FailurePolicy};
-use crate::conflict::{self, Candidate};
-use crate::item::Item;
-use crate::krm::annotations::{self, FileSlot};
-use crate::krm::results::{FileRef, KrmResult, ResourceRef, Severity};
-use crate::names;
-use crate::ownership::{self, Renders};
 use crate::parallel;
-use crate::reason::{Failure, Reason};
-use crate::resolve::PoolIndex;
-use crate::served::ServedApis;
-use crate::status::{self, RenderedIdentity};
+use crate::reconcile::item::Item;
+use crate::reconcile::reason::{Failure, Reason};
+use crate::reconcile::resolve::PoolIndex;
+use crate::reconcile::results::{FileRef, KrmResult, ResourceRef, Severity};
+use crate::reconcile::served::ServedApis;
+use checks::{Inputs, Planned};
+use conflict::Candidate;
+use files::FileSlot;
 use k8s_openapi::jiff::Timestamp;
+use ownership::Renders;
 use serde_json::Value;
+use status::RenderedIdentity;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// What the reconcile needs beside the items.
@@ -60,8 +73,8 @@ pub struct InputError {
 
 impl std::fmt::Display for InputError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // The message quotes input; it is one line, so control characters are escaped.
-        write!(f, "items[{}]: {}", self.item, crate::krm::escape_controls(&self.message, false))
+        // The message may quote input: the edges escape control characters where they print it.
+        write!(f, "items[{}]: {}", self.item, self.message)
     }
 }
 
@@ -228,7 +241,9 @@ fn evaluate_all(items: &[Value], ctx: &Context<'_>) -> Result<(Vec<Evaluated>, R
         .iter()
         .zip(&outcomes)
         .map(|(b, o)| {
-            o.as_ref().ok().map(|p| crate::identity::output_name(p.namespace, b.name, &p.spiffe_id))
+            o.as_ref()
+                .ok()
+                .map(|p| crate::reconcile::identity::output_name(p.namespace, b.name, &p.spiffe_id))
         })
         .collect();
     let mut name_count: HashMap<&str, usize> = HashMap::new();
@@ -302,7 +317,7 @@ fn finish(
             });
             render = Some((name.clone(), Box::new(object)));
             Ok(RenderedIdentity {
-                fingerprint: crate::identity::selector_fingerprint(&p.selectors),
+                fingerprint: crate::reconcile::identity::selector_fingerprint(&p.selectors),
                 name,
                 spiffe_id: p.spiffe_id,
                 selectors: p.selectors,
@@ -347,12 +362,12 @@ fn binding_result(b: &BindingInput<'_>, f: &Failure, policy: FailurePolicy) -> K
     if let Some(field) = f.field {
         result = result.with_field(field);
     }
-    result.file = annotations::file_of(b.value).map(|(path, index)| FileRef { path, index });
+    result.file = files::file_of(b.value).map(|(path, index)| FileRef { path, index });
     result
 }
 
 fn describe_file(item: &Value) -> String {
-    match annotations::file_of(item) {
+    match files::file_of(item) {
         Some((path, index)) => format!(" (file {path}, index {index})"),
         None => String::new(),
     }

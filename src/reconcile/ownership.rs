@@ -3,8 +3,8 @@
 //! name with a file path and a free index.
 
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId};
-use crate::item::Item;
-use crate::krm::annotations::{self, FileSlot};
+use crate::reconcile::files::{self as annotations, FileSlot};
+use crate::reconcile::item::Item;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 

@@ -3,7 +3,7 @@
 //! rest serialized, over two threads for large outputs.
 
 use super::passthrough::Copies;
-use crate::item::Item;
+use crate::reconcile::item::Item;
 use crate::yaml;
 use std::io::Write;
 

@@ -7,7 +7,7 @@ use crate::api::binding::{
     RenderedSelectors,
 };
 use crate::config::Config;
-use crate::reason::{ConditionType, Failure};
+use crate::reconcile::reason::{ConditionType, Failure};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
 
@@ -88,7 +88,7 @@ pub fn status(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reason::Reason;
+    use crate::reconcile::reason::Reason;
 
     fn t(s: &str) -> Timestamp {
         s.parse().unwrap()

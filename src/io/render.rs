@@ -3,7 +3,7 @@
 //! Argo CD would take the wrapper for one object). No stdin.
 
 use crate::config::{self, Override};
-use crate::krm::{Env, RunError, RunOutput, error_output, reconcile_items, stream, summary};
+use crate::io::{Env, RunError, RunOutput, error_output, reconcile_items, stream, summary};
 use crate::yaml;
 use serde_json::Value;
 use std::fs;
@@ -74,7 +74,7 @@ fn render(request: &Request) -> Result<RunOutput, String> {
     match reconcile_items(items, &config, &request.env, false, Vec::new()) {
         Err((RunError::Config(e), _)) => Err(e.to_string()),
         Err((RunError::Input(e), _)) => {
-            Err(format!("{}: {}", origins[e.item], crate::krm::escape_controls(&e.message, false)))
+            Err(format!("{}: {}", origins[e.item], crate::io::escape_controls(&e.message, false)))
         }
         Ok(outcome) => {
             let stderr = summary(&outcome, &config);

@@ -9,10 +9,10 @@
 //! else (aliases, several documents, CRLF line ends, a broken entry) returns `None`, and the
 //! caller reads the whole input with the full reader, which also words every error.
 
-use super::annotations::{self, FileSlot};
 use super::scan::{self, Counts, Extent, Limits, Stop};
-use crate::item::Item;
 use crate::parallel;
+use crate::reconcile::files::{self as annotations, FileSlot};
+use crate::reconcile::item::Item;
 use crate::yaml;
 use serde_json::{Map, Value};
 use std::io::Write;
@@ -290,7 +290,7 @@ mod tests {
         let copies = Copies::new(text.to_string(), read.entries, read.indent);
         let mut out = Vec::new();
         let items: Vec<Item> = read.items.into_iter().enumerate().map(|(i, v)| Item::Input(i, v)).collect();
-        crate::krm::output::write_items(&mut out, &items, Some(&copies)).unwrap();
+        crate::io::output::write_items(&mut out, &items, Some(&copies)).unwrap();
         let out = String::from_utf8(out).unwrap();
         assert_eq!(out, "- apiVersion: v1\n  kind: ConfigMap\n  data:\n    a: |\n      x\n\n        y\n");
         assert_eq!(yaml::parse(&out).unwrap(), yaml::parse(text).unwrap()["items"]);

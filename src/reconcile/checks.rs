@@ -3,12 +3,12 @@
 //! selector set, SPIFFE ID. The first failure is the binding's one failure.
 
 use crate::api::binding::BindingInput;
+use crate::api::names;
 use crate::api::{fields, pool};
-use crate::identity;
-use crate::names;
-use crate::reason::{Failure, Reason};
-use crate::resolve::{self, PoolIndex};
-use crate::served::ServedApis;
+use crate::reconcile::identity;
+use crate::reconcile::reason::{Failure, Reason};
+use crate::reconcile::resolve::{self, PoolIndex};
+use crate::reconcile::served::ServedApis;
 use std::collections::BTreeMap;
 
 const NAMESPACE_FIELD: &str = "metadata.namespace";
