@@ -5,14 +5,15 @@ mod synthetic;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use render_inference_identity::config::Config;
+use render_inference_identity::reconcile::input::Input;
 use render_inference_identity::reconcile::{Context, reconcile};
 use render_inference_identity::yaml;
 use serde_json::Value;
 
-fn items(bindings: usize, worst_case: bool) -> Vec<Value> {
+fn items(bindings: usize, worst_case: bool) -> Vec<Input> {
     let list = yaml::parse(&synthetic::resource_list(bindings, worst_case)).expect("generated YAML parses");
     match list.get("items") {
-        Some(Value::Array(items)) => items.clone(),
+        Some(Value::Array(items)) => items.iter().cloned().map(Input::of).collect(),
         _ => unreachable!("the generator writes items"),
     }
 }
@@ -24,7 +25,6 @@ fn bench(c: &mut Criterion) {
         env_api_versions: Vec::new(),
         transition_time: "2026-01-01T00:00:00Z".parse().unwrap(),
         output_files: true,
-        taken_slots: Vec::new(),
     };
     let mut group = c.benchmark_group("reconcile");
     group.sample_size(10);

@@ -51,7 +51,8 @@ enum Command {
 /// plugin env entry of the same name.
 #[derive(Args)]
 struct RenderArgs {
-    /// Files or folders to read (.yaml, .yml, .json; folders recursively). Default: `.`.
+    /// Files or folders to read (.yaml, .yml, .json; folders recursively), or `-` for a
+    /// multi-document stream on standard input. Default: `.`.
     paths: Vec<PathBuf>,
     /// functionConfig file, typed or ConfigMap form; not read as a manifest.
     #[arg(long, env = "ARGOCD_ENV_CONFIG")]
@@ -92,7 +93,13 @@ impl RenderArgs {
                 Some(Override { key, source: source.to_string(), value: value? })
             })
             .collect();
-        render::Request { paths: self.paths, config_file: self.config, overrides, env: Env::from_process() }
+        render::Request {
+            paths: self.paths,
+            config_file: self.config,
+            overrides,
+            env: Env::from_process(),
+            stdin: None,
+        }
     }
 }
 
@@ -115,7 +122,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         (Some(Command::Crd), _) => {
             return print(yaml::write(&InferenceIdentityBinding::crd()).map_err(anyhow::Error::msg)?);
         }
-        (Some(Command::Render(args)), _) => render::run(&args.into_request()),
+        (Some(Command::Render(args)), _) => {
+            let mut request = args.into_request();
+            if request.paths.iter().any(|p| p.as_os_str() == "-") {
+                match read_stdin()? {
+                    Ok(text) => request.stdin = Some(text),
+                    Err(message) => return finish(krm::error_output(&message)),
+                }
+            }
+            render::run(&request)
+        }
         (Some(Command::Discover { paths }), _) => {
             let found = render::discover(&paths).context("searching for bindings")?;
             return print(found.iter().map(|p| format!("{}\n", p.display())).collect());
@@ -131,7 +147,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         (None, None) => {
             let out = match read_stdin()? {
-                Ok(input) => krm::evaluate(input, &Env::from_process()),
+                Ok(input) => krm::krm::evaluate(input, &Env::from_process()),
                 Err(message) => krm::run_error(&message),
             };
             let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
@@ -144,6 +160,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             return Ok(code);
         }
     };
+    finish(output)
+}
+
+/// Writes what a plain-stream run produced and exits as it says.
+fn finish(output: krm::RunOutput) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(output.stdout.as_bytes()).context("writing stdout")?;
     stdout.flush()?;

@@ -229,8 +229,150 @@ fn render_writes_outputs_and_status_and_keeps_comments_and_field_order() {
     assert!(text.ends_with(&pool_document), "pool document changed:\n{text}");
     let status = &text[COMMENTED_BINDING.len()..text.len() - pool_document.len()];
     assert!(status.starts_with("status:\n  conditions:\n"), "{text}");
-    // kpt leaves the pipeline file alone.
-    assert_eq!(snapshot(&pkg)[Path::new("Kptfile")], before[Path::new("Kptfile")]);
+    assert_eq!(before.len() + 1, snapshot(&pkg).len());
+}
+
+/// `text` without the top-level `status:` entries of its documents (kpt writes documents at
+/// column 0): what a render may change in a binding's file.
+fn without_status(text: &str) -> String {
+    let mut out = String::new();
+    let mut in_status = false;
+    for line in text.split_inclusive('\n') {
+        let top = line.bytes().next().is_some_and(|b| b != b' ' && b != b'\n');
+        if top {
+            in_status = line.starts_with("status:");
+        }
+        if !in_status {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// Renders a package of `files` twice: through the function (the shipped Kptfile and
+/// config) and through `exec: cat`, kpt's no-op; returns both packages after the render.
+fn rendered_beside_cat(label: &str, files: &[(String, String)]) -> (TempDir, Snapshot, Snapshot) {
+    let tmp = TempDir::new(label);
+    let ours = package(&tmp, "Report");
+    let cat = tmp.join("cat");
+    for (name, text) in files {
+        write(&ours.join(name), text);
+    }
+    for (name, bytes) in snapshot(&ours) {
+        write(&cat.join(&name), &String::from_utf8(bytes).expect("UTF-8 files"));
+    }
+    write(&cat.join("Kptfile"), &replace_once(&kptfile(), &format!("exec: {BIN}"), "exec: cat"));
+    assert_success(&render(&ours));
+    assert_success(&render(&cat));
+    let (ours_files, cat_files) = (snapshot(&ours), snapshot(&cat));
+    (tmp, ours_files, cat_files)
+}
+
+type Snapshot = std::collections::BTreeMap<std::path::PathBuf, Vec<u8>>;
+
+/// Every file the no-op render left is byte for byte the file the function's render left,
+/// bindings' status entries aside (and the Kptfile's function line); the function adds only
+/// its outputs.
+fn assert_as_cat_leaves_it(ours: &Snapshot, cat: &Snapshot) {
+    let text = |bytes: &[u8]| String::from_utf8(bytes.to_vec()).expect("UTF-8 files");
+    for (path, cat_bytes) in cat {
+        let mine = ours.get(path).unwrap_or_else(|| panic!("{} is gone", path.display()));
+        let (mine, theirs) = (text(mine), text(cat_bytes));
+        let theirs = if path == Path::new("Kptfile") {
+            theirs.replace("exec: cat", &format!("exec: {BIN}"))
+        } else {
+            theirs
+        };
+        let (mine, theirs) = (without_status(&mine), without_status(&theirs));
+        if mine != theirs {
+            let line = mine.lines().zip(theirs.lines()).position(|(a, b)| a != b).map_or(0, |n| n + 1);
+            panic!(
+                "{} differs from the no-op render outside status (first at line {line}):\n--- function ---\n{mine}\n--- exec: cat ---\n{theirs}",
+                path.display()
+            );
+        }
+    }
+    let added: Vec<_> = ours.keys().filter(|p| !cat.contains_key(*p)).collect();
+    assert!(added.iter().all(|p| p.starts_with("clusterspiffeids")), "{added:?}");
+}
+
+/// Manifests with comments of every kind, flow and block collections, every quoting style,
+/// block scalars holding `---` and `- ` lines, several documents with comments between
+/// them, non-ASCII text; a binding with a stale status and one with flow style inside.
+const STYLED: &str = "\
+# head of the file
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: reader  # trailing
+  namespace: serving
+  labels: {team: \"serving\", tier: 'gpu'}
+rules:
+- apiGroups: [\"\"]
+  resources: [\"pods\", configmaps]   # two
+  verbs: [\"get\", \"list\"]
+# between the documents
+---
+# head of the second
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: notes
+  namespace: serving
+data:
+  on: yes
+  octal: 010
+  date: 2001-12-14
+  note: |
+    - not an entry
+    ---
+    not a marker
+  folded: >-
+    folded
+    text
+  unicode: \"ünïcode ✓\"
+---
+apiVersion: kleym.sonda.red/v1alpha1
+kind: InferenceIdentityBinding
+metadata:
+  name: llama-decode
+  namespace: serving
+spec:
+  poolRef: {name: llama}  # flow style
+  serviceAccountName: \"llama\"
+  identityBoundary:
+    variant: decode   # the decode pods
+status:
+  conditions: []
+  trustDomain: stale.example.org
+# foot of the file
+";
+
+#[test]
+fn a_render_leaves_every_file_as_a_no_op_render_does() {
+    let files = [("styled.yaml".to_string(), STYLED.to_string())];
+    let (_tmp, ours, cat) = rendered_beside_cat("kpt-as-cat", &files);
+    assert_as_cat_leaves_it(&ours, &cat);
+    let styled = String::from_utf8(ours[Path::new("styled.yaml")].clone()).unwrap();
+    assert!(styled.contains("status:\n  conditions:\n  - lastTransitionTime:"), "{styled}");
+    assert!(!styled.contains("stale.example.org"), "{styled}");
+}
+
+#[test]
+fn a_render_of_the_real_manifests_leaves_them_as_a_no_op_render_does_and_a_second_changes_nothing() {
+    let mut files = common::corpus::manifests();
+    // Bindings for pools of each source.
+    files.push(("bindings.yaml".to_string(), format!(
+        "{}---\n{}",
+        "apiVersion: kleym.sonda.red/v1alpha1\nkind: InferenceIdentityBinding\nmetadata:\n  name: primary\n  namespace: inference-conformance-app-backend\nspec:\n  poolRef:\n    name: primary-inference-pool\n  serviceAccountName: default\n  identityBoundary:\n    variant: prefill\n",
+        "apiVersion: kleym.sonda.red/v1alpha1\nkind: InferenceIdentityBinding\nmetadata:\n  name: llama-decode\n  namespace: default\nspec:\n  poolRef: {name: llama}\n  serviceAccountName: llama-epp\n  identityBoundary: {variant: decode}\n",
+    )));
+    let (tmp, ours, cat) = rendered_beside_cat("kpt-corpus-as-cat", &files);
+    assert_as_cat_leaves_it(&ours, &cat);
+    assert!(ours.keys().any(|p| p.starts_with("clusterspiffeids")), "{:?}", ours.keys());
+    let pkg = tmp.join("pkg");
+    assert_success(&render(&pkg));
+    assert_eq!(snapshot(&pkg), ours, "a second render changed a file");
 }
 
 #[test]

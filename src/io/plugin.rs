@@ -3,7 +3,9 @@
 //! kustomize matches returned items to its own by `kustomize.config.k8s.io/id`, which
 //! passes through untouched; new outputs are added, removed ones dropped.
 
-use super::{Env, RunError, RunOutput, error_output, reconcile_items, stream, summary};
+use super::read::{self, Stream};
+use super::write::{self, Form, Source};
+use super::{Env, RunError, RunOutput, error_output, reconcile_items, summary};
 use crate::config;
 use crate::yaml;
 
@@ -17,11 +19,12 @@ pub fn run(config_text: &str, input: &str, env: &Env) -> RunOutput {
         Ok(c) => c,
         Err(e) => return error_output(&e.to_string()),
     };
-    let items = match stream::read(input) {
-        Ok(items) => items,
+    let Stream { text, parts } = match read::stream(input.to_string()) {
+        Ok(stream) => stream,
         Err(e) => return error_output(&format!("the resources on stdin are not readable: {e}")),
     };
-    match reconcile_items(items, &config, env, false, Vec::new()) {
+    let (items, texts): (Vec<_>, Vec<_>) = parts.into_iter().map(|p| (p.input, p.text)).unzip();
+    match reconcile_items(items, &config, env, false) {
         Err((RunError::Config(e), _)) => error_output(&e.to_string()),
         Err((RunError::Input(e), _)) => {
             error_output(&format!("resource {}: {}", e.item, super::escape_controls(&e.message, false)))
@@ -31,7 +34,12 @@ pub fn run(config_text: &str, input: &str, env: &Env) -> RunOutput {
             if outcome.has_errors() {
                 return RunOutput { stdout: String::new(), stderr, exit_code: 1 };
             }
-            RunOutput { stdout: stream::write(&outcome.items), stderr, exit_code: 0 }
+            let sources: Vec<Source<'_>> = texts.iter().map(|item| Source { text: &text, item }).collect();
+            let mut stdout = Vec::new();
+            if let Err(e) = write::items(&mut stdout, &outcome.items, &sources, Form::Stream) {
+                return error_output(&format!("writing the output: {e}"));
+            }
+            RunOutput { stdout: String::from_utf8(stdout).expect("YAML text is UTF-8"), stderr, exit_code: 0 }
         }
     }
 }

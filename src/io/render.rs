@@ -1,11 +1,14 @@
 //! Directory render, for Argo CD config management plugins and plain CI: manifests from
 //! files and folders in, a plain multi-document YAML stream out (never a ResourceList:
-//! Argo CD would take the wrapper for one object). No stdin.
+//! Argo CD would take the wrapper for one object). Standard input is read only when a path
+//! is `-` (`kustomize build ... | render -`).
 
 use crate::config::{self, Override};
-use crate::io::{Env, RunError, RunOutput, error_output, reconcile_items, stream, summary};
+use crate::io::read::{self, Head};
+use crate::io::write::{self, Form, Source};
+use crate::io::{Env, RunError, RunOutput, error_output, reconcile_items, summary};
+use crate::reconcile::input::{Input, Passed};
 use crate::yaml;
-use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -22,6 +25,8 @@ pub struct Request {
     /// Settings from flags and `ARGOCD_ENV_*` variables, laid over the config file.
     pub overrides: Vec<Override>,
     pub env: Env,
+    /// Standard input, read when `paths` holds `-`.
+    pub stdin: Option<String>,
 }
 
 /// Renders the manifests of a request.
@@ -47,31 +52,52 @@ fn render(request: &Request) -> Result<RunOutput, String> {
     let paths = if request.paths.is_empty() { vec![PathBuf::from(".")] } else { request.paths.clone() };
     let mut files = Vec::new();
     for path in &paths {
+        if path.as_os_str() == STDIN {
+            files.push(path.clone());
+            continue;
+        }
         collect(path, &mut files).map_err(|e| format!("reading {}: {e}", path.display()))?;
     }
     files.retain(|f| skip.is_none() || f.canonicalize().ok() != skip);
 
-    let mut items = Vec::new();
-    let mut origins = Vec::new();
+    let mut texts = Vec::with_capacity(files.len());
     for file in &files {
-        let text = fs::read_to_string(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
-        let documents = stream::read(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-        for (index, item) in documents.into_iter().enumerate() {
-            if is_local_config(&item) {
+        let text = if file.as_os_str() == STDIN {
+            request.stdin.clone().ok_or("`-` names standard input, and none was given")?
+        } else {
+            fs::read_to_string(file).map_err(|e| format!("reading {}: {e}", file.display()))?
+        };
+        texts.push(text);
+    }
+    let streams = read::streams(texts);
+    let mut read = Vec::with_capacity(files.len());
+    for (file, stream) in files.iter().zip(streams) {
+        read.push(stream.map_err(|e| format!("{}: {e}", name(file)))?);
+    }
+
+    let mut items = Vec::new();
+    let mut kept = Vec::new();
+    let mut origins = Vec::new();
+    for (f, (file, stream)) in files.iter().zip(&mut read).enumerate() {
+        for (index, part) in stream.parts.iter_mut().enumerate() {
+            if is_local_config(&part.head) {
                 continue;
             }
-            if !is_object(&item) {
+            if part.head.api_version.is_none() || part.head.kind.is_none() {
                 return Err(format!(
                     "{} (document {index}): not a Kubernetes object (no apiVersion and kind); \
                      keep only manifests in the folders given to render",
-                    file.display()
+                    name(file)
                 ));
             }
-            items.push(item);
-            origins.push(format!("{} (document {index})", file.display()));
+            items.push(std::mem::replace(&mut part.input, Input::Passed(Passed::default())));
+            kept.push((f, index));
+            origins.push(format!("{} (document {index})", name(file)));
         }
     }
-    match reconcile_items(items, &config, &request.env, false, Vec::new()) {
+    let sources: Vec<Source<'_>> =
+        kept.iter().map(|&(f, i)| Source { text: &read[f].text, item: &read[f].parts[i].text }).collect();
+    match reconcile_items(items, &config, &request.env, false) {
         Err((RunError::Config(e), _)) => Err(e.to_string()),
         Err((RunError::Input(e), _)) => {
             Err(format!("{}: {}", origins[e.item], crate::io::escape_controls(&e.message, false)))
@@ -81,9 +107,20 @@ fn render(request: &Request) -> Result<RunOutput, String> {
             if outcome.has_errors() {
                 return Ok(RunOutput { stdout: String::new(), stderr, exit_code: 1 });
             }
-            Ok(RunOutput { stdout: stream::write(&outcome.items), stderr, exit_code: 0 })
+            let mut stdout = Vec::new();
+            write::items(&mut stdout, &outcome.items, &sources, Form::Stream)?;
+            let stdout = String::from_utf8(stdout).expect("YAML text is UTF-8");
+            Ok(RunOutput { stdout, stderr, exit_code: 0 })
         }
     }
+}
+
+/// The path that names standard input.
+const STDIN: &str = "-";
+
+/// A file as messages name it.
+fn name(file: &Path) -> String {
+    if file.as_os_str() == STDIN { "<stdin>".to_string() } else { file.display().to_string() }
 }
 
 /// Argo CD discovery: the manifest files under `paths` that hold an
@@ -134,18 +171,10 @@ fn collect(path: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Whether a document names its type, as every Kubernetes object does.
-fn is_object(item: &Value) -> bool {
-    item.get("apiVersion").is_some_and(Value::is_string) && item.get("kind").is_some_and(Value::is_string)
-}
-
 /// Objects that configure the render and never go to a cluster: kpt's local-config
 /// annotation, and the Kptfile.
-fn is_local_config(item: &Value) -> bool {
-    let local =
-        item.pointer("/metadata/annotations/config.kubernetes.io~1local-config").and_then(Value::as_str)
-            == Some("true");
-    let kptfile = item.get("kind").and_then(Value::as_str) == Some("Kptfile")
-        && item.get("apiVersion").and_then(Value::as_str).is_some_and(|v| v.starts_with("kpt.dev/"));
-    local || kptfile
+fn is_local_config(head: &Head) -> bool {
+    let kptfile = head.kind.as_deref() == Some("Kptfile")
+        && head.api_version.as_deref().is_some_and(|v| v.starts_with("kpt.dev/"));
+    head.local_config || kptfile
 }

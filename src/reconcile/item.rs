@@ -3,50 +3,61 @@
 //! until written, which costs a fraction of the memory of generic values; each variant
 //! serializes as the object it stands for.
 
+use super::files;
+use super::input::Input;
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 #[derive(Debug, Clone)]
 pub enum Item {
     /// An input item, unchanged, with its position in the input.
-    Input(usize, Value),
-    /// An input binding and the status that replaces its own.
-    Binding(Value, Box<InferenceIdentityBindingStatus>),
+    Input(usize, Input),
+    /// An input binding, with its position in the input, and the status that replaces its own.
+    Binding(usize, Value, Box<InferenceIdentityBindingStatus>),
     /// A ClusterSPIFFEID rendered by the reconcile.
     Rendered(Box<ClusterSpiffeId>),
 }
 
 impl Item {
-    /// The input item, when the item is one left as it came.
+    /// The input item's value, when the item is one left as it came and read whole.
     pub fn input(&self) -> Option<&Value> {
-        self.input_at().map(|(_, value)| value)
-    }
-
-    /// The input item and its position in the input, when the item is one left as it came.
-    pub fn input_at(&self) -> Option<(usize, &Value)> {
         match self {
-            Item::Input(position, value) => Some((*position, value)),
+            Item::Input(_, input) => input.value(),
             _ => None,
         }
     }
 
-    /// The item's `metadata.annotations`.
-    pub fn annotations(&self) -> Option<&Map<String, Value>> {
+    /// The position in the input of an item that came from it (changed or not).
+    pub fn position(&self) -> Option<usize> {
         match self {
-            Item::Input(_, value) | Item::Binding(value, _) => {
-                value.pointer("/metadata/annotations").and_then(Value::as_object)
-            }
-            Item::Rendered(object) => Some(&object.metadata.annotations),
+            Item::Input(position, _) | Item::Binding(position, ..) => Some(*position),
+            Item::Rendered(_) => None,
         }
     }
 
-    /// The item as a generic value, the status written into the binding.
-    pub fn into_value(self) -> Value {
+    /// The file slots the item takes.
+    pub fn slots(&self) -> Vec<(&str, u64)> {
         match self {
-            Item::Input(_, value) => value,
-            Item::Binding(mut value, status) => {
+            Item::Input(_, input) => input.slots(),
+            Item::Binding(_, value, _) => value
+                .pointer("/metadata/annotations")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flat_map(files::file_slots)
+                .collect(),
+            Item::Rendered(object) => files::file_slots(&object.metadata.annotations).collect(),
+        }
+    }
+
+    /// The item as a generic value, the status written into the binding; `None` for an
+    /// input item the reconcile only passed on (it never became a value).
+    pub fn into_value(self) -> Option<Value> {
+        Some(match self {
+            Item::Input(_, Input::Whole(value)) => value,
+            Item::Input(_, Input::Passed(_)) => return None,
+            Item::Binding(_, mut value, status) => {
                 if let Value::Object(map) = &mut value {
                     let status = serde_json::to_value(*status).expect("a status serializes");
                     map.insert("status".to_string(), status);
@@ -54,17 +65,20 @@ impl Item {
                 value
             }
             Item::Rendered(object) => serde_json::to_value(*object).expect("a ClusterSPIFFEID serializes"),
-        }
+        })
     }
 }
 
 impl Serialize for Item {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            Item::Input(_, value) => value.serialize(serializer),
+            Item::Input(_, Input::Whole(value)) => value.serialize(serializer),
+            Item::Input(_, Input::Passed(_)) => {
+                Err(serde::ser::Error::custom("an item passed on is copied from its text, never serialized"))
+            }
             Item::Rendered(object) => object.serialize(serializer),
             // As `into_value` would have it: the status in place of the old one, else last.
-            Item::Binding(Value::Object(map), status) => {
+            Item::Binding(_, Value::Object(map), status) => {
                 let has_status = map.contains_key("status");
                 let mut out = serializer.serialize_map(Some(map.len() + usize::from(!has_status)))?;
                 for (key, value) in map {
@@ -79,7 +93,7 @@ impl Serialize for Item {
                 }
                 out.end()
             }
-            Item::Binding(value, _) => value.serialize(serializer),
+            Item::Binding(_, value, _) => value.serialize(serializer),
         }
     }
 }
@@ -96,9 +110,9 @@ mod tests {
         for input in
             [json!({"kind": "B", "status": {"old": 1}, "spec": {}}), json!({"kind": "B", "spec": {}})]
         {
-            let item = Item::Binding(input, Box::new(status.clone()));
+            let item = Item::Binding(0, input, Box::new(status.clone()));
             let written = serde_json::to_string(&item).unwrap();
-            assert_eq!(written, serde_json::to_string(&item.into_value()).unwrap());
+            assert_eq!(written, serde_json::to_string(&item.into_value().unwrap()).unwrap());
             assert!(written.contains("\"status\":{\"trustDomain\":\"example.org\"}"), "{written}");
         }
     }

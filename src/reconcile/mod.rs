@@ -6,6 +6,7 @@ pub mod checks;
 pub mod conflict;
 pub mod files;
 pub mod identity;
+pub mod input;
 pub mod item;
 pub mod ownership;
 pub mod reason;
@@ -19,14 +20,14 @@ use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId, RenderInput};
 use crate::api::names;
 use crate::config::{Config, FailurePolicy};
 use crate::parallel;
-use crate::reconcile::item::Item;
 use crate::reconcile::reason::{Failure, Reason};
 use crate::reconcile::resolve::PoolIndex;
 use crate::reconcile::results::{FileRef, KrmResult, ResourceRef, Severity};
 use crate::reconcile::served::ServedApis;
 use checks::{Inputs, Planned};
 use conflict::Candidate;
-use files::FileSlot;
+use input::Input;
+use item::Item;
 use k8s_openapi::jiff::Timestamp;
 use ownership::Renders;
 use serde_json::Value;
@@ -43,9 +44,6 @@ pub struct Context<'c> {
     /// Whether new outputs get file path and index annotations (KRM mode) or not (plain
     /// streams, where nothing writes files and the annotations would reach the cluster).
     pub output_files: bool,
-    /// File slots taken by input items passed without their annotations (items copied
-    /// from the input text carry none).
-    pub taken_slots: Vec<FileSlot>,
 }
 
 /// The reconciled items and what to tell the user.
@@ -89,7 +87,7 @@ struct Evaluated {
 }
 
 /// Reconciles every binding of `items` (contract sections 3 to 7).
-pub fn reconcile(items: Vec<Value>, ctx: &Context<'_>) -> Result<Outcome, InputError> {
+pub fn reconcile(items: Vec<Input>, ctx: &Context<'_>) -> Result<Outcome, InputError> {
     let plan = plan(&items, ctx)?;
     Ok(plan.apply(items, ctx))
 }
@@ -103,14 +101,14 @@ pub struct Plan {
 }
 
 /// Checks every binding, finds conflicts and renders the outputs.
-pub fn plan(items: &[Value], ctx: &Context<'_>) -> Result<Plan, InputError> {
+pub fn plan(items: &[Input], ctx: &Context<'_>) -> Result<Plan, InputError> {
     let (evaluated, renders) = evaluate_all(items, ctx)?;
     Ok(Plan { evaluated, renders, output_files: ctx.output_files })
 }
 
 impl Plan {
     /// Writes the statuses into the bindings and places the outputs among the items.
-    pub fn apply(self, items: Vec<Value>, ctx: &Context<'_>) -> Outcome {
+    pub fn apply(self, items: Vec<Input>, ctx: &Context<'_>) -> Outcome {
         let config = ctx.config;
         let mut results = Vec::new();
         if config.trust_domain.is_none() {
@@ -139,9 +137,11 @@ impl Plan {
         let items = items
             .into_iter()
             .enumerate()
-            .map(|(position, item)| match statuses.next_if(|(at, _)| *at == position) {
-                Some((_, status)) if item.is_object() => Item::Binding(item, status),
-                _ => Item::Input(position, item),
+            .map(|(position, item)| match (statuses.next_if(|(at, _)| *at == position), item) {
+                (Some((_, status)), Input::Whole(value)) if value.is_object() => {
+                    Item::Binding(position, value, status)
+                }
+                (_, item) => Item::Input(position, item),
             })
             .collect();
         let (items, counts) = ownership::place(
@@ -150,7 +150,6 @@ impl Plan {
             &present,
             config.prune,
             self.output_files.then_some(config.output_path.as_str()),
-            &ctx.taken_slots,
         );
         results.push(KrmResult::new(
             Severity::Info,
@@ -169,11 +168,11 @@ impl Plan {
     }
 }
 
-fn evaluate_all(items: &[Value], ctx: &Context<'_>) -> Result<(Vec<Evaluated>, Renders), InputError> {
+fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<(Vec<Evaluated>, Renders), InputError> {
     let config = ctx.config;
     let mut bindings = Vec::new();
     let mut keys = HashSet::new();
-    for (i, item) in items.iter().enumerate().filter(|(_, item)| binding::is_binding(item)) {
+    for (i, item) in input::values(items).filter(|(_, item)| binding::is_binding(item)) {
         let b = BindingInput::read(i, item)
             .map_err(|m| InputError { item: i, message: format!("InferenceIdentityBinding {m}") })?;
         // Bindings without a readable namespace cannot collide: each gets its own status.
@@ -190,7 +189,7 @@ fn evaluate_all(items: &[Value], ctx: &Context<'_>) -> Result<(Vec<Evaluated>, R
     let pools = PoolIndex::build(items).map_err(|(item, message)| InputError { item, message })?;
     let outputs = ownership::index_outputs(items).map_err(|(item, message)| InputError { item, message })?;
     let listed = config.api_versions.iter().chain(&ctx.env_api_versions).map(String::as_str);
-    let served = ServedApis::collect(listed, items);
+    let served = ServedApis::collect(listed, input::values(items).map(|(_, item)| item));
     let inputs = Inputs { pools: &pools, served: &served, trust_domain: config.trust_domain.as_deref() };
 
     // Checks 1 to 7.
@@ -263,7 +262,7 @@ fn evaluate_all(items: &[Value], ctx: &Context<'_>) -> Result<(Vec<Evaluated>, R
             Some(format!(
                 "ClusterSPIFFEID {name} already exists in the input{} without annotation {}: {}; \
                  refusing to replace an object this function does not own",
-                describe_file(&items[at]),
+                items[at].value().map(describe_file).unwrap_or_default(),
                 csid::ANNOTATION_RENDERED_BY,
                 csid::RENDERED_BY
             ))

@@ -2,9 +2,10 @@
 //! removed, stale ones pruned, foreign ones never touched, new ones appended sorted by
 //! name with a file path and a free index.
 
+use super::input::{self, Input};
+use super::item::Item;
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId};
 use crate::reconcile::files::{self as annotations, FileSlot};
-use crate::reconcile::item::Item;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -24,14 +25,13 @@ pub struct Counts {
 
 /// Places the renders (by name) among the items. `bindings` are the (namespace, name) of
 /// every binding in the input, rendered or not. With an `output_path`, new outputs get
-/// file path and index annotations, in a slot neither the items nor `taken` use.
+/// file path and index annotations, in a slot no item uses.
 pub fn place(
     items: Vec<Item>,
     renders: Renders,
     bindings: &HashSet<(String, String)>,
     prune: bool,
     output_path: Option<&str>,
-    taken: &[FileSlot],
 ) -> (Vec<Item>, Counts) {
     let mut renders = renders;
     let mut counts = Counts::default();
@@ -65,7 +65,7 @@ pub fn place(
             let placed: Vec<(String, Box<ClusterSpiffeId>)> =
                 renders.into_iter().map(|(name, r)| (template.replace("{name}", &name), r)).collect();
             let files = placed.iter().map(|(path, _)| path.clone()).collect();
-            let mut used = used_slots(&out, taken, &files);
+            let mut used = used_slots(&out, &files);
             for (path, object) in placed {
                 let index = (0u64..).find(|i| !used.contains(&(path.clone(), *i))).expect("a free index");
                 used.insert((path.clone(), index));
@@ -99,14 +99,12 @@ fn with_file(mut object: Box<ClusterSpiffeId>, path: &str, index: u64) -> Box<Cl
     object
 }
 
-/// The (path, index) slots the items and `taken` already use in the given files, in
-/// either annotation form. Only the candidate files are collected, so a large input costs
-/// no allocation per item.
-fn used_slots(items: &[Item], taken: &[FileSlot], files: &HashSet<String>) -> HashSet<FileSlot> {
-    let from_items = items.iter().filter_map(Item::annotations).flat_map(annotations::file_slots);
-    let from_taken = taken.iter().map(|(path, index)| (path.as_str(), *index));
-    from_items
-        .chain(from_taken)
+/// The (path, index) slots the items already use in the given files, in either annotation
+/// form. Only the candidate files are collected.
+fn used_slots(items: &[Item], files: &HashSet<String>) -> HashSet<FileSlot> {
+    items
+        .iter()
+        .flat_map(Item::slots)
         .filter(|(path, _)| files.contains(*path))
         .map(|(path, index)| (path.to_string(), index))
         .collect()
@@ -117,9 +115,9 @@ pub type OutputIndex<'a> = HashMap<&'a str, (usize, bool)>;
 
 /// ClusterSPIFFEIDs of the input by name, with whether each is managed. Two with the same
 /// name are unusable input (a cluster-scoped name is unique).
-pub fn index_outputs(items: &[Value]) -> Result<OutputIndex<'_>, (usize, String)> {
+pub fn index_outputs(items: &[Input]) -> Result<OutputIndex<'_>, (usize, String)> {
     let mut by_name = HashMap::new();
-    for (i, item) in items.iter().enumerate().filter(|(_, item)| csid::is_cluster_spiffe_id(item)) {
+    for (i, item) in input::values(items).filter(|(_, item)| csid::is_cluster_spiffe_id(item)) {
         let Some(name) = item.pointer("/metadata/name").and_then(Value::as_str) else {
             return Err((i, "ClusterSPIFFEID has no metadata.name".to_string()));
         };

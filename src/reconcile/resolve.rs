@@ -4,6 +4,7 @@
 use crate::api::fields;
 use crate::api::names;
 use crate::api::pool::{self, PoolApi};
+use crate::reconcile::input::{self, Input};
 use crate::reconcile::reason::{Failure, Reason};
 use crate::reconcile::served::ServedApis;
 use serde_json::Value;
@@ -20,9 +21,9 @@ pub struct PoolIndex<'a> {
 
 impl<'a> PoolIndex<'a> {
     /// Indexes the pools; two pools with the same API, namespace and name are unusable input.
-    pub fn build(items: &'a [Value]) -> Result<Self, (usize, String)> {
+    pub fn build(items: &'a [Input]) -> Result<Self, (usize, String)> {
         let mut pools = HashMap::new();
-        for (i, item) in items.iter().enumerate() {
+        for (i, item) in input::values(items) {
             let Some(api) = PoolApi::of_item(item) else {
                 continue;
             };

@@ -22,7 +22,10 @@ struct Known {
 
 impl ServedApis {
     /// Collects the served APIs from listed entries and from CRD items.
-    pub fn collect<'a>(listed: impl IntoIterator<Item = &'a str>, items: &[Value]) -> Self {
+    pub fn collect<'a, 'v>(
+        listed: impl IntoIterator<Item = &'a str>,
+        items: impl IntoIterator<Item = &'v Value>,
+    ) -> Self {
         let mut known = Known::default();
         let mut any = false;
         for entry in listed {
@@ -32,7 +35,7 @@ impl ServedApis {
                 _ => known.versions.insert(entry.to_string()),
             };
         }
-        for item in items.iter().filter(|i| is_crd(i)) {
+        for item in items.into_iter().filter(|i| is_crd(i)) {
             any = true;
             let Some(group) = fields::str_at(item, "spec.group") else {
                 continue;

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)] // each test crate uses its own subset
 
+pub mod corpus;
 pub mod golden;
 
 use serde_json::Value;

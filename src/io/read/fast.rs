@@ -1,0 +1,195 @@
+//! The fast reader: a line pass cuts the text into parts ([`super::split`]), each part is
+//! walked on its own on all cores ([`super::walk`]), and the result stands only when every
+//! part reads as exactly what its place requires. Anything else returns `None`, and the
+//! caller reads the text with the exact reader, which also words every error.
+//!
+//! Why the parts read on their own as they read together: a ResourceList's header must be
+//! a block mapping at column 0, so `items:` at column 0 is its next key; each entry chunk
+//! starts with a `-` at the entries' column n and holds no other line at column n or less
+//! but comments, so the parser's state at each cut is the same with or without the text
+//! before it; a chunk that ends inside a quoted scalar or a flow collection does not read
+//! on its own, so no cut falls inside one. A stream is cut only at its document markers,
+//! which YAML forbids anywhere else, and documents share nothing (no directives here).
+
+use super::walk::{self, Abandon, Build, Counts, Limits, Node, Root, StatusAt};
+use super::{Head, ItemText, Part, Place, StatusSlot, split};
+use crate::parallel;
+use crate::reconcile::input::{self, Input, Passed};
+use crate::yaml;
+use serde_json::{Map, Value};
+use std::ops::Range;
+use std::sync::Mutex;
+
+/// The full reader's budget, for a whole input.
+const BUDGET: Counts =
+    Counts { nodes: yaml::MAX_NODES, events: yaml::MAX_EVENTS, comment_bytes: yaml::MAX_COMMENT_BYTES };
+
+/// A ResourceList read: its fields other than `items`, the items, the entries' indentation.
+pub struct ListRead {
+    pub fields: Map<String, Value>,
+    pub parts: Vec<Part>,
+    pub indent: usize,
+}
+
+/// Reads a ResourceList, or returns `None` when it must be read by the exact reader.
+pub fn list(text: &str) -> Option<ListRead> {
+    if text.len() > yaml::MAX_INPUT_BYTES {
+        return None;
+    }
+    let layout = split::list(text)?;
+    let outside = Limits { depth: yaml::MAX_DEPTH, counts: BUDGET };
+    let (header_counts, header_root) = walk::count(&text[layout.header.clone()], outside)?;
+    let (tail_counts, tail_root) = walk::count(&text[layout.tail.clone()], outside)?;
+    for root in [header_root, tail_root] {
+        if !matches!(root, Root::Empty | Root::BlockMapping(0)) {
+            return None;
+        }
+    }
+    let mut fields = mapping(&text[layout.header.clone()])?;
+    for (key, value) in mapping(&text[layout.tail.clone()])? {
+        if fields.insert(key, value).is_some() {
+            return None;
+        }
+    }
+    if fields.contains_key("items") {
+        return None;
+    }
+    // `items` and its sequence are two nodes more.
+    let used = header_counts.plus(tail_counts).plus(Counts { nodes: 2, events: 0, comment_bytes: 0 });
+    let budget = Budget::new(used);
+    // An entry sits two levels down (the list, `items`), counted from its own sequence.
+    let limits = Limits { depth: yaml::MAX_DEPTH - 1, counts: BUDGET };
+    let parts = parallel::map(layout.entries, |chunk| {
+        let counted = budget.left(limits).and_then(|limits| read(text, chunk, Form::Entry, limits))?;
+        budget.spend(counted.1)?;
+        counted.0
+    });
+    let parts = parts.into_iter().collect::<Option<Vec<Part>>>()?;
+    Some(ListRead { fields, parts, indent: layout.indent })
+}
+
+/// Reads each text as a stream of documents; `None` for a text that must be read by the
+/// exact reader. All documents of all texts are read in one pass over the cores.
+pub fn streams(texts: &[&str]) -> Vec<Option<Vec<Part>>> {
+    let cut: Vec<Option<Vec<Range<usize>>>> = texts
+        .iter()
+        .map(|text| {
+            let documents = split::documents(text)?;
+            (text.len() <= yaml::MAX_INPUT_BYTES && documents.len() <= yaml::MAX_DOCUMENTS)
+                .then_some(documents)
+        })
+        .collect();
+    let budgets: Vec<Budget> = texts.iter().map(|_| Budget::new(Counts::default())).collect();
+    let limits = Limits { depth: yaml::MAX_DEPTH, counts: BUDGET };
+    let work: Vec<(usize, Range<usize>)> = cut
+        .iter()
+        .enumerate()
+        .flat_map(|(t, documents)| documents.iter().flatten().map(move |range| (t, range.clone())))
+        .collect();
+    let read = parallel::map(work, |(t, chunk)| {
+        let budget = &budgets[t];
+        let counted = budget.left(limits).and_then(|limits| read(texts[t], chunk, Form::Document, limits));
+        let outcome = counted.and_then(|(part, counts)| budget.spend(counts).map(|()| part));
+        (t, outcome)
+    });
+    let mut out: Vec<Option<Vec<Part>>> = cut.iter().map(|c| c.as_ref().map(|_| Vec::new())).collect();
+    for (t, outcome) in read {
+        match (outcome, &mut out[t]) {
+            (Some(Some(part)), Some(parts)) => parts.push(part),
+            (Some(None), _) => {}
+            (None, slot) => *slot = None,
+            (Some(Some(_)), None) => {}
+        }
+    }
+    out
+}
+
+/// The budget of one input, shared by the threads reading its parts.
+struct Budget(Mutex<Counts>);
+
+impl Budget {
+    fn new(used: Counts) -> Self {
+        Budget(Mutex::new(used))
+    }
+
+    /// `limits` with the counts left.
+    fn left(&self, limits: Limits) -> Option<Limits> {
+        let used = *self.0.lock().ok()?;
+        Some(Limits { counts: BUDGET.minus(used)?, ..limits })
+    }
+
+    /// Adds what a part counted; `None` when the input is over the budget.
+    fn spend(&self, counts: Counts) -> Option<()> {
+        let mut used = self.0.lock().ok()?;
+        *used = used.plus(counts);
+        BUDGET.minus(*used).map(|_| ())
+    }
+}
+
+/// What a chunk must hold.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Form {
+    /// One block sequence entry holding a mapping.
+    Entry,
+    /// One document holding a mapping, or none at all.
+    Document,
+}
+
+/// Reads one chunk: `Some((None, _))` for a document with no node.
+fn read(text: &str, chunk: Range<usize>, form: Form, limits: Limits) -> Option<(Option<Part>, Counts)> {
+    let part = &text[chunk.clone()];
+    let walk = |build| -> Result<(Option<Node>, Counts), Abandon> {
+        match form {
+            Form::Entry => walk::entry(part, chunk.start, build, limits).map(|(n, c)| (Some(n), c)),
+            Form::Document => walk::document(part, chunk.start, build, limits),
+        }
+    };
+    let whole = input::may_read_whole(part);
+    let (node, counts) = walk(if whole { Build::Whole } else { Build::Head }).ok()?;
+    let Some(mut node) = node else { return Some((None, counts)) };
+    if !whole && node.value.as_ref().is_some_and(reads_whole) {
+        // The kind is spelled so that the text search missed it (escapes, say).
+        node = walk(Build::Whole).ok()?.0?;
+    }
+    let value = if node.exact {
+        node.value.take()?
+    } else {
+        // A scalar, key or tag this reader does not vouch for: the full reader reads the
+        // chunk on its own, as it reads it in place.
+        let value = yaml::parse(part).ok()?;
+        match (form, value) {
+            (Form::Entry, Value::Array(mut entries)) if entries.len() == 1 => entries.pop()?,
+            (Form::Document, value @ Value::Object(_)) => value,
+            _ => return None,
+        }
+    };
+    let head = Head::of(&value);
+    let reads_whole = reads_whole(&value);
+    let status = reads_whole.then(|| status_slot(&node)).flatten();
+    let input = if reads_whole { Input::Whole(value) } else { Input::Passed(Passed::of(&value)) };
+    Some((Some(Part { input, text: ItemText { chunk, copy: true, status }, head }), counts))
+}
+
+fn reads_whole(value: &Value) -> bool {
+    value.get("kind").and_then(Value::as_str).is_some_and(input::reads_whole)
+}
+
+/// Where a walked mapping's status goes, when it can be put in its text.
+pub fn status_slot(node: &Node) -> Option<StatusSlot> {
+    let column = node.block_column?;
+    let place = match &node.status {
+        StatusAt::At(range) => Place::Replace(range.clone()),
+        StatusAt::Absent => Place::Append(node.span.end),
+        StatusAt::Unusable => return None,
+    };
+    Some(StatusSlot { column, place })
+}
+
+/// A part outside the items, as a mapping (or nothing).
+fn mapping(text: &str) -> Option<Map<String, Value>> {
+    match yaml::parse(text).ok()? {
+        Value::Object(map) => Some(map),
+        Value::Null => Some(Map::new()),
+        _ => None,
+    }
+}

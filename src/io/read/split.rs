@@ -1,0 +1,154 @@
+//! The line passes that cut a text into parts the fast reader reads on their own: a
+//! ResourceList into the text before `items:`, one chunk per entry and the text after, and
+//! a stream into its documents. A cut is only a guess: the fast reader reads every part and
+//! keeps the result only when each part reads as exactly what its place requires.
+
+use super::text::lines;
+use std::ops::Range;
+
+/// Where the parts of a ResourceList's text are.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ListLayout {
+    /// Before the `items:` line.
+    pub header: Range<usize>,
+    /// One chunk per entry: from the start of its `-` line to the start of the next entry's
+    /// (the first from just after the `items:` line, the last to the tail). The chunks
+    /// cover the text between `items:` and the tail without a gap.
+    pub entries: Vec<Range<usize>>,
+    /// After the last entry, starting at a key at column 0.
+    pub tail: Range<usize>,
+    /// Spaces before each entry's `-`.
+    pub indent: usize,
+}
+
+/// Finds the `items:` line at column 0 and the entries under it: lines with the first
+/// entry's indentation and a `-`. The entries end at the first other line that is not
+/// indented deeper (comment and blank lines aside), which must start a plain key.
+pub fn list(text: &str) -> Option<ListLayout> {
+    let mut lines = lines(text);
+    let (items_at, items_line) =
+        lines.find(|&(_, line)| is_items_key(line) || line.starts_with('%') || is_marker(line, "..."))?;
+    if !is_items_key(items_line) {
+        return None;
+    }
+    let body = super::text::line_end(text, items_at);
+    let mut entries: Vec<Range<usize>> = Vec::new();
+    let mut indent = None;
+    let mut tail = text.len()..text.len();
+    for (start, line) in lines {
+        let trimmed = line.trim_start_matches(' ');
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let spaces = line.len() - trimmed.len();
+        let is_entry = trimmed.starts_with('-') && matches!(trimmed.as_bytes().get(1), None | Some(b' '));
+        match indent {
+            None if is_entry => indent = Some(spaces),
+            None => {
+                tail = start..text.len();
+                break;
+            }
+            Some(n) if spaces > n => continue,
+            Some(n) if spaces == n && is_entry => {}
+            Some(_) => {
+                tail = start..text.len();
+                break;
+            }
+        }
+        let from = if entries.is_empty() { body } else { start };
+        if let Some(last) = entries.last_mut() {
+            last.end = start;
+        }
+        entries.push(from..text.len());
+    }
+    if let Some(last) = entries.last_mut() {
+        last.end = tail.start;
+    }
+    if !text[tail.clone()].bytes().next().is_none_or(|b| b.is_ascii_alphabetic()) {
+        return None;
+    }
+    Some(ListLayout { header: 0..items_at, entries, tail, indent: indent.unwrap_or(0) })
+}
+
+/// `items:` at column 0, with nothing after it but spaces or a comment.
+fn is_items_key(line: &str) -> bool {
+    let Some(after) = line.strip_prefix("items:") else { return false };
+    let rest = after.trim_start_matches(' ');
+    rest.is_empty() || rest.starts_with('#') && rest.len() < after.len()
+}
+
+/// A document marker (`---` or `...`) at the start of `line`, followed by nothing, a space
+/// or a tab.
+pub fn is_marker(line: &str, marker: &str) -> bool {
+    line.strip_prefix(marker).is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']))
+}
+
+/// The documents of a stream: the text between its marker lines (`---`, `...`), each
+/// marker line left out. `None` when a marker line carries more than a comment, or the
+/// text has a directive (`%`): the exact reader places those.
+pub fn documents(text: &str) -> Option<Vec<Range<usize>>> {
+    let mut documents = Vec::new();
+    let mut start = 0;
+    for (at, line) in lines(text) {
+        if line.starts_with('%') {
+            return None;
+        }
+        let marker = if is_marker(line, "---") || is_marker(line, "...") { &line[3..] } else { continue };
+        let rest = marker.trim_start_matches([' ', '\t']);
+        if !(rest.is_empty() || rest.starts_with('#')) {
+            return None;
+        }
+        documents.push(start..at);
+        start = super::text::line_end(text, at);
+    }
+    documents.push(start..text.len());
+    Some(documents)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts<'t>(text: &'t str, layout: &ListLayout) -> (&'t str, Vec<&'t str>, &'t str) {
+        let entries = layout.entries.iter().map(|r| &text[r.clone()]).collect();
+        (&text[layout.header.clone()], entries, &text[layout.tail.clone()])
+    }
+
+    #[test]
+    fn a_list_is_cut_into_header_entries_and_tail_without_a_gap() {
+        let text = "kind: ResourceList\nitems: # the items\n# first\n- a: 1\n\n  b: |\n    - x\n# between\n- c: 2\nfunctionConfig: {}\n";
+        let layout = list(text).unwrap();
+        let (header, entries, tail) = parts(text, &layout);
+        assert_eq!(header, "kind: ResourceList\n");
+        assert_eq!(entries, ["# first\n- a: 1\n\n  b: |\n    - x\n# between\n", "- c: 2\n"]);
+        assert_eq!(tail, "functionConfig: {}\n");
+        assert_eq!(layout.indent, 0);
+        let indented = list("items:\n  - a: 1\n  - b: 2\n").unwrap();
+        assert_eq!(indented.indent, 2);
+        assert_eq!(indented.entries.len(), 2);
+    }
+
+    #[test]
+    fn unclean_layouts_are_refused() {
+        for text in [
+            "%YAML 1.2\n---\nkind: ResourceList\nitems:\n- a: 1\n",
+            "kind: ResourceList\nitems:\n- a: 1\n---\nkind: ResourceList\n",
+            "kind: ResourceList\nitems:\n  - a: 1\n- b: 2\n",
+            "kind: ResourceList\nitems:\n- x\n\t- y\n",
+            "kind: ResourceList\nitems: [a]\n",
+            "kind: ResourceList\nitems:x\n",
+        ] {
+            assert!(list(text).is_none(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn documents_are_the_text_between_markers() {
+        let text = "# lead\n---\na: 1\n# between\n--- # next\nb: 2\n...\n";
+        let docs: Vec<&str> = documents(text).unwrap().into_iter().map(|r| &text[r]).collect();
+        assert_eq!(docs, ["# lead\n", "a: 1\n# between\n", "b: 2\n", ""]);
+        assert!(documents("--- {a: 1}\n").is_none());
+        assert!(documents("%YAML 1.2\n---\na: 1\n").is_none());
+        assert_eq!(documents("a: ---\n").unwrap().len(), 1);
+    }
+}

@@ -1,0 +1,80 @@
+//! Input text before it is read (one line-end convention, no byte-order mark) and the line
+//! arithmetic the reader and the writer share.
+
+/// The text with `\r\n` and lone `\r` line ends turned into `\n`, and a leading byte-order
+/// mark dropped. YAML reads all three line ends as the same line break, inside scalars too,
+/// so no item changes meaning; line numbers in messages stay the same.
+pub fn normalize(text: String) -> String {
+    let text = match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    };
+    if memchr::memchr(b'\r', text.as_bytes()).is_none() {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' {
+            chars.next_if_eq(&'\n');
+            out.push('\n');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The offset where the line holding `pos` starts.
+pub fn line_start(text: &str, pos: usize) -> usize {
+    memchr::memrchr(b'\n', &text.as_bytes()[..pos]).map_or(0, |i| i + 1)
+}
+
+/// The offset just past the line holding `pos` (past its `\n`, or the end of the text).
+pub fn line_end(text: &str, pos: usize) -> usize {
+    memchr::memchr(b'\n', &text.as_bytes()[pos..]).map_or(text.len(), |i| pos + i + 1)
+}
+
+/// Where the text after the content ending at `pos` may be cut: the start of `pos`'s line
+/// when only indentation precedes `pos` on it (a block scalar's span ends in the next
+/// line's indentation), else the end of that line (a trailing comment goes with it).
+pub fn after_content(text: &str, pos: usize) -> usize {
+    let start = line_start(text, pos);
+    if text.as_bytes()[start..pos].iter().all(|&b| b == b' ') { start } else { line_end(text, pos) }
+}
+
+/// The lines of `text` with their offsets, without line ends.
+pub fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        if start >= text.len() {
+            return None;
+        }
+        let end = memchr::memchr(b'\n', &text.as_bytes()[start..]).map_or(text.len(), |i| start + i);
+        let line = (start, &text[start..end]);
+        start = end + 1;
+        Some(line)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_ends_become_one_kind_and_the_mark_goes() {
+        assert_eq!(normalize("\u{feff}a: 1\r\nb: 2\rc: 3\n".into()), "a: 1\nb: 2\nc: 3\n");
+        assert_eq!(normalize("a: \"x\r\n  y\"\r\n".into()), "a: \"x\n  y\"\n");
+        assert_eq!(normalize("plain\n".into()), "plain\n");
+    }
+
+    #[test]
+    fn content_ends_at_a_line_boundary() {
+        let text = "a: |\n  x\n\n  b: 1 # c\nd: 2";
+        assert_eq!(after_content(text, text.find("  b").unwrap() + 2), text.find("  b").unwrap());
+        assert_eq!(after_content(text, text.find(" # c").unwrap()), text.find("d: 2").unwrap());
+        assert_eq!(after_content(text, text.len()), text.len());
+        assert_eq!(line_start(text, text.find("x").unwrap()), 5);
+        assert_eq!(lines("a\n\nb").collect::<Vec<_>>(), [(0, "a"), (2, ""), (3, "b")]);
+    }
+}

@@ -1,0 +1,232 @@
+//! Writing output items as text: an item that leaves unchanged is copied from its input
+//! text, a binding gets its new `status` put in place in its own text, and everything else
+//! (new and replaced outputs, items that cannot be copied) is serialized. Large outputs are
+//! written over two threads.
+
+use super::read::{ItemText, Place};
+use crate::api::binding::InferenceIdentityBindingStatus;
+use crate::reconcile::input::Input;
+use crate::reconcile::item::Item;
+use crate::yaml;
+use serde::Serialize;
+use std::io::Write;
+
+/// Below this many items to serialize, a second thread costs more than it saves.
+const PARALLEL_FROM: usize = 2_000;
+/// Large outputs are cut into this many chunks with equal shares of serializing (copies
+/// cost next to nothing). A second thread serializes every other chunk while this one
+/// serializes and writes the rest in order, so at most a few chunks wait as text.
+const CHUNKS: usize = 64;
+
+/// How the items are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Form {
+    /// Entries of a block sequence, their `-` at this column (a ResourceList's `items`).
+    List { indent: usize },
+    /// Documents separated by `---` lines.
+    Stream,
+}
+
+/// The input text of an item, by its position in the input.
+#[derive(Clone, Copy)]
+pub struct Source<'a> {
+    /// The whole text the item was read from (its file, or the input).
+    pub text: &'a str,
+    pub item: &'a ItemText,
+}
+
+/// Writes `items` in `form`, copying from `sources` (by input position) what can be copied.
+pub fn items<W: Write>(
+    out: &mut W,
+    items: &[Item],
+    sources: &[Source<'_>],
+    form: Form,
+) -> Result<(), String> {
+    let writer = Writer { sources, form };
+    let costly = items.iter().filter(|item| !writer.copied(item)).count();
+    let parallel = costly >= PARALLEL_FROM && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    if !parallel {
+        return writer.part(out, items, 0);
+    }
+    let chunks = writer.chunks(items, costly.div_ceil(CHUNKS));
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<Result<Vec<u8>, String>>(1);
+    std::thread::scope(|scope| {
+        let (chunks, writer) = (&chunks, &writer);
+        scope.spawn(move || {
+            for &(first, chunk) in chunks.iter().skip(1).step_by(2) {
+                let mut buffer = Vec::new();
+                let written = writer.part(&mut buffer, chunk, first).map(|()| buffer);
+                if sender.send(written).is_err() {
+                    break;
+                }
+            }
+        });
+        for (i, &(first, chunk)) in chunks.iter().enumerate() {
+            if i % 2 == 0 {
+                writer.part(&mut *out, chunk, first)?;
+            } else {
+                let buffer = receiver.recv().map_err(|_| "the writer thread stopped".to_string())??;
+                out.write_all(&buffer).map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(())
+    })
+}
+
+struct Writer<'s, 'a> {
+    sources: &'s [Source<'a>],
+    form: Form,
+}
+
+/// How one item is written.
+enum Emit<'t> {
+    /// Its input text, as it stands.
+    Copy(&'t str),
+    /// Its input text with the new status between `before` and `after`.
+    Splice {
+        before: &'t str,
+        after: &'t str,
+        column: usize,
+        append: bool,
+    },
+    Serialize,
+}
+
+impl<'a> Writer<'_, 'a> {
+    fn source(&self, position: usize) -> Option<&Source<'a>> {
+        self.sources.get(position).filter(|s| s.item.copy)
+    }
+
+    fn emit(&self, item: &Item) -> Emit<'a> {
+        match item {
+            Item::Input(position, _) => match self.source(*position) {
+                Some(s) => Emit::Copy(&s.text[s.item.chunk.clone()]),
+                None => Emit::Serialize,
+            },
+            Item::Binding(position, ..) => {
+                let Some(s) = self.source(*position) else { return Emit::Serialize };
+                let Some(slot) = &s.item.status else { return Emit::Serialize };
+                let chunk = &s.item.chunk;
+                let (cut, resume, append) = match &slot.place {
+                    Place::Replace(range) => (range.start, range.end, false),
+                    Place::Append(at) => (*at, *at, true),
+                };
+                Emit::Splice {
+                    before: &s.text[chunk.start..cut],
+                    after: &s.text[resume..chunk.end],
+                    column: slot.column,
+                    append,
+                }
+            }
+            Item::Rendered(_) => Emit::Serialize,
+        }
+    }
+
+    fn copied(&self, item: &Item) -> bool {
+        matches!(self.emit(item), Emit::Copy(_))
+    }
+
+    /// `items` cut after every `per_chunk` items that cost more than a copy, each chunk with
+    /// the position of its first item.
+    fn chunks<'i>(&self, items: &'i [Item], per_chunk: usize) -> Vec<(usize, &'i [Item])> {
+        let mut chunks = Vec::new();
+        let (mut start, mut count) = (0, 0);
+        for (i, item) in items.iter().enumerate() {
+            if !self.copied(item) {
+                count += 1;
+                if count == per_chunk {
+                    chunks.push((start, &items[start..=i]));
+                    (start, count) = (i + 1, 0);
+                }
+            }
+        }
+        if start < items.len() {
+            chunks.push((start, &items[start..]));
+        }
+        chunks
+    }
+
+    /// Writes items in order; `first` is the position of the first among all items.
+    fn part<W: Write>(&self, out: &mut W, items: &[Item], first: usize) -> Result<(), String> {
+        for (i, item) in items.iter().enumerate() {
+            if self.form == Form::Stream && first + i > 0 {
+                out.write_all(b"---\n").map_err(|e| e.to_string())?;
+            }
+            self.item(out, item).map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    fn item<W: Write>(&self, out: &mut W, item: &Item) -> Result<(), String> {
+        let io = |e: std::io::Error| e.to_string();
+        match self.emit(item) {
+            Emit::Copy(text) => {
+                out.write_all(text.as_bytes()).map_err(io)?;
+                if !text.is_empty() && !text.ends_with('\n') {
+                    out.write_all(b"\n").map_err(io)?;
+                }
+            }
+            Emit::Splice { before, after, column, append } => {
+                let Item::Binding(_, _, status) = item else { unreachable!("only bindings are spliced") };
+                let status = yaml::write(&StatusEntry { status })?;
+                out.write_all(before.as_bytes()).map_err(io)?;
+                if append && !before.is_empty() && !before.ends_with('\n') {
+                    out.write_all(b"\n").map_err(io)?;
+                }
+                let skip_first = !append;
+                out.write_all(indented(&status, column, skip_first).as_bytes()).map_err(io)?;
+                out.write_all(after.as_bytes()).map_err(io)?;
+                if !after.is_empty() && !after.ends_with('\n') {
+                    out.write_all(b"\n").map_err(io)?;
+                }
+            }
+            Emit::Serialize => {
+                if let Item::Input(_, Input::Passed(_)) = item {
+                    return Err("an item passed on has no text to copy".into());
+                }
+                match self.form {
+                    Form::Stream => yaml::write_to(&mut *out, item)?,
+                    Form::List { indent } => {
+                        let text = yaml::write(&[item])?;
+                        out.write_all(indented(&text, indent, false).as_bytes()).map_err(io)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A binding's new top-level `status` entry.
+#[derive(Serialize)]
+struct StatusEntry<'s> {
+    status: &'s InferenceIdentityBindingStatus,
+}
+
+/// `text` with `spaces` spaces before every line that is not empty (the first left as it
+/// is when `skip_first`). Block scalars keep their meaning: their lines all move alike.
+fn indented(text: &str, spaces: usize, skip_first: bool) -> String {
+    if spaces == 0 {
+        return text.to_string();
+    }
+    let pad = " ".repeat(spaces);
+    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        if !(i == 0 && skip_first) && line != "\n" {
+            out.push_str(&pad);
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn indenting_moves_every_line_but_empty_ones() {
+        assert_eq!(indented("a: |\n  x\n\n  y\nb: 1\n", 2, false), "  a: |\n    x\n\n    y\n  b: 1\n");
+        assert_eq!(indented("status:\n  a: 1\n", 4, true), "status:\n      a: 1\n");
+    }
+}

@@ -1,0 +1,110 @@
+//! An input item as the reconcile sees it: whole, for the kinds it reads (bindings, pools,
+//! ClusterSPIFFEIDs, CRDs), or reduced to the few facts it needs of an item it only passes
+//! on. Readers ask [`reads_whole`] which items to build whole; the rest never become values.
+
+use super::files::{self, FileSlot};
+use serde_json::Value;
+
+/// Kinds the reconcile reads whole. Any other item passes through untouched.
+const READ_WHOLE: [&str; 4] =
+    ["InferenceIdentityBinding", "InferencePool", "ClusterSPIFFEID", "CustomResourceDefinition"];
+
+/// Whether the reconcile reads items of this kind whole.
+pub fn reads_whole(kind: &str) -> bool {
+    READ_WHOLE.contains(&kind)
+}
+
+/// Whether a text may hold an item the reconcile reads whole: a reader that builds items
+/// lazily builds whole every item whose text names one of these kinds.
+pub fn may_read_whole(text: &str) -> bool {
+    READ_WHOLE.iter().any(|kind| memchr::memmem::find(text.as_bytes(), kind.as_bytes()).is_some())
+}
+
+/// One input item.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// An item the reconcile reads, as a value.
+    Whole(Value),
+    /// An item the reconcile only passes on.
+    Passed(Passed),
+}
+
+/// What the reconcile needs of an item it only passes on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Passed {
+    /// The file slots it takes, so new outputs never land on them.
+    pub slots: Vec<FileSlot>,
+}
+
+impl Input {
+    /// An item as the reconcile sees it, from its whole value.
+    pub fn of(value: Value) -> Input {
+        let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default();
+        if reads_whole(kind) { Input::Whole(value) } else { Input::Passed(Passed::of(&value)) }
+    }
+
+    /// The value of an item read whole.
+    pub fn value(&self) -> Option<&Value> {
+        match self {
+            Input::Whole(value) => Some(value),
+            Input::Passed(_) => None,
+        }
+    }
+
+    /// The file slots the item takes.
+    pub fn slots(&self) -> Vec<(&str, u64)> {
+        match self {
+            Input::Whole(value) => value
+                .pointer("/metadata/annotations")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flat_map(files::file_slots)
+                .collect(),
+            Input::Passed(passed) => {
+                passed.slots.iter().map(|(path, index)| (path.as_str(), *index)).collect()
+            }
+        }
+    }
+}
+
+impl Passed {
+    /// The facts the reconcile needs of an item, from its value (or as much of it as holds
+    /// `metadata.annotations`).
+    pub fn of(value: &Value) -> Passed {
+        let annotations = value.pointer("/metadata/annotations").and_then(Value::as_object);
+        let slots =
+            annotations.into_iter().flat_map(files::file_slots).map(|(p, i)| (p.to_string(), i)).collect();
+        Passed { slots }
+    }
+}
+
+/// The items read whole, with their positions.
+pub fn values(items: &[Input]) -> impl Iterator<Item = (usize, &Value)> {
+    items.iter().enumerate().filter_map(|(i, item)| Some((i, item.value()?)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_the_kinds_the_reconcile_reads_stay_whole() {
+        let pool = json!({"apiVersion": "inference.networking.k8s.io/v1", "kind": "InferencePool"});
+        assert_eq!(Input::of(pool.clone()), Input::Whole(pool));
+        let deployment = json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"annotations": {"internal.config.kubernetes.io/path": "d.yaml", "a": "b"}},
+            "spec": {"replicas": 1},
+        });
+        let passed = Input::of(deployment);
+        assert_eq!(passed, Input::Passed(Passed { slots: vec![("d.yaml".into(), 0)] }));
+        assert_eq!(passed.slots(), [("d.yaml", 0)]);
+    }
+
+    #[test]
+    fn texts_naming_a_read_kind_are_flagged() {
+        assert!(may_read_whole("kind: InferencePool"));
+        assert!(!may_read_whole("kind: Deployment"));
+    }
+}
