@@ -1,7 +1,9 @@
-//! Golden cases: every folder under `testdata/` holds `input.yaml` (a ResourceList), an
-//! optional `env` file (KEY=VALUE lines), and the expected `expected.yaml` (stdout),
-//! `expected-stderr.txt` and `exit-code`. `UPDATE_GOLDEN=1 cargo test --test golden`
-//! rewrites the expectations; review the diff before committing.
+//! Golden cases: every folder under `testdata/` holds `input.yaml` (a ResourceList), or a
+//! `files/` folder rendered with `render` (and its `config.yaml`), or a `stream.yaml` run
+//! through the exec plugin mode (with its `plugin-config.yaml`); an optional `env` file
+//! (KEY=VALUE lines); and the expected `expected.yaml` (stdout), `expected-stderr.txt` and
+//! `exit-code`. `UPDATE_GOLDEN=1 cargo test --test golden` rewrites the expectations;
+//! review the diff before committing.
 //!
 //! Every case that exits 0 must also be a fixed point: run again on its own output, the
 //! function writes the same bytes up to its `results`, which report what each run did
@@ -9,9 +11,11 @@
 
 mod common;
 
-use common::golden;
+use common::BIN;
+use common::golden::{self, StreamMode};
 use render_inference_identity::io as krm;
 use std::fs;
+use std::process::{Command, Stdio};
 
 fn first_difference(want: &str, got: &str) -> String {
     for (n, (w, g)) in want.lines().zip(got.lines()).enumerate() {
@@ -65,4 +69,84 @@ fn golden_cases() {
         }
     }
     assert!(problems.is_empty(), "{} golden problem(s):\n{}", problems.len(), problems.join("\n"));
+}
+
+/// The plain-stream cases, run through the binary in their folder as Argo CD and kustomize
+/// run it; a render that succeeds is also a fixed point: its output, rendered again, is the
+/// same stream.
+#[test]
+fn stream_golden_cases() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let cases = golden::stream_cases();
+    assert!(!cases.is_empty(), "no render or plugin cases under testdata/");
+    let mut problems = Vec::new();
+    for (dir, mode) in &cases {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let out = run_stream(dir, mode, None);
+        let exit = format!("{}\n", out.2);
+        for (file, got) in [
+            ("expected.yaml", out.0.as_str()),
+            ("expected-stderr.txt", out.1.as_str()),
+            ("exit-code", exit.as_str()),
+        ] {
+            let path = dir.join(file);
+            if update {
+                fs::write(&path, got).unwrap();
+                continue;
+            }
+            match fs::read_to_string(&path) {
+                Ok(want) if want == got => {}
+                Ok(want) => problems.push(format!("{name}/{file}: {}", first_difference(&want, got))),
+                Err(_) => problems.push(format!("{name}/{file}: missing (run with UPDATE_GOLDEN=1)")),
+            }
+        }
+        if out.2 == 0 {
+            let again = run_stream(dir, mode, Some(&out.0));
+            if again.0 != out.0 || again.2 != 0 {
+                problems.push(format!("{name}: not a fixed point: {}", first_difference(&out.0, &again.0)));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{} golden problem(s):\n{}", problems.len(), problems.join("\n"));
+}
+
+/// Runs a plain-stream case: (stdout, stderr, exit code). With `again`, that stream takes
+/// the place of the case's input.
+fn run_stream(dir: &std::path::Path, mode: &StreamMode, again: Option<&str>) -> (String, String, i32) {
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(dir).env_clear().env("PATH", "/usr/bin:/bin");
+    for line in
+        fs::read_to_string(dir.join("env")).unwrap_or_default().lines().filter(|l| !l.trim().is_empty())
+    {
+        let (key, value) = line.split_once('=').expect("env lines are KEY=VALUE");
+        cmd.env(key, value);
+    }
+    let stdin = match (mode, again) {
+        (StreamMode::Render, None) => {
+            cmd.args(["render", "files"]);
+            None
+        }
+        (StreamMode::Render, Some(text)) => {
+            cmd.args(["render", "-"]);
+            Some(text.to_string())
+        }
+        (StreamMode::Plugin, input) => {
+            cmd.arg("plugin-config.yaml");
+            Some(input.map_or_else(|| fs::read_to_string(dir.join("stream.yaml")).unwrap(), str::to_string))
+        }
+    };
+    if matches!(mode, StreamMode::Render) && dir.join("config.yaml").is_file() {
+        cmd.args(["--config", "config.yaml"]);
+    }
+    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("the binary starts");
+    if let Some(text) = stdin {
+        use std::io::Write as _;
+        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).to_string();
+    (text(&out.stdout), text(&out.stderr), out.status.code().unwrap_or(-1))
 }

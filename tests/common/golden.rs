@@ -1,5 +1,6 @@
-//! The golden cases under testdata/: each folder with an `input.yaml`, and its optional
-//! `env` file.
+//! The golden cases under testdata/: each folder with an `input.yaml` (a ResourceList, KRM
+//! mode), or with a `files/` folder (the `render` mode) or a `stream.yaml` (the kustomize
+//! exec plugin mode), and its optional `env` file.
 
 use render_inference_identity::io::Env;
 use std::fs;
@@ -15,6 +16,34 @@ pub fn cases() -> Vec<PathBuf> {
         .collect();
     dirs.sort();
     dirs
+}
+
+/// How a plain-stream case runs.
+pub enum StreamMode {
+    /// `render files` (with `--config config.yaml` when there is one), in the case folder.
+    Render,
+    /// The exec plugin: `plugin-config.yaml` as the argument, `stream.yaml` on stdin.
+    Plugin,
+}
+
+/// The plain-stream case folders, sorted, with their mode.
+pub fn stream_cases() -> Vec<(PathBuf, StreamMode)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let mut dirs: Vec<PathBuf> =
+        fs::read_dir(&root).expect("testdata/ exists").map(|e| e.expect("readable entry").path()).collect();
+    dirs.sort();
+    dirs.into_iter()
+        .filter_map(|dir| {
+            let mode = if dir.join("files").is_dir() {
+                StreamMode::Render
+            } else if dir.join("stream.yaml").is_file() {
+                StreamMode::Plugin
+            } else {
+                return None;
+            };
+            Some((dir, mode))
+        })
+        .collect()
 }
 
 /// The case's environment, from its `env` file of KEY=VALUE lines.
