@@ -1,9 +1,11 @@
-//! Proptest-based fuzzing of the input path (cargo-fuzz needs a nightly toolchain): bytes
-//! and mutated golden inputs go through `krm::run` and the kustomize plugin entry. Whatever
-//! comes in, the function answers with exit 0 or 1, a readable ResourceList (KRM mode), and
-//! never panics.
+//! Proptest-based fuzzing of the input path, a quick companion of the coverage-guided
+//! target in `fuzz/`: bytes and mutated golden inputs go through `krm::run` and the
+//! kustomize plugin entry. Whatever comes in, the function answers with exit 0 or 1, a
+//! readable ResourceList (KRM mode), and never panics; and the reader holds to the full
+//! reader on it (`io::read::check`), as a ResourceList and as a stream.
 
 use proptest::prelude::*;
+use render_inference_identity::io::read::check;
 use render_inference_identity::io::{self as krm, Env};
 use render_inference_identity::yaml;
 use std::path::Path;
@@ -86,6 +88,8 @@ proptest! {
         let inputs = golden_inputs();
         let input = apply(&inputs[which % inputs.len()], &mutations);
         check_krm(&input)?;
+        check::list(&input).map_err(TestCaseError::fail)?;
+        check::stream(&input).map_err(TestCaseError::fail)?;
         let plugin = krm::plugin::run("apiVersion: fn.kleym.sonda.red/v1alpha1\nkind: RenderInferenceIdentity\nmetadata: {name: x}\nspec: {trustDomain: example.org}\n", &input, &Env::default());
         prop_assert!(plugin.exit_code == 0 || plugin.exit_code == 1);
     }
@@ -93,5 +97,7 @@ proptest! {
     #[test]
     fn arbitrary_text_never_crashes(input in ".{0,400}") {
         check_krm(&input)?;
+        check::list(&input).map_err(TestCaseError::fail)?;
+        check::stream(&input).map_err(TestCaseError::fail)?;
     }
 }

@@ -15,7 +15,7 @@ use proptest::sample::select;
 use proptest::strategy::BoxedStrategy;
 use proptest::test_runner::FileFailurePersistence;
 use render_inference_identity::io::read::walk::{self, Build, Counts, Limits};
-use render_inference_identity::io::read::{self, Reader};
+use render_inference_identity::io::read::{self, Reader, check};
 use render_inference_identity::io::{self as krm, Env, RunOutput};
 use render_inference_identity::yaml;
 use std::fs;
@@ -153,6 +153,38 @@ fn golden_inputs_and_outputs_read_the_same_both_ways() {
         }
     }
     assert!(problems.is_empty(), "{} golden difference(s):\n{}", problems.len(), problems.join("\n\n"));
+}
+
+/// Every text under testdata/ (ResourceLists, their expected outputs, rendered files,
+/// plugin streams) holds to the full reader, read as a ResourceList and as a stream: the
+/// seeds of the coverage-guided target in `fuzz/`, checked on every test run.
+#[test]
+fn every_golden_text_holds_to_the_full_reader() {
+    fn texts(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                texts(&path, out);
+            } else if path.extension().is_some_and(|e| e == "yaml" || e == "json") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    texts(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata"), &mut files);
+    assert!(files.len() > 100, "{} files", files.len());
+    let mut problems = Vec::new();
+    for file in files {
+        let text = fs::read_to_string(&file).unwrap();
+        for (what, result) in
+            [("as a ResourceList", check::list(&text)), ("as a stream", check::stream(&text))]
+        {
+            if let Err(problem) = result {
+                problems.push(format!("{} {what}: {problem}", file.display()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
 }
 
 /// The golden inputs with their entries indented under `items:` read the same both ways
@@ -597,6 +629,20 @@ impl Entry {
         self.lines.iter().map(|l| format!("{}\n", l.text)).collect()
     }
 
+    /// The entry as a document of a stream: its mapping moved to column 0.
+    fn as_document(&self) -> String {
+        let text = self.indented(0);
+        text.lines()
+            .map(|l| {
+                if l.starts_with("- ") || l.starts_with("  ") {
+                    format!("{}\n", &l[2..])
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect()
+    }
+
     /// The entry as written in the input, indented by `n`.
     fn indented(&self, n: usize) -> String {
         self.lines.iter().map(|l| format!("{}\n", l.shifted(n).text)).collect()
@@ -835,10 +881,14 @@ fn config() -> ProptestConfig {
 proptest! {
     #![proptest_config(config())]
 
-    /// Generated mixed ResourceLists read the same both ways.
+    /// Generated mixed ResourceLists read the same both ways, and hold to the full reader;
+    /// so do their entries turned into the documents of a stream.
     #[test]
     fn generated_lists_read_the_same_both_ways(case in mixed_case()) {
         compare(&case.input, &Env::default()).map_err(TestCaseError::fail)?;
+        check::list(&case.input).map_err(TestCaseError::fail)?;
+        let stream: Vec<String> = case.entries.iter().map(Entry::as_document).collect();
+        check::stream(&stream.join("---\n")).map_err(TestCaseError::fail)?;
     }
 
     /// Every entry the function does not own leaves as the exact text it came in (its

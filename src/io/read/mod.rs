@@ -10,6 +10,7 @@
 //! result; otherwise the exact one does, and its errors are the full reader's. The
 //! reader never accepts what the full reader refuses, and drops no item's text.
 
+pub mod check;
 pub mod exact;
 pub mod fast;
 pub mod split;

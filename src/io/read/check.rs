@@ -1,0 +1,154 @@
+//! The properties the reader is held to, checked against the full reader on any text: the
+//! fuzz target in `fuzz/` and the tests call these. Each returns what differs.
+//!
+//! - The same acceptance: the reader refuses exactly what the full reader refuses, with the
+//!   full reader's own words in its message.
+//! - The same values: each item is what the reconcile would see of the full reader's item.
+//! - Copied text verbatim: each item's text, read on its own, is the full reader's item,
+//!   and the fast reader's chunks cover the items without a gap, so no byte is lost.
+
+use super::{Reader, exact, fast, text};
+use crate::reconcile::input::Input;
+use crate::yaml;
+use serde_json::Value;
+
+/// Checks a ResourceList's reading.
+pub fn list(input: &str) -> Result<(), String> {
+    let text = text::normalize(input.to_string());
+    let full = yaml::parse(&text);
+    let read = super::list_with(input.to_string(), Reader::Fast);
+    let items = match (&full, &read) {
+        (Err(full), Ok(_)) => return Err(format!("the full reader refuses ({full}), the reader accepts")),
+        (Err(full), Err(e)) if !e.message.contains(full.as_str()) => {
+            return Err(format!(
+                "the message is not the full reader's:\n  reader: {}\n  full:   {full}",
+                e.message
+            ));
+        }
+        (Err(_), Err(_)) => return Ok(()),
+        (Ok(value), read) => match (value.get("items"), read) {
+            (Some(Value::Array(items)), _) => items.clone(),
+            (None | Some(Value::Null), _) => Vec::new(),
+            (Some(_), Ok(_)) => return Err("items is not a sequence, the reader accepts".into()),
+            (Some(_), Err(_)) => return Ok(()),
+        },
+    };
+    let read = match read {
+        Ok(read) => read,
+        Err(e) => {
+            // The full reader accepts the YAML; the reader may still refuse the ResourceList.
+            let shape = value_is_a_list(full.as_ref().ok());
+            return if shape {
+                Err(format!("the reader refuses a ResourceList: {}", e.message))
+            } else {
+                Ok(())
+            };
+        }
+    };
+    parts_match(&read.text, &read.parts, &items, true)?;
+    if let Some(fast) = fast::list(&text) {
+        let fields: serde_json::Map<String, Value> = match &full {
+            Ok(Value::Object(map)) => {
+                map.iter().filter(|(k, _)| *k != "items").map(|(k, v)| (k.clone(), v.clone())).collect()
+            }
+            _ => return Err("the fast reader read what is not a mapping".into()),
+        };
+        if fast.fields != fields {
+            return Err(format!("the fields differ:\n  fast: {:?}\n  full: {fields:?}", fast.fields));
+        }
+        parts_match(&text, &fast.parts, &items, true)?;
+        for pair in fast.parts.windows(2) {
+            if pair[0].text.chunk.end != pair[1].text.chunk.start {
+                return Err(format!(
+                    "a gap between chunks {:?} and {:?}",
+                    pair[0].text.chunk, pair[1].text.chunk
+                ));
+            }
+        }
+        let exact = exact::list(&text).map_err(|e| format!("the exact reader refuses: {}", e.message))?;
+        if exact.parts != fast.parts {
+            return Err(format!(
+                "the readers differ:\n  fast:  {:?}\n  exact: {:?}",
+                fast.parts, exact.parts
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks a stream's reading.
+pub fn stream(input: &str) -> Result<(), String> {
+    let text = text::normalize(input.to_string());
+    let full = yaml::parse_stream(&text);
+    let read = super::stream(input.to_string());
+    let documents = match (full, read) {
+        (Err(full), Ok(_)) => return Err(format!("the full reader refuses ({full}), the reader accepts")),
+        (Err(full), Err(e)) if !e.contains(&full) => {
+            return Err(format!("the message is not the full reader's:\n  reader: {e}\n  full:   {full}"));
+        }
+        (Err(_), Err(_)) => return Ok(()),
+        (Ok(documents), Err(e)) => {
+            return if documents.iter().all(Value::is_object) {
+                Err(format!("the reader refuses a stream of mappings: {e}"))
+            } else {
+                Ok(())
+            };
+        }
+        (Ok(documents), Ok(read)) => {
+            parts_match(&read.text, &read.parts, &documents, false)?;
+            documents
+        }
+    };
+    if let Some(Some(fast)) = fast::streams(&[&text]).pop() {
+        parts_match(&text, &fast, &documents, false)?;
+        let exact = exact::stream(&text).map_err(|e| format!("the exact reader refuses: {e}"))?;
+        if exact != fast {
+            return Err(format!("the readers differ:\n  fast:  {fast:?}\n  exact: {exact:?}"));
+        }
+    }
+    Ok(())
+}
+
+fn value_is_a_list(value: Option<&Value>) -> bool {
+    let Some(Value::Object(map)) = value else { return false };
+    let items_ok = match map.get("items") {
+        None | Some(Value::Null) => true,
+        Some(Value::Array(items)) => items.iter().all(Value::is_object),
+        Some(_) => false,
+    };
+    items_ok && map.get("kind").and_then(Value::as_str) == Some(super::RESOURCE_LIST_KIND)
+}
+
+/// Each part is what the reconcile would see of the full reader's item, and the text it
+/// would be copied from reads on its own as that item.
+fn parts_match(text: &str, parts: &[super::Part], items: &[Value], entries: bool) -> Result<(), String> {
+    if parts.len() != items.len() {
+        return Err(format!("{} items read, the full reader reads {}", parts.len(), items.len()));
+    }
+    for (i, (part, item)) in parts.iter().zip(items).enumerate() {
+        let want = match (&part.input, part.text.copy) {
+            (Input::Whole(_), false) => Input::Whole(item.clone()),
+            _ => Input::of(item.clone()),
+        };
+        if part.input != want {
+            return Err(format!("item {i} differs:\n  reader: {:?}\n  full:   {want:?}", part.input));
+        }
+        if !part.text.copy {
+            continue;
+        }
+        let chunk = &text[part.text.chunk.clone()];
+        let copied = yaml::parse(chunk)
+            .map_err(|e| format!("item {i}'s text does not read on its own: {e}\n{chunk}"))?;
+        let copied = match (entries, copied) {
+            (true, Value::Array(mut one)) if one.len() == 1 => one.pop().expect("one entry"),
+            (false, value) => value,
+            (_, other) => return Err(format!("item {i}'s text is not one entry: {other:?}\n{chunk}")),
+        };
+        if &copied != item {
+            return Err(format!(
+                "item {i}'s text reads as another item:\n  copy: {copied:?}\n  full: {item:?}\n{chunk}"
+            ));
+        }
+    }
+    Ok(())
+}
