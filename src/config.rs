@@ -171,11 +171,29 @@ fn spec_of(value: Option<&Value>) -> Result<(ConfigSpec, &'static str), ConfigEr
                     .map_err(|e| ConfigError::new(e.path().to_string(), e.inner().to_string()))?;
             Ok((typed.spec, "spec."))
         }
-        _ => Err(ConfigError::new(
-            "kind",
-            format!("{api_version}/{kind} is not supported: use {API_VERSION} {KIND}, or a v1 ConfigMap"),
-        )),
+        _ => Err(unsupported_type(api_version, kind)),
     }
+}
+
+/// The error for a functionConfig of another type, under the field at fault: `apiVersion`
+/// when the kind is one of the two forms, `kind` otherwise.
+fn unsupported_type(api_version: &str, kind: &str) -> ConfigError {
+    let wanted = match kind {
+        KIND => API_VERSION,
+        "ConfigMap" => "v1",
+        _ => {
+            return ConfigError::new(
+                "kind",
+                format!("{api_version}/{kind} is not supported: use {API_VERSION} {KIND}, or a v1 ConfigMap"),
+            );
+        }
+    };
+    let message = if api_version.is_empty() {
+        format!("is required: use {wanted} for kind {kind}")
+    } else {
+        format!("{api_version:?} is not supported for kind {kind}: use {wanted}")
+    };
+    ConfigError::new("apiVersion", message)
 }
 
 fn config_map_spec(map: &serde_json::Map<String, Value>) -> Result<ConfigSpec, ConfigError> {
