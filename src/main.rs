@@ -121,12 +121,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             return print(found.iter().map(|p| format!("{}\n", p.display())).collect());
         }
         (None, Some(plugin_config)) => {
-            let config_text = std::fs::read_to_string(&plugin_config)
-                .or_else(|_| std::env::var("KUSTOMIZE_PLUGIN_CONFIG_STRING"))
-                .with_context(|| format!("reading the plugin config {}", plugin_config.display()))?;
-            match read_stdin()? {
-                Ok(input) => krm::plugin::run(&config_text, &input, &Env::from_process()),
-                Err(message) => krm::error_output(&message),
+            let from_env = std::env::var("KUSTOMIZE_PLUGIN_CONFIG_STRING").ok();
+            match (krm::plugin::read_config(&plugin_config, from_env), read_stdin()?) {
+                (Ok(config_text), Ok(input)) => krm::plugin::run(&config_text, &input, &Env::from_process()),
+                (Err(message), _) | (_, Err(message)) => krm::error_output(&message),
             }
         }
         (None, None) => {

@@ -1,11 +1,26 @@
 //! The kustomize exec plugin protocol: the plugin config file as first argument (also in
-//! `KUSTOMIZE_PLUGIN_CONFIG_STRING`), a plain YAML stream on stdin, a plain stream back.
+//! `KUSTOMIZE_PLUGIN_CONFIG_STRING`, see [`read_config`]), a plain YAML stream on stdin, a
+//! plain stream back.
 //! kustomize matches returned items to its own by `kustomize.config.k8s.io/id`, which
 //! passes through untouched; new outputs are added, removed ones dropped.
 
 use super::{Env, RunError, RunOutput, error_output, reconcile_items, stream, summary};
 use crate::config;
 use crate::yaml;
+use std::path::Path;
+
+/// The plugin config text. kustomize writes the config to a temporary file, passes its path
+/// as the first argument, and also sets `KUSTOMIZE_PLUGIN_CONFIG_STRING` to the same text
+/// (unless it is over 128 KiB). The file is what counts: a file that cannot be read is an
+/// error of its own, never replaced by the variable. Only when no file exists at that path
+/// (the plugin runs where kustomize's temporary folder is not visible) is `from_env`, the
+/// variable's value, used.
+pub fn read_config(path: &Path, from_env: Option<String>) -> Result<String, String> {
+    std::fs::read_to_string(path).or_else(|e| match from_env {
+        Some(text) if e.kind() == std::io::ErrorKind::NotFound => Ok(text),
+        _ => Err(format!("reading the plugin config {}: {e}", path.display())),
+    })
+}
 
 /// Runs as a kustomize exec plugin on the config text and the stdin stream.
 pub fn run(config_text: &str, input: &str, env: &Env) -> RunOutput {
