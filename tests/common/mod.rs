@@ -132,6 +132,7 @@ pub fn require_tool(name: &str) -> PathBuf {
                 "install kubectl with embedded kustomize v5 (https://kubernetes.io/docs/tasks/tools/) \
                  to run the kustomize integration tests"
             }
+            "script" => "install util-linux's script (Debian package bsdutils) to run the terminal tests",
             _ => "install it to run these integration tests",
         };
         panic!("{name} not found on PATH: {hint}")
