@@ -188,3 +188,18 @@ fn kube_api_versions_without_spire_gives_cluster_spiffe_id_crd_missing() {
     assert_eq!(condition_reason(binding, "RenderFailure"), Some("ClusterSPIFFEIDCRDMissing"), "{text}");
     assert!(stderr(&out).contains("RenderFailure/ClusterSPIFFEIDCRDMissing"), "{}", describe(&out));
 }
+
+#[test]
+fn a_missing_trust_domain_names_every_way_to_set_it_in_render() {
+    let tmp = TempDir::new("argocd-no-trust-domain");
+    let app = app(&tmp, &[prefill()]);
+    let out = generate(&app, &[("KUBE_API_VERSIONS", ALL_APIS)]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert_eq!(stdout(&out), "", "Argo CD must not get a partial stream");
+    let err = stderr(&out);
+    for way in ["--trust-domain", "ARGOCD_ENV_TRUST_DOMAIN", "trustDomain in the --config file"] {
+        assert!(err.contains(way), "{way} is not named:\n{err}");
+    }
+    assert!(err.contains("serving/llama-prefill: RenderFailure/MissingTrustDomain"), "{err}");
+    assert!(!err.contains("functionConfig"), "render has no functionConfig, only a --config file:\n{err}");
+}

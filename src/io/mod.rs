@@ -22,6 +22,10 @@ use serde_json::{Map, Value};
 pub const RESOURCE_LIST_API_VERSION: &str = "config.kubernetes.io/v1";
 pub const RESOURCE_LIST_KIND: &str = "ResourceList";
 
+/// How to set the trust domain in the KRM modes.
+pub const TRUST_DOMAIN_HINT: &str =
+    "set spec.trustDomain in the functionConfig (data.trustDomain in its ConfigMap form)";
+
 /// The environment variables the function reads.
 #[derive(Debug, Default, Clone)]
 pub struct Env {
@@ -55,13 +59,14 @@ pub enum RunError {
 
 /// Reconciles items under a validated config: the part every mode shares. On error the
 /// items come back untouched. `taken_slots` are the file slots of items passed without
-/// their annotations.
+/// their annotations; `trust_domain_hint` says how to set the trust domain in this mode.
 pub fn reconcile_items(
     items: Vec<Value>,
     config: &Config,
     env: &Env,
     output_files: bool,
     taken_slots: Vec<FileSlot>,
+    trust_domain_hint: &str,
 ) -> Result<Outcome, (RunError, Vec<Value>)> {
     let transition_time = match config::transition_time(config, env.source_date_epoch.as_deref()) {
         Ok(t) => t,
@@ -75,7 +80,8 @@ pub fn reconcile_items(
         .flatten()
         .map(String::from)
         .collect();
-    let ctx = Context { config, env_api_versions, transition_time, output_files, taken_slots };
+    let ctx =
+        Context { config, env_api_versions, transition_time, output_files, taken_slots, trust_domain_hint };
     match reconcile::plan(&items, &ctx) {
         Err(e) => Err((RunError::Input(e), items)),
         Ok(plan) => Ok(plan.apply(items, &ctx)),
@@ -83,11 +89,11 @@ pub fn reconcile_items(
 }
 
 /// The stderr lines of a finished reconcile: one per failing binding, and the missing
-/// trust domain.
-pub fn summary(outcome: &Outcome, config: &Config) -> String {
+/// trust domain with how to set it in this mode.
+pub fn summary(outcome: &Outcome, config: &Config, trust_domain_hint: &str) -> String {
     let mut stderr: String = outcome.failures.iter().map(|line| stderr_line(line)).collect();
     if config.trust_domain.is_none() {
-        stderr.push_str(&stderr_line("error: trustDomain is required in the functionConfig"));
+        stderr.push_str(&stderr_line(&format!("error: trustDomain is required: {trust_domain_hint}")));
     }
     stderr
 }
@@ -181,13 +187,13 @@ pub fn evaluate_with(input: String, env: &Env, reading: Reading) -> KrmOutput {
         Ok(config) => config,
         Err(e) => return fail(items, function_config, e.to_string(), Some(e.field), copies),
     };
-    match reconcile_items(items, &config, env, true, taken_slots) {
+    match reconcile_items(items, &config, env, true, taken_slots, TRUST_DOMAIN_HINT) {
         Err((RunError::Config(e), items)) => {
             fail(items, function_config, e.to_string(), Some(e.field), copies)
         }
         Err((RunError::Input(e), items)) => fail(items, function_config, input_error(&e), None, copies),
         Ok(outcome) => KrmOutput {
-            stderr: summary(&outcome, &config),
+            stderr: summary(&outcome, &config, TRUST_DOMAIN_HINT),
             exit_code: i32::from(outcome.has_errors()),
             list: OutputList { items: outcome.items, function_config, results: outcome.results, copies },
         },

@@ -9,6 +9,10 @@ use crate::config;
 use crate::yaml;
 use std::path::Path;
 
+/// How to set the trust domain in this mode.
+const TRUST_DOMAIN_HINT: &str = "set spec.trustDomain in the plugin config listed under transformers: \
+                                 (data.trustDomain in its ConfigMap form)";
+
 /// The plugin config text. kustomize writes the config to a temporary file, passes its path
 /// as the first argument, and also sets `KUSTOMIZE_PLUGIN_CONFIG_STRING` to the same text
 /// (unless it is over 128 KiB). The file is what counts: a file that cannot be read is an
@@ -36,13 +40,13 @@ pub fn run(config_text: &str, input: &str, env: &Env) -> RunOutput {
         Ok(items) => items,
         Err(e) => return error_output(&format!("the resources on stdin are not readable: {e}")),
     };
-    match reconcile_items(items, &config, env, false, Vec::new()) {
+    match reconcile_items(items, &config, env, false, Vec::new(), TRUST_DOMAIN_HINT) {
         Err((RunError::Config(e), _)) => error_output(&e.to_string()),
         Err((RunError::Input(e), _)) => {
             error_output(&format!("resource {}: {}", e.item, super::escape_controls(&e.message, false)))
         }
         Ok(outcome) => {
-            let stderr = summary(&outcome, &config);
+            let stderr = summary(&outcome, &config, TRUST_DOMAIN_HINT);
             if outcome.has_errors() {
                 return RunOutput { stdout: String::new(), stderr, exit_code: 1 };
             }

@@ -9,6 +9,10 @@ use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// How to set the trust domain in this mode: every way there is.
+const TRUST_DOMAIN_HINT: &str = "pass --trust-domain, set ARGOCD_ENV_TRUST_DOMAIN (a TRUST_DOMAIN entry \
+                                 of the Argo CD application's plugin env), or set trustDomain in the --config file";
+
 /// Extensions of the files read from folders.
 const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 
@@ -71,13 +75,13 @@ fn render(request: &Request) -> Result<RunOutput, String> {
             origins.push(format!("{} (document {index})", file.display()));
         }
     }
-    match reconcile_items(items, &config, &request.env, false, Vec::new()) {
+    match reconcile_items(items, &config, &request.env, false, Vec::new(), TRUST_DOMAIN_HINT) {
         Err((RunError::Config(e), _)) => Err(e.to_string()),
         Err((RunError::Input(e), _)) => {
             Err(format!("{}: {}", origins[e.item], crate::io::escape_controls(&e.message, false)))
         }
         Ok(outcome) => {
-            let stderr = summary(&outcome, &config);
+            let stderr = summary(&outcome, &config, TRUST_DOMAIN_HINT);
             if outcome.has_errors() {
                 return Ok(RunOutput { stdout: String::new(), stderr, exit_code: 1 });
             }

@@ -31,6 +31,8 @@ pub struct Inputs<'i, 'a> {
     pub pools: &'i PoolIndex<'a>,
     pub served: &'i ServedApis,
     pub trust_domain: Option<&'i str>,
+    /// How to set the trust domain, for the message when it is missing.
+    pub trust_domain_hint: &'i str,
 }
 
 /// Runs the checks in order and returns the first failure.
@@ -65,7 +67,10 @@ pub fn evaluate<'a>(binding: &BindingInput<'a>, inputs: &Inputs<'_, 'a>) -> Resu
     let trust_domain = inputs.trust_domain.ok_or_else(|| {
         Failure::new(
             Reason::MissingTrustDomain,
-            "trustDomain must be set in the functionConfig before SPIFFE IDs can be rendered",
+            format!(
+                "trustDomain must be set before SPIFFE IDs can be rendered: {}",
+                inputs.trust_domain_hint
+            ),
         )
     })?;
 

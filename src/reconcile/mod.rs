@@ -46,6 +46,9 @@ pub struct Context<'c> {
     /// File slots taken by input items passed without their annotations (items copied
     /// from the input text carry none).
     pub taken_slots: Vec<FileSlot>,
+    /// How to set the trust domain where this run was started (the functionConfig, or
+    /// flags and variables), for the messages that ask for it.
+    pub trust_domain_hint: &'c str,
 }
 
 /// The reconciled items and what to tell the user.
@@ -115,8 +118,11 @@ impl Plan {
         let mut results = Vec::new();
         if config.trust_domain.is_none() {
             results.push(
-                KrmResult::new(Severity::Error, "trustDomain is required: set it in the functionConfig")
-                    .with_field("spec.trustDomain"),
+                KrmResult::new(
+                    Severity::Error,
+                    format!("trustDomain is required: {}", ctx.trust_domain_hint),
+                )
+                .with_field("spec.trustDomain"),
             );
         }
         let seen = self.evaluated.len();
@@ -191,7 +197,12 @@ fn evaluate_all(items: &[Value], ctx: &Context<'_>) -> Result<(Vec<Evaluated>, R
     let outputs = ownership::index_outputs(items).map_err(|(item, message)| InputError { item, message })?;
     let listed = config.api_versions.iter().chain(&ctx.env_api_versions).map(String::as_str);
     let served = ServedApis::collect(listed, items);
-    let inputs = Inputs { pools: &pools, served: &served, trust_domain: config.trust_domain.as_deref() };
+    let inputs = Inputs {
+        pools: &pools,
+        served: &served,
+        trust_domain: config.trust_domain.as_deref(),
+        trust_domain_hint: ctx.trust_domain_hint,
+    };
 
     // Checks 1 to 7.
     let mut outcomes: Vec<Result<Planned, Failure>> =
