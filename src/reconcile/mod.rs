@@ -7,6 +7,7 @@ pub mod conflict;
 pub mod files;
 pub mod identity;
 pub mod item;
+pub mod not_found;
 pub mod ownership;
 pub mod reason;
 pub mod resolve;

@@ -4,6 +4,7 @@
 use crate::api::fields;
 use crate::api::names;
 use crate::api::pool::{self, PoolApi};
+use crate::reconcile::not_found::PoolNames;
 use crate::reconcile::reason::{Failure, Reason};
 use crate::reconcile::served::ServedApis;
 use serde_json::Value;
@@ -12,10 +13,12 @@ use std::collections::HashMap;
 const NAME_FIELD: &str = "spec.poolRef.name";
 const GROUP_FIELD: &str = "spec.poolRef.group";
 
-/// The InferencePools of the input, by API, namespace and name.
+/// The InferencePools of the input, by API, namespace and name; and all their names, for
+/// not-found messages.
 #[derive(Default)]
 pub struct PoolIndex<'a> {
     pools: HashMap<(PoolApi, &'a str, &'a str), &'a Value>,
+    names: PoolNames<'a>,
 }
 
 impl<'a> PoolIndex<'a> {
@@ -42,7 +45,7 @@ impl<'a> PoolIndex<'a> {
                 ));
             }
         }
-        Ok(PoolIndex { pools })
+        Ok(PoolIndex { pools, names: PoolNames::build(items) })
     }
 }
 
@@ -100,13 +103,7 @@ pub fn resolve_pool<'a>(
             pools.pools.get(&(api, namespace, name)).map(|item| ResolvedPool { api, name, item })
         })
         .ok_or_else(|| {
-            Failure::at(
-                Reason::TargetPoolNotFound,
-                NAME_FIELD,
-                format!(
-                    "InferencePool {name:?} was not found in namespace {namespace} (searched {})",
-                    listed(&served_apis)
-                ),
-            )
+            let message = pools.names.message(name, namespace, &served_apis);
+            Failure::at(Reason::TargetPoolNotFound, NAME_FIELD, message)
         })
 }
