@@ -21,8 +21,13 @@ use std::sync::Mutex;
 
 /// Kinds whose items the reconcile reads whole; of other items it needs only the kind (to
 /// know they are none of these) and the file slots.
-const READ_WHOLE: [&str; 4] =
-    ["InferenceIdentityBinding", "InferencePool", "ClusterSPIFFEID", "CustomResourceDefinition"];
+const READ_WHOLE: [&str; 5] = [
+    "InferenceIdentityBinding",
+    "InferencePool",
+    "ClusterSPIFFEID",
+    "CustomResourceDefinition",
+    "ServiceAccount",
+];
 
 /// A ResourceList read this way.
 pub struct Read {

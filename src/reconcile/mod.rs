@@ -10,6 +10,7 @@ pub mod item;
 pub mod not_found;
 pub mod ownership;
 pub mod reason;
+pub mod renames;
 pub mod resolve;
 pub mod results;
 pub mod served;
@@ -198,11 +199,14 @@ fn evaluate_all(items: &[Value], ctx: &Context<'_>) -> Result<(Vec<Evaluated>, R
     let outputs = ownership::index_outputs(items).map_err(|(item, message)| InputError { item, message })?;
     let listed = config.api_versions.iter().chain(&ctx.env_api_versions).map(String::as_str);
     let served = ServedApis::collect(listed, items);
+    let service_accounts = renames::Renames::build(items, SERVICE_ACCOUNT, is_service_account)
+        .map_err(|(item, message)| InputError { item, message })?;
     let inputs = Inputs {
         pools: &pools,
         served: &served,
         trust_domain: config.trust_domain.as_deref(),
         trust_domain_hint: ctx.trust_domain_hint,
+        service_accounts: &service_accounts,
     };
 
     // Checks 1 to 7.
@@ -376,6 +380,14 @@ fn binding_result(b: &BindingInput<'_>, f: &Failure, policy: FailurePolicy) -> K
     }
     result.file = files::file_of(b.value).map(|(path, index)| FileRef { path, index });
     result
+}
+
+const SERVICE_ACCOUNT: &str = "ServiceAccount";
+
+/// A core `v1` ServiceAccount, as kustomize's nameReference for service accounts selects.
+fn is_service_account(item: &Value) -> bool {
+    item.get("kind").and_then(Value::as_str) == Some(SERVICE_ACCOUNT)
+        && item.get("apiVersion").and_then(Value::as_str) == Some("v1")
 }
 
 fn describe_file(item: &Value) -> String {

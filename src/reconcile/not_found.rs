@@ -46,11 +46,17 @@ impl<'a> PoolNames<'a> {
         names
     }
 
-    /// The message for a pool `name` not found in `namespace` among the `searched` APIs.
-    pub fn message(&self, name: &str, namespace: &str, searched: &[PoolApi]) -> String {
+    /// The message for a pool `name` not found in `namespace` among the `searched` APIs;
+    /// `reference` is the name the binding gives, when kustomize renamed the pool since.
+    pub fn message(&self, name: &str, reference: &str, namespace: &str, searched: &[PoolApi]) -> String {
         let listed = |apis: &[PoolApi]| apis.iter().map(|a| a.api_version()).collect::<Vec<_>>().join(", ");
+        let renamed = if reference == name {
+            String::new()
+        } else {
+            format!(" (kustomize's final name for {reference:?})")
+        };
         let mut parts = vec![format!(
-            "InferencePool {name:?} was not found in namespace {namespace} (searched {})",
+            "InferencePool {name:?}{renamed} was not found in namespace {namespace} (searched {})",
             listed(searched)
         )];
         let same_name = self.by_name.get(name).map(Vec::as_slice).unwrap_or_default();
@@ -171,11 +177,11 @@ mod tests {
             [pool("llama", Some("serving")), pool("mistral", Some("serving")), pool("qwen", Some("batch"))];
         let names = PoolNames::build(&items);
         assert_eq!(
-            names.message("lama", "serving", &SEARCHED),
+            names.message("lama", "lama", "serving", &SEARCHED),
             "InferencePool \"lama\" was not found in namespace serving (searched inference.networking.k8s.io/v1, \
              inference.networking.x-k8s.io/v1alpha2); pools in serving: llama, mistral (did you mean \"llama\"?)"
         );
-        let far = names.message("gemma", "serving", &SEARCHED);
+        let far = names.message("gemma", "gemma", "serving", &SEARCHED);
         assert!(!far.contains("did you mean"), "{far}");
         assert!(far.ends_with("; pools in serving: llama, mistral"), "{far}");
     }
@@ -184,7 +190,7 @@ mod tests {
     fn a_pool_elsewhere_or_without_a_namespace_is_named_with_the_usual_cause() {
         let items = [pool("llama", None), pool("llama", Some("batch")), pool("other", Some("serving"))];
         let names = PoolNames::build(&items);
-        let message = names.message("llama", "serving", &SEARCHED[..1]);
+        let message = names.message("llama", "llama", "serving", &SEARCHED[..1]);
         assert_eq!(
             message,
             "InferencePool \"llama\" was not found in namespace serving (searched inference.networking.k8s.io/v1); \
@@ -200,15 +206,22 @@ mod tests {
         items.push(json!({"apiVersion": "inference.networking.x-k8s.io/v1alpha2", "kind": "InferencePool",
                           "metadata": {"name": "alpha", "namespace": "many"}}));
         let names = PoolNames::build(&items);
-        let none = names.message("llama", "empty", &SEARCHED);
+        let none = names.message("llama", "llama", "empty", &SEARCHED);
         assert!(none.ends_with("; namespace empty holds no InferencePool"), "{none}");
-        let many = names.message("q", "many", &SEARCHED[..1]);
+        let many = names.message("q", "q", "many", &SEARCHED[..1]);
         assert!(many.ends_with("; pools in many: alpha, p0, p1, p2, p3 and 4 more"), "{many}");
-        let alpha = names.message("alpha", "many", &SEARCHED[..1]);
+        let alpha = names.message("alpha", "alpha", "many", &SEARCHED[..1]);
         assert!(!alpha.contains("did you mean"), "{alpha}");
         assert!(
             alpha.contains("; one exists there as inference.networking.x-k8s.io/v1alpha2, which this binding does not use"),
             "{alpha}"
+        );
+        let renamed = names.message("pd-llama", "llama", "empty", &SEARCHED);
+        assert!(
+            renamed.starts_with(
+                "InferencePool \"pd-llama\" (kustomize's final name for \"llama\") was not found"
+            ),
+            "{renamed}"
         );
     }
 }

@@ -6,6 +6,7 @@ use crate::api::names;
 use crate::api::pool::{self, PoolApi};
 use crate::reconcile::not_found::PoolNames;
 use crate::reconcile::reason::{Failure, Reason};
+use crate::reconcile::renames::Renames;
 use crate::reconcile::served::ServedApis;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -13,11 +14,12 @@ use std::collections::HashMap;
 const NAME_FIELD: &str = "spec.poolRef.name";
 const GROUP_FIELD: &str = "spec.poolRef.group";
 
-/// The InferencePools of the input, by API, namespace and name; and all their names, for
-/// not-found messages.
+/// The InferencePools of the input, by API, namespace and name; their earlier names
+/// (kustomize renames); and all their names, for not-found messages.
 #[derive(Default)]
 pub struct PoolIndex<'a> {
     pools: HashMap<(PoolApi, &'a str, &'a str), &'a Value>,
+    renames: Renames<'a>,
     names: PoolNames<'a>,
 }
 
@@ -45,7 +47,10 @@ impl<'a> PoolIndex<'a> {
                 ));
             }
         }
-        Ok(PoolIndex { pools, names: PoolNames::build(items) })
+        let renames = Renames::build(items, pool::KIND, |item| {
+            item.get("kind").and_then(Value::as_str) == Some(pool::KIND)
+        })?;
+        Ok(PoolIndex { pools, renames, names: PoolNames::build(items) })
     }
 }
 
@@ -65,6 +70,7 @@ pub fn resolve_pool<'a>(
 ) -> Result<ResolvedPool<'a>, Failure> {
     let invalid = |field, message: String| Failure::at(Reason::InvalidPoolRef, field, message);
     let name = fields::required_str(binding, NAME_FIELD).map_err(|m| invalid(NAME_FIELD, m))?;
+    let (reference, name) = (name, pools.renames.final_name(binding, namespace, name));
     names::dns1123_subdomain(name)
         .map_err(|e| invalid(NAME_FIELD, format!("{NAME_FIELD} {name:?} is not a valid object name: {e}")))?;
     let group = fields::optional_str(binding, GROUP_FIELD).map_err(|m| invalid(GROUP_FIELD, m))?;
@@ -103,7 +109,7 @@ pub fn resolve_pool<'a>(
             pools.pools.get(&(api, namespace, name)).map(|item| ResolvedPool { api, name, item })
         })
         .ok_or_else(|| {
-            let message = pools.names.message(name, namespace, &served_apis);
+            let message = pools.names.message(name, reference, namespace, &served_apis);
             Failure::at(Reason::TargetPoolNotFound, NAME_FIELD, message)
         })
 }
