@@ -1,6 +1,7 @@
 //! `kubectl kustomize --enable-alpha-plugins` (embedded kustomize v5) running the binary as
 //! an exec plugin, installed under `$XDG_CONFIG_HOME/kustomize/plugin/...`, with copies of
-//! the shipped fn-config/kustomize/exec-plugin/ files.
+//! the shipped fn-config/kustomize/exec-plugin/ files; overlays that rename; and the
+//! krm-exec sample, which kubectl cannot run.
 
 mod common;
 
@@ -313,4 +314,32 @@ fn both_kustomize_samples_ship_the_same_name_references() {
             "{sample}:\n{kustomization}"
         );
     }
+}
+
+#[test]
+fn the_krm_exec_sample_says_kubectl_skips_it_and_kubectl_does() {
+    // What the sample and the README warn of: kubectl's kustomize cannot run exec KRM
+    // functions, and says nothing about it.
+    let tmp = TempDir::new("kustomize-krm-exec");
+    for file in
+        ["kustomization.yaml", "inference.yaml", "render-inference-identity.yaml", "name-references.yaml"]
+    {
+        tmp.write(&format!("app/{file}"), &repo_file(&format!("fn-config/kustomize/krm-exec/{file}")));
+    }
+    let out = build(&tmp);
+    assert_success(&out);
+    let docs = documents(&stdout(&out));
+    assert!(of_kind(&docs, "ClusterSPIFFEID").is_empty(), "{}", describe(&out));
+    assert!(of_kind(&docs, "InferenceIdentityBinding")[0].get("status").is_none(), "{}", describe(&out));
+
+    for file in ["kustomization.yaml", "render-inference-identity.yaml"] {
+        let text = repo_file(&format!("fn-config/kustomize/krm-exec/{file}"));
+        assert!(text.contains("`kubectl kustomize` has no --enable-exec"), "{file} does not warn:\n{text}");
+        assert!(text.contains("../exec-plugin/"), "{file} does not point to the exec plugin:\n{text}");
+    }
+    let readme = repo_file("README.md");
+    assert!(readme.contains("`kubectl kustomize` has no `--enable-exec`"), "the README does not warn");
+    let function = repo_file("fn-config/kustomize/krm-exec/render-inference-identity.yaml");
+    assert!(function.contains("        path: render-inference-identity\n"), "{function}");
+    assert!(!function.contains("/usr/local/bin"), "cargo install does not put the binary there:\n{function}");
 }
