@@ -2,6 +2,7 @@
 //! `run` holds the whole exchange apart from the process itself, so tests call it directly;
 //! `reconcile_items` is the part every mode shares.
 
+mod app_folder;
 mod output;
 pub mod passthrough;
 pub mod plugin;

@@ -51,6 +51,7 @@ fn render(request: &Request) -> Result<RunOutput, String> {
     let paths = if request.paths.is_empty() { vec![PathBuf::from(".")] } else { request.paths.clone() };
     let mut files = Vec::new();
     for path in &paths {
+        super::app_folder::refuse(path)?;
         collect(path, &mut files).map_err(|e| format!("reading {}: {e}", path.display()))?;
     }
     files.retain(|f| skip.is_none() || f.canonicalize().ok() != skip);
