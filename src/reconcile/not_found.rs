@@ -6,6 +6,7 @@ use crate::api::fields;
 use crate::api::pool::PoolApi;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
 
 /// Pool names listed in a message.
 const LISTED: usize = 5;
@@ -22,33 +23,48 @@ const NAMESPACE_CAUSE: &str =
     "kustomize's namespace: sets it only on the items of the kustomization that declares it";
 
 /// Every InferencePool of the input by name, with its namespace (`None`: it has none) and
-/// API; only for messages.
+/// API; only for messages, so it is indexed on the first message, never in a run where
+/// every pool is found.
 #[derive(Default)]
 pub struct PoolNames<'a> {
+    items: &'a [Value],
+    index: OnceLock<Index<'a>>,
+}
+
+#[derive(Default)]
+struct Index<'a> {
     by_name: BTreeMap<&'a str, Vec<(Option<&'a str>, PoolApi)>>,
     by_namespace: BTreeMap<&'a str, BTreeSet<&'a str>>,
 }
 
-impl<'a> PoolNames<'a> {
-    pub fn build(items: &'a [Value]) -> Self {
-        let mut names = PoolNames::default();
+impl<'a> Index<'a> {
+    fn build(items: &'a [Value]) -> Self {
+        let mut index = Index::default();
         for item in items {
             let (Some(api), Some(name)) = (PoolApi::of_item(item), fields::str_at(item, "metadata.name"))
             else {
                 continue;
             };
             let namespace = fields::str_at(item, "metadata.namespace").filter(|ns| !ns.is_empty());
-            names.by_name.entry(name).or_default().push((namespace, api));
+            index.by_name.entry(name).or_default().push((namespace, api));
             if let Some(ns) = namespace {
-                names.by_namespace.entry(ns).or_default().insert(name);
+                index.by_namespace.entry(ns).or_default().insert(name);
             }
         }
-        names
+        index
+    }
+}
+
+impl<'a> PoolNames<'a> {
+    /// The pools of `items`, indexed when a message first needs them.
+    pub fn build(items: &'a [Value]) -> Self {
+        PoolNames { items, index: OnceLock::new() }
     }
 
     /// The message for a pool `name` not found in `namespace` among the `searched` APIs;
     /// `reference` is the name the binding gives, when kustomize renamed the pool since.
     pub fn message(&self, name: &str, reference: &str, namespace: &str, searched: &[PoolApi]) -> String {
+        let index = self.index.get_or_init(|| Index::build(self.items));
         let listed = |apis: &[PoolApi]| apis.iter().map(|a| a.api_version()).collect::<Vec<_>>().join(", ");
         let renamed = if reference == name {
             String::new()
@@ -59,7 +75,7 @@ impl<'a> PoolNames<'a> {
             "InferencePool {name:?}{renamed} was not found in namespace {namespace} (searched {})",
             listed(searched)
         )];
-        let same_name = self.by_name.get(name).map(Vec::as_slice).unwrap_or_default();
+        let same_name = index.by_name.get(name).map(Vec::as_slice).unwrap_or_default();
         let unsearched: Vec<PoolApi> =
             same_name.iter().filter(|(ns, _)| *ns == Some(namespace)).map(|&(_, api)| api).collect();
         if !unsearched.is_empty() {
@@ -85,7 +101,7 @@ impl<'a> PoolNames<'a> {
         if without_namespace || !elsewhere.is_empty() {
             parts.push(format!("({NAMESPACE_CAUSE})"));
         }
-        match self.by_namespace.get(namespace) {
+        match index.by_namespace.get(namespace) {
             None => parts.push(format!("namespace {namespace} holds no InferencePool")),
             Some(there) => {
                 let suggestion = nearest(name, there).map(|near| format!(" (did you mean {near:?}?)"));
