@@ -15,11 +15,13 @@ pub const DEFAULT_OUTPUT_PATH: &str = "clusterspiffeids/{name}.yaml";
 /// Typed functionConfig of render-inference-identity.
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
-#[schemars(title = "RenderInferenceIdentity")]
+#[schemars(title = "RenderInferenceIdentity", transform = |s: &mut schemars::Schema| require(s, "spec"))]
 pub struct RenderInferenceIdentity {
     /// Always `fn.kleym.sonda.red/v1alpha1`.
+    #[schemars(extend("const" = API_VERSION))]
     pub api_version: String,
     /// Always `RenderInferenceIdentity`.
+    #[schemars(extend("const" = KIND))]
     pub kind: String,
     /// Free-form object metadata; not read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -31,10 +33,13 @@ pub struct RenderInferenceIdentity {
 /// The settings; the ConfigMap form carries the same keys under `data`, as strings.
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Default)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(transform = |s: &mut schemars::Schema| require(s, "trustDomain"))]
 pub struct ConfigSpec {
     /// SPIRE trust domain (required), for example `example.org`: lowercase letters,
-    /// digits, `.`, `-`, `_`; no scheme, no path.
+    /// digits, `.`, `-`, `_`; no scheme, no path. (Only a `render --config` file may leave it
+    /// to `--trust-domain` or `ARGOCD_ENV_TRUST_DOMAIN`.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(required, length(min = 1, max = 255), pattern(TRUST_DOMAIN_PATTERN))]
     pub trust_domain: Option<String>,
     /// Written to `spec.className` of every ClusterSPIFFEID; omitted when empty.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -47,14 +52,28 @@ pub struct ConfigSpec {
     pub prune: Option<bool>,
     /// APIs served by the target cluster, as `group/version` or `group/version/Kind`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(inner(pattern(API_VERSION_PATTERN)))]
     pub api_versions: Option<Vec<String>>,
     /// RFC 3339 time written as `lastTransitionTime` of conditions that change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(TIME_PATTERN))]
     pub transition_time: Option<String>,
-    /// File path of new outputs; `{name}` is replaced by the object name.
+    /// File path of new outputs; `{name}` is replaced by the object name. Relative, with
+    /// `/` separators, no empty, `.` or `..` segments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(OUTPUT_PATH_PATTERN))]
     pub output_path: Option<String>,
 }
+
+/// The patterns of the schema, for editors: each says what the validation below accepts.
+const TRUST_DOMAIN_PATTERN: &str = r"^[a-z0-9._-]+$";
+const API_VERSION_PATTERN: &str = r"^[^/\s]+(/[^/\s]+){0,2}$";
+/// An RFC 3339 time with its offset, or empty (unset).
+const TIME_PATTERN: &str =
+    r"^$|^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$";
+/// Segments of one or more characters other than `/` and `\`, none of them `.` or `..`.
+const OUTPUT_PATH_PATTERN: &str =
+    r"^([^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+)(/([^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+))*$";
 
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FailurePolicy {
@@ -171,11 +190,29 @@ fn spec_of(value: Option<&Value>) -> Result<(ConfigSpec, &'static str), ConfigEr
                     .map_err(|e| ConfigError::new(e.path().to_string(), e.inner().to_string()))?;
             Ok((typed.spec, "spec."))
         }
-        _ => Err(ConfigError::new(
-            "kind",
-            format!("{api_version}/{kind} is not supported: use {API_VERSION} {KIND}, or a v1 ConfigMap"),
-        )),
+        _ => Err(unsupported_type(api_version, kind)),
     }
+}
+
+/// The error for a functionConfig of another type, under the field at fault: `apiVersion`
+/// when the kind is one of the two forms, `kind` otherwise.
+fn unsupported_type(api_version: &str, kind: &str) -> ConfigError {
+    let wanted = match kind {
+        KIND => API_VERSION,
+        "ConfigMap" => "v1",
+        _ => {
+            return ConfigError::new(
+                "kind",
+                format!("{api_version}/{kind} is not supported: use {API_VERSION} {KIND}, or a v1 ConfigMap"),
+            );
+        }
+    };
+    let message = if api_version.is_empty() {
+        format!("is required: use {wanted} for kind {kind}")
+    } else {
+        format!("{api_version:?} is not supported for kind {kind}: use {wanted}")
+    };
+    ConfigError::new("apiVersion", message)
 }
 
 fn config_map_spec(map: &serde_json::Map<String, Value>) -> Result<ConfigSpec, ConfigError> {
@@ -329,6 +366,22 @@ pub fn transition_time(config: &Config, source_date_epoch: Option<&str>) -> Resu
                 message: format!("{text:?} is not a number of seconds since the Unix epoch"),
             })
         }
+    }
+}
+
+/// Lists `field` among the required properties of an object schema, and drops its default:
+/// what the derive cannot say of a field serde lets default, whose absence fails the run.
+fn require(schema: &mut schemars::Schema, field: &str) {
+    if let Some(required) =
+        schema.ensure_object().entry("required").or_insert_with(|| Value::Array(Vec::new())).as_array_mut()
+        && !required.iter().any(|f| f == field)
+    {
+        required.push(field.into());
+    }
+    if let Some(property) =
+        schema.get_mut("properties").and_then(|p| p.get_mut(field)).and_then(Value::as_object_mut)
+    {
+        property.remove("default");
     }
 }
 

@@ -10,7 +10,7 @@ use render_inference_identity::config::{self, Override};
 use render_inference_identity::io::render;
 use render_inference_identity::io::{self as krm, Env};
 use render_inference_identity::yaml;
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -136,13 +136,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let found = render::discover(&paths).context("searching for bindings")?;
             return print(found.iter().map(|p| format!("{}\n", p.display())).collect());
         }
+        (None, Some(_)) if std::io::stdin().is_terminal() => return Ok(at_terminal(PLUGIN_AT_TERMINAL)),
+        (None, None) if std::io::stdin().is_terminal() => return Ok(at_terminal(KRM_AT_TERMINAL)),
         (None, Some(plugin_config)) => {
-            let config_text = std::fs::read_to_string(&plugin_config)
-                .or_else(|_| std::env::var("KUSTOMIZE_PLUGIN_CONFIG_STRING"))
-                .with_context(|| format!("reading the plugin config {}", plugin_config.display()))?;
-            match read_stdin()? {
-                Ok(input) => krm::plugin::run(&config_text, &input, &Env::from_process()),
-                Err(message) => krm::error_output(&message),
+            let from_env = std::env::var("KUSTOMIZE_PLUGIN_CONFIG_STRING").ok();
+            match (krm::plugin::read_config(&plugin_config, from_env), read_stdin()?) {
+                (Ok(config_text), Ok(input)) => krm::plugin::run(&config_text, &input, &Env::from_process()),
+                (Err(message), _) | (_, Err(message)) => krm::error_output(&message),
             }
         }
         (None, None) => {
@@ -170,6 +170,30 @@ fn finish(output: krm::RunOutput) -> anyhow::Result<ExitCode> {
     stdout.flush()?;
     std::io::stderr().write_all(output.stderr.as_bytes())?;
     Ok(ExitCode::from(u8::try_from(output.exit_code).unwrap_or(1)))
+}
+
+/// What the KRM mode tells a person who ran it at a terminal.
+const KRM_AT_TERMINAL: &str = "\
+stdin is a terminal: without arguments, render-inference-identity reads a
+config.kubernetes.io/v1 ResourceList on stdin, as kpt and kustomize pass it.
+  kpt fn eval DIR --exec render-inference-identity -- trustDomain=example.org
+  render-inference-identity < resource-list.yaml
+  render-inference-identity render --trust-domain example.org DIR   (manifest files and folders)
+";
+
+/// What the exec plugin mode tells a person who ran it at a terminal.
+const PLUGIN_AT_TERMINAL: &str = "\
+stdin is a terminal: given a file, render-inference-identity runs as a kustomize exec plugin
+and reads the resources kustomize pipes in on stdin.
+  kubectl kustomize --enable-alpha-plugins DIR   (with the plugin installed, see the README)
+  render-inference-identity render --config FILE DIR   (manifest files and folders)
+";
+
+/// Stdin is a terminal, so nobody piped input in: say what was expected and how to get
+/// help, and exit 2 (a usage error, as for bad arguments) rather than wait for input.
+fn at_terminal(what: &str) -> ExitCode {
+    eprintln!("render-inference-identity: {what}Run render-inference-identity --help for more.");
+    ExitCode::from(2)
 }
 
 /// Standard input as text, or why it is not text.

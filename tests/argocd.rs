@@ -188,3 +188,72 @@ fn kube_api_versions_without_spire_gives_cluster_spiffe_id_crd_missing() {
     assert_eq!(condition_reason(binding, "RenderFailure"), Some("ClusterSPIFFEIDCRDMissing"), "{text}");
     assert!(stderr(&out).contains("RenderFailure/ClusterSPIFFEIDCRDMissing"), "{}", describe(&out));
 }
+
+#[test]
+fn a_missing_trust_domain_names_every_way_to_set_it_in_render() {
+    let tmp = TempDir::new("argocd-no-trust-domain");
+    let app = app(&tmp, &[prefill()]);
+    let out = generate(&app, &[("KUBE_API_VERSIONS", ALL_APIS)]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert_eq!(stdout(&out), "", "Argo CD must not get a partial stream");
+    let err = stderr(&out);
+    for way in ["--trust-domain", "ARGOCD_ENV_TRUST_DOMAIN", "trustDomain in the --config file"] {
+        assert!(err.contains(way), "{way} is not named:\n{err}");
+    }
+    assert!(err.contains("serving/llama-prefill: RenderFailure/MissingTrustDomain"), "{err}");
+    assert!(!err.contains("functionConfig"), "render has no functionConfig, only a --config file:\n{err}");
+}
+
+#[test]
+fn a_kustomize_app_or_a_helm_chart_is_refused_saying_how_to_run_the_function_there() {
+    let env = [("ARGOCD_ENV_TRUST_DOMAIN", "example.org"), ("KUBE_API_VERSIONS", ALL_APIS)];
+    // A kustomization with apiVersion and kind, as the operator's reference environment has,
+    // leaving out a cluster-wide policy; and one without, in a subfolder.
+    let kustomizations = [
+        (
+            "kustomization.yaml",
+            "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- pool.yaml\n",
+        ),
+        ("overlays/prod/kustomization.yml", "resources:\n- ../../pool.yaml\n"),
+        ("Kustomization", "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"),
+    ];
+    for (file, text) in kustomizations {
+        let tmp = TempDir::new("argocd-kustomize-app");
+        let folder = app(&tmp, &[prefill()]);
+        tmp.write(&format!("app/{file}"), text);
+        tmp.write("app/policy.yaml", "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n  name: variants\n");
+        let out = generate(&folder, &env);
+        assert_eq!(out.status.code(), Some(1), "{file}: {}", describe(&out));
+        assert_eq!(stdout(&out), "", "{file}: nothing may reach Argo CD");
+        let err = stderr(&out);
+        assert!(err.contains(&format!("{file}: ")), "{file}: the file is not named:\n{err}");
+        assert!(err.contains("is a kustomize app"), "{err}");
+        assert!(err.contains("kubectl kustomize --enable-alpha-plugins"), "{err}");
+        assert!(err.contains("| render-inference-identity render -"), "{err}");
+    }
+
+    let tmp = TempDir::new("argocd-helm-chart");
+    let folder = app(&tmp, &[prefill()]);
+    tmp.write("app/charts/llm/Chart.yaml", "apiVersion: v2\nname: llm\nversion: 0.1.0\n");
+    tmp.write(
+        "app/charts/llm/templates/pool.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\n",
+    );
+    let out = generate(&folder, &env);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let err = stderr(&out);
+    assert!(err.contains("charts/llm/Chart.yaml: ") && err.contains("is a Helm chart"), "{err}");
+    assert!(
+        err.contains("helm template RELEASE ") && err.contains("| render-inference-identity render -"),
+        "{err}"
+    );
+
+    // A file named after neither is read as before.
+    let tmp = TempDir::new("argocd-plain-app");
+    let folder = app(&tmp, &[prefill()]);
+    tmp.write(
+        "app/kustomization-notes.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n  namespace: serving\n",
+    );
+    assert_success(&generate(&folder, &env));
+}

@@ -129,3 +129,81 @@ fn render_refuses_documents_that_are_not_objects() {
     let stderr = text(&out.stderr);
     assert!(stderr.contains("values.yaml (document 0): not a Kubernetes object"), "{stderr}");
 }
+
+/// The plugin config the exec plugin tests pass, rendering the example under `Report`.
+const PLUGIN_CONFIG: &str = "apiVersion: fn.kleym.sonda.red/v1alpha1\nkind: RenderInferenceIdentity\n\
+                             metadata:\n  name: render-inference-identity\nspec:\n  trustDomain: example.org\n";
+
+/// The example's pool and binding as the plain stream kustomize pipes to an exec plugin.
+const PLUGIN_STREAM: &str = "apiVersion: inference.networking.k8s.io/v1\nkind: InferencePool\n\
+                             metadata:\n  name: llama\n  namespace: serving\n\
+                             spec:\n  selector:\n    matchLabels:\n      app: llama\n---\n\
+                             apiVersion: kleym.sonda.red/v1alpha1\nkind: InferenceIdentityBinding\n\
+                             metadata:\n  name: llama-prefill\n  namespace: serving\n\
+                             spec:\n  poolRef:\n    name: llama\n  serviceAccountName: llama\n  \
+                             identityBoundary:\n    variant: prefill\n";
+
+#[test]
+fn an_unreadable_plugin_config_file_is_reported_with_its_own_error() {
+    let dir = std::env::temp_dir().join(format!("rii-cli-plugin-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let missing = dir.join("missing.yaml");
+    let not_utf8 = dir.join("latin1.yaml");
+    std::fs::write(&not_utf8, b"apiVersion: v1\nkind: ConfigMap\ndata:\n  className: caf\xe9\n").unwrap();
+    let good = dir.join("config.yaml");
+    std::fs::write(&good, PLUGIN_CONFIG).unwrap();
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    let unset = || {
+        let mut cmd = Command::new(BIN);
+        cmd.env_remove("KUSTOMIZE_PLUGIN_CONFIG_STRING").env_remove("KUBE_API_VERSIONS");
+        cmd
+    };
+    let stream = PLUGIN_STREAM.as_bytes();
+
+    // No file and no variable: the file's error, not the variable's.
+    let out = run_with(unset().arg(path(&missing)), stream);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(&format!("reading the plugin config {}: No such file", path(&missing))),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("environment variable"), "{stderr}");
+
+    // A file that exists but cannot be read is reported even when the variable is set.
+    for unreadable in [&not_utf8, &dir] {
+        let out = run_with(
+            unset().arg(path(unreadable)).env("KUSTOMIZE_PLUGIN_CONFIG_STRING", PLUGIN_CONFIG),
+            stream,
+        );
+        assert_eq!(out.status.code(), Some(1), "{}: {}", unreadable.display(), text(&out.stderr));
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains(&format!("reading the plugin config {}: ", path(unreadable))), "{stderr}");
+        assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    }
+
+    // A readable file wins over the variable.
+    let out =
+        run_with(unset().arg(path(&good)).env("KUSTOMIZE_PLUGIN_CONFIG_STRING", "kind: [broken"), stream);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("kind: ClusterSPIFFEID"), "{}", text(&out.stdout));
+
+    // No file at that path: the variable kustomize sets stands in for it.
+    let out =
+        run_with(unset().arg(path(&missing)).env("KUSTOMIZE_PLUGIN_CONFIG_STRING", PLUGIN_CONFIG), stream);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("kind: ClusterSPIFFEID"), "{}", text(&out.stdout));
+}
+
+/// Runs a prepared command with `stdin` piped in.
+fn run_with(cmd: &mut Command, stdin: &[u8]) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}

@@ -1,6 +1,7 @@
 //! `kubectl kustomize --enable-alpha-plugins` (embedded kustomize v5) running the binary as
 //! an exec plugin, installed under `$XDG_CONFIG_HOME/kustomize/plugin/...`, with copies of
-//! the shipped fn-config/kustomize/exec-plugin/ files.
+//! the shipped fn-config/kustomize/exec-plugin/ files; overlays that rename; and the
+//! krm-exec sample, which kubectl cannot run.
 
 mod common;
 
@@ -9,7 +10,8 @@ use serde_json::Value;
 use std::process::{Command, Output};
 
 const PLUGIN_DIR: &str = "xdg/kustomize/plugin/fn.kleym.sonda.red/v1alpha1/renderinferenceidentity";
-const SHIPPED: [&str; 3] = ["kustomization.yaml", "inference.yaml", "RenderInferenceIdentity.yaml"];
+const SHIPPED: [&str; 4] =
+    ["kustomization.yaml", "inference.yaml", "RenderInferenceIdentity.yaml", "name-references.yaml"];
 
 /// A temp folder with the plugin installed under `xdg/` and the shipped example in `app/`.
 fn setup(label: &str) -> TempDir {
@@ -24,9 +26,14 @@ fn setup(label: &str) -> TempDir {
 }
 
 fn build(tmp: &TempDir) -> Output {
+    build_folder(tmp, "app")
+}
+
+/// `kubectl kustomize --enable-alpha-plugins` on `tmp/folder`, with the plugin of `tmp`.
+fn build_folder(tmp: &TempDir, folder: &str) -> Output {
     let mut cmd = Command::new(require_tool("kubectl"));
     cmd.args(["kustomize", "--enable-alpha-plugins"])
-        .arg(tmp.join("app"))
+        .arg(tmp.join(folder))
         .env("XDG_CONFIG_HOME", tmp.join("xdg"));
     for var in AMBIENT_VARS {
         cmd.env_remove(var);
@@ -148,4 +155,191 @@ fn a_failing_binding_under_fail_makes_kubectl_exit_non_zero_with_the_message() {
     let orphan = docs.iter().find(|d| d["metadata"]["name"] == "orphan").expect("the orphan binding");
     assert_eq!(condition_reason(orphan, "InvalidRef"), Some("TargetPoolNotFound"), "{orphan}");
     assert_eq!(of_kind(&docs, "ClusterSPIFFEID").len(), 1, "only llama-prefill renders");
+}
+
+/// A base as llm-d's kustomizations have them: a service account, a pool, the Deployment
+/// whose pods run as that account with the pool's and the variant's labels, and a binding.
+const BASE: &str = "\
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: vllm
+  namespace: serving
+---
+apiVersion: inference.networking.k8s.io/v1
+kind: InferencePool
+metadata:
+  name: llama
+  namespace: serving
+spec:
+  selector:
+    matchLabels:
+      app: llama
+  targetPorts:
+  - number: 8000
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llama-prefill
+  namespace: serving
+spec:
+  selector:
+    matchLabels:
+      app: llama
+      identity.kleym.sonda.red/variant: prefill
+  template:
+    metadata:
+      labels:
+        app: llama
+        identity.kleym.sonda.red/variant: prefill
+    spec:
+      serviceAccountName: vllm
+      containers:
+      - name: server
+        image: vllm/vllm-openai
+---
+apiVersion: kleym.sonda.red/v1alpha1
+kind: InferenceIdentityBinding
+metadata:
+  name: llama-prefill
+  namespace: serving
+spec:
+  poolRef:
+    name: llama
+  serviceAccountName: vllm
+  identityBoundary:
+    variant: prefill
+";
+
+/// `base/` holds [`BASE`]; `overlay/` is the shipped exec-plugin folder with the base as its
+/// resources and `renames` (namePrefix, nameSuffix lines) on top.
+fn renaming_overlay(label: &str, renames: &str) -> TempDir {
+    let tmp = setup(label);
+    tmp.write("base/kustomization.yaml", "resources:\n- all.yaml\n");
+    tmp.write("base/all.yaml", BASE);
+    for file in SHIPPED.iter().filter(|f| **f != "inference.yaml") {
+        tmp.write(&format!("overlay/{file}"), &read(&tmp.join(&format!("app/{file}"))));
+    }
+    let kustomization =
+        replace_once(&read(&tmp.join("overlay/kustomization.yaml")), "- inference.yaml\n", "- ../base\n");
+    tmp.write("overlay/kustomization.yaml", &format!("{renames}{kustomization}"));
+    tmp
+}
+
+/// The identity, the binding and the pods of a renamed build agree: the identity selects
+/// the pods' final service account and labels, and the binding names the final pool and
+/// service account.
+fn assert_identity_matches_the_pods(out: &Output, service_account: &str, pool: &str, binding_name: &str) {
+    assert_success(out);
+    let text = stdout(out);
+    let docs = documents(&text);
+    let deployment = of_kind(&docs, "Deployment")[0];
+    let pod_spec = &deployment["spec"]["template"]["spec"];
+    let pod_labels = deployment["spec"]["template"]["metadata"]["labels"].as_object().expect("pod labels");
+    assert_eq!(
+        pod_spec["serviceAccountName"], service_account,
+        "kustomize renamed the pods' account:\n{text}"
+    );
+    assert_eq!(of_kind(&docs, "ServiceAccount")[0]["metadata"]["name"], service_account, "{text}");
+    assert_eq!(of_kind(&docs, "InferencePool")[0]["metadata"]["name"], pool, "{text}");
+
+    let binding = of_kind(&docs, "InferenceIdentityBinding")[0];
+    assert_eq!(binding["metadata"]["name"], binding_name, "{text}");
+    assert_eq!(condition_reason(binding, "Ready"), Some("Reconciled"), "{text}");
+    assert_eq!(
+        binding["spec"]["poolRef"]["name"], pool,
+        "the binding's own spec has the final pool name:\n{text}"
+    );
+    assert_eq!(binding["spec"]["serviceAccountName"], service_account, "{text}");
+
+    let ids = of_kind(&docs, "ClusterSPIFFEID");
+    assert_eq!(ids.len(), 1, "{text}");
+    let spec = &ids[0]["spec"];
+    let spiffe_id =
+        format!("spiffe://example.org/ns/serving/sa/{service_account}/inference/pool/{pool}/variant/prefill");
+    assert_eq!(spec["spiffeIDTemplate"], spiffe_id.as_str(), "{text}");
+    assert_eq!(binding["status"]["computedSpiffeIDs"][0]["spiffeID"], spiffe_id.as_str(), "{text}");
+    for (key, value) in spec["podSelector"]["matchLabels"].as_object().expect("podSelector.matchLabels") {
+        assert_eq!(pod_labels.get(key), Some(value), "podSelector {key} does not match the pods:\n{text}");
+    }
+    let selectors: Vec<&str> = spec["workloadSelectorTemplates"]
+        .as_array()
+        .expect("selectors")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    for selector in &selectors {
+        let matches = match selector.split_once(':').map(|(_, rest)| rest.split_once(':')) {
+            Some(Some(("ns", ns))) => ns == "serving",
+            Some(Some(("sa", sa))) => sa == service_account,
+            Some(Some(("pod-label", label))) => {
+                let (key, value) = label.rsplit_once(':').expect("pod-label selector is key:value");
+                pod_labels.get(key).and_then(Value::as_str) == Some(value)
+            }
+            _ => false,
+        };
+        assert!(matches, "selector {selector} does not match the pods:\n{text}");
+    }
+    assert!(selectors.contains(&format!("k8s:sa:{service_account}").as_str()), "{selectors:?}");
+}
+
+#[test]
+fn a_name_prefix_overlay_renders_with_the_final_names_and_fixes_the_binding() {
+    let tmp = renaming_overlay("kustomize-prefix", "namePrefix: pd-\n");
+    let out = build_folder(&tmp, "overlay");
+    assert_identity_matches_the_pods(&out, "pd-vllm", "pd-llama", "pd-llama-prefill");
+}
+
+#[test]
+fn stacked_overlays_with_prefix_and_suffix_render_with_the_final_names() {
+    // base -> mid (namePrefix) -> overlay (nameSuffix and the transformer): two renames each.
+    let tmp = renaming_overlay("kustomize-stacked", "nameSuffix: -v2\n");
+    tmp.write("mid/kustomization.yaml", "namePrefix: a-\nresources:\n- ../base\n");
+    let kustomization =
+        replace_once(&read(&tmp.join("overlay/kustomization.yaml")), "- ../base\n", "- ../mid\n");
+    tmp.write("overlay/kustomization.yaml", &kustomization);
+    let out = build_folder(&tmp, "overlay");
+    assert_identity_matches_the_pods(&out, "a-vllm-v2", "a-llama-v2", "a-llama-prefill-v2");
+}
+
+#[test]
+fn both_kustomize_samples_ship_the_same_name_references() {
+    let exec_plugin = repo_file("fn-config/kustomize/exec-plugin/name-references.yaml");
+    assert_eq!(exec_plugin, repo_file("fn-config/kustomize/krm-exec/name-references.yaml"));
+    for sample in ["exec-plugin", "krm-exec"] {
+        let kustomization = repo_file(&format!("fn-config/kustomize/{sample}/kustomization.yaml"));
+        assert!(
+            kustomization.contains("configurations:\n- name-references.yaml\n"),
+            "{sample}:\n{kustomization}"
+        );
+    }
+}
+
+#[test]
+fn the_krm_exec_sample_says_kubectl_skips_it_and_kubectl_does() {
+    // What the sample and the README warn of: kubectl's kustomize cannot run exec KRM
+    // functions, and says nothing about it.
+    let tmp = TempDir::new("kustomize-krm-exec");
+    for file in
+        ["kustomization.yaml", "inference.yaml", "render-inference-identity.yaml", "name-references.yaml"]
+    {
+        tmp.write(&format!("app/{file}"), &repo_file(&format!("fn-config/kustomize/krm-exec/{file}")));
+    }
+    let out = build(&tmp);
+    assert_success(&out);
+    let docs = documents(&stdout(&out));
+    assert!(of_kind(&docs, "ClusterSPIFFEID").is_empty(), "{}", describe(&out));
+    assert!(of_kind(&docs, "InferenceIdentityBinding")[0].get("status").is_none(), "{}", describe(&out));
+
+    for file in ["kustomization.yaml", "render-inference-identity.yaml"] {
+        let text = repo_file(&format!("fn-config/kustomize/krm-exec/{file}"));
+        assert!(text.contains("`kubectl kustomize` has no --enable-exec"), "{file} does not warn:\n{text}");
+        assert!(text.contains("../exec-plugin/"), "{file} does not point to the exec plugin:\n{text}");
+    }
+    let readme = repo_file("README.md");
+    assert!(readme.contains("`kubectl kustomize` has no `--enable-exec`"), "the README does not warn");
+    let function = repo_file("fn-config/kustomize/krm-exec/render-inference-identity.yaml");
+    assert!(function.contains("        path: render-inference-identity\n"), "{function}");
+    assert!(!function.contains("/usr/local/bin"), "cargo install does not put the binary there:\n{function}");
 }

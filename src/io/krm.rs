@@ -4,7 +4,7 @@
 
 use super::read::{self, List, ListError, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, Reader};
 use super::write::{self, Form, Source};
-use super::{Env, RunError, input_error, reconcile_items, stderr_block, summary};
+use super::{Env, RunError, TRUST_DOMAIN_HINT, input_error, reconcile_items, stderr_block, summary};
 use crate::config;
 use crate::reconcile::item::Item;
 use crate::reconcile::results::{KrmResult, Severity};
@@ -49,13 +49,13 @@ pub fn evaluate_with(input: String, env: &Env, reader: Reader) -> KrmOutput {
         Ok(config) => config,
         Err(e) => return fail(read.with(items), function_config, e.to_string(), Some(e.field)),
     };
-    match reconcile_items(items, &config, env, true) {
+    match reconcile_items(items, &config, env, true, TRUST_DOMAIN_HINT) {
         Err((RunError::Config(e), items)) => {
             fail(read.with(items), function_config, e.to_string(), Some(e.field))
         }
         Err((RunError::Input(e), items)) => fail(read.with(items), function_config, input_error(&e), None),
         Ok(outcome) => KrmOutput {
-            stderr: summary(&outcome, &config),
+            stderr: summary(&outcome, &config, TRUST_DOMAIN_HINT),
             exit_code: i32::from(outcome.has_errors()),
             list: OutputList { items: outcome.items, read, function_config, results: outcome.results },
         },

@@ -4,6 +4,7 @@
 //! ([`plugin`]), and files and folders ([`render`], Argo CD and CI). This module holds what
 //! they share: the environment, the reconcile call, and stderr.
 
+mod app_folder;
 pub mod krm;
 pub mod plugin;
 pub mod read;
@@ -16,6 +17,10 @@ use crate::reconcile::served;
 use crate::reconcile::{self, Context, InputError, Outcome};
 
 pub use krm::{run, run_error};
+
+/// How to set the trust domain in the KRM modes.
+pub const TRUST_DOMAIN_HINT: &str =
+    "set spec.trustDomain in the functionConfig (data.trustDomain in its ConfigMap form)";
 
 /// The environment variables the function reads.
 #[derive(Debug, Default, Clone)]
@@ -49,12 +54,13 @@ pub enum RunError {
 }
 
 /// Reconciles items under a validated config: the part every mode shares. On error the
-/// items come back untouched.
+/// items come back untouched; `trust_domain_hint` says how to set the trust domain in this mode.
 pub fn reconcile_items(
     items: Vec<Input>,
     config: &Config,
     env: &Env,
     output_files: bool,
+    trust_domain_hint: &str,
 ) -> Result<Outcome, (RunError, Vec<Input>)> {
     let transition_time = match config::transition_time(config, env.source_date_epoch.as_deref()) {
         Ok(t) => t,
@@ -68,7 +74,7 @@ pub fn reconcile_items(
         .flatten()
         .map(String::from)
         .collect();
-    let ctx = Context { config, env_api_versions, transition_time, output_files };
+    let ctx = Context { config, env_api_versions, transition_time, output_files, trust_domain_hint };
     match reconcile::plan(&items, &ctx) {
         Err(e) => Err((RunError::Input(e), items)),
         Ok(plan) => Ok(plan.apply(items, &ctx)),
@@ -76,11 +82,11 @@ pub fn reconcile_items(
 }
 
 /// The stderr lines of a finished reconcile: one per failing binding, and the missing
-/// trust domain.
-pub fn summary(outcome: &Outcome, config: &Config) -> String {
+/// trust domain with how to set it in this mode.
+pub fn summary(outcome: &Outcome, config: &Config, trust_domain_hint: &str) -> String {
     let mut stderr: String = outcome.failures.iter().map(|line| stderr_line(line)).collect();
     if config.trust_domain.is_none() {
-        stderr.push_str(&stderr_line("error: trustDomain is required in the functionConfig"));
+        stderr.push_str(&stderr_line(&format!("error: trustDomain is required: {trust_domain_hint}")));
     }
     stderr
 }

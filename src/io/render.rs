@@ -12,6 +12,10 @@ use crate::yaml;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// How to set the trust domain in this mode: every way there is.
+const TRUST_DOMAIN_HINT: &str = "pass --trust-domain, set ARGOCD_ENV_TRUST_DOMAIN (a TRUST_DOMAIN entry \
+                                 of the Argo CD application's plugin env), or set trustDomain in the --config file";
+
 /// Extensions of the files read from folders.
 const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 
@@ -56,6 +60,7 @@ fn render(request: &Request) -> Result<RunOutput, String> {
             files.push(path.clone());
             continue;
         }
+        super::app_folder::refuse(path)?;
         collect(path, &mut files).map_err(|e| format!("reading {}: {e}", path.display()))?;
     }
     files.retain(|f| skip.is_none() || f.canonicalize().ok() != skip);
@@ -97,13 +102,13 @@ fn render(request: &Request) -> Result<RunOutput, String> {
     }
     let sources: Vec<Source<'_>> =
         kept.iter().map(|&(f, i)| Source { text: &read[f].text, item: &read[f].parts[i].text }).collect();
-    match reconcile_items(items, &config, &request.env, false) {
+    match reconcile_items(items, &config, &request.env, false, TRUST_DOMAIN_HINT) {
         Err((RunError::Config(e), _)) => Err(e.to_string()),
         Err((RunError::Input(e), _)) => {
             Err(format!("{}: {}", origins[e.item], crate::io::escape_controls(&e.message, false)))
         }
         Ok(outcome) => {
-            let stderr = summary(&outcome, &config);
+            let stderr = summary(&outcome, &config, TRUST_DOMAIN_HINT);
             if outcome.has_errors() {
                 return Ok(RunOutput { stdout: String::new(), stderr, exit_code: 1 });
             }

@@ -7,6 +7,7 @@ use crate::api::names;
 use crate::api::{fields, pool};
 use crate::reconcile::identity;
 use crate::reconcile::reason::{Failure, Reason};
+use crate::reconcile::renames::Renames;
 use crate::reconcile::resolve::{self, PoolIndex};
 use crate::reconcile::served::ServedApis;
 use std::collections::BTreeMap;
@@ -31,6 +32,10 @@ pub struct Inputs<'i, 'a> {
     pub pools: &'i PoolIndex<'a>,
     pub served: &'i ServedApis,
     pub trust_domain: Option<&'i str>,
+    /// How to set the trust domain, for the message when it is missing.
+    pub trust_domain_hint: &'i str,
+    /// Earlier names of the service accounts (kustomize renames).
+    pub service_accounts: &'i Renames<'a>,
 }
 
 /// Runs the checks in order and returns the first failure.
@@ -65,7 +70,10 @@ pub fn evaluate<'a>(binding: &BindingInput<'a>, inputs: &Inputs<'_, 'a>) -> Resu
     let trust_domain = inputs.trust_domain.ok_or_else(|| {
         Failure::new(
             Reason::MissingTrustDomain,
-            "trustDomain must be set in the functionConfig before SPIFFE IDs can be rendered",
+            format!(
+                "trustDomain must be set before SPIFFE IDs can be rendered: {}",
+                inputs.trust_domain_hint
+            ),
         )
     })?;
 
@@ -74,8 +82,9 @@ pub fn evaluate<'a>(binding: &BindingInput<'a>, inputs: &Inputs<'_, 'a>) -> Resu
         .and_then(|v| names::label_value(v).map(|()| v).map_err(|e| format!("{VARIANT_FIELD} {v:?} {e}")))
         .map_err(|m| Failure::at(Reason::InvalidIdentityBoundary, VARIANT_FIELD, m))?;
 
-    // 5. The service account.
+    // 5. The service account, under its final name.
     let service_account = fields::required_str(value, SA_FIELD)
+        .map(|sa| inputs.service_accounts.final_name(value, namespace, sa))
         .and_then(|v| names::dns1123_subdomain(v).map(|()| v).map_err(|e| format!("{SA_FIELD} {v:?} {e}")))
         .map_err(|m| Failure::at(Reason::InvalidServiceAccountName, SA_FIELD, m))?;
 

@@ -50,10 +50,16 @@ pub fn find_conflicts(candidates: &[Candidate<'_>]) -> Vec<Option<ConflictReport
     for mut members in groups.into_values().filter(|m| m.len() > 1) {
         // Names are unique within a namespace, so the name alone fixes the order.
         members.sort_by_key(|&i| candidates[i].name);
-        let mut per_id: HashMap<&str, usize> = HashMap::new();
+        // Per SPIFFE ID: how many members render it, and the first few of them by name.
+        let mut per_id: HashMap<&str, (usize, Vec<usize>)> = HashMap::new();
         for &i in &members {
-            *per_id.entry(candidates[i].spiffe_id).or_default() += 1;
+            let (count, first) = per_id.entry(candidates[i].spiffe_id).or_default();
+            *count += 1;
+            if first.len() <= NAMED_IN_MESSAGE {
+                first.push(i);
+            }
         }
+        let first_members = &members[..members.len().min(NAMED_IN_MESSAGE + 1)];
         for &me in &members {
             let own = &candidates[me];
             let entries = members
@@ -62,8 +68,18 @@ pub fn find_conflicts(candidates: &[Candidate<'_>]) -> Vec<Option<ConflictReport
                 .take(MAX_LISTED)
                 .map(|&peer| entry(own, &candidates[peer]))
                 .collect();
-            let duplicates = per_id[own.spiffe_id] - 1;
-            reports[me] = Some(report(own, entries, members.len() - 1, duplicates));
+            let named = |first: &[usize]| -> Vec<&str> {
+                first
+                    .iter()
+                    .filter(|&&peer| peer != me)
+                    .take(NAMED_IN_MESSAGE)
+                    .map(|&p| candidates[p].name)
+                    .collect()
+            };
+            let (same_id, first_same_id) = &per_id[own.spiffe_id];
+            let all = Peers { count: members.len() - 1, named: named(first_members) };
+            let duplicates = Peers { count: same_id - 1, named: named(first_same_id) };
+            reports[me] = Some(report(own, entries, all, duplicates));
         }
     }
     reports
@@ -79,29 +95,37 @@ fn entry(own: &Candidate<'_>, peer: &Candidate<'_>) -> ConflictEntry {
     }
 }
 
+/// Peers of one binding: how many, and the first few names.
+struct Peers<'a> {
+    count: usize,
+    named: Vec<&'a str>,
+}
+
+impl std::fmt::Display for Peers<'_> {
+    /// `1 other binding (a)`, or `39 other bindings (a, b, c and 36 more)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let noun = if self.count == 1 { "binding" } else { "bindings" };
+        write!(f, "{} other {noun} ({}", self.count, self.named.join(", "))?;
+        match self.count - self.named.len() {
+            0 => write!(f, ")"),
+            more => write!(f, " and {more} more)"),
+        }
+    }
+}
+
+/// One sentence: why, how many peers, and the first few by name (`status.conflicts` lists
+/// up to [`MAX_LISTED`]).
 fn report(
     own: &Candidate<'_>,
     entries: Vec<ConflictEntry>,
-    total: usize,
-    duplicates: usize,
+    all: Peers<'_>,
+    duplicates: Peers<'_>,
 ) -> ConflictReport {
-    let mut named: Vec<&str> =
-        entries.iter().take(NAMED_IN_MESSAGE).map(|e| e.binding_name.as_str()).collect();
-    if total > named.len() {
-        named.push("...");
-    }
-    let named = named.join(", ");
-    let listed = if total > entries.len() {
-        format!("the first {} are listed in status.conflicts", entries.len())
-    } else {
-        "all are listed in status.conflicts".to_string()
-    };
-    let (reason, message) = if duplicates > 0 {
+    let (reason, message) = if duplicates.count > 0 {
         (
             Reason::DuplicateSPIFFEID,
             format!(
-                "SPIFFE ID {} is also claimed by {duplicates} other binding(s); {total} conflicting \
-                 peer(s) in all in namespace {} ({named}); {listed}",
+                "SPIFFE ID {} is also claimed by {duplicates} in namespace {}",
                 own.spiffe_id, own.namespace
             ),
         )
@@ -109,8 +133,7 @@ fn report(
         (
             Reason::VariantConflict,
             format!(
-                "service account {} with variant {} is also bound by {total} other binding(s) in \
-                 namespace {} ({named}); a variant must be exclusive per service account; {listed}",
+                "service account {} with variant {} is also bound by {all} in namespace {}",
                 own.service_account, own.variant, own.namespace
             ),
         )
@@ -153,7 +176,11 @@ mod tests {
         let third = r[2].as_ref().unwrap();
         assert_eq!(third.reason, Reason::VariantConflict);
         assert!(third.entries.iter().all(|e| e.cause == CAUSE_VARIANT_REUSE));
-        assert!(third.message.contains("also bound by 2 other binding(s)"), "{}", third.message);
+        assert_eq!(
+            third.message,
+            "service account sa with variant v is also bound by 2 other bindings (a, c) in namespace ns"
+        );
+        assert_eq!(first.message, "SPIFFE ID same is also claimed by 1 other binding (a) in namespace ns");
     }
 
     #[test]
@@ -165,8 +192,11 @@ mod tests {
         assert_eq!(last.entries.len(), MAX_LISTED);
         assert_eq!(last.entries[0].binding_name, "b00");
         assert_eq!(last.entries[31].binding_name, "b31");
-        assert!(last.message.contains("by 39 other"), "{}", last.message);
-        assert!(last.message.contains("the first 32 are listed"), "{}", last.message);
+        assert_eq!(
+            last.message,
+            "service account sa with variant v is also bound by 39 other bindings (b00, b01, b02 and 36 more) \
+             in namespace ns"
+        );
         // The member itself is never its own peer.
         let first = r[0].as_ref().unwrap();
         assert_eq!(first.entries[0].binding_name, "b01");

@@ -1,13 +1,19 @@
 //! An input item as the reconcile sees it: whole, for the kinds it reads (bindings, pools,
-//! ClusterSPIFFEIDs, CRDs), or reduced to the few facts it needs of an item it only passes
+//! ClusterSPIFFEIDs, CRDs, service accounts), or reduced to the few facts it needs of an item it only passes
 //! on. Readers ask [`reads_whole`] which items to build whole; the rest never become values.
 
 use super::files::{self, FileSlot};
 use serde_json::Value;
 
-/// Kinds the reconcile reads whole. Any other item passes through untouched.
-const READ_WHOLE: [&str; 4] =
-    ["InferenceIdentityBinding", "InferencePool", "ClusterSPIFFEID", "CustomResourceDefinition"];
+/// Kinds the reconcile reads whole (service accounts for the names kustomize gave them).
+/// Any other item passes through untouched.
+const READ_WHOLE: [&str; 5] = [
+    "InferenceIdentityBinding",
+    "InferencePool",
+    "ClusterSPIFFEID",
+    "CustomResourceDefinition",
+    "ServiceAccount",
+];
 
 /// Whether the reconcile reads items of this kind whole.
 pub fn reads_whole(kind: &str) -> bool {

@@ -8,8 +8,10 @@ pub mod files;
 pub mod identity;
 pub mod input;
 pub mod item;
+pub mod not_found;
 pub mod ownership;
 pub mod reason;
+pub mod renames;
 pub mod resolve;
 pub mod results;
 pub mod served;
@@ -44,6 +46,9 @@ pub struct Context<'c> {
     /// Whether new outputs get file path and index annotations (KRM mode) or not (plain
     /// streams, where nothing writes files and the annotations would reach the cluster).
     pub output_files: bool,
+    /// How to set the trust domain where this run was started (the functionConfig, or
+    /// flags and variables), for the messages that ask for it.
+    pub trust_domain_hint: &'c str,
 }
 
 /// The reconciled items and what to tell the user.
@@ -113,8 +118,11 @@ impl Plan {
         let mut results = Vec::new();
         if config.trust_domain.is_none() {
             results.push(
-                KrmResult::new(Severity::Error, "trustDomain is required: set it in the functionConfig")
-                    .with_field("spec.trustDomain"),
+                KrmResult::new(
+                    Severity::Error,
+                    format!("trustDomain is required: {}", ctx.trust_domain_hint),
+                )
+                .with_field("spec.trustDomain"),
             );
         }
         let seen = self.evaluated.len();
@@ -190,7 +198,15 @@ fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<(Vec<Evaluated>, R
     let outputs = ownership::index_outputs(items).map_err(|(item, message)| InputError { item, message })?;
     let listed = config.api_versions.iter().chain(&ctx.env_api_versions).map(String::as_str);
     let served = ServedApis::collect(listed, input::values(items).map(|(_, item)| item));
-    let inputs = Inputs { pools: &pools, served: &served, trust_domain: config.trust_domain.as_deref() };
+    let service_accounts = renames::Renames::build(items, SERVICE_ACCOUNT, is_service_account)
+        .map_err(|(item, message)| InputError { item, message })?;
+    let inputs = Inputs {
+        pools: &pools,
+        served: &served,
+        trust_domain: config.trust_domain.as_deref(),
+        trust_domain_hint: ctx.trust_domain_hint,
+        service_accounts: &service_accounts,
+    };
 
     // Checks 1 to 7.
     let mut outcomes: Vec<Result<Planned, Failure>> =
@@ -363,6 +379,14 @@ fn binding_result(b: &BindingInput<'_>, f: &Failure, policy: FailurePolicy) -> K
     }
     result.file = files::file_of(b.value).map(|(path, index)| FileRef { path, index });
     result
+}
+
+const SERVICE_ACCOUNT: &str = "ServiceAccount";
+
+/// A core `v1` ServiceAccount, as kustomize's nameReference for service accounts selects.
+fn is_service_account(item: &Value) -> bool {
+    item.get("kind").and_then(Value::as_str) == Some(SERVICE_ACCOUNT)
+        && item.get("apiVersion").and_then(Value::as_str) == Some("v1")
 }
 
 fn describe_file(item: &Value) -> String {

@@ -5,7 +5,9 @@ use crate::api::fields;
 use crate::api::names;
 use crate::api::pool::{self, PoolApi};
 use crate::reconcile::input::{self, Input};
+use crate::reconcile::not_found::PoolNames;
 use crate::reconcile::reason::{Failure, Reason};
+use crate::reconcile::renames::Renames;
 use crate::reconcile::served::ServedApis;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -13,10 +15,13 @@ use std::collections::HashMap;
 const NAME_FIELD: &str = "spec.poolRef.name";
 const GROUP_FIELD: &str = "spec.poolRef.group";
 
-/// The InferencePools of the input, by API, namespace and name.
+/// The InferencePools of the input, by API, namespace and name; their earlier names
+/// (kustomize renames); and all their names, for not-found messages.
 #[derive(Default)]
 pub struct PoolIndex<'a> {
     pools: HashMap<(PoolApi, &'a str, &'a str), &'a Value>,
+    renames: Renames<'a>,
+    names: PoolNames<'a>,
 }
 
 impl<'a> PoolIndex<'a> {
@@ -43,7 +48,10 @@ impl<'a> PoolIndex<'a> {
                 ));
             }
         }
-        Ok(PoolIndex { pools })
+        let renames = Renames::build(items, pool::KIND, |item| {
+            item.get("kind").and_then(Value::as_str) == Some(pool::KIND)
+        })?;
+        Ok(PoolIndex { pools, renames, names: PoolNames::build(items) })
     }
 }
 
@@ -63,6 +71,7 @@ pub fn resolve_pool<'a>(
 ) -> Result<ResolvedPool<'a>, Failure> {
     let invalid = |field, message: String| Failure::at(Reason::InvalidPoolRef, field, message);
     let name = fields::required_str(binding, NAME_FIELD).map_err(|m| invalid(NAME_FIELD, m))?;
+    let (reference, name) = (name, pools.renames.final_name(binding, namespace, name));
     names::dns1123_subdomain(name)
         .map_err(|e| invalid(NAME_FIELD, format!("{NAME_FIELD} {name:?} is not a valid object name: {e}")))?;
     let group = fields::optional_str(binding, GROUP_FIELD).map_err(|m| invalid(GROUP_FIELD, m))?;
@@ -101,13 +110,7 @@ pub fn resolve_pool<'a>(
             pools.pools.get(&(api, namespace, name)).map(|item| ResolvedPool { api, name, item })
         })
         .ok_or_else(|| {
-            Failure::at(
-                Reason::TargetPoolNotFound,
-                NAME_FIELD,
-                format!(
-                    "InferencePool {name:?} was not found in namespace {namespace} (searched {})",
-                    listed(&served_apis)
-                ),
-            )
+            let message = pools.names.message(name, reference, namespace, &served_apis);
+            Failure::at(Reason::TargetPoolNotFound, NAME_FIELD, message)
         })
 }

@@ -119,24 +119,34 @@ pub fn file_list(dir: &Path) -> Vec<String> {
     snapshot(dir).keys().map(|p| p.display().to_string()).collect()
 }
 
+/// The tools the integration tests drive and what to do when one is missing, as `.ci/run`
+/// reads them too.
+const TOOLS: &str = include_str!("../tools.txt");
+
+/// The message for a missing tool: the same as `.ci/run` prints.
+pub fn missing_tool_message(name: &str) -> String {
+    let hint = TOOLS
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix('\t'))
+        .unwrap_or_else(|| panic!("{name} is not listed in tests/tools.txt"));
+    format!("{name} not found on PATH: {hint}")
+}
+
 /// The path of `name` on `PATH`. Panics, saying what to install, when the tool is missing:
 /// these tests exist to prove the function works with the real tool, so a missing tool is
 /// a failure, never a silent skip.
 pub fn require_tool(name: &str) -> PathBuf {
-    let found = std::env::var_os("PATH").and_then(|paths| {
+    find_tool(name, std::env::var_os("PATH")).unwrap_or_else(|message| panic!("{message}"))
+}
+
+/// `name` in the folders of `path` (a `PATH` value), or the message for a missing tool.
+pub fn find_tool(name: &str, path: Option<OsString>) -> Result<PathBuf, String> {
+    let message = missing_tool_message(name);
+    let found = path.and_then(|paths| {
         std::env::split_paths(&paths).map(|dir| dir.join(name)).find(|candidate| is_executable(candidate))
     });
-    found.unwrap_or_else(|| {
-        let hint = match name {
-            "kpt" => "install kpt 1.0.0-beta.x (https://kpt.dev) to run the kpt integration tests",
-            "kubectl" => {
-                "install kubectl with embedded kustomize v5 (https://kubernetes.io/docs/tasks/tools/) \
-                 to run the kustomize integration tests"
-            }
-            _ => "install it to run these integration tests",
-        };
-        panic!("{name} not found on PATH: {hint}")
-    })
+    found.ok_or(message)
 }
 
 fn is_executable(path: &Path) -> bool {

@@ -1,0 +1,51 @@
+//! The shipped fn-config/ samples agree with each other: the two functionConfig forms carry
+//! the same settings, and a sample whose failurePolicy departs from the default says why.
+
+mod common;
+
+use common::*;
+use render_inference_identity::config::{self, Config, FailurePolicy};
+use std::path::Path;
+
+fn config_of(relative: &str) -> Config {
+    let value = render_inference_identity::yaml::parse(&repo_file(relative))
+        .unwrap_or_else(|e| panic!("{relative} is not YAML: {e}"));
+    config::from_function_config(Some(&value)).unwrap_or_else(|e| panic!("{relative}: {e}"))
+}
+
+#[test]
+fn both_function_config_forms_carry_the_same_settings() {
+    let typed = config_of("fn-config/render-inference-identity.yaml");
+    let config_map = config_of("fn-config/configmap.yaml");
+    assert_eq!(typed, config_map, "fn-config/configmap.yaml says otherwise than the typed form");
+    assert_eq!(typed.failure_policy, FailurePolicy::default(), "the general samples keep the default");
+}
+
+#[test]
+fn a_failure_policy_other_than_the_default_says_why() {
+    let samples = [
+        "fn-config/render-inference-identity.yaml",
+        "fn-config/configmap.yaml",
+        "fn-config/kustomize/exec-plugin/RenderInferenceIdentity.yaml",
+        "fn-config/kustomize/krm-exec/render-inference-identity.yaml",
+    ];
+    for sample in samples {
+        assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join(sample).is_file(), "{sample} moved");
+        if config_of(sample).failure_policy == FailurePolicy::default() {
+            continue;
+        }
+        let text = repo_file(sample);
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.trim_start().starts_with("failurePolicy:"))
+            .unwrap_or_else(|| panic!("{sample} sets failurePolicy without a failurePolicy line"));
+        let comment: Vec<&str> =
+            lines[..at].iter().rev().take_while(|l| l.trim_start().starts_with('#')).copied().collect();
+        assert!(
+            comment.iter().any(|l| l.contains("Report")),
+            "{sample}: failurePolicy {:?} departs from the default Report without a comment above it saying why",
+            config_of(sample).failure_policy
+        );
+    }
+}

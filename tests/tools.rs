@@ -1,0 +1,71 @@
+//! The tools the integration tests need (tests/tools.txt): `.ci/check-tools` and the tests
+//! give the same message for a missing one, and a test that needs it fails rather than skip.
+
+mod common;
+
+use common::*;
+use std::ffi::OsString;
+use std::process::Command;
+
+/// The tools listed in tests/tools.txt.
+fn listed() -> Vec<String> {
+    repo_file("tests/tools.txt")
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| l.split_once('\t').expect("tool<TAB>what to do").0.to_string())
+        .collect()
+}
+
+#[test]
+fn the_ci_check_and_the_tests_name_a_missing_tool_alike() {
+    let tools = listed();
+    assert_eq!(tools, ["kpt", "kubectl", "script"]);
+    let empty = TempDir::new("tools-empty-path");
+    let out = Command::new("/bin/bash")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/check-tools"))
+        .env("PATH", empty.path())
+        .output()
+        .expect("bash runs");
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let want: Vec<String> = tools.iter().map(|t| missing_tool_message(t)).collect();
+    assert_eq!(stderr(&out).lines().collect::<Vec<_>>(), want, "{}", describe(&out));
+    for tool in &tools {
+        let missing = find_tool(tool, Some(OsString::from(empty.path())));
+        assert_eq!(missing, Err(missing_tool_message(tool)), "{tool}");
+    }
+}
+
+#[test]
+fn the_ci_check_passes_where_every_tool_is_installed() {
+    // This machine runs the integration tests, so it has every tool.
+    let out =
+        Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/check-tools")).output().expect("it runs");
+    assert_success(&out);
+    for tool in listed() {
+        assert!(find_tool(&tool, std::env::var_os("PATH")).is_ok(), "{tool}");
+    }
+}
+
+#[test]
+fn kubectl_has_an_embedded_kustomize_v5() {
+    let out =
+        Command::new(require_tool("kubectl")).args(["version", "--client"]).output().expect("kubectl runs");
+    assert_success(&out);
+    assert!(stdout(&out).contains("Kustomize Version: v5."), "{}", describe(&out));
+}
+
+#[test]
+fn a_test_that_needs_a_missing_tool_fails_with_the_message() {
+    // The test above, run with a PATH that lacks kubectl, fails with the message; it does
+    // not pass, nor skip.
+    let empty = TempDir::new("tools-missing");
+    let out = Command::new(std::env::current_exe().expect("this test binary"))
+        .args(["--exact", "kubectl_has_an_embedded_kustomize_v5"])
+        .env("PATH", empty.path())
+        .output()
+        .expect("the test binary runs");
+    assert_ne!(out.status.code(), Some(0), "{}", describe(&out));
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(text.contains("1 failed"), "{text}");
+    assert!(text.contains(&missing_tool_message("kubectl")), "{text}");
+}
