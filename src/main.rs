@@ -8,7 +8,7 @@ use kube_core::CustomResourceExt;
 use render_inference_identity::api::binding::InferenceIdentityBinding;
 use render_inference_identity::config::{self, Override};
 use render_inference_identity::io::render;
-use render_inference_identity::io::{self as krm, Env};
+use render_inference_identity::io::{self, Env};
 use render_inference_identity::yaml;
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -125,9 +125,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         (Some(Command::Render(args)), _) => {
             let mut request = args.into_request();
             if request.paths.iter().any(|p| p.as_os_str() == "-") {
+                if std::io::stdin().is_terminal() {
+                    return Ok(at_terminal(RENDER_AT_TERMINAL));
+                }
                 match read_stdin()? {
                     Ok(text) => request.stdin = Some(text),
-                    Err(message) => return finish(krm::error_output(&message)),
+                    Err(message) => return finish(io::error_output(&message)),
                 }
             }
             render::run(&request)
@@ -140,15 +143,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         (None, None) if std::io::stdin().is_terminal() => return Ok(at_terminal(KRM_AT_TERMINAL)),
         (None, Some(plugin_config)) => {
             let from_env = std::env::var("KUSTOMIZE_PLUGIN_CONFIG_STRING").ok();
-            match (krm::plugin::read_config(&plugin_config, from_env), read_stdin()?) {
-                (Ok(config_text), Ok(input)) => krm::plugin::run(&config_text, &input, &Env::from_process()),
-                (Err(message), _) | (_, Err(message)) => krm::error_output(&message),
+            match (io::plugin::read_config(&plugin_config, from_env), read_stdin()?) {
+                (Ok(config_text), Ok(input)) => io::plugin::run(&config_text, &input, &Env::from_process()),
+                (Err(message), _) | (_, Err(message)) => io::error_output(&message),
             }
         }
         (None, None) => {
             let out = match read_stdin()? {
-                Ok(input) => krm::krm::evaluate(input, &Env::from_process()),
-                Err(message) => krm::run_error(&message),
+                Ok(input) => io::krm::evaluate(input, &Env::from_process()),
+                Err(message) => io::run_error(&message),
             };
             let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
             out.list.write_to(stdout).map_err(anyhow::Error::msg).context("writing stdout")?;
@@ -164,7 +167,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// Writes what a plain-stream run produced and exits as it says.
-fn finish(output: krm::RunOutput) -> anyhow::Result<ExitCode> {
+fn finish(output: io::RunOutput) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(output.stdout.as_bytes()).context("writing stdout")?;
     stdout.flush()?;
@@ -179,6 +182,13 @@ config.kubernetes.io/v1 ResourceList on stdin, as kpt and kustomize pass it.
   kpt fn eval DIR --exec render-inference-identity -- trustDomain=example.org
   render-inference-identity < resource-list.yaml
   render-inference-identity render --trust-domain example.org DIR   (manifest files and folders)
+";
+
+/// What `render -` tells a person who ran it at a terminal.
+const RENDER_AT_TERMINAL: &str = "\
+stdin is a terminal: `render -` reads a multi-document YAML stream piped in, such as
+  kustomize build DIR | render-inference-identity render --trust-domain example.org -
+  helm template RELEASE CHART | render-inference-identity render --trust-domain example.org -
 ";
 
 /// What the exec plugin mode tells a person who ran it at a terminal.

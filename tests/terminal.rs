@@ -60,6 +60,16 @@ fn the_plugin_mode_at_a_terminal_says_what_it_reads_and_exits_2() {
 }
 
 #[test]
+fn render_of_stdin_at_a_terminal_says_what_it_reads_and_exits_2() {
+    let (out, took) = at_terminal("render --trust-domain example.org -");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+    assert!(text.contains("stdin is a terminal"), "{text}");
+    assert!(text.contains("kustomize build DIR | render-inference-identity render"), "{text}");
+}
+
+#[test]
 fn piped_input_is_still_read_as_before() {
     // Not a terminal: the empty stdin of a pipe is read, and refused as input.
     let out = Command::new(BIN).stdin(Stdio::null()).output().expect("the binary runs");
