@@ -133,7 +133,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     Err(message) => return finish(io::error_output(&message)),
                 }
             }
-            render::run(&request)
+            let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+            let (stderr, code) = render::run_to(&request, stdout);
+            std::io::stderr().write_all(stderr.as_bytes())?;
+            return Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)));
         }
         (Some(Command::Discover { paths }), _) => {
             let found = render::discover(&paths).context("searching for bindings")?;

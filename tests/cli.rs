@@ -212,11 +212,16 @@ fn run_with(cmd: &mut Command, stdin: &[u8]) -> Output {
 /// the documents it does not own come out as their text; errors name `<stdin>`.
 #[test]
 fn render_of_stdin_reads_a_piped_stream() {
-    let stream = format!("# piped\n{PLUGIN_STREAM}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\ndata: {{a: on}}\n");
+    let stream = format!(
+        "# piped\n{PLUGIN_STREAM}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\ndata: {{a: on}}\n"
+    );
     let out = run(&["render", "--trust-domain", "example.org", "-"], stream.as_bytes(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: on}\n"), "{stdout}");
+    assert!(
+        stdout.contains("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: on}\n"),
+        "{stdout}"
+    );
     assert!(stdout.contains("kind: ClusterSPIFFEID"), "{stdout}");
     let out = run(&["render", "--trust-domain", "example.org", "-"], b"a: [\n", &[]);
     assert_eq!(out.status.code(), Some(1));

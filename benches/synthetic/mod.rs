@@ -1,11 +1,34 @@
-//! Synthetic ResourceLists for benchmarks: N bindings spread over 500 namespaces, N pools,
-//! 2N Deployments as filler; in the worst case every binding shares one namespace, service
-//! account and variant (all conflict).
+//! Synthetic inputs for benchmarks: N bindings spread over 500 namespaces, N pools, 2N
+//! Deployments as filler; in the worst case every binding shares one namespace, service
+//! account and variant (all conflict). As one ResourceList, or as manifest files for
+//! `render`.
 
 use std::fmt::Write;
 
 /// How many namespaces the normal mode spreads bindings over.
 const NAMESPACES: usize = 500;
+
+/// The items as manifest files: `files` multi-document files of equal shares, by name.
+#[allow(dead_code)] // each bench uses its own part
+pub fn files(bindings: usize, worst_case: bool, files: usize) -> Vec<(String, String)> {
+    let list = resource_list(bindings, worst_case);
+    let body = list.split_once("\nitems:\n").expect("the generator writes items").1;
+    let mut documents: Vec<String> = Vec::new();
+    for line in body.lines() {
+        if let Some(first) = line.strip_prefix("- ") {
+            documents.push(format!("{first}\n"));
+        } else if let Some(document) = documents.last_mut() {
+            document.push_str(line.strip_prefix("  ").unwrap_or(line));
+            document.push('\n');
+        }
+    }
+    let per_file = documents.len().div_ceil(files);
+    documents
+        .chunks(per_file)
+        .enumerate()
+        .map(|(i, chunk)| (format!("part-{i:03}.yaml"), chunk.join("---\n")))
+        .collect()
+}
 
 /// Writes a ResourceList with `bindings` bindings as YAML text.
 pub fn resource_list(bindings: usize, worst_case: bool) -> String {

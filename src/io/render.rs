@@ -10,6 +10,7 @@ use crate::io::{Env, RunError, RunOutput, error_output, reconcile_items, summary
 use crate::reconcile::input::{Input, Passed};
 use crate::yaml;
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// How to set the trust domain in this mode: every way there is.
@@ -33,15 +34,26 @@ pub struct Request {
     pub stdin: Option<String>,
 }
 
-/// Renders the manifests of a request.
+/// Renders the manifests of a request, the output held as text.
 pub fn run(request: &Request) -> RunOutput {
-    match render(request) {
-        Ok(out) => out,
-        Err(message) => error_output(&message),
+    let mut stdout = Vec::new();
+    let (stderr, exit_code) = run_to(request, &mut stdout);
+    RunOutput { stdout: String::from_utf8(stdout).expect("YAML text is UTF-8"), stderr, exit_code }
+}
+
+/// Renders the manifests of a request onto `out`, which gets nothing unless the render
+/// succeeds; returns what goes to stderr and the exit code.
+pub fn run_to<W: Write>(request: &Request, out: W) -> (String, i32) {
+    match render(request, out) {
+        Ok(done) => done,
+        Err(message) => {
+            let failed = error_output(&message);
+            (failed.stderr, failed.exit_code)
+        }
     }
 }
 
-fn render(request: &Request) -> Result<RunOutput, String> {
+fn render<W: Write>(request: &Request, mut out: W) -> Result<(String, i32), String> {
     let config_value = match &request.config_file {
         None => None,
         Some(path) => {
@@ -110,12 +122,11 @@ fn render(request: &Request) -> Result<RunOutput, String> {
         Ok(outcome) => {
             let stderr = summary(&outcome, &config, TRUST_DOMAIN_HINT);
             if outcome.has_errors() {
-                return Ok(RunOutput { stdout: String::new(), stderr, exit_code: 1 });
+                return Ok((stderr, 1));
             }
-            let mut stdout = Vec::new();
-            write::items(&mut stdout, &outcome.items, &sources, Form::Stream)?;
-            let stdout = String::from_utf8(stdout).expect("YAML text is UTF-8");
-            Ok(RunOutput { stdout, stderr, exit_code: 0 })
+            write::items(&mut out, &outcome.items, &sources, Form::Stream)?;
+            out.flush().map_err(|e| format!("writing the output: {e}"))?;
+            Ok((stderr, 0))
         }
     }
 }
