@@ -47,6 +47,11 @@ pub struct ConfigSpec {
     /// `Report` (default): failing bindings give warnings, exit 0. `Fail`: errors, exit 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_policy: Option<FailurePolicy>,
+    /// Workload coverage findings: `Report` (default) gives them as results, exit
+    /// unchanged; `Fail` makes warnings errors and exits 1 (a CI gate); `Ignore` looks for
+    /// none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload_policy: Option<WorkloadPolicy>,
     /// Remove managed ClusterSPIFFEIDs whose binding is not in the input (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prune: Option<bool>,
@@ -82,12 +87,25 @@ pub enum FailurePolicy {
     Fail,
 }
 
+/// What workload coverage findings do (contract 9).
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WorkloadPolicy {
+    /// Findings are results; the exit code is unchanged.
+    #[default]
+    Report,
+    /// Warning findings are errors, and the run exits 1.
+    Fail,
+    /// No findings.
+    Ignore,
+}
+
 /// The validated configuration the reconcile runs with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
     pub trust_domain: Option<String>,
     pub class_name: Option<String>,
     pub failure_policy: FailurePolicy,
+    pub workload_policy: WorkloadPolicy,
     pub prune: bool,
     pub api_versions: Vec<String>,
     pub transition_time: Option<Timestamp>,
@@ -100,6 +118,7 @@ impl Default for Config {
             trust_domain: None,
             class_name: None,
             failure_policy: FailurePolicy::Report,
+            workload_policy: WorkloadPolicy::Report,
             prune: true,
             api_versions: Vec::new(),
             transition_time: None,
@@ -253,6 +272,16 @@ fn set_from_string(spec: &mut ConfigSpec, key: &str, text: &str, field: &str) ->
                 }
             })
         }
+        "workloadPolicy" => {
+            spec.workload_policy = Some(match text.as_str() {
+                "Report" => WorkloadPolicy::Report,
+                "Fail" => WorkloadPolicy::Fail,
+                "Ignore" => WorkloadPolicy::Ignore,
+                _ => {
+                    return Err(ConfigError::new(field, format!("{text:?} is not Report, Fail or Ignore")));
+                }
+            })
+        }
         "prune" => {
             spec.prune = Some(match text.as_str() {
                 "true" => true,
@@ -272,7 +301,7 @@ fn set_from_string(spec: &mut ConfigSpec, key: &str, text: &str, field: &str) ->
             return Err(ConfigError::new(
                 field,
                 "unknown field: expected one of trustDomain, className, failurePolicy, \
-                 prune, apiVersions, transitionTime, outputPath",
+                 workloadPolicy, prune, apiVersions, transitionTime, outputPath",
             ));
         }
     }
@@ -299,6 +328,7 @@ fn validate(spec: ConfigSpec, field: &dyn Fn(&str) -> String) -> Result<Config, 
         trust_domain,
         class_name: spec.class_name.filter(|s| !s.is_empty()),
         failure_policy: spec.failure_policy.unwrap_or_default(),
+        workload_policy: spec.workload_policy.unwrap_or_default(),
         prune: spec.prune.unwrap_or(true),
         api_versions,
         transition_time,

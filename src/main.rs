@@ -35,6 +35,15 @@ struct Cli {
 enum Command {
     /// Render manifests from files and folders to a plain YAML stream (Argo CD plugin, CI).
     Render(RenderArgs),
+    /// Read what render reads and print, per binding, its verdict, identity and the pod
+    /// templates it reaches, then the workload findings. Writes nothing.
+    Explain {
+        #[command(flatten)]
+        args: RenderArgs,
+        /// text (aligned, for a person) or json (a stable document for automation).
+        #[arg(short, long, default_value = "text", value_parser = ["text", "json"])]
+        output: String,
+    },
     /// Print the manifest files that hold an InferenceIdentityBinding (Argo CD discovery);
     /// prints nothing when there is none.
     Discover {
@@ -66,6 +75,9 @@ struct RenderArgs {
     /// Report or Fail.
     #[arg(long, env = "ARGOCD_ENV_FAILURE_POLICY")]
     failure_policy: Option<String>,
+    /// Workload coverage findings: Report, Fail or Ignore.
+    #[arg(long, env = "ARGOCD_ENV_WORKLOAD_POLICY")]
+    workload_policy: Option<String>,
     /// true or false.
     #[arg(long, env = "ARGOCD_ENV_PRUNE")]
     prune: Option<String>,
@@ -83,6 +95,7 @@ impl RenderArgs {
             ("trustDomain", "--trust-domain (ARGOCD_ENV_TRUST_DOMAIN)", self.trust_domain),
             ("className", "--class-name (ARGOCD_ENV_CLASS_NAME)", self.class_name),
             ("failurePolicy", "--failure-policy (ARGOCD_ENV_FAILURE_POLICY)", self.failure_policy),
+            ("workloadPolicy", "--workload-policy (ARGOCD_ENV_WORKLOAD_POLICY)", self.workload_policy),
             ("prune", "--prune (ARGOCD_ENV_PRUNE)", self.prune),
             ("apiVersions", "--api-versions (ARGOCD_ENV_API_VERSIONS)", self.api_versions),
             ("transitionTime", "--transition-time (ARGOCD_ENV_TRANSITION_TIME)", self.transition_time),
@@ -137,6 +150,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let (stderr, code) = render::run_to(&request, stdout);
             std::io::stderr().write_all(stderr.as_bytes())?;
             return Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)));
+        }
+        (Some(Command::Explain { args, output }), _) => {
+            let mut request = args.into_request();
+            if request.paths.iter().any(|p| p.as_os_str() == "-") {
+                if std::io::stdin().is_terminal() {
+                    return Ok(at_terminal(RENDER_AT_TERMINAL));
+                }
+                match read_stdin()? {
+                    Ok(text) => request.stdin = Some(text),
+                    Err(message) => return finish(io::error_output(&message)),
+                }
+            }
+            let format = if output == "json" { io::explain::Format::Json } else { io::explain::Format::Text };
+            io::explain::run(&request, format)
         }
         (Some(Command::Discover { paths }), _) => {
             let found = render::discover(&paths).context("searching for bindings")?;

@@ -70,7 +70,7 @@ const DEPLOYMENT_JSON: &str = r#"{
   "spec": {
     "selector": {"matchLabels": {"app": "llama"}},
     "template": {
-      "metadata": {"labels": {"app": "llama"}},
+      "metadata": {"labels": {"app": "llama", "identity.kleym.sonda.red/variant": "prefill"}},
       "spec": {"serviceAccountName": "llama", "containers": [{"name": "server", "image": "vllm/vllm-openai:v0.6.0"}]}
     }
   }
@@ -118,6 +118,11 @@ fn generate_prints_a_plain_yaml_stream_with_the_identity_and_the_status() {
     );
     let deployment = of_kind(&docs, "Deployment")[0];
     assert_eq!(deployment["spec"]["template"]["spec"]["containers"][0]["image"], "vllm/vllm-openai:v0.6.0");
+    assert!(
+        text.contains(DEPLOYMENT_JSON),
+        "a document the function does not own is printed as its text:\n{text}"
+    );
+    assert_eq!(stderr(&out), "", "the identity reaches the Deployment: nothing to report");
 
     let id = of_kind(&docs, "ClusterSPIFFEID")[0];
     assert_eq!(id["metadata"]["name"], LLAMA_PREFILL_OUTPUT, "{text}");

@@ -83,24 +83,27 @@ fn stream_golden_cases() {
     for (dir, mode) in &cases {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
         let out = run_stream(dir, mode, None);
-        let exit = format!("{}\n", out.2);
-        for (file, got) in [
-            ("expected.yaml", out.0.as_str()),
-            ("expected-stderr.txt", out.1.as_str()),
-            ("exit-code", exit.as_str()),
-        ] {
+        let mut files = vec![("expected-stderr.txt", out.1.clone()), ("exit-code", format!("{}\n", out.2))];
+        match mode {
+            StreamMode::Explain => {
+                files.push(("expected.txt", out.0.clone()));
+                files.push(("expected.json", run_stream(dir, mode, Some("json")).0));
+            }
+            _ => files.push(("expected.yaml", out.0.clone())),
+        }
+        for (file, got) in &files {
             let path = dir.join(file);
             if update {
                 fs::write(&path, got).unwrap();
                 continue;
             }
             match fs::read_to_string(&path) {
-                Ok(want) if want == got => {}
+                Ok(want) if &want == got => {}
                 Ok(want) => problems.push(format!("{name}/{file}: {}", first_difference(&want, got))),
                 Err(_) => problems.push(format!("{name}/{file}: missing (run with UPDATE_GOLDEN=1)")),
             }
         }
-        if out.2 == 0 {
+        if out.2 == 0 && !matches!(mode, StreamMode::Explain) {
             let again = run_stream(dir, mode, Some(&out.0));
             if again.0 != out.0 || again.2 != 0 {
                 problems.push(format!("{name}: not a fixed point: {}", first_difference(&out.0, &again.0)));
@@ -111,7 +114,7 @@ fn stream_golden_cases() {
 }
 
 /// Runs a plain-stream case: (stdout, stderr, exit code). With `again`, that stream takes
-/// the place of the case's input.
+/// the place of the case's input (for explain, `again` is the output format).
 fn run_stream(dir: &std::path::Path, mode: &StreamMode, again: Option<&str>) -> (String, String, i32) {
     let mut cmd = Command::new(BIN);
     cmd.current_dir(dir).env_clear().env("PATH", "/usr/bin:/bin");
@@ -130,12 +133,19 @@ fn run_stream(dir: &std::path::Path, mode: &StreamMode, again: Option<&str>) -> 
             cmd.args(["render", "-"]);
             Some(text.to_string())
         }
+        (StreamMode::Explain, format) => {
+            cmd.args(["explain", "files"]);
+            if let Some(format) = format {
+                cmd.args(["-o", format]);
+            }
+            None
+        }
         (StreamMode::Plugin, input) => {
             cmd.arg("plugin-config.yaml");
             Some(input.map_or_else(|| fs::read_to_string(dir.join("stream.yaml")).unwrap(), str::to_string))
         }
     };
-    if matches!(mode, StreamMode::Render) && dir.join("config.yaml").is_file() {
+    if matches!(mode, StreamMode::Render | StreamMode::Explain) && dir.join("config.yaml").is_file() {
         cmd.args(["--config", "config.yaml"]);
     }
     cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })

@@ -60,6 +60,10 @@ fn the_schema_accepts_exactly_what_the_validation_accepts() {
         ),
         ("className", vec![json!(""), json!("spire"), json!(" spire"), json!("a b"), Value::Null, json!(3)]),
         ("failurePolicy", vec![json!("Report"), json!("Fail"), json!("fail"), json!(true), Value::Null]),
+        (
+            "workloadPolicy",
+            vec![json!("Report"), json!("Fail"), json!("Ignore"), json!("ignore"), json!(true), Value::Null],
+        ),
         ("prune", vec![json!(true), json!(false), json!("true"), Value::Null]),
         (
             "apiVersions",

@@ -1,10 +1,12 @@
 //! The edges: how items arrive and leave in each mode. All read through one text-preserving
 //! reader ([`read`]) and write through one writer ([`write`]): the KRM ResourceList
 //! ([`krm`], kpt and kustomize KRM functions), the kustomize exec plugin's plain stream
-//! ([`plugin`]), and files and folders ([`render`], Argo CD and CI). This module holds what
-//! they share: the environment, the reconcile call, and stderr.
+//! ([`plugin`]), and files and folders ([`render`], Argo CD and CI; [`explain`], the view a
+//! person reads). This module holds what they share: the environment, the reconcile call,
+//! and stderr.
 
 mod app_folder;
+pub mod explain;
 pub mod krm;
 pub mod plugin;
 pub mod read;
@@ -81,10 +83,11 @@ pub fn reconcile_items(
     }
 }
 
-/// The stderr lines of a finished reconcile: one per failing binding, and the missing
-/// trust domain with how to set it in this mode.
+/// The stderr lines of a finished reconcile: one per failing binding, one per workload
+/// coverage finding, and the missing trust domain with how to set it in this mode.
 pub fn summary(outcome: &Outcome, config: &Config, trust_domain_hint: &str) -> String {
-    let mut stderr: String = outcome.failures.iter().map(|line| stderr_line(line)).collect();
+    let mut stderr: String =
+        outcome.failures.iter().chain(&outcome.findings).map(|line| stderr_line(line)).collect();
     if config.trust_domain.is_none() {
         stderr.push_str(&stderr_line(&format!("error: trustDomain is required: {trust_domain_hint}")));
     }

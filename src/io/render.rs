@@ -3,10 +3,11 @@
 //! Argo CD would take the wrapper for one object). Standard input is read only when a path
 //! is `-` (`kustomize build ... | render -`).
 
-use crate::config::{self, Override};
-use crate::io::read::{self, Head};
+use crate::config::{self, Config, Override};
+use crate::io::read::{self, Head, Stream};
 use crate::io::write::{self, Form, Source};
 use crate::io::{Env, RunError, RunOutput, error_output, reconcile_items, summary};
+use crate::reconcile::Outcome;
 use crate::reconcile::input::{Input, Passed};
 use crate::yaml;
 use std::fs;
@@ -54,6 +55,53 @@ pub fn run_to<W: Write>(request: &Request, out: W) -> (String, i32) {
 }
 
 fn render<W: Write>(request: &Request, mut out: W) -> Result<(String, i32), String> {
+    let mut loaded = load(request)?;
+    let outcome = loaded.reconcile(request)?;
+    let stderr = summary(&outcome, &loaded.config, TRUST_DOMAIN_HINT);
+    if outcome.has_errors() {
+        return Ok((stderr, 1));
+    }
+    write::items(&mut out, &outcome.items, &loaded.sources(), Form::Stream)?;
+    out.flush().map_err(|e| format!("writing the output: {e}"))?;
+    Ok((stderr, 0))
+}
+
+/// The manifests of a request, read, with the configuration they run under.
+pub(super) struct Loaded {
+    pub config: Config,
+    streams: Vec<Stream>,
+    /// By item position, (stream, part) it came from.
+    kept: Vec<(usize, usize)>,
+    items: Vec<Input>,
+    /// By item position, `file (document n)` for messages.
+    origins: Vec<String>,
+}
+
+impl Loaded {
+    /// Reconciles the items (once: they move into the outcome); an unusable input or
+    /// configuration is the error.
+    pub fn reconcile(&mut self, request: &Request) -> Result<Outcome, String> {
+        let items = std::mem::take(&mut self.items);
+        match reconcile_items(items, &self.config, &request.env, false, TRUST_DOMAIN_HINT) {
+            Err((RunError::Config(e), _)) => Err(e.to_string()),
+            Err((RunError::Input(e), _)) => {
+                Err(format!("{}: {}", self.origins[e.item], crate::io::escape_controls(&e.message, false)))
+            }
+            Ok(outcome) => Ok(outcome),
+        }
+    }
+
+    /// Where each item's text is, by item position.
+    pub fn sources(&self) -> Vec<Source<'_>> {
+        self.kept
+            .iter()
+            .map(|&(f, i)| Source { text: &self.streams[f].text, item: &self.streams[f].parts[i].text })
+            .collect()
+    }
+}
+
+/// Reads the configuration and the manifests of a request.
+pub(super) fn load(request: &Request) -> Result<Loaded, String> {
     let config_value = match &request.config_file {
         None => None,
         Some(path) => {
@@ -86,16 +134,15 @@ fn render<W: Write>(request: &Request, mut out: W) -> Result<(String, i32), Stri
         };
         texts.push(text);
     }
-    let streams = read::streams(texts);
-    let mut read = Vec::with_capacity(files.len());
-    for (file, stream) in files.iter().zip(streams) {
-        read.push(stream.map_err(|e| format!("{}: {e}", name(file)))?);
+    let mut streams = Vec::with_capacity(files.len());
+    for (file, stream) in files.iter().zip(read::streams(texts)) {
+        streams.push(stream.map_err(|e| format!("{}: {e}", name(file)))?);
     }
 
     let mut items = Vec::new();
     let mut kept = Vec::new();
     let mut origins = Vec::new();
-    for (f, (file, stream)) in files.iter().zip(&mut read).enumerate() {
+    for (f, (file, stream)) in files.iter().zip(&mut streams).enumerate() {
         for (index, part) in stream.parts.iter_mut().enumerate() {
             if is_local_config(&part.head) {
                 continue;
@@ -112,23 +159,7 @@ fn render<W: Write>(request: &Request, mut out: W) -> Result<(String, i32), Stri
             origins.push(format!("{} (document {index})", name(file)));
         }
     }
-    let sources: Vec<Source<'_>> =
-        kept.iter().map(|&(f, i)| Source { text: &read[f].text, item: &read[f].parts[i].text }).collect();
-    match reconcile_items(items, &config, &request.env, false, TRUST_DOMAIN_HINT) {
-        Err((RunError::Config(e), _)) => Err(e.to_string()),
-        Err((RunError::Input(e), _)) => {
-            Err(format!("{}: {}", origins[e.item], crate::io::escape_controls(&e.message, false)))
-        }
-        Ok(outcome) => {
-            let stderr = summary(&outcome, &config, TRUST_DOMAIN_HINT);
-            if outcome.has_errors() {
-                return Ok((stderr, 1));
-            }
-            write::items(&mut out, &outcome.items, &sources, Form::Stream)?;
-            out.flush().map_err(|e| format!("writing the output: {e}"))?;
-            Ok((stderr, 0))
-        }
-    }
+    Ok(Loaded { config, streams, kept, items, origins })
 }
 
 /// The path that names standard input.

@@ -1,18 +1,22 @@
 //! An input item as the reconcile sees it: whole, for the kinds it reads (bindings, pools,
-//! ClusterSPIFFEIDs, CRDs, service accounts), or reduced to the few facts it needs of an item it only passes
-//! on. Readers ask [`reads_whole`] which items to build whole; the rest never become values.
+//! ClusterSPIFFEIDs, CRDs, service accounts, namespaces), or reduced to the few facts it
+//! needs of an item it only passes on: the file slots it takes and its pod templates.
+//! Readers ask [`reads_whole`] which items to build whole; the rest never become values.
 
+use super::coverage::workload::{self, Workload};
 use super::files::{self, FileSlot};
 use serde_json::Value;
+use std::borrow::Cow;
 
-/// Kinds the reconcile reads whole (service accounts for the names kustomize gave them).
-/// Any other item passes through untouched.
-const READ_WHOLE: [&str; 5] = [
+/// Kinds the reconcile reads whole (service accounts for the names kustomize gave them and
+/// the ones declared, namespaces for their labels). Any other item passes through untouched.
+const READ_WHOLE: [&str; 6] = [
     "InferenceIdentityBinding",
     "InferencePool",
     "ClusterSPIFFEID",
     "CustomResourceDefinition",
     "ServiceAccount",
+    "Namespace",
 ];
 
 /// Whether the reconcile reads items of this kind whole.
@@ -40,6 +44,8 @@ pub enum Input {
 pub struct Passed {
     /// The file slots it takes, so new outputs never land on them.
     pub slots: Vec<FileSlot>,
+    /// Its pod templates, when it holds any.
+    pub workload: Option<Box<Workload>>,
 }
 
 impl Input {
@@ -54,6 +60,14 @@ impl Input {
         match self {
             Input::Whole(value) => Some(value),
             Input::Passed(_) => None,
+        }
+    }
+
+    /// The item's pod templates, when it holds any.
+    pub fn workload(&self) -> Option<Cow<'_, Workload>> {
+        match self {
+            Input::Whole(value) => workload::workload_of(value).map(Cow::Owned),
+            Input::Passed(passed) => passed.workload.as_deref().map(Cow::Borrowed),
         }
     }
 
@@ -74,13 +88,13 @@ impl Input {
 }
 
 impl Passed {
-    /// The facts the reconcile needs of an item, from its value (or as much of it as holds
-    /// `metadata.annotations`).
+    /// The facts the reconcile needs of an item, from its value (or a skeleton of it that
+    /// holds its head, annotations and pod templates).
     pub fn of(value: &Value) -> Passed {
         let annotations = value.pointer("/metadata/annotations").and_then(Value::as_object);
         let slots =
             annotations.into_iter().flat_map(files::file_slots).map(|(p, i)| (p.to_string(), i)).collect();
-        Passed { slots }
+        Passed { slots, workload: workload::workload_of(value).map(Box::new) }
     }
 }
 
@@ -104,7 +118,7 @@ mod tests {
             "spec": {"replicas": 1},
         });
         let passed = Input::of(deployment);
-        assert_eq!(passed, Input::Passed(Passed { slots: vec![("d.yaml".into(), 0)] }));
+        assert_eq!(passed, Input::Passed(Passed { slots: vec![("d.yaml".into(), 0)], workload: None }));
         assert_eq!(passed.slots(), [("d.yaml", 0)]);
     }
 

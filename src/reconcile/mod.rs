@@ -4,6 +4,7 @@
 
 pub mod checks;
 pub mod conflict;
+pub mod coverage;
 pub mod files;
 pub mod identity;
 pub mod input;
@@ -20,7 +21,7 @@ pub mod status;
 use crate::api::binding::{self, BindingInput, ConflictEntry, InferenceIdentityBindingStatus};
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId, RenderInput};
 use crate::api::names;
-use crate::config::{Config, FailurePolicy};
+use crate::config::{Config, FailurePolicy, WorkloadPolicy};
 use crate::parallel;
 use crate::reconcile::reason::{Failure, Reason};
 use crate::reconcile::resolve::PoolIndex;
@@ -28,6 +29,7 @@ use crate::reconcile::results::{FileRef, KrmResult, ResourceRef, Severity};
 use crate::reconcile::served::ServedApis;
 use checks::{Inputs, Planned};
 use conflict::Candidate;
+use coverage::{Coverage, Identity, PoolUse};
 use input::Input;
 use item::Item;
 use k8s_openapi::jiff::Timestamp;
@@ -58,6 +60,10 @@ pub struct Outcome {
     pub results: Vec<KrmResult>,
     /// One line per failing binding, for stderr.
     pub failures: Vec<String>,
+    /// One line per workload coverage finding, for stderr, with its severity.
+    pub findings: Vec<String>,
+    /// What each identity reaches, and the findings (empty under `workloadPolicy: Ignore`).
+    pub coverage: Coverage,
 }
 
 impl Outcome {
@@ -103,12 +109,15 @@ pub struct Plan {
     evaluated: Vec<Evaluated>,
     renders: Renders,
     output_files: bool,
+    /// For workload coverage: the identities that render, and every pool in use.
+    identities: Vec<Identity>,
+    uses: Vec<PoolUse>,
 }
 
 /// Checks every binding, finds conflicts and renders the outputs.
 pub fn plan(items: &[Input], ctx: &Context<'_>) -> Result<Plan, InputError> {
-    let (evaluated, renders) = evaluate_all(items, ctx)?;
-    Ok(Plan { evaluated, renders, output_files: ctx.output_files })
+    let (evaluated, renders, (identities, uses)) = evaluate_all(items, ctx)?;
+    Ok(Plan { evaluated, renders, output_files: ctx.output_files, identities, uses })
 }
 
 impl Plan {
@@ -128,6 +137,11 @@ impl Plan {
         let seen = self.evaluated.len();
         let mut failures = Vec::new();
         let mut present = HashSet::new();
+        let binding_refs: HashMap<usize, coverage::Ref> = self
+            .evaluated
+            .iter()
+            .map(|e| (e.item, coverage::binding_ref(e.item, e.namespace.as_deref(), &e.name)))
+            .collect();
         // By item position, in order: bindings were evaluated in input order.
         let mut statuses = Vec::with_capacity(seen);
         for e in self.evaluated {
@@ -159,24 +173,38 @@ impl Plan {
             config.prune,
             self.output_files.then_some(config.output_path.as_str()),
         );
+        let coverage = match config.workload_policy {
+            WorkloadPolicy::Ignore => Coverage::default(),
+            _ => coverage::coverage(&self.identities, &self.uses, &coverage::inputs::seen(&items), &|b| {
+                binding_refs[&b].clone()
+            }),
+        };
+        let findings = report_findings(&coverage, config.workload_policy, &items, &mut results);
         results.push(KrmResult::new(
             Severity::Info,
             format!(
                 "{seen} binding(s): {} rendered, {} failed; ClusterSPIFFEIDs: {} added, {} replaced, \
-                 {} removed, {} pruned",
+                 {} removed, {} pruned{}",
                 seen - failures.len(),
                 failures.len(),
                 counts.added,
                 counts.replaced,
                 counts.removed,
-                counts.pruned
+                counts.pruned,
+                match coverage.findings.len() {
+                    0 => String::new(),
+                    n => format!("; {n} workload coverage finding(s)"),
+                }
             ),
         ));
-        Outcome { items, results, failures }
+        Outcome { items, results, failures, findings, coverage }
     }
 }
 
-fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<(Vec<Evaluated>, Renders), InputError> {
+/// Everything [`plan`] works out: bindings evaluated, the renders, and coverage's inputs.
+type Evaluation = (Vec<Evaluated>, Renders, (Vec<Identity>, Vec<PoolUse>));
+
+fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputError> {
     let config = ctx.config;
     let mut bindings = Vec::new();
     let mut keys = HashSet::new();
@@ -296,6 +324,19 @@ fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<(Vec<Evaluated>, R
         named[i] = None;
     }
 
+    // What workload coverage needs: every pool in use, and the identities that render.
+    let mut uses = Vec::new();
+    let mut identities = Vec::new();
+    if config.workload_policy != WorkloadPolicy::Ignore {
+        for ((b, outcome), name) in bindings.iter().zip(&outcomes).zip(&named) {
+            let Some(used) = coverage::inputs::pool_use(b, &pools, &served) else { continue };
+            if let (Ok(p), Some(name)) = (outcome, name) {
+                identities.push(coverage::inputs::identity(&used, p.service_account, p.variant, name));
+            }
+            uses.push(used);
+        }
+    }
+
     // Statuses, results and renders.
     let work: Vec<_> = bindings.iter().zip(outcomes).zip(named.into_iter().zip(conflicts)).collect();
     let finished =
@@ -306,7 +347,48 @@ fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<(Vec<Evaluated>, R
         evaluated.push(e);
         renders.extend(render);
     }
-    Ok((evaluated, renders))
+    Ok((evaluated, renders, (identities, uses)))
+}
+
+/// The findings as results (severities by `workloadPolicy`), and their stderr lines.
+fn report_findings(
+    coverage: &Coverage,
+    policy: WorkloadPolicy,
+    items: &[Item],
+    results: &mut Vec<KrmResult>,
+) -> Vec<String> {
+    let files: HashMap<usize, FileRef> = items
+        .iter()
+        .filter_map(|item| {
+            let (path, index) = item.slots().first().copied()?;
+            Some((item.position()?, FileRef { path: path.to_string(), index }))
+        })
+        .collect();
+    let mut lines = Vec::with_capacity(coverage.findings.len());
+    for finding in &coverage.findings {
+        let severity = coverage::severity(finding.level, policy);
+        let message = format!("{}: {}", finding.kind.as_str(), finding.message);
+        let about = &finding.about;
+        let mut result = KrmResult::new(severity, message.clone());
+        result.resource_ref = Some(ResourceRef {
+            api_version: about.api_version.clone(),
+            kind: about.kind.clone(),
+            name: about.name.clone(),
+            namespace: about.namespace.clone(),
+        });
+        if let Some(path) = about.path.as_deref().filter(|p| !p.is_empty()) {
+            result = result.with_field(path);
+        }
+        result.file = files.get(&about.item).cloned();
+        let word = match severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        };
+        lines.push(format!("{word}: {message}"));
+        results.push(result);
+    }
+    lines
 }
 
 /// The status, result and render of one binding whose checks are done.

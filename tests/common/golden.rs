@@ -22,6 +22,9 @@ pub fn cases() -> Vec<PathBuf> {
 pub enum StreamMode {
     /// `render files` (with `--config config.yaml` when there is one), in the case folder.
     Render,
+    /// `explain files` and `explain -o json files` (a `files/` case named `explain-...`):
+    /// `expected.txt` and `expected.json`.
+    Explain,
     /// The exec plugin: `plugin-config.yaml` as the argument, `stream.yaml` on stdin.
     Plugin,
 }
@@ -34,7 +37,10 @@ pub fn stream_cases() -> Vec<(PathBuf, StreamMode)> {
     dirs.sort();
     dirs.into_iter()
         .filter_map(|dir| {
-            let mode = if dir.join("files").is_dir() {
+            let explain = dir.file_name().is_some_and(|n| n.to_string_lossy().starts_with("explain-"));
+            let mode = if dir.join("files").is_dir() && explain {
+                StreamMode::Explain
+            } else if dir.join("files").is_dir() {
                 StreamMode::Render
             } else if dir.join("stream.yaml").is_file() {
                 StreamMode::Plugin

@@ -12,26 +12,57 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ops::Range;
 
-/// How much of a node to build.
+/// How much of a node to build. Of an item the reconcile only passes on, it needs its head
+/// and its pod templates: [`Build::Head`] builds just those, a skeleton in which
+/// `reconcile::coverage::workload_of` finds what it finds in the whole item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Build {
     Whole,
-    /// An item: `apiVersion` and `kind` whole, `metadata` as [`Build::Metadata`].
+    /// An item: `apiVersion` and `kind` whole, `metadata` as [`Build::Metadata`], the rest
+    /// as [`Build::Probe`].
     Head,
-    /// An item's metadata: only `annotations`, where kpt and kustomize keep file paths.
+    /// An item's metadata: `annotations` (where kpt and kustomize keep file paths), `name`,
+    /// `namespace` and `labels`.
     Metadata,
+    /// A node that may hold pod templates: of a mapping, `metadata` as
+    /// [`Build::ProbeMetadata`], `containers` as [`Build::Shape`], the service account
+    /// fields whole, the rest probed; kept only when something in it is.
+    Probe,
+    /// A nested metadata: only `labels`.
+    ProbeMetadata,
+    /// Only whether the node is a sequence: an empty one if it is, else a null.
+    Shape,
     Nothing,
 }
 
 impl Build {
     fn child(self, key: &str) -> Build {
         match (self, key) {
-            (Build::Whole, _) | (Build::Head, "apiVersion" | "kind") | (Build::Metadata, "annotations") => {
-                Build::Whole
-            }
+            (Build::Whole, _)
+            | (Build::Head, "apiVersion" | "kind")
+            | (Build::Metadata, "annotations" | "name" | "namespace" | "labels")
+            | (Build::ProbeMetadata, "labels")
+            | (Build::Probe, "serviceAccountName" | "serviceAccount") => Build::Whole,
             (Build::Head, "metadata") => Build::Metadata,
+            (Build::Probe, "metadata") => Build::ProbeMetadata,
+            (Build::Probe, "containers") => Build::Shape,
+            (Build::Head | Build::Probe, _) => Build::Probe,
             _ => Build::Nothing,
         }
+    }
+
+    /// What the elements of a sequence are built as.
+    fn element(self) -> Build {
+        match self {
+            Build::Whole => Build::Whole,
+            Build::Head | Build::Probe => Build::Probe,
+            _ => Build::Nothing,
+        }
+    }
+
+    /// Whether a node built this way is kept only when something in it is.
+    fn sparse(self) -> bool {
+        matches!(self, Build::Probe | Build::ProbeMetadata)
     }
 }
 
@@ -273,23 +304,41 @@ impl<'t> Walker<'t> {
                         None
                     }
                 };
-                Ok((build != Build::Nothing)
-                    .then(|| value.unwrap_or_else(|| Value::String(text.into_owned()))))
+                Ok(match build {
+                    Build::Nothing | Build::Probe | Build::ProbeMetadata => None,
+                    Build::Shape => Some(Value::Null),
+                    _ => Some(value.unwrap_or_else(|| Value::String(text.into_owned()))),
+                })
             }
             Event::SequenceStart(style, anchor, tag) => {
                 self.properties(anchor, tag.is_some())?;
-                let children = if build == Build::Whole { Build::Whole } else { Build::Nothing };
+                let children = build.element();
                 let mut out = Vec::new();
+                let mut kept = false;
                 loop {
                     match self.event()? {
                         (Event::SequenceEnd, end) => {
                             if style == StructureStyle::Flow {
                                 self.end = self.offset(&end.end);
                             }
-                            out.shrink_to_fit();
-                            return Ok((build != Build::Nothing).then_some(Value::Array(out)));
+                            return Ok(match build {
+                                Build::Nothing | Build::ProbeMetadata => None,
+                                Build::Shape => Some(Value::Array(Vec::new())),
+                                Build::Probe | Build::Head if !kept => None,
+                                _ => {
+                                    out.shrink_to_fit();
+                                    Some(Value::Array(out))
+                                }
+                            });
                         }
-                        (event, span) => out.extend(self.value(event, span, depth + 1, children)?),
+                        (event, span) => {
+                            let value = self.value(event, span, depth + 1, children)?;
+                            kept |= value.is_some();
+                            // Probed entries keep their places, so paths count them right.
+                            if value.is_some() || children == Build::Probe {
+                                out.push(value.unwrap_or(Value::Null));
+                            }
+                        }
                     }
                 }
             }
@@ -328,7 +377,12 @@ impl<'t> Walker<'t> {
                     if shape == Shape::Flow {
                         self.end = self.offset(&span.end);
                     }
-                    let value = (build != Build::Nothing).then(|| Value::Object(Map::from_iter(out)));
+                    let value = match build {
+                        Build::Nothing => None,
+                        Build::Shape => Some(Value::Null),
+                        sparse if sparse.sparse() && out.is_empty() => None,
+                        _ => Some(Value::Object(Map::from_iter(out))),
+                    };
                     return Ok((value, status));
                 }
                 Event::Scalar(_, _, anchor, _) if anchor != 0 && !self.anchors_allowed => {
@@ -609,9 +663,29 @@ mod tests {
         let (node, counts) = entry(text, 0, Build::Head, LIMITS).unwrap();
         assert_eq!(
             node.value.unwrap(),
-            serde_json::json!({"kind": "X", "metadata": {"annotations": {"a": "b"}}, "apiVersion": "v1"})
+            serde_json::json!({"kind": "X", "metadata": {"name": "web", "annotations": {"a": "b"}}, "apiVersion": "v1"})
         );
         assert_eq!(counts.nodes, 18);
+    }
+
+    #[test]
+    fn a_head_holds_the_pod_templates_the_whole_item_holds() {
+        let text = "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web, namespace: serving, labels: {app: web}}\n  \
+                    spec:\n    replicas: 2\n    selector: {matchLabels: {app: web}}\n    template:\n      metadata:\n        \
+                    labels: {app: web, v: \"1\"}\n        annotations: {a: b}\n      spec:\n        serviceAccountName: sa\n        \
+                    containers:\n        - name: c\n          env: [{name: A, value: b}]\n    extra:\n    - {}\n    - template:\n        \
+                    spec: {containers: []}\n";
+        let head = entry(text, 0, Build::Head, LIMITS).unwrap().0.value.unwrap();
+        let whole = crate::yaml::parse(text).unwrap()[0].clone();
+        let of = crate::reconcile::coverage::workload::workload_of;
+        assert_eq!(of(&head), of(&whole));
+        assert_eq!(of(&head).unwrap().templates.len(), 2);
+        assert_eq!(
+            head["spec"]["template"]["spec"]["containers"],
+            serde_json::json!([]),
+            "only that it is a list"
+        );
+        assert!(head["spec"].get("replicas").is_none() && head["spec"].get("selector").is_none(), "{head}");
     }
 
     #[test]

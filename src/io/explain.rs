@@ -1,0 +1,252 @@
+//! `explain`: the view a person reads. It reads what `render` reads (files, folders, `-`)
+//! with the same configuration, writes nothing, and prints per binding its verdict, SPIFFE
+//! ID, selectors, ClusterSPIFFEID and the pod templates it reaches, then the findings, each
+//! under its name: as aligned text, or as a stable JSON document for automation.
+
+use super::render::{self, Request};
+use super::{RunOutput, error_output};
+use crate::api::binding::InferenceIdentityBindingStatus;
+use crate::config::WorkloadPolicy;
+use crate::reconcile::Outcome;
+use crate::reconcile::coverage::{self, Kind, Ref};
+use crate::reconcile::item::Item;
+use crate::reconcile::results::Severity;
+use serde::Serialize;
+use serde_json::Value;
+
+/// The output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// Explains the manifests of a request.
+pub fn run(request: &Request, format: Format) -> RunOutput {
+    let explained = render::load(request).and_then(|mut loaded| {
+        let outcome = loaded.reconcile(request)?;
+        Ok(report(&outcome, loaded.config.workload_policy))
+    });
+    match explained {
+        Err(message) => error_output(&message),
+        Ok(report) => {
+            let exit_code = i32::from(report.findings.iter().any(|f| f.severity == "error"));
+            let stdout = match format {
+                Format::Text => text(&report),
+                Format::Json => {
+                    let mut json = serde_json::to_string_pretty(&report).expect("a report serializes");
+                    json.push('\n');
+                    json
+                }
+            };
+            RunOutput { stdout, stderr: String::new(), exit_code }
+        }
+    }
+}
+
+/// The stable document `-o json` prints.
+#[derive(Serialize, Debug)]
+pub struct Report {
+    pub bindings: Vec<BindingReport>,
+    pub findings: Vec<FindingReport>,
+}
+
+#[derive(Serialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct BindingReport {
+    pub namespace: Option<String>,
+    pub name: String,
+    pub ready: bool,
+    pub reason: String,
+    pub message: String,
+    #[serde(rename = "spiffeID")]
+    pub spiffe_id: Option<String>,
+    #[serde(rename = "clusterSPIFFEID")]
+    pub cluster_spiffe_id: Option<String>,
+    pub selectors: Vec<String>,
+    pub workloads: Vec<WorkloadRef>,
+}
+
+#[derive(Serialize, Debug, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadRef {
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct FindingReport {
+    #[serde(skip)]
+    kind: Kind,
+    pub severity: &'static str,
+    pub reason: &'static str,
+    pub message: String,
+    pub refs: Vec<WorkloadRef>,
+}
+
+impl From<&Ref> for WorkloadRef {
+    fn from(r: &Ref) -> Self {
+        WorkloadRef {
+            api_version: r.api_version.clone(),
+            kind: r.kind.clone(),
+            namespace: r.namespace.clone(),
+            name: r.name.clone(),
+            path: r.path.clone().filter(|p| !p.is_empty()),
+        }
+    }
+}
+
+fn report(outcome: &Outcome, policy: WorkloadPolicy) -> Report {
+    let bindings = outcome
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Binding(position, value, status) => Some(binding(*position, value, status, outcome)),
+            _ => None,
+        })
+        .collect();
+    let findings = outcome
+        .coverage
+        .findings
+        .iter()
+        .map(|f| FindingReport {
+            kind: f.kind,
+            severity: match coverage::severity(f.level, policy) {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                Severity::Info => "info",
+            },
+            reason: f.kind.as_str(),
+            message: f.message.clone(),
+            refs: std::iter::once(&f.about).chain(&f.also).map(WorkloadRef::from).collect(),
+        })
+        .collect();
+    Report { bindings, findings }
+}
+
+fn binding(
+    position: usize,
+    value: &Value,
+    status: &InferenceIdentityBindingStatus,
+    outcome: &Outcome,
+) -> BindingReport {
+    let text = |pointer: &str| value.pointer(pointer).and_then(Value::as_str).map(str::to_string);
+    let ready = status.conditions.iter().find(|c| c.type_ == "Ready");
+    let rendered = status.rendered_cluster_spiffeid.as_ref();
+    BindingReport {
+        namespace: text("/metadata/namespace"),
+        name: text("/metadata/name").unwrap_or_default(),
+        ready: ready.is_some_and(|c| c.status == "True"),
+        reason: ready.map(|c| c.reason.clone()).unwrap_or_default(),
+        message: ready.map(|c| c.message.clone()).unwrap_or_default(),
+        spiffe_id: rendered.map(|r| r.spiffe_id.clone()),
+        cluster_spiffe_id: rendered.map(|r| r.name.clone()),
+        selectors: status.rendered_selectors.first().map(|s| s.selectors.clone()).unwrap_or_default(),
+        workloads: outcome
+            .coverage
+            .reached
+            .get(&position)
+            .into_iter()
+            .flatten()
+            .map(WorkloadRef::from)
+            .collect(),
+    }
+}
+
+/// The report as text, aligned for a terminal.
+fn text(report: &Report) -> String {
+    let mut out = String::new();
+    let ready = report.bindings.iter().filter(|b| b.ready).count();
+    out.push_str(&format!("Bindings: {}, {ready} ready\n", report.bindings.len()));
+    for b in &report.bindings {
+        let name = match &b.namespace {
+            Some(ns) => format!("{ns}/{}", b.name),
+            None => b.name.clone(),
+        };
+        let verdict = if b.ready { "Ready".to_string() } else { format!("not ready: {}", b.reason) };
+        out.push_str(&format!("\n{name}  {verdict}\n"));
+        if !b.ready {
+            field(&mut out, "message", std::slice::from_ref(&b.message));
+        }
+        if let (Some(id), Some(output)) = (&b.spiffe_id, &b.cluster_spiffe_id) {
+            field(&mut out, "SPIFFE ID", std::slice::from_ref(id));
+            field(&mut out, "ClusterSPIFFEID", std::slice::from_ref(output));
+            field(&mut out, "selectors", &b.selectors);
+            let mut reaches: Vec<String> = b.workloads.iter().map(workload_line).collect();
+            if reaches.is_empty() {
+                reaches.push("no pod template of the input".to_string());
+            }
+            field(&mut out, "reaches", &reaches);
+        } else {
+            field(&mut out, "reaches", &["nothing: it renders no identity".to_string()]);
+        }
+    }
+    if report.findings.is_empty() {
+        out.push_str("\nFindings: none\n");
+        return out;
+    }
+    out.push_str(&format!("\nFindings: {}\n", report.findings.len()));
+    // Under each name, in the order of the findings table.
+    let mut reasons: Vec<(Kind, &str)> = report.findings.iter().map(|f| (f.kind, f.reason)).collect();
+    reasons.sort();
+    reasons.dedup();
+    for (_, reason) in reasons {
+        out.push_str(&format!("\n  {reason}\n"));
+        for f in report.findings.iter().filter(|f| f.reason == reason) {
+            let lines = wrap(&f.message, WIDTH - 13);
+            for (i, line) in lines.iter().enumerate() {
+                let severity = if i == 0 { f.severity } else { "" };
+                out.push_str(&format!("    {severity:<8} {line}\n"));
+            }
+        }
+    }
+    out
+}
+
+/// The width text lines are wrapped to, for a terminal.
+const WIDTH: usize = 100;
+
+/// `  label            value` lines, the label column aligned, long values wrapped.
+fn field<T: AsRef<str>>(out: &mut String, label: &str, values: &[T]) {
+    let mut first = true;
+    for value in values {
+        for line in wrap(value.as_ref(), WIDTH - 19) {
+            let label = if first { label } else { "" };
+            first = false;
+            out.push_str(&format!("  {label:<16} {line}\n"));
+        }
+    }
+}
+
+/// `text` cut into lines of at most `width` characters at spaces (a longer word stands
+/// alone on its line).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines
+}
+
+fn workload_line(w: &WorkloadRef) -> String {
+    let name = match &w.namespace {
+        Some(ns) => format!("{ns}/{}", w.name),
+        None => w.name.clone(),
+    };
+    match w.path.as_deref().filter(|p| !p.is_empty()) {
+        Some(path) => format!("{} {name}  {path}", w.kind),
+        None => format!("{} {name}", w.kind),
+    }
+}

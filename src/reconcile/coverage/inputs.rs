@@ -1,0 +1,95 @@
+//! What coverage reads, gathered from the reconcile's own work: each binding's pool as it
+//! resolves (rendered or not), the identities that render, and from the output items the
+//! workloads, declared service accounts, namespaces and other ClusterSPIFFEIDs.
+
+use super::selector::Selector;
+use super::{Identity, Other, PoolUse, Seen};
+use crate::api::binding::BindingInput;
+use crate::api::cluster_spiffe_id as csid;
+use crate::api::{fields, names, pool};
+use crate::reconcile::item::Item;
+use crate::reconcile::resolve::{self, PoolIndex};
+use crate::reconcile::served::ServedApis;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// The pool a binding uses, when its namespace is valid, its pool reference resolves and
+/// the pool's selector is valid: the same resolution as check 1 and 2.
+pub fn pool_use<'a>(
+    binding: &BindingInput<'a>,
+    pools: &PoolIndex<'a>,
+    served: &ServedApis,
+) -> Option<PoolUse> {
+    let namespace = binding.namespace.clone().ok().filter(|ns| names::dns1123_label(ns).is_ok())?;
+    let resolved = resolve::resolve_pool(binding.value, namespace, pools, served).ok()?;
+    let labels = pool::selector_labels(resolved.item).ok()?;
+    let variant = fields::str_at(binding.value, "spec.identityBoundary.variant")
+        .filter(|v| names::label_value(v).is_ok())
+        .map(str::to_string);
+    Some(PoolUse {
+        binding: binding.item,
+        binding_name: binding.name.to_string(),
+        namespace: namespace.to_string(),
+        pool: resolved.name.to_string(),
+        pool_api: resolved.api.api_version(),
+        labels,
+        variant,
+    })
+}
+
+/// The identity of a binding that renders as `output`.
+pub fn identity(used: &PoolUse, service_account: &str, variant: &str, output: &str) -> Identity {
+    Identity {
+        binding: used.binding,
+        namespace: used.namespace.clone(),
+        name: used.binding_name.clone(),
+        service_account: service_account.to_string(),
+        variant: variant.to_string(),
+        pool: used.pool.clone(),
+        pool_labels: used.labels.clone(),
+        output: output.to_string(),
+    }
+}
+
+/// What the output items hold for coverage: the items this run renders are left out of
+/// the other ClusterSPIFFEIDs, and so are those it removes.
+pub fn seen(items: &[Item]) -> Seen<'_> {
+    let mut seen = Seen::default();
+    for item in items {
+        let Item::Input(position, input) = item else { continue };
+        if let Some(workload) = input.workload() {
+            seen.workloads.push((*position, workload));
+        }
+        let Some(value) = input.value() else { continue };
+        let kind = fields::str_at(value, "kind").unwrap_or_default();
+        let api_version = fields::str_at(value, "apiVersion").unwrap_or_default();
+        let name = fields::str_at(value, "metadata.name").unwrap_or_default().to_string();
+        match (api_version, kind) {
+            ("v1", "ServiceAccount") => {
+                let ns = fields::str_at(value, "metadata.namespace").unwrap_or("default").to_string();
+                seen.service_accounts.insert((ns, name));
+            }
+            ("v1", "Namespace") => {
+                seen.namespaces.insert(name, labels(value.pointer("/metadata/labels")));
+            }
+            _ if csid::is_cluster_spiffe_id(value) => seen.others.push(Other {
+                item: *position,
+                name,
+                fallback: value.pointer("/spec/fallback").and_then(Value::as_bool) == Some(true),
+                pods: Selector::read(value.pointer("/spec/podSelector")),
+                namespaces: Selector::read(value.pointer("/spec/namespaceSelector")),
+            }),
+            _ => {}
+        }
+    }
+    seen
+}
+
+fn labels(value: Option<&Value>) -> BTreeMap<String, String> {
+    value
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+        .collect()
+}

@@ -1,0 +1,584 @@
+//! Workload coverage (contract 9): which pod templates of the input each rendered identity
+//! reaches, and the findings a platform engineer needs before deploy. SPIRE matches a pod
+//! to a rendered ClusterSPIFFEID when the pod is in the binding's namespace, its labels hold
+//! every label of the pool selector and `identity.kleym.sonda.red/variant: <variant>`, and it
+//! runs as the binding's service account.
+//!
+//! Everything is found by grouping: templates are indexed by namespace and by label, and
+//! each identity, pool and other ClusterSPIFFEID looks only at the templates of its rarest
+//! label. Findings are results only: they never change a status or an output.
+
+pub mod inputs;
+pub mod selector;
+pub mod workload;
+
+use crate::api::binding;
+use crate::config::WorkloadPolicy;
+use crate::reconcile::identity::VARIANT_LABEL;
+use crate::reconcile::results::Severity;
+use selector::{Answer, Selector};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use workload::{PodTemplate, Workload};
+
+/// The findings, in the order the contract's table lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    NoMatchingWorkload,
+    WorkloadWithoutVariant,
+    VariantNotBound,
+    ServiceAccountMismatch,
+    ServiceAccountNotDeclared,
+    WorkloadMatchesSeveralIdentities,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::NoMatchingWorkload => "NoMatchingWorkload",
+            Kind::WorkloadWithoutVariant => "WorkloadWithoutVariant",
+            Kind::VariantNotBound => "VariantNotBound",
+            Kind::ServiceAccountMismatch => "ServiceAccountMismatch",
+            Kind::ServiceAccountNotDeclared => "ServiceAccountNotDeclared",
+            Kind::WorkloadMatchesSeveralIdentities => "WorkloadMatchesSeveralIdentities",
+        }
+    }
+}
+
+/// How much a finding matters, before `workloadPolicy` has its say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Warning,
+    Info,
+}
+
+/// An item a finding is about, or names.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Ref {
+    /// Its position in the input.
+    pub item: usize,
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+    /// The pod template's place in the item, for workloads.
+    pub path: Option<String>,
+}
+
+impl Ref {
+    /// `Kind namespace/name`, and the template's path, for messages.
+    pub fn describe(&self) -> String {
+        let name = match &self.namespace {
+            Some(ns) => format!("{ns}/{}", self.name),
+            None => self.name.clone(),
+        };
+        match self.path.as_deref() {
+            Some(path) if !path.is_empty() => format!("{} {name} ({path})", self.kind),
+            _ => format!("{} {name}", self.kind),
+        }
+    }
+}
+
+/// One finding: its kind, level and message, the item it is about, and items it names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub kind: Kind,
+    pub level: Level,
+    /// The message, without the kind's name.
+    pub message: String,
+    pub about: Ref,
+    pub also: Vec<Ref>,
+}
+
+/// A binding that renders: what SPIRE will match its pods by.
+#[derive(Debug, Clone)]
+pub struct Identity {
+    pub binding: usize,
+    pub namespace: String,
+    pub name: String,
+    pub service_account: String,
+    pub variant: String,
+    pub pool: String,
+    pub pool_labels: BTreeMap<String, String>,
+    /// Its ClusterSPIFFEID's name.
+    pub output: String,
+}
+
+/// A binding whose pool resolves with a valid selector, rendered or not: the pool is in use.
+#[derive(Debug, Clone)]
+pub struct PoolUse {
+    pub binding: usize,
+    pub binding_name: String,
+    pub namespace: String,
+    /// The pool, as `namespace/name (apiVersion)` would name it.
+    pub pool: String,
+    pub pool_api: String,
+    pub labels: BTreeMap<String, String>,
+    /// The binding's variant, when it is a valid one.
+    pub variant: Option<String>,
+}
+
+/// Another ClusterSPIFFEID the input holds (not this run's render): it selects pods too.
+#[derive(Debug, Clone)]
+pub struct Other {
+    pub item: usize,
+    pub name: String,
+    pub fallback: bool,
+    /// `None` when a selector cannot be read.
+    pub pods: Option<Selector>,
+    pub namespaces: Option<Selector>,
+}
+
+/// What coverage reads beside the identities and pool uses.
+#[derive(Default)]
+pub struct Seen<'a> {
+    /// Items with pod templates, by input position.
+    pub workloads: Vec<(usize, Cow<'a, Workload>)>,
+    /// Declared service accounts: (namespace, name).
+    pub service_accounts: BTreeSet<(String, String)>,
+    /// Namespace objects: name to labels.
+    pub namespaces: HashMap<String, BTreeMap<String, String>>,
+    pub others: Vec<Other>,
+}
+
+/// What coverage found.
+#[derive(Debug, Default)]
+pub struct Coverage {
+    pub findings: Vec<Finding>,
+    /// By binding position, the pod templates its identity reaches.
+    pub reached: BTreeMap<usize, Vec<Ref>>,
+}
+
+/// One pod template of the input.
+struct Template<'a> {
+    item: usize,
+    workload: &'a Workload,
+    template: &'a PodTemplate,
+}
+
+impl Template<'_> {
+    fn namespace(&self) -> &str {
+        self.workload.namespace.as_deref().unwrap_or_default()
+    }
+
+    fn has(&self, labels: &BTreeMap<String, String>) -> bool {
+        labels.iter().all(|(k, v)| self.template.label(k) == Some(v.as_str()))
+    }
+
+    fn reference(&self) -> Ref {
+        Ref {
+            item: self.item,
+            api_version: self.workload.api_version.clone(),
+            kind: self.workload.kind.clone(),
+            namespace: self.workload.namespace.clone(),
+            name: self.workload.name.clone(),
+            path: Some(self.template.path.clone()),
+        }
+    }
+}
+
+/// The templates, indexed by namespace and by namespace, label key and value.
+struct Index<'a> {
+    templates: Vec<Template<'a>>,
+    by_namespace: HashMap<&'a str, Vec<usize>>,
+    by_label: HashMap<&'a str, HashMap<&'a str, HashMap<&'a str, Vec<usize>>>>,
+}
+
+impl<'a> Index<'a> {
+    fn build(seen: &'a Seen<'a>) -> Self {
+        let mut index =
+            Index { templates: Vec::new(), by_namespace: HashMap::new(), by_label: HashMap::new() };
+        for (item, workload) in &seen.workloads {
+            for template in &workload.templates {
+                let t = index.templates.len();
+                let ns = workload.namespace.as_deref().unwrap_or_default();
+                index.by_namespace.entry(ns).or_default().push(t);
+                for (k, v) in &template.labels {
+                    let keys = index.by_label.entry(ns).or_default();
+                    keys.entry(k.as_str()).or_default().entry(v.as_str()).or_default().push(t);
+                }
+                index.templates.push(Template { item: *item, workload, template });
+            }
+        }
+        index
+    }
+
+    /// The templates of `namespace` that may hold all `labels`: those of the rarest one.
+    fn candidates(&self, namespace: &str, labels: &[(&str, &str)]) -> &[usize] {
+        let keys = self.by_label.get(namespace);
+        let list =
+            |k: &str, v: &str| keys.and_then(|keys| keys.get(k)?.get(v)).map_or(&[][..], Vec::as_slice);
+        let lists = labels.iter().map(|(k, v)| list(k, v));
+        match lists.min_by_key(|list| list.len()) {
+            Some(rarest) => rarest,
+            None => self.by_namespace.get(namespace).map_or(&[], Vec::as_slice),
+        }
+    }
+}
+
+/// Finds what the identities reach and what is worth saying about it.
+pub fn coverage(
+    identities: &[Identity],
+    uses: &[PoolUse],
+    seen: &Seen<'_>,
+    binding_refs: &dyn Fn(usize) -> Ref,
+) -> Coverage {
+    let index = Index::build(seen);
+    let mut out = Coverage::default();
+    let mut reached_templates: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for identity in identities {
+        let about = binding_refs(identity.binding);
+        let mut labels: Vec<(&str, &str)> =
+            identity.pool_labels.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        labels.push((VARIANT_LABEL, identity.variant.as_str()));
+        let mut reached = Vec::new();
+        for &t in index.candidates(&identity.namespace, &labels) {
+            let template = &index.templates[t];
+            if !labels.iter().all(|(k, v)| template.template.label(k) == Some(*v)) {
+                continue;
+            }
+            if template.template.service_account == identity.service_account {
+                reached.push(t);
+                continue;
+            }
+            out.findings.push(Finding {
+                kind: Kind::ServiceAccountMismatch,
+                level: Level::Warning,
+                message: format!(
+                    "{} carries the labels of binding {}/{} ({}) but runs as service account {:?}, not {:?}: \
+                     set spec.serviceAccountName: {} in that pod template, or bind service account {}",
+                    template.reference().describe(),
+                    identity.namespace,
+                    identity.name,
+                    pairs(&labels),
+                    template.template.service_account,
+                    identity.service_account,
+                    identity.service_account,
+                    template.template.service_account
+                ),
+                about: template.reference(),
+                also: vec![about.clone()],
+            });
+        }
+        if reached.is_empty() {
+            out.findings.push(no_match(identity, &labels, &index, about.clone()));
+        }
+        let declared: Vec<&str> = seen
+            .service_accounts
+            .iter()
+            .filter(|(ns, _)| *ns == identity.namespace)
+            .map(|(_, n)| n.as_str())
+            .collect();
+        if !declared.is_empty() && !declared.contains(&identity.service_account.as_str()) {
+            out.findings.push(Finding {
+                kind: Kind::ServiceAccountNotDeclared,
+                level: Level::Info,
+                message: format!(
+                    "binding {}/{} names service account {:?}, which the input does not declare in namespace {} \
+                     (it declares {}): check the name, or add the ServiceAccount",
+                    identity.namespace,
+                    identity.name,
+                    identity.service_account,
+                    identity.namespace,
+                    listed(&declared, 5)
+                ),
+                about: about.clone(),
+                also: Vec::new(),
+            });
+        }
+        out.reached
+            .insert(identity.binding, reached.iter().map(|&t| index.templates[t].reference()).collect());
+        for t in reached {
+            reached_templates.entry(t).or_default().push(identity.binding);
+        }
+    }
+    pool_findings(uses, &index, &mut out.findings);
+    other_findings(identities, seen, &index, &reached_templates, binding_refs, &mut out.findings);
+    out.findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
+    out
+}
+
+/// `NoMatchingWorkload` for an identity that reaches no template, saying what came closest.
+fn no_match(identity: &Identity, labels: &[(&str, &str)], index: &Index<'_>, about: Ref) -> Finding {
+    let ns = identity.namespace.as_str();
+    let needs = format!(
+        "its pods need, in namespace {ns}, the labels {} and service account {:?}",
+        pairs(labels),
+        identity.service_account
+    );
+    let in_namespace = index.by_namespace.get(ns).map_or(&[][..], Vec::as_slice);
+    let (level, why) = if in_namespace.is_empty() {
+        let elsewhere: Vec<String> = index
+            .templates
+            .iter()
+            .filter(|t| t.has(&identity.pool_labels))
+            .map(|t| {
+                let place = t
+                    .workload
+                    .namespace
+                    .as_deref()
+                    .map_or("no namespace".to_string(), |n| format!("namespace {n}"));
+                format!("{} ({place})", t.reference().describe())
+            })
+            .collect();
+        let why = if elsewhere.is_empty() {
+            format!(
+                "no pod template of the input is in namespace {ns} (the workloads may be deployed from elsewhere)"
+            )
+        } else {
+            format!(
+                "no pod template of the input is in namespace {ns}, but {} {} the pool's labels: deploy {} in {ns}",
+                listed(&elsewhere, 3),
+                verb(elsewhere.len(), "carries", "carry"),
+                verb(elsewhere.len(), "it", "them")
+            )
+        };
+        (Level::Info, why)
+    } else {
+        (Level::Warning, closest(identity, in_namespace, index))
+    };
+    Finding {
+        kind: Kind::NoMatchingWorkload,
+        level,
+        message: format!("binding {}/{} reaches no pod: {why}; {needs}", identity.namespace, identity.name),
+        about,
+        also: Vec::new(),
+    }
+}
+
+/// Why the templates of the identity's namespace miss it, nearest first.
+fn closest(identity: &Identity, in_namespace: &[usize], index: &Index<'_>) -> String {
+    let templates: Vec<&Template<'_>> = in_namespace.iter().map(|&t| &index.templates[t]).collect();
+    let with_pool: Vec<&&Template<'_>> = templates.iter().filter(|t| t.has(&identity.pool_labels)).collect();
+    if with_pool.is_empty() {
+        for key in identity.pool_labels.keys() {
+            let near: Option<(&Template<'_>, &str)> = templates.iter().find_map(|t| {
+                let found = t.template.labels.iter().find(|(k, _)| k != key && same_but_spelling(k, key))?;
+                Some((*t, found.0.as_str()))
+            });
+            if let Some((t, found)) = near {
+                return format!(
+                    "no pod template carries the pool's label key {key:?}, but {} carries {found:?}, which differs \
+                     only in case or punctuation: make the pool selector and the pod labels agree",
+                    t.reference().describe()
+                );
+            }
+        }
+        let count = templates.len();
+        return format!(
+            "none of the {count} pod {} in namespace {} carries the pool's labels {}",
+            verb(count, "template", "templates"),
+            identity.namespace,
+            pairs(&identity.pool_labels.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect::<Vec<_>>())
+        );
+    }
+    let other_account: Vec<String> = with_pool
+        .iter()
+        .filter(|t| t.template.label(VARIANT_LABEL) == Some(identity.variant.as_str()))
+        .map(|t| format!("{} runs as {:?}", t.reference().describe(), t.template.service_account))
+        .collect();
+    if !other_account.is_empty() {
+        return format!(
+            "the pod templates with its labels run as another service account than {:?}: {}",
+            identity.service_account,
+            listed(&other_account, 3)
+        );
+    }
+    let variants: BTreeSet<&str> = with_pool.iter().filter_map(|t| t.template.label(VARIANT_LABEL)).collect();
+    let without: Vec<String> = with_pool
+        .iter()
+        .filter(|t| t.template.label(VARIANT_LABEL).is_none())
+        .map(|t| t.reference().describe())
+        .collect();
+    let mut parts = Vec::new();
+    if !without.is_empty() {
+        parts.push(format!(
+            "{} {} the pool's labels but no {VARIANT_LABEL} label: add {VARIANT_LABEL}: {} to the pod template \
+             meant to run as this identity",
+            listed(&without, 3),
+            verb(without.len(), "carries", "carry"),
+            identity.variant
+        ));
+    }
+    if !variants.is_empty() {
+        let quoted: Vec<String> = variants.iter().map(|v| format!("{v:?}")).collect();
+        parts.push(format!(
+            "the pool's pod templates carry {VARIANT_LABEL} {}, not {:?}",
+            listed(&quoted, 5),
+            identity.variant
+        ));
+    }
+    parts.join("; ")
+}
+
+/// `one` for a single thing, else `many`.
+fn verb(count: usize, one: &'static str, many: &'static str) -> &'static str {
+    if count == 1 { one } else { many }
+}
+
+/// `WorkloadWithoutVariant` and `VariantNotBound`: templates a pool in use selects that no
+/// identity of that pool can reach.
+fn pool_findings(uses: &[PoolUse], index: &Index<'_>, out: &mut Vec<Finding>) {
+    let mut pools: BTreeMap<(&str, &str, &str), Vec<&PoolUse>> = BTreeMap::new();
+    for u in uses {
+        pools.entry((&u.namespace, &u.pool_api, &u.pool)).or_default().push(u);
+    }
+    for ((ns, api, pool), uses) in pools {
+        let labels = &uses[0].labels;
+        let pairs_of: Vec<(&str, &str)> = labels.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let bound: BTreeSet<&str> = uses.iter().filter_map(|u| u.variant.as_deref()).collect();
+        let names: Vec<&str> = uses.iter().map(|u| u.binding_name.as_str()).collect();
+        let bound_list = listed(&bound.iter().copied().collect::<Vec<_>>(), 8);
+        for &t in index.candidates(ns, &pairs_of) {
+            let template = &index.templates[t];
+            if !template.has(labels) {
+                continue;
+            }
+            let (kind, message) = match template.template.label(VARIANT_LABEL) {
+                None => (
+                    Kind::WorkloadWithoutVariant,
+                    format!(
+                        "{} is selected by InferencePool {ns}/{pool} ({api}), which bindings use ({}), but carries no \
+                         {VARIANT_LABEL} label, so no identity of that pool reaches it: add {VARIANT_LABEL} with one of \
+                         the bound variants ({bound_list}) to its labels",
+                        template.reference().describe(),
+                        listed(&names, 3)
+                    ),
+                ),
+                Some(variant) if !bound.contains(variant) => (
+                    Kind::VariantNotBound,
+                    format!(
+                        "{} is selected by InferencePool {ns}/{pool} ({api}) and carries {VARIANT_LABEL}: {variant}, \
+                         which no binding of that pool binds (bound: {bound_list}): add a binding for variant {variant}, \
+                         or give the pods a bound variant",
+                        template.reference().describe()
+                    ),
+                ),
+                Some(_) => continue,
+            };
+            out.push(Finding {
+                kind,
+                level: Level::Warning,
+                message,
+                about: template.reference(),
+                also: Vec::new(),
+            });
+        }
+    }
+}
+
+/// `WorkloadMatchesSeveralIdentities`: a template a rendered identity reaches that another
+/// ClusterSPIFFEID, not a fallback, also selects.
+fn other_findings(
+    identities: &[Identity],
+    seen: &Seen<'_>,
+    index: &Index<'_>,
+    reached: &BTreeMap<usize, Vec<usize>>,
+    binding_refs: &dyn Fn(usize) -> Ref,
+    out: &mut Vec<Finding>,
+) {
+    if reached.is_empty() {
+        return;
+    }
+    let outputs: HashMap<usize, &Identity> = identities.iter().map(|i| (i.binding, i)).collect();
+    for other in seen.others.iter().filter(|o| !o.fallback) {
+        let (Some(pods), Some(namespaces)) = (&other.pods, &other.namespaces) else { continue };
+        for (&t, bindings) in reached {
+            let template = &index.templates[t];
+            let labels = |key: &str| template.template.label(key);
+            if pods.selects(Some(&labels)) == Answer::No {
+                continue;
+            }
+            let ns = template.namespace();
+            let answer = match seen.namespaces.get(ns) {
+                Some(ns_labels) => {
+                    let ns_label = |key: &str| ns_labels.get(key).map(String::as_str);
+                    namespaces.selects(Some(&ns_label))
+                }
+                None => namespaces.selects(None),
+            };
+            if answer == Answer::No {
+                continue;
+            }
+            let identity = outputs[&bindings[0]];
+            let hangs = if answer == Answer::Unknown {
+                format!(
+                    " if namespace {ns} carries the labels its namespaceSelector asks for (the input holds no Namespace {ns})"
+                )
+            } else {
+                String::new()
+            };
+            out.push(Finding {
+                kind: Kind::WorkloadMatchesSeveralIdentities,
+                level: if answer == Answer::Unknown { Level::Info } else { Level::Warning },
+                message: format!(
+                    "{} is reached by ClusterSPIFFEID {} (binding {}/{}) and also selected by ClusterSPIFFEID {}, which \
+                     is not a fallback{hangs}: SPIRE would issue its pods both identities; narrow {}'s podSelector or \
+                     namespaceSelector, or set its spec.fallback: true",
+                    template.reference().describe(),
+                    identity.output,
+                    identity.namespace,
+                    identity.name,
+                    other.name,
+                    other.name
+                ),
+                about: template.reference(),
+                also: std::iter::once(Ref {
+                    item: other.item,
+                    api_version: crate::api::cluster_spiffe_id::API_VERSION.to_string(),
+                    kind: crate::api::cluster_spiffe_id::KIND.to_string(),
+                    namespace: None,
+                    name: other.name.clone(),
+                    path: None,
+                })
+                .chain(bindings.iter().map(|&b| binding_refs(b)))
+                .collect(),
+            });
+        }
+    }
+}
+
+/// Two label keys that are the same but for case and punctuation
+/// (`inference-serving`, `inferenceServing`).
+fn same_but_spelling(a: &str, b: &str) -> bool {
+    let plain = |s: &str| {
+        s.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect::<String>()
+    };
+    plain(a) == plain(b)
+}
+
+/// `k=v, k=v`.
+fn pairs(labels: &[(&str, &str)]) -> String {
+    labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+}
+
+/// The first `most` names and how many more.
+fn listed<T: AsRef<str>>(names: &[T], most: usize) -> String {
+    let shown: Vec<&str> = names.iter().take(most).map(AsRef::as_ref).collect();
+    match names.len().saturating_sub(most) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
+    }
+}
+
+/// The severity of a finding's result under `workloadPolicy`: under `Fail` a warning is an
+/// error, and the run exits 1.
+pub fn severity(level: Level, policy: WorkloadPolicy) -> Severity {
+    match (level, policy) {
+        (Level::Warning, WorkloadPolicy::Fail) => Severity::Error,
+        (Level::Warning, _) => Severity::Warning,
+        (Level::Info, _) => Severity::Info,
+    }
+}
+
+/// A binding's reference, for findings about it.
+pub fn binding_ref(item: usize, namespace: Option<&str>, name: &str) -> Ref {
+    Ref {
+        item,
+        api_version: binding::API_VERSION.to_string(),
+        kind: binding::KIND.to_string(),
+        namespace: namespace.map(str::to_string),
+        name: name.to_string(),
+        path: None,
+    }
+}
