@@ -1248,3 +1248,16 @@ fn events_past_the_event_limit_are_refused() {
     let entry = format!("- apiVersion: v1\n{}  kind: ConfigMap\n", "  #\n".repeat(100_000));
     assert_same_verdict(&list(&entry.repeat(121)));
 }
+
+/// Found by the coverage-guided target: a NUL in the comment of a document marker line,
+/// which the full reader refuses, was accepted when the line was cut out of every part.
+#[test]
+fn a_refused_character_in_a_comment_left_out_of_the_parts_is_refused() {
+    for stream in ["a: 1\n--- # NUL \0 here\nb: 2\n", "a: 1\n--- # DEL \u{7f}\nb: 2\n"] {
+        check::stream(stream).unwrap();
+        assert!(read::stream(stream.to_string()).is_err(), "{stream:?}");
+    }
+    let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: # NUL \0\n- a: 1\n";
+    check::list(list).unwrap();
+    assert!(read::list(list.to_string()).is_err());
+}

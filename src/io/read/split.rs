@@ -74,7 +74,16 @@ pub fn list(text: &str) -> Option<ListLayout> {
 fn is_items_key(line: &str) -> bool {
     let Some(after) = line.strip_prefix("items:") else { return false };
     let rest = after.trim_start_matches(' ');
-    rest.is_empty() || rest.starts_with('#') && rest.len() < after.len()
+    rest.is_empty() || rest.starts_with('#') && rest.len() < after.len() && printable(rest)
+}
+
+/// Whether a comment the parts leave out (on the `items:` line, or a marker line) holds
+/// only characters YAML allows, so leaving it out changes no verdict. Anything doubtful
+/// leaves the text to the exact reader.
+fn printable(comment: &str) -> bool {
+    !comment
+        .chars()
+        .any(|c| (c.is_control() && c != '\t') || matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}'))
 }
 
 /// A document marker (`---` or `...`) at the start of `line`, followed by nothing, a space
@@ -95,7 +104,7 @@ pub fn documents(text: &str) -> Option<Vec<Range<usize>>> {
         }
         let marker = if is_marker(line, "---") || is_marker(line, "...") { &line[3..] } else { continue };
         let rest = marker.trim_start_matches([' ', '\t']);
-        if !(rest.is_empty() || rest.starts_with('#')) {
+        if !(rest.is_empty() || rest.starts_with('#') && printable(rest)) {
             return None;
         }
         documents.push(start..at);
@@ -148,6 +157,8 @@ mod tests {
         let docs: Vec<&str> = documents(text).unwrap().into_iter().map(|r| &text[r]).collect();
         assert_eq!(docs, ["# lead\n", "a: 1\n# between\n", "b: 2\n", ""]);
         assert!(documents("--- {a: 1}\n").is_none());
+        assert!(documents("--- # a NUL \0 in the marker's comment\na: 1\n").is_none());
+        assert!(list("kind: ResourceList\nitems: # \u{7f}\n- a: 1\n").is_none());
         assert!(documents("%YAML 1.2\n---\na: 1\n").is_none());
         assert_eq!(documents("a: ---\n").unwrap().len(), 1);
     }
