@@ -161,7 +161,11 @@ fn binding(
 fn text(report: &Report) -> String {
     let mut out = String::new();
     let ready = report.bindings.iter().filter(|b| b.ready).count();
-    out.push_str(&format!("Bindings: {}, {ready} ready\n", report.bindings.len()));
+    let reaching = report.bindings.iter().filter(|b| !b.workloads.is_empty()).count();
+    out.push_str(&format!(
+        "Bindings: {}, {ready} ready, {reaching} reaching pod templates of the input\n",
+        report.bindings.len()
+    ));
     for b in &report.bindings {
         let name = match &b.namespace {
             Some(ns) => format!("{ns}/{}", b.name),

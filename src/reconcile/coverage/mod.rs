@@ -269,7 +269,10 @@ pub fn coverage(
             .filter(|(ns, _)| *ns == identity.namespace)
             .map(|(_, n)| n.as_str())
             .collect();
-        if !declared.is_empty() && !declared.contains(&identity.service_account.as_str()) {
+        // Every namespace has a `default` service account: Kubernetes makes it.
+        let declared_or_default = identity.service_account == workload::DEFAULT_SERVICE_ACCOUNT
+            || declared.contains(&identity.service_account.as_str());
+        if !declared.is_empty() && !declared_or_default {
             out.findings.push(Finding {
                 kind: Kind::ServiceAccountNotDeclared,
                 level: Level::Info,

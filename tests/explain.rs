@@ -1,0 +1,149 @@
+//! `explain` on real manifests (`../shared/corpus/`: GAIE's conformance base, llm-d's
+//! prefill and decode Deployments) with a binding per variant: before the pods carry the
+//! variant label no identity reaches them, and the findings say so and what to add; with
+//! the label, each identity reaches its Deployment. Text and JSON.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::process::Command;
+
+/// Bindings for GAIE's primary pool and for llm-d's pool, one per variant.
+const BINDINGS: &str = "\
+apiVersion: kleym.sonda.red/v1alpha1
+kind: InferenceIdentityBinding
+metadata: {name: primary, namespace: inference-conformance-app-backend}
+spec: {poolRef: {name: primary-inference-pool}, serviceAccountName: default, identityBoundary: {variant: prefill}}
+---
+apiVersion: kleym.sonda.red/v1alpha1
+kind: InferenceIdentityBinding
+metadata: {name: llama-prefill, namespace: llm-d}
+spec: {poolRef: {name: llama}, serviceAccountName: default, identityBoundary: {variant: prefill}}
+---
+apiVersion: kleym.sonda.red/v1alpha1
+kind: InferenceIdentityBinding
+metadata: {name: llama-decode, namespace: llm-d}
+spec: {poolRef: {name: llama}, serviceAccountName: default, identityBoundary: {variant: decode}}
+";
+
+/// An app folder of the corpus manifests; the llm-d ones in namespace llm-d (as `kubectl
+/// apply -n` or kustomize's `namespace:` would put them), and, with `variants`, their pod
+/// templates labelled with the variant each serves.
+fn app(tmp: &TempDir, variants: bool) -> std::path::PathBuf {
+    tmp.write("app/gaie.yaml", &corpus::file("gaie-conformance/base.yaml"));
+    for name in ["inference-pools", "service-accounts"] {
+        let text = corpus::file(&format!("llm-d-pd/inference-gateway_{name}.yaml"));
+        tmp.write(&format!("app/llm-d/{name}.yaml"), &in_namespace(&text));
+    }
+    for (role, file) in
+        [("prefill", "vllm-prefill_deployment.yaml"), ("decode", "vllm-decode_deployment.yaml")]
+    {
+        let mut text = in_namespace(&corpus::file(&format!("llm-d-pd/{file}")));
+        if variants {
+            let label = format!("        llm-d.ai/role: {role}\n");
+            text = replace_once(
+                &text,
+                &label,
+                &format!("{label}        identity.kleym.sonda.red/variant: {role}\n"),
+            );
+        }
+        tmp.write(&format!("app/llm-d/{file}"), &text);
+    }
+    tmp.write("app/bindings.yaml", BINDINGS);
+    tmp.join("app")
+}
+
+fn in_namespace(text: &str) -> String {
+    text.replace("\nmetadata:\n", "\nmetadata:\n  namespace: llm-d\n")
+}
+
+fn explain(app: &std::path::Path, format: &str) -> std::process::Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(["explain", "--trust-domain", "example.org", "-o", format]).arg(app);
+    for var in AMBIENT_VARS {
+        cmd.env_remove(var);
+    }
+    cmd.output().expect("the binary runs")
+}
+
+fn report(app: &std::path::Path) -> Value {
+    let out = explain(app, "json");
+    assert_success(&out);
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON: {e}\n{}", describe(&out)))
+}
+
+fn binding<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["bindings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == name)
+        .unwrap_or_else(|| panic!("{name}"))
+}
+
+fn findings<'a>(report: &'a Value, reason: &str) -> Vec<&'a Value> {
+    report["findings"].as_array().unwrap().iter().filter(|f| f["reason"] == reason).collect()
+}
+
+fn about(finding: &Value) -> String {
+    let r = &finding["refs"][0];
+    format!(
+        "{} {}/{}",
+        r["kind"].as_str().unwrap(),
+        r["namespace"].as_str().unwrap_or(""),
+        r["name"].as_str().unwrap()
+    )
+}
+
+#[test]
+fn without_the_variant_label_no_identity_reaches_a_pod_and_the_findings_say_what_to_add() {
+    let tmp = TempDir::new("explain-corpus-bare");
+    let report = report(&app(&tmp, false));
+    for name in ["primary", "llama-prefill", "llama-decode"] {
+        let b = binding(&report, name);
+        assert_eq!(b["ready"], true, "{b}");
+        assert_eq!(b["workloads"], serde_json::json!([]), "{b}");
+    }
+    let unmatched: Vec<String> = findings(&report, "NoMatchingWorkload").into_iter().map(about).collect();
+    assert_eq!(unmatched.len(), 3, "{unmatched:?}");
+    let without: Vec<String> = findings(&report, "WorkloadWithoutVariant").into_iter().map(about).collect();
+    for deployment in [
+        "Deployment llm-d/vllm-p",
+        "Deployment llm-d/vllm-d",
+        "Deployment inference-conformance-app-backend/primary-inference-model-server-deployment",
+    ] {
+        assert!(without.contains(&deployment.to_string()), "{deployment} in {without:?}");
+    }
+    let message = findings(&report, "WorkloadWithoutVariant")[0]["message"].as_str().unwrap();
+    assert!(message.contains("add identity.kleym.sonda.red/variant"), "{message}");
+}
+
+#[test]
+fn with_the_variant_label_each_identity_reaches_its_deployment() {
+    let tmp = TempDir::new("explain-corpus-labelled");
+    let app = app(&tmp, true);
+    let report = report(&app);
+    for (name, deployment) in [("llama-prefill", "vllm-p"), ("llama-decode", "vllm-d")] {
+        let workloads = &binding(&report, name)["workloads"];
+        assert_eq!(
+            workloads,
+            &serde_json::json!([{"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "llm-d", "name": deployment, "path": "spec.template"}]),
+            "{name}"
+        );
+    }
+    let without: Vec<String> = findings(&report, "WorkloadWithoutVariant").into_iter().map(about).collect();
+    assert!(!without.iter().any(|w| w.contains("llm-d/")), "{without:?}");
+    // The GAIE pods were not labelled: that identity still reaches none.
+    assert_eq!(
+        findings(&report, "NoMatchingWorkload").into_iter().map(about).collect::<Vec<_>>(),
+        ["InferenceIdentityBinding inference-conformance-app-backend/primary"]
+    );
+
+    let text = explain(&app, "text");
+    assert_success(&text);
+    let text = stdout(&text);
+    assert!(text.contains("llm-d/llama-prefill  Ready\n"), "{text}");
+    assert!(text.contains("  reaches          Deployment llm-d/vllm-p  spec.template\n"), "{text}");
+    assert!(text.contains("\n  NoMatchingWorkload\n"), "{text}");
+}
