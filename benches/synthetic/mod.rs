@@ -1,5 +1,5 @@
 //! Synthetic inputs for benchmarks: N bindings spread over 500 namespaces, N pools, 2N
-//! Deployments as filler; in the worst case every binding shares one namespace, service
+//! Deployments whose pods each binding's identity reaches; in the worst case every binding shares one namespace, service
 //! account and variant (all conflict). As one ResourceList, or as manifest files for
 //! `render`.
 
@@ -101,6 +101,7 @@ pub fn resource_list(bindings: usize, worst_case: bool) -> String {
       metadata:
         labels:
           app: model-{i}
+          inference.example.org/tier: gpu
           identity.kleym.sonda.red/variant: {variant}
       spec:
         serviceAccountName: {sa}

@@ -152,9 +152,26 @@ fn binding(
             .get(&position)
             .into_iter()
             .flatten()
-            .map(WorkloadRef::from)
+            .filter_map(|&(item, template)| workload_ref(outcome, item, template))
             .collect(),
     }
+}
+
+/// The reference of the `template`-th pod template of the input item at `item`.
+fn workload_ref(outcome: &Outcome, item: usize, template: usize) -> Option<WorkloadRef> {
+    let input = outcome.items.iter().find_map(|i| match i {
+        Item::Input(position, input) if *position == item => Some(input),
+        _ => None,
+    })?;
+    let workload = input.workload()?;
+    let path = workload.templates().get(template)?.path().to_string();
+    Some(WorkloadRef {
+        api_version: workload.api_version().to_string(),
+        kind: workload.kind().to_string(),
+        namespace: workload.namespace().map(str::to_string),
+        name: workload.name().to_string(),
+        path: Some(path).filter(|p| !p.is_empty()),
+    })
 }
 
 /// The report as text, aligned for a terminal.

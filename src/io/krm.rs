@@ -54,8 +54,11 @@ pub fn evaluate_with(input: String, env: &Env, reader: Reader) -> KrmOutput {
             fail(read.with(items), function_config, e.to_string(), Some(e.field))
         }
         Err((RunError::Input(e), items)) => fail(read.with(items), function_config, input_error(&e), None),
-        Ok(outcome) => KrmOutput {
-            stderr: summary(&outcome, &config, TRUST_DOMAIN_HINT),
+        Ok(mut outcome) => KrmOutput {
+            stderr: {
+                outcome.forget_workloads();
+                summary(&outcome, &config, TRUST_DOMAIN_HINT)
+            },
             exit_code: i32::from(outcome.has_errors()),
             list: OutputList { items: outcome.items, read, function_config, results: outcome.results },
         },

@@ -37,6 +37,7 @@ use ownership::Renders;
 use serde_json::Value;
 use status::RenderedIdentity;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 /// What the reconcile needs beside the items.
 pub struct Context<'c> {
@@ -69,6 +70,16 @@ pub struct Outcome {
 impl Outcome {
     pub fn has_errors(&self) -> bool {
         self.results.iter().any(|r| r.severity == Severity::Error)
+    }
+
+    /// Frees the pod templates of the items passed on, which only coverage and `explain`
+    /// read, before a large output is written.
+    pub fn forget_workloads(&mut self) {
+        for item in &mut self.items {
+            if let Item::Input(_, Input::Passed(passed)) = item {
+                passed.workload = None;
+            }
+        }
     }
 }
 
@@ -111,7 +122,7 @@ pub struct Plan {
     output_files: bool,
     /// For workload coverage: the identities that render, and every pool in use.
     identities: Vec<Identity>,
-    uses: Vec<PoolUse>,
+    uses: Vec<Arc<PoolUse>>,
 }
 
 /// Checks every binding, finds conflicts and renders the outputs.
@@ -202,7 +213,7 @@ impl Plan {
 }
 
 /// Everything [`plan`] works out: bindings evaluated, the renders, and coverage's inputs.
-type Evaluation = (Vec<Evaluated>, Renders, (Vec<Identity>, Vec<PoolUse>));
+type Evaluation = (Vec<Evaluated>, Renders, (Vec<Identity>, Vec<Arc<PoolUse>>));
 
 fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputError> {
     let config = ctx.config;
@@ -357,8 +368,13 @@ fn report_findings(
     items: &[Item],
     results: &mut Vec<KrmResult>,
 ) -> Vec<String> {
+    if coverage.findings.is_empty() {
+        return Vec::new();
+    }
+    let wanted: HashSet<usize> = coverage.findings.iter().map(|f| f.about.item).collect();
     let files: HashMap<usize, FileRef> = items
         .iter()
+        .filter(|item| item.position().is_some_and(|p| wanted.contains(&p)))
         .filter_map(|item| {
             let (path, index) = item.slots().first().copied()?;
             Some((item.position()?, FileRef { path: path.to_string(), index }))

@@ -679,7 +679,7 @@ mod tests {
         let whole = crate::yaml::parse(text).unwrap()[0].clone();
         let of = crate::reconcile::coverage::workload::workload_of;
         assert_eq!(of(&head), of(&whole));
-        assert_eq!(of(&head).unwrap().templates.len(), 2);
+        assert_eq!(of(&head).unwrap().templates().len(), 2);
         assert_eq!(
             head["spec"]["template"]["spec"]["containers"],
             serde_json::json!([]),

@@ -12,6 +12,7 @@ use crate::reconcile::resolve::{self, PoolIndex};
 use crate::reconcile::served::ServedApis;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The pool a binding uses, when its namespace is valid, its pool reference resolves and
 /// the pool's selector is valid: the same resolution as check 1 and 2.
@@ -19,14 +20,14 @@ pub fn pool_use<'a>(
     binding: &BindingInput<'a>,
     pools: &PoolIndex<'a>,
     served: &ServedApis,
-) -> Option<PoolUse> {
+) -> Option<Arc<PoolUse>> {
     let namespace = binding.namespace.clone().ok().filter(|ns| names::dns1123_label(ns).is_ok())?;
     let resolved = resolve::resolve_pool(binding.value, namespace, pools, served).ok()?;
     let labels = pool::selector_labels(resolved.item).ok()?;
     let variant = fields::str_at(binding.value, "spec.identityBoundary.variant")
         .filter(|v| names::label_value(v).is_ok())
         .map(str::to_string);
-    Some(PoolUse {
+    Some(Arc::new(PoolUse {
         binding: binding.item,
         binding_name: binding.name.to_string(),
         namespace: namespace.to_string(),
@@ -34,19 +35,15 @@ pub fn pool_use<'a>(
         pool_api: resolved.api.api_version(),
         labels,
         variant,
-    })
+    }))
 }
 
 /// The identity of a binding that renders as `output`.
-pub fn identity(used: &PoolUse, service_account: &str, variant: &str, output: &str) -> Identity {
+pub fn identity(used: &Arc<PoolUse>, service_account: &str, variant: &str, output: &str) -> Identity {
     Identity {
-        binding: used.binding,
-        namespace: used.namespace.clone(),
-        name: used.binding_name.clone(),
+        used: Arc::clone(used),
         service_account: service_account.to_string(),
         variant: variant.to_string(),
-        pool: used.pool.clone(),
-        pool_labels: used.labels.clone(),
         output: output.to_string(),
     }
 }

@@ -19,6 +19,7 @@ use crate::reconcile::results::Severity;
 use selector::{Answer, Selector};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 use workload::{PodTemplate, Workload};
 
 /// The findings, in the order the contract's table lists them.
@@ -93,15 +94,30 @@ pub struct Finding {
 /// A binding that renders: what SPIRE will match its pods by.
 #[derive(Debug, Clone)]
 pub struct Identity {
-    pub binding: usize,
-    pub namespace: String,
-    pub name: String,
+    /// The binding and its pool, shared with the pool uses.
+    pub used: Arc<PoolUse>,
     pub service_account: String,
     pub variant: String,
-    pub pool: String,
-    pub pool_labels: BTreeMap<String, String>,
     /// Its ClusterSPIFFEID's name.
     pub output: String,
+}
+
+impl Identity {
+    fn binding(&self) -> usize {
+        self.used.binding
+    }
+
+    fn namespace(&self) -> &str {
+        &self.used.namespace
+    }
+
+    fn name(&self) -> &str {
+        &self.used.binding_name
+    }
+
+    fn pool_labels(&self) -> &BTreeMap<String, String> {
+        &self.used.labels
+    }
 }
 
 /// A binding whose pool resolves with a valid selector, rendered or not: the pool is in use.
@@ -146,7 +162,9 @@ pub struct Seen<'a> {
 pub struct Coverage {
     pub findings: Vec<Finding>,
     /// By binding position, the pod templates its identity reaches.
-    pub reached: BTreeMap<usize, Vec<Ref>>,
+    /// By binding position, the pod templates its identity reaches, as (item position,
+    /// template index in that item's workload).
+    pub reached: BTreeMap<usize, Vec<(usize, usize)>>,
 }
 
 /// One pod template of the input.
@@ -158,21 +176,27 @@ struct Template<'a> {
 
 impl Template<'_> {
     fn namespace(&self) -> &str {
-        self.workload.namespace.as_deref().unwrap_or_default()
+        self.workload.namespace().unwrap_or_default()
     }
 
     fn has(&self, labels: &BTreeMap<String, String>) -> bool {
         labels.iter().all(|(k, v)| self.template.label(k) == Some(v.as_str()))
     }
 
+    /// The item position and the template's index in its workload.
+    fn place(&self) -> (usize, usize) {
+        let at = self.workload.templates().iter().position(|t| std::ptr::eq(t, self.template));
+        (self.item, at.expect("a template of its own workload"))
+    }
+
     fn reference(&self) -> Ref {
         Ref {
             item: self.item,
-            api_version: self.workload.api_version.clone(),
-            kind: self.workload.kind.clone(),
-            namespace: self.workload.namespace.clone(),
-            name: self.workload.name.clone(),
-            path: Some(self.template.path.clone()),
+            api_version: self.workload.api_version().to_string(),
+            kind: self.workload.kind().to_string(),
+            namespace: self.workload.namespace().map(str::to_string),
+            name: self.workload.name().to_string(),
+            path: Some(self.template.path().to_string()),
         }
     }
 }
@@ -189,13 +213,13 @@ impl<'a> Index<'a> {
         let mut index =
             Index { templates: Vec::new(), by_namespace: HashMap::new(), by_label: HashMap::new() };
         for (item, workload) in &seen.workloads {
-            for template in &workload.templates {
+            for template in workload.templates() {
                 let t = index.templates.len();
-                let ns = workload.namespace.as_deref().unwrap_or_default();
+                let ns = workload.namespace().unwrap_or_default();
                 index.by_namespace.entry(ns).or_default().push(t);
-                for (k, v) in &template.labels {
+                for (k, v) in template.labels() {
                     let keys = index.by_label.entry(ns).or_default();
-                    keys.entry(k.as_str()).or_default().entry(v.as_str()).or_default().push(t);
+                    keys.entry(k).or_default().entry(v).or_default().push(t);
                 }
                 index.templates.push(Template { item: *item, workload, template });
             }
@@ -219,7 +243,7 @@ impl<'a> Index<'a> {
 /// Finds what the identities reach and what is worth saying about it.
 pub fn coverage(
     identities: &[Identity],
-    uses: &[PoolUse],
+    uses: &[Arc<PoolUse>],
     seen: &Seen<'_>,
     binding_refs: &dyn Fn(usize) -> Ref,
 ) -> Coverage {
@@ -227,17 +251,17 @@ pub fn coverage(
     let mut out = Coverage::default();
     let mut reached_templates: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for identity in identities {
-        let about = binding_refs(identity.binding);
+        let about = binding_refs(identity.binding());
         let mut labels: Vec<(&str, &str)> =
-            identity.pool_labels.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            identity.pool_labels().iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         labels.push((VARIANT_LABEL, identity.variant.as_str()));
         let mut reached = Vec::new();
-        for &t in index.candidates(&identity.namespace, &labels) {
+        for &t in index.candidates(identity.namespace(), &labels) {
             let template = &index.templates[t];
             if !labels.iter().all(|(k, v)| template.template.label(k) == Some(*v)) {
                 continue;
             }
-            if template.template.service_account == identity.service_account {
+            if template.template.service_account() == identity.service_account {
                 reached.push(t);
                 continue;
             }
@@ -248,13 +272,13 @@ pub fn coverage(
                     "{} carries the labels of binding {}/{} ({}) but runs as service account {:?}, not {:?}: \
                      set spec.serviceAccountName: {} in that pod template, or bind service account {}",
                     template.reference().describe(),
-                    identity.namespace,
-                    identity.name,
+                    identity.namespace(),
+                    identity.name(),
                     pairs(&labels),
-                    template.template.service_account,
+                    template.template.service_account(),
                     identity.service_account,
                     identity.service_account,
-                    template.template.service_account
+                    template.template.service_account()
                 ),
                 about: template.reference(),
                 also: vec![about.clone()],
@@ -266,7 +290,7 @@ pub fn coverage(
         let declared: Vec<&str> = seen
             .service_accounts
             .iter()
-            .filter(|(ns, _)| *ns == identity.namespace)
+            .filter(|(ns, _)| *ns == identity.namespace())
             .map(|(_, n)| n.as_str())
             .collect();
         // Every namespace has a `default` service account: Kubernetes makes it.
@@ -279,20 +303,19 @@ pub fn coverage(
                 message: format!(
                     "binding {}/{} names service account {:?}, which the input does not declare in namespace {} \
                      (it declares {}): check the name, or add the ServiceAccount",
-                    identity.namespace,
-                    identity.name,
+                    identity.namespace(),
+                    identity.name(),
                     identity.service_account,
-                    identity.namespace,
+                    identity.namespace(),
                     listed(&declared, 5)
                 ),
                 about: about.clone(),
                 also: Vec::new(),
             });
         }
-        out.reached
-            .insert(identity.binding, reached.iter().map(|&t| index.templates[t].reference()).collect());
+        out.reached.insert(identity.binding(), reached.iter().map(|&t| index.templates[t].place()).collect());
         for t in reached {
-            reached_templates.entry(t).or_default().push(identity.binding);
+            reached_templates.entry(t).or_default().push(identity.binding());
         }
     }
     pool_findings(uses, &index, &mut out.findings);
@@ -303,7 +326,7 @@ pub fn coverage(
 
 /// `NoMatchingWorkload` for an identity that reaches no template, saying what came closest.
 fn no_match(identity: &Identity, labels: &[(&str, &str)], index: &Index<'_>, about: Ref) -> Finding {
-    let ns = identity.namespace.as_str();
+    let ns = identity.namespace();
     let needs = format!(
         "its pods need, in namespace {ns}, the labels {} and service account {:?}",
         pairs(labels),
@@ -314,13 +337,10 @@ fn no_match(identity: &Identity, labels: &[(&str, &str)], index: &Index<'_>, abo
         let elsewhere: Vec<String> = index
             .templates
             .iter()
-            .filter(|t| t.has(&identity.pool_labels))
+            .filter(|t| t.has(identity.pool_labels()))
             .map(|t| {
-                let place = t
-                    .workload
-                    .namespace
-                    .as_deref()
-                    .map_or("no namespace".to_string(), |n| format!("namespace {n}"));
+                let place =
+                    t.workload.namespace().map_or("no namespace".to_string(), |n| format!("namespace {n}"));
                 format!("{} ({place})", t.reference().describe())
             })
             .collect();
@@ -343,7 +363,11 @@ fn no_match(identity: &Identity, labels: &[(&str, &str)], index: &Index<'_>, abo
     Finding {
         kind: Kind::NoMatchingWorkload,
         level,
-        message: format!("binding {}/{} reaches no pod: {why}; {needs}", identity.namespace, identity.name),
+        message: format!(
+            "binding {}/{} reaches no pod: {why}; {needs}",
+            identity.namespace(),
+            identity.name()
+        ),
         about,
         also: Vec::new(),
     }
@@ -352,12 +376,14 @@ fn no_match(identity: &Identity, labels: &[(&str, &str)], index: &Index<'_>, abo
 /// Why the templates of the identity's namespace miss it, nearest first.
 fn closest(identity: &Identity, in_namespace: &[usize], index: &Index<'_>) -> String {
     let templates: Vec<&Template<'_>> = in_namespace.iter().map(|&t| &index.templates[t]).collect();
-    let with_pool: Vec<&&Template<'_>> = templates.iter().filter(|t| t.has(&identity.pool_labels)).collect();
+    let with_pool: Vec<&&Template<'_>> =
+        templates.iter().filter(|t| t.has(identity.pool_labels())).collect();
     if with_pool.is_empty() {
-        for key in identity.pool_labels.keys() {
+        for key in identity.pool_labels().keys() {
             let near: Option<(&Template<'_>, &str)> = templates.iter().find_map(|t| {
-                let found = t.template.labels.iter().find(|(k, _)| k != key && same_but_spelling(k, key))?;
-                Some((*t, found.0.as_str()))
+                let found =
+                    t.template.labels().find(|(k, _)| *k != key.as_str() && same_but_spelling(k, key))?;
+                Some((*t, found.0))
             });
             if let Some((t, found)) = near {
                 return format!(
@@ -371,14 +397,14 @@ fn closest(identity: &Identity, in_namespace: &[usize], index: &Index<'_>) -> St
         return format!(
             "none of the {count} pod {} in namespace {} carries the pool's labels {}",
             verb(count, "template", "templates"),
-            identity.namespace,
-            pairs(&identity.pool_labels.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect::<Vec<_>>())
+            identity.namespace(),
+            pairs(&identity.pool_labels().iter().map(|(k, v)| (k.as_str(), v.as_str())).collect::<Vec<_>>())
         );
     }
     let other_account: Vec<String> = with_pool
         .iter()
         .filter(|t| t.template.label(VARIANT_LABEL) == Some(identity.variant.as_str()))
-        .map(|t| format!("{} runs as {:?}", t.reference().describe(), t.template.service_account))
+        .map(|t| format!("{} runs as {:?}", t.reference().describe(), t.template.service_account()))
         .collect();
     if !other_account.is_empty() {
         return format!(
@@ -421,7 +447,7 @@ fn verb(count: usize, one: &'static str, many: &'static str) -> &'static str {
 
 /// `WorkloadWithoutVariant` and `VariantNotBound`: templates a pool in use selects that no
 /// identity of that pool can reach.
-fn pool_findings(uses: &[PoolUse], index: &Index<'_>, out: &mut Vec<Finding>) {
+fn pool_findings(uses: &[Arc<PoolUse>], index: &Index<'_>, out: &mut Vec<Finding>) {
     let mut pools: BTreeMap<(&str, &str, &str), Vec<&PoolUse>> = BTreeMap::new();
     for u in uses {
         pools.entry((&u.namespace, &u.pool_api, &u.pool)).or_default().push(u);
@@ -483,7 +509,7 @@ fn other_findings(
     if reached.is_empty() {
         return;
     }
-    let outputs: HashMap<usize, &Identity> = identities.iter().map(|i| (i.binding, i)).collect();
+    let outputs: HashMap<usize, &Identity> = identities.iter().map(|i| (i.binding(), i)).collect();
     for other in seen.others.iter().filter(|o| !o.fallback) {
         let (Some(pods), Some(namespaces)) = (&other.pods, &other.namespaces) else { continue };
         for (&t, bindings) in reached {
@@ -520,8 +546,8 @@ fn other_findings(
                      namespaceSelector, or set its spec.fallback: true",
                     template.reference().describe(),
                     identity.output,
-                    identity.namespace,
-                    identity.name,
+                    identity.namespace(),
+                    identity.name(),
                     other.name,
                     other.name
                 ),

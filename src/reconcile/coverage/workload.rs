@@ -7,19 +7,41 @@
 
 use crate::api::fields;
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// The service account of a pod that names none.
 pub const DEFAULT_SERVICE_ACCOUNT: &str = "default";
 
-/// An item that holds pod templates.
+/// An item that holds pod templates. Kept for every such item of the input until coverage
+/// is done, so it is packed: its strings in one allocation, each template's labels in one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Workload {
-    pub api_version: String,
-    pub kind: String,
-    pub name: String,
+    /// `apiVersion`, `kind`, `metadata.name` and `metadata.namespace` (empty: none).
+    head: Packed,
+    templates: Box<[PodTemplate]>,
+}
+
+impl Workload {
+    pub fn api_version(&self) -> &str {
+        self.head.get(0)
+    }
+
+    pub fn kind(&self) -> &str {
+        self.head.get(1)
+    }
+
+    pub fn name(&self) -> &str {
+        self.head.get(2)
+    }
+
     /// The item's `metadata.namespace`; `None` when it has none.
-    pub namespace: Option<String>,
-    pub templates: Vec<PodTemplate>,
+    pub fn namespace(&self) -> Option<&str> {
+        Some(self.head.get(3)).filter(|ns| !ns.is_empty())
+    }
+
+    pub fn templates(&self) -> &[PodTemplate] {
+        &self.templates
+    }
 }
 
 /// One pod template.
@@ -27,16 +49,60 @@ pub struct Workload {
 pub struct PodTemplate {
     /// Where it stands in its item: `spec.template`, `spec.roles[0].template`; empty for a
     /// Pod.
-    pub path: String,
-    /// Its `metadata.labels` that are strings, sorted by key.
-    pub labels: Vec<(String, String)>,
+    path: Cow<'static, str>,
+    /// Its `metadata.labels` that are strings, sorted by key: key, value, key, value...
+    labels: Packed,
     /// `spec.serviceAccountName`, else `spec.serviceAccount`, else `default`.
-    pub service_account: String,
+    service_account: Box<str>,
 }
 
 impl PodTemplate {
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    pub fn service_account(&self) -> &str {
+        &self.service_account
+    }
+
+    /// Its labels, sorted by key.
+    pub fn labels(&self) -> impl Iterator<Item = (&str, &str)> {
+        (0..self.labels.len() / 2).map(|i| (self.labels.get(2 * i), self.labels.get(2 * i + 1)))
+    }
+
     pub fn label(&self, key: &str) -> Option<&str> {
-        self.labels.binary_search_by(|(k, _)| k.as_str().cmp(key)).ok().map(|i| self.labels[i].1.as_str())
+        self.labels().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+}
+
+/// Paths most templates stand at, kept without an allocation.
+const COMMON_PATHS: [&str; 4] =
+    ["spec.template", "", "spec.jobTemplate.spec.template", "spec.leaderWorkerTemplate.workerTemplate"];
+
+/// Strings packed in one allocation, with where each ends.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct Packed {
+    text: Box<str>,
+    ends: Box<[u32]>,
+}
+
+impl Packed {
+    fn of<'s>(parts: impl IntoIterator<Item = &'s str>) -> Packed {
+        let (mut text, mut ends) = (String::new(), Vec::new());
+        for part in parts {
+            text.push_str(part);
+            ends.push(u32::try_from(text.len()).unwrap_or(u32::MAX));
+        }
+        Packed { text: text.into_boxed_str(), ends: ends.into_boxed_slice() }
+    }
+
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[start..self.ends[i] as usize]
     }
 }
 
@@ -48,14 +114,10 @@ pub fn workload_of(item: &Value) -> Option<Workload> {
     if templates.is_empty() {
         return None;
     }
-    let text = |path: &str| fields::str_at(item, path).unwrap_or_default().to_string();
-    Some(Workload {
-        api_version: text("apiVersion"),
-        kind: text("kind"),
-        name: text("metadata.name"),
-        namespace: fields::str_at(item, "metadata.namespace").filter(|ns| !ns.is_empty()).map(str::to_string),
-        templates,
-    })
+    let text = |path: &str| fields::str_at(item, path).unwrap_or_default();
+    let head =
+        Packed::of([text("apiVersion"), text("kind"), text("metadata.name"), text("metadata.namespace")]);
+    Some(Workload { head, templates: templates.into_boxed_slice() })
 }
 
 /// A step of a path into an item.
@@ -68,7 +130,12 @@ fn collect<'a>(node: &'a Value, path: &mut Vec<Step<'a>>, out: &mut Vec<PodTempl
     match node {
         Value::Object(map) => {
             if let Some(template) = template(node) {
-                out.push(PodTemplate { path: render(path), ..template });
+                let path = render(path);
+                let path = match COMMON_PATHS.iter().find(|common| **common == path) {
+                    Some(common) => Cow::Borrowed(*common),
+                    None => Cow::Owned(path),
+                };
+                out.push(PodTemplate { path, ..template });
             }
             for (key, child) in map {
                 path.push(Step::Key(key));
@@ -91,20 +158,20 @@ fn collect<'a>(node: &'a Value, path: &mut Vec<Step<'a>>, out: &mut Vec<PodTempl
 fn template(node: &Value) -> Option<PodTemplate> {
     let spec = node.get("spec")?.as_object()?;
     spec.get("containers")?.as_array()?;
-    let mut labels: Vec<(String, String)> = node
+    let mut labels: Vec<(&str, &str)> = node
         .pointer("/metadata/labels")
         .and_then(Value::as_object)
         .into_iter()
         .flatten()
-        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+        .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
         .collect();
     labels.sort();
     let account = |key| spec.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
     let service_account = account("serviceAccountName").or_else(|| account("serviceAccount"));
     Some(PodTemplate {
-        path: String::new(),
-        labels,
-        service_account: service_account.unwrap_or(DEFAULT_SERVICE_ACCOUNT).to_string(),
+        path: Cow::Borrowed(""),
+        labels: Packed::of(labels.iter().flat_map(|(k, v)| [*k, *v])),
+        service_account: service_account.unwrap_or(DEFAULT_SERVICE_ACCOUNT).into(),
     })
 }
 
@@ -148,11 +215,11 @@ mod tests {
             }
         });
         let workload = workload_of(&item).unwrap();
-        assert_eq!((workload.kind.as_str(), workload.namespace.as_deref()), ("Nested", Some("serving")));
+        assert_eq!((workload.kind(), workload.namespace()), ("Nested", Some("serving")));
         let found: Vec<(&str, &str, usize)> = workload
-            .templates
+            .templates()
             .iter()
-            .map(|t| (t.path.as_str(), t.service_account.as_str(), t.labels.len()))
+            .map(|t| (t.path(), t.service_account(), t.labels().count()))
             .collect();
         assert_eq!(
             found,
@@ -162,15 +229,15 @@ mod tests {
                 ("spec.roles[1].leaderWorkerTemplate.workerTemplate", "default", 1),
             ]
         );
-        assert_eq!(workload.templates[0].label("app"), Some("a"));
-        assert_eq!(workload.templates[0].label("n"), None, "labels that are not strings are no labels");
+        assert_eq!(workload.templates()[0].label("app"), Some("a"));
+        assert_eq!(workload.templates()[0].label("n"), None, "labels that are not strings are no labels");
     }
 
     #[test]
     fn a_pod_is_its_own_template_and_containers_must_be_a_list() {
         let mut item = pod(json!({"app": "a"}), None);
         item["kind"] = json!("Pod");
-        assert_eq!(workload_of(&item).unwrap().templates[0].path, "");
+        assert_eq!(workload_of(&item).unwrap().templates()[0].path(), "");
         let not = json!({"kind": "X", "spec": {"containers": {"a": 1}}});
         assert_eq!(workload_of(&not), None);
         assert_eq!(workload_of(&json!({"kind": "ConfigMap", "data": {"a": "b"}})), None);
