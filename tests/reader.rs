@@ -1261,3 +1261,14 @@ fn a_refused_character_in_a_comment_left_out_of_the_parts_is_refused() {
     check::list(list).unwrap();
     assert!(read::list(list.to_string()).is_err());
 }
+
+/// Found by the coverage-guided target: a document that is only a tag (`!x`) holds a null,
+/// and the stream reader skips it as it skips every empty document.
+#[test]
+fn a_document_that_is_only_a_tag_is_an_empty_document() {
+    for stream in ["!piVersionitems:#:", "a: 1\n--- !x\n"] {
+        check::stream(stream).unwrap();
+        let read = read::stream(stream.to_string()).unwrap();
+        assert_eq!(read.parts.len(), usize::from(stream.starts_with("a:")), "{stream:?}");
+    }
+}

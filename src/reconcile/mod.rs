@@ -120,15 +120,14 @@ pub struct Plan {
     evaluated: Vec<Evaluated>,
     renders: Renders,
     output_files: bool,
-    /// For workload coverage: the identities that render, and every pool in use.
-    identities: Vec<Identity>,
-    uses: Vec<Arc<PoolUse>>,
+    /// What workload coverage found.
+    coverage: Coverage,
 }
 
 /// Checks every binding, finds conflicts and renders the outputs.
 pub fn plan(items: &[Input], ctx: &Context<'_>) -> Result<Plan, InputError> {
-    let (evaluated, renders, (identities, uses)) = evaluate_all(items, ctx)?;
-    Ok(Plan { evaluated, renders, output_files: ctx.output_files, identities, uses })
+    let (evaluated, renders, coverage) = evaluate_all(items, ctx)?;
+    Ok(Plan { evaluated, renders, output_files: ctx.output_files, coverage })
 }
 
 impl Plan {
@@ -148,11 +147,6 @@ impl Plan {
         let seen = self.evaluated.len();
         let mut failures = Vec::new();
         let mut present = HashSet::new();
-        let binding_refs: HashMap<usize, coverage::Ref> = self
-            .evaluated
-            .iter()
-            .map(|e| (e.item, coverage::binding_ref(e.item, e.namespace.as_deref(), &e.name)))
-            .collect();
         // By item position, in order: bindings were evaluated in input order.
         let mut statuses = Vec::with_capacity(seen);
         for e in self.evaluated {
@@ -184,12 +178,7 @@ impl Plan {
             config.prune,
             self.output_files.then_some(config.output_path.as_str()),
         );
-        let coverage = match config.workload_policy {
-            WorkloadPolicy::Ignore => Coverage::default(),
-            _ => coverage::coverage(&self.identities, &self.uses, &coverage::inputs::seen(&items), &|b| {
-                binding_refs[&b].clone()
-            }),
-        };
+        let coverage = self.coverage;
         let findings = report_findings(&coverage, config.workload_policy, &items, &mut results);
         results.push(KrmResult::new(
             Severity::Info,
@@ -213,7 +202,7 @@ impl Plan {
 }
 
 /// Everything [`plan`] works out: bindings evaluated, the renders, and coverage's inputs.
-type Evaluation = (Vec<Evaluated>, Renders, (Vec<Identity>, Vec<Arc<PoolUse>>));
+type Evaluation = (Vec<Evaluated>, Renders, Coverage);
 
 fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputError> {
     let config = ctx.config;
@@ -335,18 +324,12 @@ fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputE
         named[i] = None;
     }
 
-    // What workload coverage needs: every pool in use, and the identities that render.
-    let mut uses = Vec::new();
-    let mut identities = Vec::new();
-    if config.workload_policy != WorkloadPolicy::Ignore {
-        for ((b, outcome), name) in bindings.iter().zip(&outcomes).zip(&named) {
-            let Some(used) = coverage::inputs::pool_use(b, &pools, &served) else { continue };
-            if let (Ok(p), Some(name)) = (outcome, name) {
-                identities.push(coverage::inputs::identity(&used, p.service_account, p.variant, name));
-            }
-            uses.push(used);
-        }
-    }
+    // Workload coverage, before statuses and renders are built, so the two never take
+    // memory at once.
+    let coverage = match config.workload_policy {
+        WorkloadPolicy::Ignore => Coverage::default(),
+        _ => workload_coverage(items, &bindings, &outcomes, &named, (&pools, &served), config.prune),
+    };
 
     // Statuses, results and renders.
     let work: Vec<_> = bindings.iter().zip(outcomes).zip(named.into_iter().zip(conflicts)).collect();
@@ -358,7 +341,41 @@ fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputE
         evaluated.push(e);
         renders.extend(render);
     }
-    Ok((evaluated, renders, (identities, uses)))
+    Ok((evaluated, renders, coverage))
+}
+
+/// What every rendered identity reaches, and the findings (contract 9).
+fn workload_coverage<'a>(
+    items: &'a [Input],
+    bindings: &[BindingInput<'a>],
+    outcomes: &[Result<Planned<'a>, Failure>],
+    named: &[Option<String>],
+    (pools, served): (&PoolIndex<'a>, &ServedApis),
+    prune: bool,
+) -> Coverage {
+    let mut uses: Vec<Arc<PoolUse>> = Vec::new();
+    let mut identities: Vec<Identity> = Vec::new();
+    for ((b, outcome), name) in bindings.iter().zip(outcomes).zip(named) {
+        let Some(used) = coverage::inputs::pool_use(b, pools, served) else { continue };
+        if let (Ok(p), Some(name)) = (outcome, name) {
+            identities.push(coverage::inputs::identity(&used, p.service_account, p.variant, name));
+        }
+        uses.push(used);
+    }
+    let rendered: HashSet<&str> = named.iter().flatten().map(String::as_str).collect();
+    let present: HashSet<(&str, &str)> =
+        bindings.iter().filter_map(|b| Some((b.namespace.clone().ok()?, b.name))).collect();
+    let stays = |value: &Value| {
+        let fate =
+            ownership::fate(value, |n| rendered.contains(n), |ns, n| present.contains(&(ns, n)), prune);
+        fate == ownership::Fate::Kept
+    };
+    let seen = coverage::inputs::seen(items, stays);
+    let refs: HashMap<usize, coverage::Ref> = bindings
+        .iter()
+        .map(|b| (b.item, coverage::binding_ref(b.item, b.namespace.clone().ok(), b.name)))
+        .collect();
+    coverage::coverage(&identities, &uses, &seen, &|b| refs[&b].clone())
 }
 
 /// The findings as results (severities by `workloadPolicy`), and their stderr lines.

@@ -37,25 +37,21 @@ pub fn place(
     let mut counts = Counts::default();
     let mut out = Vec::with_capacity(items.len() + renders.len());
     for item in items {
-        let Some(input) = item.input().filter(|v| csid::is_cluster_spiffe_id(v) && csid::is_managed(v))
-        else {
+        let Some(input) = item.input() else {
             out.push(item);
             continue;
         };
-        let name = input.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
-        if let Some(render) = renders.remove(name) {
-            out.push(Item::Rendered(replace(input, render)));
-            counts.replaced += 1;
-            continue;
-        }
-        let owner_present = csid::binding_of(input)
-            .is_some_and(|(ns, name)| bindings.contains(&(ns.to_string(), name.to_string())));
-        if owner_present {
-            counts.removed += 1;
-        } else if prune {
-            counts.pruned += 1;
-        } else {
-            out.push(item);
+        let owner_present = |ns: &str, name: &str| bindings.contains(&(ns.to_string(), name.to_string()));
+        match fate(input, |name| renders.contains_key(name), owner_present, prune) {
+            Fate::Replaced => {
+                let name = input.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+                let render = renders.remove(name).expect("a replaced output has its render");
+                out.push(Item::Rendered(replace(input, render)));
+                counts.replaced += 1;
+            }
+            Fate::Removed => counts.removed += 1,
+            Fate::Pruned => counts.pruned += 1,
+            Fate::Kept => out.push(item),
         }
     }
     counts.added = renders.len();
@@ -74,6 +70,42 @@ pub fn place(
         }
     }
     (out, counts)
+}
+
+/// What becomes of an input item at placing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    /// A managed output a fresh render of the same name replaces in place.
+    Replaced,
+    /// A managed output of a binding in the input that no longer renders under its name.
+    Removed,
+    /// A managed output whose binding is gone, under `prune`.
+    Pruned,
+    /// Anything else: it stays as it came.
+    Kept,
+}
+
+/// The fate of an input item: `rendered` says whether a render of that name exists,
+/// `owner_present` whether the (namespace, name) binding is in the input.
+pub fn fate(
+    item: &Value,
+    rendered: impl Fn(&str) -> bool,
+    owner_present: impl Fn(&str, &str) -> bool,
+    prune: bool,
+) -> Fate {
+    if !(csid::is_cluster_spiffe_id(item) && csid::is_managed(item)) {
+        return Fate::Kept;
+    }
+    let name = item.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+    if rendered(name) {
+        Fate::Replaced
+    } else if csid::binding_of(item).is_some_and(|(ns, name)| owner_present(ns, name)) {
+        Fate::Removed
+    } else if prune {
+        Fate::Pruned
+    } else {
+        Fate::Kept
+    }
 }
 
 /// The fresh render, keeping the caller's annotations of the object it replaces.

@@ -79,7 +79,9 @@ pub fn list(input: &str) -> Result<(), String> {
 /// Checks a stream's reading.
 pub fn stream(input: &str) -> Result<(), String> {
     let text = text::normalize(input.to_string());
-    let full = yaml::parse_stream(&text);
+    // Documents holding nothing (a tagged null among them) are no items.
+    let full =
+        yaml::parse_stream(&text).map(|docs| docs.into_iter().filter(|d| !d.is_null()).collect::<Vec<_>>());
     let read = super::stream(input.to_string());
     let documents = match (full, read) {
         (Err(full), Ok(_)) => return Err(format!("the full reader refuses ({full}), the reader accepts")),

@@ -1,5 +1,5 @@
 //! What coverage reads, gathered from the reconcile's own work: each binding's pool as it
-//! resolves (rendered or not), the identities that render, and from the output items the
+//! resolves (rendered or not), the identities that render, and from the input the
 //! workloads, declared service accounts, namespaces and other ClusterSPIFFEIDs.
 
 use super::selector::Selector;
@@ -7,7 +7,7 @@ use super::{Identity, Other, PoolUse, Seen};
 use crate::api::binding::BindingInput;
 use crate::api::cluster_spiffe_id as csid;
 use crate::api::{fields, names, pool};
-use crate::reconcile::item::Item;
+use crate::reconcile::input::Input;
 use crate::reconcile::resolve::{self, PoolIndex};
 use crate::reconcile::served::ServedApis;
 use serde_json::Value;
@@ -32,8 +32,8 @@ pub fn pool_use<'a>(
         binding_name: binding.name.to_string(),
         namespace: namespace.to_string(),
         pool: resolved.name.to_string(),
-        pool_api: resolved.api.api_version(),
-        labels,
+        pool_api: resolved.api,
+        labels: labels.into_iter().collect(),
         variant,
     }))
 }
@@ -48,14 +48,14 @@ pub fn identity(used: &Arc<PoolUse>, service_account: &str, variant: &str, outpu
     }
 }
 
-/// What the output items hold for coverage: the items this run renders are left out of
-/// the other ClusterSPIFFEIDs, and so are those it removes.
-pub fn seen(items: &[Item]) -> Seen<'_> {
+/// What the input holds for coverage: its workloads, declared service accounts, namespaces,
+/// and the ClusterSPIFFEIDs that `stays` says remain after placing (this run's renders and
+/// the outputs it removes are not other identities).
+pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> {
     let mut seen = Seen::default();
-    for item in items {
-        let Item::Input(position, input) = item else { continue };
+    for (position, input) in items.iter().enumerate() {
         if let Some(workload) = input.workload() {
-            seen.workloads.push((*position, workload));
+            seen.workloads.push((position, workload));
         }
         let Some(value) = input.value() else { continue };
         let kind = fields::str_at(value, "kind").unwrap_or_default();
@@ -69,8 +69,8 @@ pub fn seen(items: &[Item]) -> Seen<'_> {
             ("v1", "Namespace") => {
                 seen.namespaces.insert(name, labels(value.pointer("/metadata/labels")));
             }
-            _ if csid::is_cluster_spiffe_id(value) => seen.others.push(Other {
-                item: *position,
+            _ if csid::is_cluster_spiffe_id(value) && stays(value) => seen.others.push(Other {
+                item: position,
                 name,
                 fallback: value.pointer("/spec/fallback").and_then(Value::as_bool) == Some(true),
                 pods: Selector::read(value.pointer("/spec/podSelector")),

@@ -13,6 +13,7 @@ pub mod selector;
 pub mod workload;
 
 use crate::api::binding;
+use crate::api::pool::PoolApi;
 use crate::config::WorkloadPolicy;
 use crate::reconcile::identity::VARIANT_LABEL;
 use crate::reconcile::results::Severity;
@@ -115,7 +116,7 @@ impl Identity {
         &self.used.binding_name
     }
 
-    fn pool_labels(&self) -> &BTreeMap<String, String> {
+    fn pool_labels(&self) -> &[(String, String)] {
         &self.used.labels
     }
 }
@@ -128,8 +129,9 @@ pub struct PoolUse {
     pub namespace: String,
     /// The pool, as `namespace/name (apiVersion)` would name it.
     pub pool: String,
-    pub pool_api: String,
-    pub labels: BTreeMap<String, String>,
+    pub pool_api: PoolApi,
+    /// The pool's selector labels, sorted by key.
+    pub labels: Vec<(String, String)>,
     /// The binding's variant, when it is a valid one.
     pub variant: Option<String>,
 }
@@ -179,7 +181,7 @@ impl Template<'_> {
         self.workload.namespace().unwrap_or_default()
     }
 
-    fn has(&self, labels: &BTreeMap<String, String>) -> bool {
+    fn has(&self, labels: &[(String, String)]) -> bool {
         labels.iter().all(|(k, v)| self.template.label(k) == Some(v.as_str()))
     }
 
@@ -376,10 +378,9 @@ fn no_match(identity: &Identity, labels: &[(&str, &str)], index: &Index<'_>, abo
 /// Why the templates of the identity's namespace miss it, nearest first.
 fn closest(identity: &Identity, in_namespace: &[usize], index: &Index<'_>) -> String {
     let templates: Vec<&Template<'_>> = in_namespace.iter().map(|&t| &index.templates[t]).collect();
-    let with_pool: Vec<&&Template<'_>> =
-        templates.iter().filter(|t| t.has(identity.pool_labels())).collect();
+    let with_pool: Vec<&&Template<'_>> = templates.iter().filter(|t| t.has(identity.pool_labels())).collect();
     if with_pool.is_empty() {
-        for key in identity.pool_labels().keys() {
+        for (key, _) in identity.pool_labels() {
             let near: Option<(&Template<'_>, &str)> = templates.iter().find_map(|t| {
                 let found =
                     t.template.labels().find(|(k, _)| *k != key.as_str() && same_but_spelling(k, key))?;
@@ -448,11 +449,12 @@ fn verb(count: usize, one: &'static str, many: &'static str) -> &'static str {
 /// `WorkloadWithoutVariant` and `VariantNotBound`: templates a pool in use selects that no
 /// identity of that pool can reach.
 fn pool_findings(uses: &[Arc<PoolUse>], index: &Index<'_>, out: &mut Vec<Finding>) {
-    let mut pools: BTreeMap<(&str, &str, &str), Vec<&PoolUse>> = BTreeMap::new();
+    let mut pools: BTreeMap<(&str, PoolApi, &str), Vec<&PoolUse>> = BTreeMap::new();
     for u in uses {
-        pools.entry((&u.namespace, &u.pool_api, &u.pool)).or_default().push(u);
+        pools.entry((&u.namespace, u.pool_api, &u.pool)).or_default().push(u);
     }
     for ((ns, api, pool), uses) in pools {
+        let api = api.api_version();
         let labels = &uses[0].labels;
         let pairs_of: Vec<(&str, &str)> = labels.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         let bound: BTreeSet<&str> = uses.iter().filter_map(|u| u.variant.as_deref()).collect();
