@@ -32,16 +32,20 @@ def timed(command, input_path):
     return float(seconds), int(kib)
 
 
-def measure(input_path, runs):
-    fn_times, rt_times, fn_mem, rt_mem = [], [], [], []
+def alternate(first, second, runs):
+    """Runs two (command, input) pairs alternately: their median seconds and peak KiB."""
+    times, mems = ([], []), ([], [])
     for _ in range(runs):
-        s, m = timed(ROUNDTRIP, input_path)
-        rt_times.append(s)
-        rt_mem.append(m)
-        s, m = timed(FUNCTION, input_path)
-        fn_times.append(s)
-        fn_mem.append(m)
-    return statistics.median(fn_times), statistics.median(rt_times), max(fn_mem), max(rt_mem)
+        for i, (command, input_path) in enumerate((first, second)):
+            s, m = timed(command, input_path)
+            times[i].append(s)
+            mems[i].append(m)
+    return [(statistics.median(t), max(m)) for t, m in zip(times, mems)]
+
+
+def measure(input_path, runs):
+    (rt_s, rt_kib), (fn_s, fn_kib) = alternate((ROUNDTRIP, input_path), (FUNCTION, input_path), runs)
+    return fn_s, rt_s, fn_kib, rt_kib
 
 
 def main():
@@ -71,17 +75,9 @@ def main():
     render = [FUNCTION, "render", "--trust-domain", "example.org",
               "--transition-time", "2026-01-01T00:00:00Z", files]
     krm_input = os.path.join(workdir, "10k.yaml")
-    render_times, krm_times, render_mem, krm_mem = [], [], [], []
-    for _ in range(runs):
-        s, m = timed(render, None)
-        render_times.append(s)
-        render_mem.append(m)
-        s, m = timed(FUNCTION, krm_input)
-        krm_times.append(s)
-        krm_mem.append(m)
-    render_s, krm_s = statistics.median(render_times), statistics.median(krm_times)
-    print(f"render 10k in 100 files: {render_s:.2f} s, {max(render_mem) / 1024:.0f} MB; "
-          f"KRM mode {krm_s:.2f} s, {max(krm_mem) / 1024:.0f} MB; ratio {render_s / krm_s:.2f}")
+    (render_s, render_kib), (krm_s, krm_kib) = alternate((render, None), (FUNCTION, krm_input), runs)
+    print(f"render 10k in 100 files: {render_s:.2f} s, {render_kib / 1024:.0f} MB; "
+          f"KRM mode {krm_s:.2f} s, {krm_kib / 1024:.0f} MB; ratio {render_s / krm_s:.2f}")
 
 
 if __name__ == "__main__":

@@ -136,32 +136,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             return print(yaml::write(&InferenceIdentityBinding::crd()).map_err(anyhow::Error::msg)?);
         }
         (Some(Command::Render(args)), _) => {
-            let mut request = args.into_request();
-            if request.paths.iter().any(|p| p.as_os_str() == "-") {
-                if std::io::stdin().is_terminal() {
-                    return Ok(at_terminal(RENDER_AT_TERMINAL));
-                }
-                match read_stdin()? {
-                    Ok(text) => request.stdin = Some(text),
-                    Err(message) => return finish(io::error_output(&message)),
-                }
-            }
+            let request = match with_stdin(args.into_request())? {
+                Ok(request) => request,
+                Err(code) => return Ok(code),
+            };
             let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
             let (stderr, code) = render::run_to(&request, stdout);
             std::io::stderr().write_all(stderr.as_bytes())?;
             return Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)));
         }
         (Some(Command::Explain { args, output }), _) => {
-            let mut request = args.into_request();
-            if request.paths.iter().any(|p| p.as_os_str() == "-") {
-                if std::io::stdin().is_terminal() {
-                    return Ok(at_terminal(RENDER_AT_TERMINAL));
-                }
-                match read_stdin()? {
-                    Ok(text) => request.stdin = Some(text),
-                    Err(message) => return finish(io::error_output(&message)),
-                }
-            }
+            let request = match with_stdin(args.into_request())? {
+                Ok(request) => request,
+                Err(code) => return Ok(code),
+            };
             let format = if output == "json" { io::explain::Format::Json } else { io::explain::Format::Text };
             io::explain::run(&request, format)
         }
@@ -194,6 +182,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
     };
     finish(output)
+}
+
+/// The request with standard input read when a path is `-`; the exit code instead when
+/// stdin is a terminal (nothing piped in) or is not text.
+fn with_stdin(mut request: render::Request) -> anyhow::Result<Result<render::Request, ExitCode>> {
+    if request.paths.iter().any(|p| p.as_os_str() == "-") {
+        if std::io::stdin().is_terminal() {
+            return Ok(Err(at_terminal(RENDER_AT_TERMINAL)));
+        }
+        match read_stdin()? {
+            Ok(text) => request.stdin = Some(text),
+            Err(message) => return finish(io::error_output(&message)).map(Err),
+        }
+    }
+    Ok(Ok(request))
 }
 
 /// Writes what a plain-stream run produced and exits as it says.
