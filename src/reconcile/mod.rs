@@ -332,7 +332,7 @@ fn finish(
         b.generation,
         ctx.transition_time,
     );
-    let status = status::status(config, conditions, outcome.as_ref().ok(), conflicts);
+    let status = status::status(config, conditions, outcome.as_ref().ok(), conflicts, b.operator_records());
     let result = outcome.as_ref().err().map(|f| binding_result(b, f, config.failure_policy));
     let evaluated = Evaluated {
         item: b.item,
