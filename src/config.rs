@@ -36,7 +36,8 @@ pub struct ConfigSpec {
     /// digits, `.`, `-`, `_`; no scheme, no path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trust_domain: Option<String>,
-    /// Written to `spec.className` of every ClusterSPIFFEID; omitted when empty.
+    /// Written to `spec.className` of every ClusterSPIFFEID; omitted when empty. No leading
+    /// or trailing whitespace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class_name: Option<String>,
     /// `Report` (default): failing bindings give warnings, exit 0. `Fail`: errors, exit 1.
@@ -256,11 +257,15 @@ fn validate(spec: ConfigSpec, field: &dyn Fn(&str) -> String) -> Result<Config, 
         None => None,
         Some(text) => Some(parse_time(&text).map_err(|m| ConfigError::new(field("transitionTime"), m))?),
     };
+    let class_name = spec.class_name.filter(|s| !s.is_empty());
+    if let Some(class) = &class_name {
+        validate_class_name(class).map_err(|m| ConfigError::new(field("className"), m))?;
+    }
     let output_path = spec.output_path.unwrap_or_else(|| DEFAULT_OUTPUT_PATH.to_string());
     validate_output_path(&output_path).map_err(|m| ConfigError::new(field("outputPath"), m))?;
     Ok(Config {
         trust_domain,
-        class_name: spec.class_name.filter(|s| !s.is_empty()),
+        class_name,
         failure_policy: spec.failure_policy.unwrap_or_default(),
         prune: spec.prune.unwrap_or(true),
         api_versions,
@@ -285,6 +290,17 @@ pub fn validate_trust_domain(td: &str) -> Result<(), String> {
         ));
     }
     spiffe::TrustDomain::new(td).map(|_| ()).map_err(|e| format!("{td:?} is not a valid trust domain: {e}"))
+}
+
+/// A class name without surrounding whitespace: the operator refuses to start with one
+/// (`OperatorConfig.Validate`), and SPIRE Controller Manager would compare it as written.
+pub fn validate_class_name(class: &str) -> Result<(), String> {
+    if class.trim() != class {
+        return Err(format!(
+            "{class:?} has leading or trailing whitespace: remove it (the kleym operator refuses such a class name)"
+        ));
+    }
+    Ok(())
 }
 
 /// `version`, `group/version` or `group/version/Kind`, without spaces or empty parts.
