@@ -16,7 +16,6 @@ pub mod status;
 
 use crate::api::binding::{self, BindingInput, ConflictEntry, InferenceIdentityBindingStatus};
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId, RenderInput};
-use crate::api::names;
 use crate::config::{Config, FailurePolicy};
 use crate::parallel;
 use crate::reconcile::item::Item;
@@ -31,7 +30,7 @@ use k8s_openapi::jiff::Timestamp;
 use ownership::Renders;
 use serde_json::Value;
 use status::RenderedIdentity;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 /// What the reconcile needs beside the items.
 pub struct Context<'c> {
@@ -246,38 +245,10 @@ fn evaluate_all(items: &[Value], ctx: &Context<'_>) -> Result<(Vec<Evaluated>, R
                 .map(|p| crate::reconcile::identity::output_name(p.namespace, b.name, &p.spiffe_id))
         })
         .collect();
-    let mut name_count: HashMap<&str, usize> = HashMap::new();
-    for name in named.iter().flatten() {
-        *name_count.entry(name).or_default() += 1;
-    }
-    let mut apply_failures = Vec::new();
-    for (i, name) in named.iter().enumerate() {
-        let Some(name) = name else { continue };
-        let failure = if let Err(e) = names::label_value(bindings[i].name) {
-            Some(format!(
-                "binding name {:?} cannot be the value of label {}: {e}; the API server would refuse the output",
-                bindings[i].name,
-                csid::LABEL_BINDING_NAME
-            ))
-        } else if let Some(&(at, false)) = outputs.get(name.as_str()) {
-            Some(format!(
-                "ClusterSPIFFEID {name} already exists in the input{} without annotation {}: {}; \
-                 refusing to replace an object this function does not own",
-                describe_file(&items[at]),
-                csid::ANNOTATION_RENDERED_BY,
-                csid::RENDERED_BY
-            ))
-        } else if name_count[name.as_str()] > 1 {
-            Some(format!("another binding renders the same ClusterSPIFFEID name {name}; refusing both"))
-        } else {
-            None
-        };
-        if let Some(message) = failure {
-            apply_failures.push((i, Failure::new(Reason::ManagedOutputApplyFailed, message)));
-        }
-    }
-    for (i, failure) in apply_failures {
-        outcomes[i] = Err(failure);
+    let binding_names: Vec<&str> = bindings.iter().map(|b| b.name).collect();
+    let apply_failures = ownership::unwritable(&binding_names, &named, &outputs, items);
+    for (i, message) in apply_failures {
+        outcomes[i] = Err(Failure::new(Reason::ManagedOutputApplyFailed, message));
         named[i] = None;
     }
 
@@ -364,11 +335,4 @@ fn binding_result(b: &BindingInput<'_>, f: &Failure, policy: FailurePolicy) -> K
     }
     result.file = files::file_of(b.value).map(|(path, index)| FileRef { path, index });
     result
-}
-
-fn describe_file(item: &Value) -> String {
-    match files::file_of(item) {
-        Some((path, index)) => format!(" (file {path}, index {index})"),
-        None => String::new(),
-    }
 }
