@@ -189,7 +189,13 @@ impl<'a> BindingInput<'a> {
             return Err("metadata.name must not be empty".into());
         }
         let namespace = fields::required_str(value, "metadata.namespace");
-        let generation = fields::lookup(value, "metadata.generation").ok().flatten().and_then(Value::as_i64);
+        // The API server counts generations from 1; the operator omits a zero one, and the
+        // CRD admits no negative observedGeneration.
+        let generation = fields::lookup(value, "metadata.generation")
+            .ok()
+            .flatten()
+            .and_then(Value::as_i64)
+            .filter(|g| *g > 0);
         Ok(BindingInput { item, value, name, namespace, generation })
     }
 
