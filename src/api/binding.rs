@@ -225,3 +225,40 @@ impl<'a> BindingInput<'a> {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_the_v1alpha1_binding_kind_is_a_binding() {
+        let item = |api_version: &str, kind: &str| json!({"apiVersion": api_version, "kind": kind});
+        assert!(is_binding(&item(API_VERSION, KIND)));
+        assert!(!is_binding(&item(API_VERSION, "InferenceIdentityPolicy")));
+        assert!(!is_binding(&item("kleym.sonda.red/v1beta1", KIND)));
+        assert!(!is_binding(&json!({"kind": KIND})));
+    }
+
+    #[test]
+    fn operator_records_come_as_they_are_and_null_is_none() {
+        let value = json!({"metadata": {"name": "b", "namespace": "ns"}, "status": {
+            "pendingClusterSPIFFEID": {"name": "n", "claimID": "c", "extra": 1},
+            "ownedClusterSPIFFEID": null,
+        }});
+        let records = BindingInput::read(0, &value).unwrap().operator_records();
+        assert_eq!(records.pending, Some(json!({"name": "n", "claimID": "c", "extra": 1})));
+        assert_eq!(records.owned, None);
+        let bare = json!({"metadata": {"name": "b"}, "status": "not a mapping"});
+        assert_eq!(BindingInput::read(0, &bare).unwrap().operator_records(), OperatorRecords::default());
+    }
+
+    #[test]
+    fn only_a_positive_generation_is_observed() {
+        let with = |g: Value| json!({"metadata": {"name": "b", "generation": g}});
+        assert_eq!(BindingInput::read(0, &with(json!(3))).unwrap().generation, Some(3));
+        assert_eq!(BindingInput::read(0, &with(json!(1))).unwrap().generation, Some(1));
+        assert_eq!(BindingInput::read(0, &with(json!(0))).unwrap().generation, None);
+        assert_eq!(BindingInput::read(0, &with(json!(-2))).unwrap().generation, None);
+    }
+}

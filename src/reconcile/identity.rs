@@ -177,6 +177,60 @@ mod tests {
     }
 
     #[test]
+    fn a_set_naming_one_foreign_value_is_unsafe() {
+        let variant = |v: &str| format!("{POD_LABEL_PREFIX}{VARIANT_LABEL}:{v}");
+        let set =
+            |ns: &str, sa: &str, v: &str| vec![format!("k8s:ns:{ns}"), format!("k8s:sa:{sa}"), variant(v)];
+        assert_eq!(check_selector_set(&set("ns", "sa", "v"), "ns", "sa", "v"), Ok(()));
+        assert_eq!(
+            check_selector_set(&set("other", "sa", "v"), "ns", "sa", "v").unwrap_err(),
+            "selector k8s:ns:other conflicts with the binding namespace \"ns\": the selector set must name exactly one namespace"
+        );
+        assert_eq!(
+            check_selector_set(&set("ns", "other", "v"), "ns", "sa", "v").unwrap_err(),
+            "selector k8s:sa:other conflicts with the binding service account \"sa\": the selector set must name exactly one service account"
+        );
+        assert_eq!(
+            check_selector_set(&set("ns", "sa", "w"), "ns", "sa", "v").unwrap_err(),
+            format!(
+                "selector {} conflicts with the binding variant \"v\": the selector set must name exactly one variant",
+                variant("w")
+            )
+        );
+        // The binding's own value twice over is still one selector too many.
+        let mut twice = set("ns", "sa", "v");
+        twice.push("k8s:ns:ns".to_string());
+        assert!(check_selector_set(&twice, "ns", "sa", "v").unwrap_err().contains("k8s:ns:ns conflicts"));
+        let no_variant = vec!["k8s:ns:ns".to_string(), "k8s:sa:sa".to_string()];
+        assert_eq!(
+            check_selector_set(&no_variant, "ns", "sa", "v").unwrap_err(),
+            format!("selectors must include {}", variant("v"))
+        );
+    }
+
+    #[test]
+    fn the_operators_fingerprint_vector() {
+        // From the operator's identity tests: the same set, canonicalized, in another order.
+        let set =
+            ["k8s:ns:default", "k8s:pod-label:app:model-server", "k8s:sa:inference-sa"].map(String::from);
+        assert_eq!(
+            selector_fingerprint(&set),
+            "sha256:d2ef4ccce3e70ad8c81e2084bfa52d5c0692f66c842487adb0f13c97e794b64c"
+        );
+    }
+
+    #[test]
+    fn two_bindings_can_render_one_name() {
+        // x.1 and x-1 sanitize to the same base; these two variants were found by a search
+        // for SPIFFE IDs sharing the first 4 bytes of their SHA-1.
+        let id = |v| spiffe_id("example.org", "serving", "llama", "llama", v);
+        let (a, b) = (id("v31367"), id("v92036"));
+        assert_ne!(a, b);
+        assert_eq!(output_name("serving", "x.1", &a), "kleym-serving-x-1-pool-2abb29d3");
+        assert_eq!(output_name("serving", "x-1", &b), "kleym-serving-x-1-pool-2abb29d3");
+    }
+
+    #[test]
     fn fingerprint_frames_each_selector() {
         // Framing makes ["ab"] and ["a", "b"] differ.
         let one = selector_fingerprint(&["ab".to_string()]);
