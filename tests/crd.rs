@@ -109,6 +109,12 @@ fn compare(path: &str, theirs: &Value, ours: &Value, problems: &mut Vec<String>)
             }
         }
     }
+    // A bound the operator writes as an integer is printed as one (`minimum: 0`, not `0.0`).
+    for key in ["maxLength", "maxItems", "maximum", "minLength", "minItems", "minimum"] {
+        if theirs.get(key).is_some_and(Value::is_i64) && ours.get(key).is_some_and(|g| !g.is_i64()) {
+            problems.push(format!("{path}: {key} {} is not written as an integer", ours[key]));
+        }
+    }
     for key in ours.keys().filter(|k| !theirs.contains_key(*k) && !DOCS.contains(&k.as_str())) {
         problems.push(format!("{path}: {key} {} is not in the operator's CRD", ours[key]));
     }
@@ -152,7 +158,11 @@ type Drift = (&'static str, fn(&mut Value));
 #[test]
 fn the_comparison_catches_each_kind_of_drift() {
     let theirs = schema_of(&operator_crd()).clone();
-    let drifts: [Drift; 8] = [
+    let drifts: [Drift; 9] = [
+        ("status.conditions[].observedGeneration: minimum", |s| {
+            s["properties"]["status"]["properties"]["conditions"]["items"]["properties"]["observedGeneration"]
+                ["minimum"] = serde_json::json!(0.0);
+        }),
         ("spec.poolRef.name: pattern", |s| {
             s["properties"]["spec"]["properties"]["poolRef"]["properties"]["name"]["pattern"] =
                 "^[a-z]+$".into();

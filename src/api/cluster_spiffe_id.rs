@@ -120,3 +120,34 @@ pub fn binding_of(item: &Value) -> Option<(&str, &str)> {
     let labels = item.pointer("/metadata/labels")?;
     Some((labels.get(LABEL_BINDING_NAMESPACE)?.as_str()?, labels.get(LABEL_BINDING_NAME)?.as_str()?))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn object(api_version: &str, kind: &str, annotations: Value) -> Value {
+        json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "n", "annotations": annotations}})
+    }
+
+    #[test]
+    fn a_cluster_spiffe_id_is_that_kind_in_the_spire_group() {
+        assert!(is_cluster_spiffe_id(&object(API_VERSION, KIND, json!({}))));
+        assert!(is_cluster_spiffe_id(&object("spire.spiffe.io/v1beta1", KIND, json!({}))));
+        assert!(!is_cluster_spiffe_id(&object("example.com/v1", KIND, json!({}))));
+        assert!(!is_cluster_spiffe_id(&object(API_VERSION, "ClusterStaticEntry", json!({}))));
+        assert!(!is_cluster_spiffe_id(&object("spire.spiffe.io.example/v1", KIND, json!({}))));
+    }
+
+    #[test]
+    fn the_operators_objects_are_never_managed() {
+        let mine = json!({ANNOTATION_RENDERED_BY: RENDERED_BY});
+        assert!(is_managed(&object(API_VERSION, KIND, mine)));
+        assert!(!is_managed(&object(API_VERSION, KIND, json!({ANNOTATION_RENDERED_BY: "someone-else"}))));
+        let both = json!({ANNOTATION_RENDERED_BY: RENDERED_BY, ANNOTATION_OWNERSHIP_CLAIM: "claim"});
+        assert!(!is_managed(&object(API_VERSION, KIND, both.clone())));
+        assert!(is_operators(&object(API_VERSION, KIND, both)));
+        assert!(is_operators(&object(API_VERSION, KIND, json!({ANNOTATION_OWNERSHIP_CLAIM: "claim"}))));
+        assert!(!is_operators(&object(API_VERSION, KIND, json!({}))));
+    }
+}

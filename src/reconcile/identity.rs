@@ -78,13 +78,11 @@ pub fn selector_fingerprint(selectors: &[String]) -> String {
 pub fn output_name(ns: &str, binding: &str, spiffe_id: &str) -> String {
     const MAX_BASE: usize = 49;
     let mut base = sanitize(&format!("kleym-{ns}-{binding}"));
-    if base.len() > MAX_BASE {
-        base.truncate(MAX_BASE);
-        base.truncate(base.trim_end_matches('-').len());
-        if base.is_empty() {
-            base = "kleym".to_string();
-        }
-    }
+    // Sanitized text is ASCII and never ends in '-', so for a base of at most 49 characters
+    // both cuts change nothing; a longer one loses a '-' the cut leaves at its end. The
+    // operator falls back to `kleym` for an empty cut base: this one starts with `kleym`.
+    base.truncate(MAX_BASE);
+    base.truncate(base.trim_end_matches('-').len());
     let digest = Sha1::digest(spiffe_id.as_bytes());
     format!("{base}-pool-{}", hex(&digest[..4]))
 }
@@ -174,6 +172,27 @@ mod tests {
         assert!(err.contains("identity.kleym.sonda.red/variant:prefill"), "{err}");
         let missing = vec!["k8s:ns:ns".to_string()];
         assert!(check_selector_set(&missing, "ns", "sa", "v").unwrap_err().contains("k8s:sa:sa"));
+    }
+
+    #[test]
+    fn spiffe_ids_are_checked_against_the_spec() {
+        assert_eq!(validate_spiffe_id(&spiffe_id("example.org", "ns", "sa", "pool", "v")), Ok(()));
+        for bad in [
+            "spiffe://example.org/ns/../sa",
+            "spiffe://example.org/a//b",
+            "spiffe://example.org/a@b",
+            "http://x/y",
+        ] {
+            let err = validate_spiffe_id(bad).unwrap_err();
+            assert!(err.starts_with(&format!("computed SPIFFE ID {bad:?} is invalid: ")), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_base_of_exactly_49_characters_is_kept_whole() {
+        // "kleym-" + 41 characters + "-b" is 49 characters: the limit itself.
+        let name = output_name(&"a".repeat(41), "b", "spiffe://x/y");
+        assert_eq!(name.rsplit_once("-pool-").unwrap().0, format!("kleym-{}-b", "a".repeat(41)));
     }
 
     #[test]

@@ -139,8 +139,9 @@ impl Plan {
             .into_iter()
             .enumerate()
             .map(|(position, item)| match statuses.next_if(|(at, _)| *at == position) {
-                Some((_, status)) if item.is_object() => Item::Binding(item, status),
-                _ => Item::Input(position, item),
+                // A binding is always a mapping: `is_binding` reads its apiVersion and kind.
+                Some((_, status)) => Item::Binding(item, status),
+                None => Item::Input(position, item),
             })
             .collect();
         let (items, counts) = ownership::place(
