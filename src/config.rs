@@ -41,8 +41,10 @@ pub struct ConfigSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(required, length(min = 1, max = 255), pattern(TRUST_DOMAIN_PATTERN))]
     pub trust_domain: Option<String>,
-    /// Written to `spec.className` of every ClusterSPIFFEID; omitted when empty.
+    /// Written to `spec.className` of every ClusterSPIFFEID; omitted when empty. No leading
+    /// or trailing whitespace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(CLASS_NAME_PATTERN))]
     pub class_name: Option<String>,
     /// `Report` (default): failing bindings give warnings, exit 0. `Fail`: errors, exit 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -72,6 +74,8 @@ pub struct ConfigSpec {
 
 /// The patterns of the schema, for editors: each says what the validation below accepts.
 const TRUST_DOMAIN_PATTERN: &str = r"^[a-z0-9._-]+$";
+/// Empty, or starting and ending with something other than whitespace.
+const CLASS_NAME_PATTERN: &str = r"^(\S([\s\S]*\S)?)?$";
 const API_VERSION_PATTERN: &str = r"^[^/\s]+(/[^/\s]+){0,2}$";
 /// An RFC 3339 time with its offset, or empty (unset).
 const TIME_PATTERN: &str =
@@ -322,11 +326,15 @@ fn validate(spec: ConfigSpec, field: &dyn Fn(&str) -> String) -> Result<Config, 
         None => None,
         Some(text) => Some(parse_time(&text).map_err(|m| ConfigError::new(field("transitionTime"), m))?),
     };
+    let class_name = spec.class_name.filter(|s| !s.is_empty());
+    if let Some(class) = &class_name {
+        validate_class_name(class).map_err(|m| ConfigError::new(field("className"), m))?;
+    }
     let output_path = spec.output_path.unwrap_or_else(|| DEFAULT_OUTPUT_PATH.to_string());
     validate_output_path(&output_path).map_err(|m| ConfigError::new(field("outputPath"), m))?;
     Ok(Config {
         trust_domain,
-        class_name: spec.class_name.filter(|s| !s.is_empty()),
+        class_name,
         failure_policy: spec.failure_policy.unwrap_or_default(),
         workload_policy: spec.workload_policy.unwrap_or_default(),
         prune: spec.prune.unwrap_or(true),
@@ -352,6 +360,17 @@ pub fn validate_trust_domain(td: &str) -> Result<(), String> {
         ));
     }
     spiffe::TrustDomain::new(td).map(|_| ()).map_err(|e| format!("{td:?} is not a valid trust domain: {e}"))
+}
+
+/// A class name without surrounding whitespace: the operator refuses to start with one
+/// (`OperatorConfig.Validate`), and SPIRE Controller Manager would compare it as written.
+pub fn validate_class_name(class: &str) -> Result<(), String> {
+    if class.trim() != class {
+        return Err(format!(
+            "{class:?} has leading or trailing whitespace: remove it (the kleym operator refuses such a class name)"
+        ));
+    }
+    Ok(())
 }
 
 /// `version`, `group/version` or `group/version/Kind`, without spaces or empty parts.

@@ -4,8 +4,7 @@
 
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
-use kube_core::CustomResourceExt;
-use render_inference_identity::api::binding::InferenceIdentityBinding;
+use render_inference_identity::api::crd;
 use render_inference_identity::config::{self, Override};
 use render_inference_identity::io::render;
 use render_inference_identity::io::{self, Env};
@@ -133,7 +132,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             return print(format!("{schema}\n"));
         }
         (Some(Command::Crd), _) => {
-            return print(yaml::write(&InferenceIdentityBinding::crd()).map_err(anyhow::Error::msg)?);
+            return print(yaml::write(&crd::binding_crd()).map_err(anyhow::Error::msg)?);
         }
         (Some(Command::Render(args)), _) => {
             let request = match with_stdin(args.into_request())? {

@@ -1338,13 +1338,14 @@ fn variants_that_would_add_segments_or_selectors_are_refused() {
 #[test]
 fn pool_names_that_would_add_segments_are_refused() {
     for pool in ["p/../q", "p:q", "pool-a\n", "P", "p%2Fq", "\u{440}ool", "..", "p/q"] {
-        // The pool exists under that very name: the reference itself must be refused.
+        // The pool exists under that very name in the input, yet no pool a cluster admits
+        // can have it (and "pool-a\n" is trimmed to a name no pool has): nothing renders.
         let p = Params { pool_ref: pool.to_string(), pool_name: pool.to_string(), ..Params::default() };
         assert_binding_fails(
             &format!("poolRef.name {pool:?}"),
             &p,
             "InvalidRef",
-            "InvalidPoolRef",
+            "TargetPoolNotFound",
             Some("spec.poolRef.name"),
         );
     }

@@ -235,6 +235,12 @@ fn previous_status() -> BoxedStrategy<Option<Value>> {
         1 => Just(Some(json!({"conditions": "oops"}))),
         1 => Just(Some(json!({"computedSpiffeIDs": [{"spiffeID": "spiffe://old.example/x"}],
                               "unknownField": 1}))),
+        1 => Just(Some(json!({"pendingClusterSPIFFEID": {"name": "kleym-ns-a-web-pool-00000000",
+                                                         "claimID": "0123"}}))),
+        1 => Just(Some(json!({"ownedClusterSPIFFEID": {"uid": "1e3", "name": "kleym-ns-a-web-pool-11111111"},
+                              "renderedClusterSPIFFEID": {"name": "old", "spiffeID": "spiffe://old.example/x",
+                                                          "selectorFingerprint": "sha256:00",
+                                                          "observedGeneration": 2}}))),
         2 => (select(&["True", "False"][..]), select(&["True", "False"][..])).prop_map(
             |(ready, conflict)| Some(json!({"conditions": [
                 {"type": "Ready", "status": ready, "reason": "Old", "message": "old",
@@ -257,6 +263,7 @@ fn binding() -> impl Strategy<Value = Value> {
     let pool_name = prop_oneof![
         30 => pick(POOL_NAMES).prop_map(Some),
         1 => Just(Some(string("ghost"))),
+        2 => Just(Some(string(" pool-a "))),
         1 => select(vec![string("Pool_A"), json!(5), json!(["pool-a"])]).prop_map(Some),
         1 => Just(None),
     ];
@@ -554,7 +561,7 @@ fn render_name(binding: &Value, trust_domain: &str) -> Option<String> {
         trust_domain,
         ns,
         s("/spec/serviceAccountName")?,
-        s("/spec/poolRef/name")?,
+        s("/spec/poolRef/name")?.trim(),
         s("/spec/identityBoundary/variant")?,
     );
     Some(identity::output_name(ns, s("/metadata/name")?, &id))
@@ -858,6 +865,11 @@ fn schema_errors(validator: &Validator, instance: &Value) -> Vec<String> {
 
 static CSID_SCHEMA: LazyLock<Validator> =
     LazyLock::new(|| validator(&crd_schema("spire.spiffe.io_clusterspiffeids.yaml")));
+/// The `status` schema of the operator's own binding CRD.
+static OPERATOR_STATUS_SCHEMA: LazyLock<Validator> = LazyLock::new(|| {
+    let schema = crd_schema("kleym.sonda.red_inferenceidentitybindings.yaml");
+    validator(schema.pointer("/properties/status").expect("the operator's CRD has a status schema"))
+});
 static POOL_V1_SCHEMA: LazyLock<Validator> =
     LazyLock::new(|| validator(&crd_schema("inference.networking.k8s.io_inferencepools.yaml")));
 static POOL_V1ALPHA2_SCHEMA: LazyLock<Validator> =
@@ -1129,7 +1141,26 @@ proptest! {
         }
     }
 
-    /// 7. The pools the generator means to be valid are valid for their own CRD.
+    /// 7. Every status written is one the operator's CRD admits, and keeps the operator's
+    /// ownership records exactly as the input had them.
+    #[test]
+    fn statuses_fit_the_operators_crd_and_keep_its_records(case in case()) {
+        let (_, list) = run(&case)?;
+        let inputs: Vec<&Value> = case.items.iter().filter(|i| is_binding(i)).collect();
+        let outputs: Vec<&Value> = items_of(&list).iter().filter(|i| is_binding(i)).collect();
+        prop_assert_eq!(inputs.len(), outputs.len());
+        for (input, output) in inputs.iter().zip(&outputs) {
+            let errors = schema_errors(&OPERATOR_STATUS_SCHEMA, &output["status"]);
+            prop_assert!(errors.is_empty(), "status the operator's CRD refuses {:?}:\n{}", errors, show(output));
+            for record in ["pendingClusterSPIFFEID", "ownedClusterSPIFFEID"] {
+                let kept = input.pointer("/status").filter(|s| s.is_object()).and_then(|s| s.get(record));
+                prop_assert_eq!(output["status"].get(record), kept, "{} of\n{}", record, show(output));
+            }
+            prop_assert!(output.pointer("/status/renderedClusterSPIFFEID/observedGeneration").is_none());
+        }
+    }
+
+    /// 8. The pools the generator means to be valid are valid for their own CRD.
     #[test]
     fn generated_valid_pools_match_their_crd((pool, valid) in pool()) {
         if valid {

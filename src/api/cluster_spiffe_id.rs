@@ -1,5 +1,6 @@
 //! SPIRE Controller Manager `ClusterSPIFFEID`: the object rendered for a binding, and
-//! how a `ClusterSPIFFEID` in the input is recognised as managed by this function.
+//! how a `ClusterSPIFFEID` in the input is recognised as managed by this function or as
+//! the kleym operator's.
 
 use super::fields;
 use serde::Serialize;
@@ -16,6 +17,8 @@ pub const LABEL_BINDING_NAME: &str = "kleym.sonda.red/binding-name";
 pub const LABEL_BINDING_NAMESPACE: &str = "kleym.sonda.red/binding-namespace";
 pub const ANNOTATION_RENDERED_BY: &str = "kleym.sonda.red/rendered-by";
 pub const RENDERED_BY: &str = "render-inference-identity";
+/// The annotation the kleym operator puts on every ClusterSPIFFEID it creates.
+pub const ANNOTATION_OWNERSHIP_CLAIM: &str = "kleym.sonda.red/ownership-claim-id";
 
 #[derive(Serialize, Clone, Debug)]
 #[serde(rename_all = "camelCase")]
@@ -95,14 +98,56 @@ pub fn is_cluster_spiffe_id(item: &Value) -> bool {
         && fields::str_at(item, "apiVersion").is_some_and(|v| v.split('/').next() == Some(GROUP))
 }
 
-/// Whether a ClusterSPIFFEID carries this function's `rendered-by` annotation.
+fn annotation<'a>(item: &'a Value, key: &str) -> Option<&'a Value> {
+    item.pointer("/metadata/annotations")?.get(key)
+}
+
+/// Whether a ClusterSPIFFEID is this function's: it carries the `rendered-by` annotation and
+/// is not the operator's.
 pub fn is_managed(item: &Value) -> bool {
-    item.pointer("/metadata/annotations").and_then(|a| a.get(ANNOTATION_RENDERED_BY)).and_then(Value::as_str)
-        == Some(RENDERED_BY)
+    annotation(item, ANNOTATION_RENDERED_BY).and_then(Value::as_str) == Some(RENDERED_BY)
+        && !is_operators(item)
+}
+
+/// Whether a ClusterSPIFFEID carries the operator's ownership claim: the operator created it
+/// and may update or delete it, so it is never this function's, whatever else it carries.
+pub fn is_operators(item: &Value) -> bool {
+    annotation(item, ANNOTATION_OWNERSHIP_CLAIM).is_some()
 }
 
 /// The (namespace, name) of the binding a managed ClusterSPIFFEID was rendered for.
 pub fn binding_of(item: &Value) -> Option<(&str, &str)> {
     let labels = item.pointer("/metadata/labels")?;
     Some((labels.get(LABEL_BINDING_NAMESPACE)?.as_str()?, labels.get(LABEL_BINDING_NAME)?.as_str()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn object(api_version: &str, kind: &str, annotations: Value) -> Value {
+        json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "n", "annotations": annotations}})
+    }
+
+    #[test]
+    fn a_cluster_spiffe_id_is_that_kind_in_the_spire_group() {
+        assert!(is_cluster_spiffe_id(&object(API_VERSION, KIND, json!({}))));
+        assert!(is_cluster_spiffe_id(&object("spire.spiffe.io/v1beta1", KIND, json!({}))));
+        assert!(!is_cluster_spiffe_id(&object("example.com/v1", KIND, json!({}))));
+        assert!(!is_cluster_spiffe_id(&object(API_VERSION, "ClusterStaticEntry", json!({}))));
+        assert!(!is_cluster_spiffe_id(&object("spire.spiffe.io.example/v1", KIND, json!({}))));
+    }
+
+    #[test]
+    fn the_operators_objects_are_never_managed() {
+        let mine = json!({ANNOTATION_RENDERED_BY: RENDERED_BY});
+        assert!(is_managed(&object(API_VERSION, KIND, mine)));
+        assert!(!is_managed(&object(API_VERSION, KIND, json!({ANNOTATION_RENDERED_BY: "someone-else"}))));
+        let both = json!({ANNOTATION_RENDERED_BY: RENDERED_BY, ANNOTATION_OWNERSHIP_CLAIM: "claim"});
+        assert!(!is_managed(&object(API_VERSION, KIND, both.clone())));
+        assert!(is_operators(&object(API_VERSION, KIND, both)));
+        assert!(is_operators(&object(API_VERSION, KIND, json!({ANNOTATION_OWNERSHIP_CLAIM: "claim"}))));
+        assert!(!is_operators(&object(API_VERSION, KIND, json!({}))));
+    }
 }

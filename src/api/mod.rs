@@ -2,6 +2,8 @@
 
 pub mod binding;
 pub mod cluster_spiffe_id;
+pub mod conditions;
+pub mod crd;
 pub mod fields;
 pub mod names;
 pub mod pool;

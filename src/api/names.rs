@@ -108,6 +108,49 @@ pub fn qualified_name(s: &str) -> Result<(), String> {
 mod tests {
     use super::*;
 
+    /// A valid subdomain of exactly `len` characters: 63-character labels, then the rest.
+    fn subdomain_of(len: usize) -> String {
+        let mut out = String::new();
+        while out.len() < len {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            let part = (len - out.len()).min(63);
+            out.push_str(&"a".repeat(part));
+        }
+        assert_eq!(out.len(), len);
+        out
+    }
+
+    #[test]
+    fn limits_are_exact() {
+        assert!(dns1123_subdomain(&subdomain_of(253)).is_ok());
+        assert_eq!(
+            dns1123_subdomain(&subdomain_of(254)).unwrap_err(),
+            "must be at most 253 characters, has 254"
+        );
+        assert!(dns1123_label(&"a".repeat(63)).is_ok());
+        assert_eq!(dns1123_label(&"a".repeat(64)).unwrap_err(), "must be at most 63 characters, has 64");
+        assert!(label_value(&"a".repeat(63)).is_ok());
+        assert_eq!(label_value(&"a".repeat(64)).unwrap_err(), "must be at most 63 characters, has 64");
+        assert!(qualified_name(&"a".repeat(63)).is_ok());
+        assert_eq!(
+            qualified_name(&"a".repeat(64)).unwrap_err(),
+            "name part must be at most 63 characters, has 64"
+        );
+        assert!(qualified_name(&format!("{}/{}", subdomain_of(253), "a".repeat(63))).is_ok());
+        assert!(qualified_name(&format!("{}/a", subdomain_of(254))).unwrap_err().contains("at most 253"));
+    }
+
+    #[test]
+    fn one_character_values() {
+        assert!(dns1123_label("a").is_ok());
+        assert!(dns1123_subdomain("a").is_ok());
+        assert!(label_value("a").is_ok());
+        assert!(qualified_name("a").is_ok());
+        assert!(qualified_name("a/b").is_ok());
+    }
+
     #[test]
     fn labels() {
         assert!(dns1123_label("kleym-reference-inference").is_ok());

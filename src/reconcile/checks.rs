@@ -1,6 +1,6 @@
-//! The per-binding checks of contract section 3, in the contract's order: namespace,
-//! pool reference, pool selector, trust domain, identity boundary, service account,
-//! selector set, SPIFFE ID. The first failure is the binding's one failure.
+//! The per-binding checks of contract section 3, in the contract's order: namespace, then
+//! the operator's order (identity boundary, pool reference, pool selector, trust domain,
+//! service account, selector set, SPIFFE ID). The first failure is the binding's one failure.
 
 use crate::api::binding::BindingInput;
 use crate::api::names;
@@ -55,10 +55,15 @@ pub fn evaluate<'a>(binding: &BindingInput<'a>, inputs: &Inputs<'_, 'a>) -> Resu
             )
         })?;
 
-    // 1. InvalidRef.
+    // 1. The identity boundary: the operator validates it before it resolves the pool.
+    let variant = fields::required_str(value, VARIANT_FIELD)
+        .and_then(|v| names::label_value(v).map(|()| v).map_err(|e| format!("{VARIANT_FIELD} {v:?} {e}")))
+        .map_err(|m| Failure::at(Reason::InvalidIdentityBoundary, VARIANT_FIELD, m))?;
+
+    // 2. InvalidRef.
     let pool = resolve::resolve_pool(value, namespace, inputs.pools, inputs.served)?;
 
-    // 2. The pool selector.
+    // 3. The pool selector.
     let pool_labels = pool::selector_labels(pool.item).map_err(|m| {
         Failure::new(
             Reason::InvalidPoolSelector,
@@ -66,7 +71,7 @@ pub fn evaluate<'a>(binding: &BindingInput<'a>, inputs: &Inputs<'_, 'a>) -> Resu
         )
     })?;
 
-    // 3. The trust domain.
+    // 4. The trust domain.
     let trust_domain = inputs.trust_domain.ok_or_else(|| {
         Failure::new(
             Reason::MissingTrustDomain,
@@ -76,11 +81,6 @@ pub fn evaluate<'a>(binding: &BindingInput<'a>, inputs: &Inputs<'_, 'a>) -> Resu
             ),
         )
     })?;
-
-    // 4. The identity boundary.
-    let variant = fields::required_str(value, VARIANT_FIELD)
-        .and_then(|v| names::label_value(v).map(|()| v).map_err(|e| format!("{VARIANT_FIELD} {v:?} {e}")))
-        .map_err(|m| Failure::at(Reason::InvalidIdentityBoundary, VARIANT_FIELD, m))?;
 
     // 5. The service account, under its final name.
     let service_account = fields::required_str(value, SA_FIELD)

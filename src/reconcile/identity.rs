@@ -78,13 +78,11 @@ pub fn selector_fingerprint(selectors: &[String]) -> String {
 pub fn output_name(ns: &str, binding: &str, spiffe_id: &str) -> String {
     const MAX_BASE: usize = 49;
     let mut base = sanitize(&format!("kleym-{ns}-{binding}"));
-    if base.len() > MAX_BASE {
-        base.truncate(MAX_BASE);
-        base.truncate(base.trim_end_matches('-').len());
-        if base.is_empty() {
-            base = "kleym".to_string();
-        }
-    }
+    // Sanitized text is ASCII and never ends in '-', so for a base of at most 49 characters
+    // both cuts change nothing; a longer one loses a '-' the cut leaves at its end. The
+    // operator falls back to `kleym` for an empty cut base: this one starts with `kleym`.
+    base.truncate(MAX_BASE);
+    base.truncate(base.trim_end_matches('-').len());
     let digest = Sha1::digest(spiffe_id.as_bytes());
     format!("{base}-pool-{}", hex(&digest[..4]))
 }
@@ -174,6 +172,81 @@ mod tests {
         assert!(err.contains("identity.kleym.sonda.red/variant:prefill"), "{err}");
         let missing = vec!["k8s:ns:ns".to_string()];
         assert!(check_selector_set(&missing, "ns", "sa", "v").unwrap_err().contains("k8s:sa:sa"));
+    }
+
+    #[test]
+    fn spiffe_ids_are_checked_against_the_spec() {
+        assert_eq!(validate_spiffe_id(&spiffe_id("example.org", "ns", "sa", "pool", "v")), Ok(()));
+        for bad in [
+            "spiffe://example.org/ns/../sa",
+            "spiffe://example.org/a//b",
+            "spiffe://example.org/a@b",
+            "http://x/y",
+        ] {
+            let err = validate_spiffe_id(bad).unwrap_err();
+            assert!(err.starts_with(&format!("computed SPIFFE ID {bad:?} is invalid: ")), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_base_of_exactly_49_characters_is_kept_whole() {
+        // "kleym-" + 41 characters + "-b" is 49 characters: the limit itself.
+        let name = output_name(&"a".repeat(41), "b", "spiffe://x/y");
+        assert_eq!(name.rsplit_once("-pool-").unwrap().0, format!("kleym-{}-b", "a".repeat(41)));
+    }
+
+    #[test]
+    fn a_set_naming_one_foreign_value_is_unsafe() {
+        let variant = |v: &str| format!("{POD_LABEL_PREFIX}{VARIANT_LABEL}:{v}");
+        let set =
+            |ns: &str, sa: &str, v: &str| vec![format!("k8s:ns:{ns}"), format!("k8s:sa:{sa}"), variant(v)];
+        assert_eq!(check_selector_set(&set("ns", "sa", "v"), "ns", "sa", "v"), Ok(()));
+        assert_eq!(
+            check_selector_set(&set("other", "sa", "v"), "ns", "sa", "v").unwrap_err(),
+            "selector k8s:ns:other conflicts with the binding namespace \"ns\": the selector set must name exactly one namespace"
+        );
+        assert_eq!(
+            check_selector_set(&set("ns", "other", "v"), "ns", "sa", "v").unwrap_err(),
+            "selector k8s:sa:other conflicts with the binding service account \"sa\": the selector set must name exactly one service account"
+        );
+        assert_eq!(
+            check_selector_set(&set("ns", "sa", "w"), "ns", "sa", "v").unwrap_err(),
+            format!(
+                "selector {} conflicts with the binding variant \"v\": the selector set must name exactly one variant",
+                variant("w")
+            )
+        );
+        // The binding's own value twice over is still one selector too many.
+        let mut twice = set("ns", "sa", "v");
+        twice.push("k8s:ns:ns".to_string());
+        assert!(check_selector_set(&twice, "ns", "sa", "v").unwrap_err().contains("k8s:ns:ns conflicts"));
+        let no_variant = vec!["k8s:ns:ns".to_string(), "k8s:sa:sa".to_string()];
+        assert_eq!(
+            check_selector_set(&no_variant, "ns", "sa", "v").unwrap_err(),
+            format!("selectors must include {}", variant("v"))
+        );
+    }
+
+    #[test]
+    fn the_operators_fingerprint_vector() {
+        // From the operator's identity tests: the same set, canonicalized, in another order.
+        let set =
+            ["k8s:ns:default", "k8s:pod-label:app:model-server", "k8s:sa:inference-sa"].map(String::from);
+        assert_eq!(
+            selector_fingerprint(&set),
+            "sha256:d2ef4ccce3e70ad8c81e2084bfa52d5c0692f66c842487adb0f13c97e794b64c"
+        );
+    }
+
+    #[test]
+    fn two_bindings_can_render_one_name() {
+        // x.1 and x-1 sanitize to the same base; these two variants were found by a search
+        // for SPIFFE IDs sharing the first 4 bytes of their SHA-1.
+        let id = |v| spiffe_id("example.org", "serving", "llama", "llama", v);
+        let (a, b) = (id("v31367"), id("v92036"));
+        assert_ne!(a, b);
+        assert_eq!(output_name("serving", "x.1", &a), "kleym-serving-x-1-pool-2abb29d3");
+        assert_eq!(output_name("serving", "x-1", &b), "kleym-serving-x-1-pool-2abb29d3");
     }
 
     #[test]

@@ -20,7 +20,6 @@ pub mod status;
 
 use crate::api::binding::{self, BindingInput, ConflictEntry, InferenceIdentityBindingStatus};
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId, RenderInput};
-use crate::api::names;
 use crate::config::{Config, FailurePolicy, WorkloadPolicy};
 use crate::parallel;
 use crate::reconcile::reason::{Failure, Reason};
@@ -289,38 +288,10 @@ fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputE
                 .map(|p| crate::reconcile::identity::output_name(p.namespace, b.name, &p.spiffe_id))
         })
         .collect();
-    let mut name_count: HashMap<&str, usize> = HashMap::new();
-    for name in named.iter().flatten() {
-        *name_count.entry(name).or_default() += 1;
-    }
-    let mut apply_failures = Vec::new();
-    for (i, name) in named.iter().enumerate() {
-        let Some(name) = name else { continue };
-        let failure = if let Err(e) = names::label_value(bindings[i].name) {
-            Some(format!(
-                "binding name {:?} cannot be the value of label {}: {e}; the API server would refuse the output",
-                bindings[i].name,
-                csid::LABEL_BINDING_NAME
-            ))
-        } else if let Some(&(at, false)) = outputs.get(name.as_str()) {
-            Some(format!(
-                "ClusterSPIFFEID {name} already exists in the input{} without annotation {}: {}; \
-                 refusing to replace an object this function does not own",
-                items[at].value().map(describe_file).unwrap_or_default(),
-                csid::ANNOTATION_RENDERED_BY,
-                csid::RENDERED_BY
-            ))
-        } else if name_count[name.as_str()] > 1 {
-            Some(format!("another binding renders the same ClusterSPIFFEID name {name}; refusing both"))
-        } else {
-            None
-        };
-        if let Some(message) = failure {
-            apply_failures.push((i, Failure::new(Reason::ManagedOutputApplyFailed, message)));
-        }
-    }
-    for (i, failure) in apply_failures {
-        outcomes[i] = Err(failure);
+    let binding_names: Vec<&str> = bindings.iter().map(|b| b.name).collect();
+    let apply_failures = ownership::unwritable(&binding_names, &named, &outputs, items);
+    for (i, message) in apply_failures {
+        outcomes[i] = Err(Failure::new(Reason::ManagedOutputApplyFailed, message));
         named[i] = None;
     }
 
@@ -462,7 +433,7 @@ fn finish(
         b.generation,
         ctx.transition_time,
     );
-    let status = status::status(config, conditions, outcome.as_ref().ok(), conflicts);
+    let status = status::status(config, conditions, outcome.as_ref().ok(), conflicts, b.operator_records());
     let result = outcome.as_ref().err().map(|f| binding_result(b, f, config.failure_policy));
     let evaluated = Evaluated {
         item: b.item,
@@ -502,11 +473,4 @@ const SERVICE_ACCOUNT: &str = "ServiceAccount";
 fn is_service_account(item: &Value) -> bool {
     item.get("kind").and_then(Value::as_str) == Some(SERVICE_ACCOUNT)
         && item.get("apiVersion").and_then(Value::as_str) == Some("v1")
-}
-
-fn describe_file(item: &Value) -> String {
-    match files::file_of(item) {
-        Some((path, index)) => format!(" (file {path}, index {index})"),
-        None => String::new(),
-    }
 }

@@ -1,10 +1,12 @@
-//! Output ownership (contract section 5): managed ClusterSPIFFEIDs are replaced in place or
-//! removed, stale ones pruned, foreign ones never touched, new ones appended sorted by
-//! name with a file path and a free index.
+//! Output ownership (contract section 5): whether each output can be written (check 10);
+//! managed ClusterSPIFFEIDs are replaced in place or removed, stale ones pruned, foreign
+//! ones (the operator's among them) never touched, new ones appended sorted by name with a
+//! file path and a free index.
 
 use super::input::{self, Input};
 use super::item::Item;
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId};
+use crate::api::names;
 use crate::reconcile::files::{self as annotations, FileSlot};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -158,4 +160,67 @@ pub fn index_outputs(items: &[Input]) -> Result<OutputIndex<'_>, (usize, String)
         }
     }
     Ok(by_name)
+}
+
+/// Check 10: why the output of binding `i` cannot be written, for each binding whose output
+/// cannot be. `named[i]` is the output name of binding `i`, `None` when it does not render.
+/// Refused: a binding name that is no label value (the API server would refuse the label),
+/// a name a foreign ClusterSPIFFEID of the input already has, and a name two bindings
+/// render (both are refused: neither may take the other's identity).
+pub fn unwritable(
+    binding_names: &[&str],
+    named: &[Option<String>],
+    outputs: &OutputIndex<'_>,
+    items: &[Input],
+) -> Vec<(usize, String)> {
+    let mut count: HashMap<&str, usize> = HashMap::new();
+    for name in named.iter().flatten() {
+        *count.entry(name).or_default() += 1;
+    }
+    let mut failures = Vec::new();
+    for (i, name) in named.iter().enumerate() {
+        let Some(name) = name else { continue };
+        let binding = binding_names[i];
+        let failure = if let Err(e) = names::label_value(binding) {
+            Some(format!(
+                "binding name {binding:?} cannot be the value of label {}: {e}; the API server would refuse the output",
+                csid::LABEL_BINDING_NAME
+            ))
+        } else if let Some(&(at, false)) = outputs.get(name.as_str()) {
+            Some(items[at].value().map_or_else(
+                || format!("ClusterSPIFFEID {name} is not this function's"),
+                |item| foreign(name, item),
+            ))
+        } else if count[name.as_str()] > 1 {
+            Some(format!("another binding renders the same ClusterSPIFFEID name {name}; refusing both"))
+        } else {
+            None
+        };
+        failures.extend(failure.map(|message| (i, message)));
+    }
+    failures
+}
+
+/// Why a foreign ClusterSPIFFEID of the input blocks the output of the same name.
+fn foreign(name: &str, item: &Value) -> String {
+    let file = match annotations::file_of(item) {
+        Some((path, index)) => format!(" (file {path}, index {index})"),
+        None => String::new(),
+    };
+    if csid::is_operators(item) {
+        return format!(
+            "ClusterSPIFFEID {name} in the input{file} carries annotation {}: it is the operator's object \
+             (the kleym operator created it and owns it), so this function will not replace it. While the \
+             operator manages this binding, leave the binding out of the build-time render; to move it to \
+             build time, follow the move in the README (Compatibility with the kleym operator) and take \
+             the operator's object out of the input",
+            csid::ANNOTATION_OWNERSHIP_CLAIM
+        );
+    }
+    format!(
+        "ClusterSPIFFEID {name} already exists in the input{file} without annotation {}: {}; \
+         refusing to replace an object this function does not own",
+        csid::ANNOTATION_RENDERED_BY,
+        csid::RENDERED_BY
+    )
 }

@@ -1,5 +1,8 @@
 //! The condition taxonomy: the five condition types, every failure reason, and which
-//! condition each reason sets to `True` (contract section 4.1).
+//! condition each reason sets to `True` (contract section 4.1), and the failure a check
+//! reports.
+
+use crate::api::conditions::MESSAGE_MAX;
 
 /// The five condition types, in the order they are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,10 +128,36 @@ pub struct Failure {
 
 impl Failure {
     pub fn new(reason: Reason, message: impl Into<String>) -> Self {
-        Failure { reason, message: message.into(), field: None }
+        Failure { reason, message: bounded(message.into()), field: None }
     }
 
     pub fn at(reason: Reason, field: &'static str, message: impl Into<String>) -> Self {
-        Failure { reason, message: message.into(), field: Some(field) }
+        Failure { reason, message: bounded(message.into()), field: Some(field) }
+    }
+}
+
+/// The message as a condition may hold it: at most [`MESSAGE_MAX`] characters, the API
+/// server's limit. A longer one (it quotes a huge input value) is cut and ends in `...`.
+fn bounded(message: String) -> String {
+    match message.char_indices().nth(MESSAGE_MAX) {
+        None => message,
+        Some(_) => {
+            let (cut, _) = message.char_indices().nth(MESSAGE_MAX - 3).expect("longer than the limit");
+            format!("{}...", &message[..cut])
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_fit_the_condition_limit() {
+        let at_limit = "é".repeat(MESSAGE_MAX);
+        assert_eq!(Failure::new(Reason::InvalidPoolRef, at_limit.clone()).message, at_limit);
+        let cut = Failure::at(Reason::InvalidPoolRef, "f", "é".repeat(MESSAGE_MAX + 1)).message;
+        assert_eq!(cut.chars().count(), MESSAGE_MAX);
+        assert_eq!(cut, format!("{}...", "é".repeat(MESSAGE_MAX - 3)));
     }
 }

@@ -1,5 +1,6 @@
-//! Pool resolution (contract 2.2 and check 1): the pool reference is read and checked,
-//! then looked up in the binding's namespace among the served pool APIs.
+//! Pool resolution (contract 2.1, 2.2 and check 2): the pool reference is read, trimmed as
+//! the operator trims it, and looked up in the binding's namespace among the served pool
+//! APIs. A name that is no object name can match no pool a cluster admits.
 
 use crate::api::fields;
 use crate::api::names;
@@ -62,7 +63,7 @@ pub struct ResolvedPool<'a> {
     pub item: &'a Value,
 }
 
-/// Check 1: `InvalidPoolRef`, then `InferencePoolCRDMissing`, then `TargetPoolNotFound`.
+/// Check 2: `InvalidPoolRef`, then `InferencePoolCRDMissing`, then `TargetPoolNotFound`.
 pub fn resolve_pool<'a>(
     binding: &'a Value,
     namespace: &str,
@@ -70,10 +71,18 @@ pub fn resolve_pool<'a>(
     served: &ServedApis,
 ) -> Result<ResolvedPool<'a>, Failure> {
     let invalid = |field, message: String| Failure::at(Reason::InvalidPoolRef, field, message);
-    let name = fields::required_str(binding, NAME_FIELD).map_err(|m| invalid(NAME_FIELD, m))?;
-    let (reference, name) = (name, pools.renames.final_name(binding, namespace, name));
-    names::dns1123_subdomain(name)
-        .map_err(|e| invalid(NAME_FIELD, format!("{NAME_FIELD} {name:?} is not a valid object name: {e}")))?;
+    let written = fields::required_str(binding, NAME_FIELD).map_err(|m| invalid(NAME_FIELD, m))?;
+    // The operator's CRD admits padding around the name, and the operator trims it
+    // (`BindingPoolRef`): the same binding must find the same pool here.
+    let trimmed = written.trim();
+    if trimmed.is_empty() {
+        return Err(invalid(
+            NAME_FIELD,
+            format!("{NAME_FIELD} {written:?} is empty once trimmed: name the InferencePool to bind"),
+        ));
+    }
+    // Under kustomize, the pool's final name (namePrefix, nameSuffix).
+    let (reference, name) = (trimmed, pools.renames.final_name(binding, namespace, trimmed));
     let group = fields::optional_str(binding, GROUP_FIELD).map_err(|m| invalid(GROUP_FIELD, m))?;
     let candidates: Vec<PoolApi> = match group.filter(|g| !g.is_empty()) {
         None => PoolApi::PREFERENCE.to_vec(),
@@ -101,6 +110,16 @@ pub fn resolve_pool<'a>(
                 "the target cluster serves no InferencePool API this binding can use (wanted {}): \
                  install the GAIE CRD or list the API in apiVersions",
                 listed(&candidates)
+            ),
+        ));
+    }
+    if let Err(e) = names::dns1123_subdomain(name) {
+        return Err(Failure::at(
+            Reason::TargetPoolNotFound,
+            NAME_FIELD,
+            format!(
+                "InferencePool {name:?} can match no pool in namespace {namespace}: it is no object name \
+                 ({e}); fix {NAME_FIELD}"
             ),
         ));
     }

@@ -98,6 +98,25 @@ mod tests {
     }
 
     #[test]
+    fn only_apiextensions_crds_count() {
+        let crd = |api_version: &str| {
+            json!({
+                "apiVersion": api_version, "kind": "CustomResourceDefinition",
+                "spec": {"group": "spire.spiffe.io", "names": {"kind": "ClusterSPIFFEID"},
+                         "versions": [{"name": "v1alpha1", "served": true}]}
+            })
+        };
+        // Outside apiextensions.k8s.io the item is no CRD: nothing is known, all is served.
+        let s = ServedApis::collect([], &[crd("example.com/v1")]);
+        assert!(s.serves("inference.networking.k8s.io", "v1", "InferencePool"));
+        let s = ServedApis::collect([], &[crd("apiextensions.k8s.io/v1")]);
+        assert!(!s.serves("inference.networking.k8s.io", "v1", "InferencePool"));
+        assert!(s.serves("spire.spiffe.io", "v1alpha1", "ClusterSPIFFEID"));
+        let other_kind = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "APIService"});
+        assert!(ServedApis::collect([], &[other_kind]).serves("x.io", "v1", "X"));
+    }
+
+    #[test]
     fn crds_serve_their_served_versions() {
         let crd = json!({
             "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",

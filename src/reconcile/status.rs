@@ -1,10 +1,10 @@
 //! The binding status (contract section 4): five conditions in order, `Ready` mirroring
-//! the one failure, timestamps kept while a condition's status holds, and the rendered
-//! fields only when Ready.
+//! the one failure, timestamps kept while a condition's status holds, the rendered fields
+//! only when Ready, and the operator's ownership records kept as they came.
 
 use crate::api::binding::{
-    ComputedSpiffeId, ConflictEntry, InferenceIdentityBindingStatus, RenderedClusterSpiffeId,
-    RenderedSelectors,
+    ComputedSpiffeId, ConflictEntry, InferenceIdentityBindingStatus, OperatorRecords,
+    RenderedClusterSpiffeId, RenderedSelectors,
 };
 use crate::config::Config;
 use crate::reconcile::reason::{ConditionType, Failure};
@@ -58,18 +58,23 @@ pub fn conditions(
         .collect()
 }
 
-/// The whole status of one binding.
+/// The whole status of one binding. The operator's ownership records are its durable
+/// claims on objects in a cluster: the function can neither confirm nor clear them, so they
+/// stay as the input had them (contract 4.4).
 pub fn status(
     config: &Config,
     conditions: Vec<Condition>,
     rendered: Option<&RenderedIdentity>,
     conflicts: Vec<ConflictEntry>,
+    records: OperatorRecords,
 ) -> InferenceIdentityBindingStatus {
     let mut status = InferenceIdentityBindingStatus {
         conditions,
         trust_domain: config.trust_domain.clone(),
         cluster_spiffeid_class_name: config.class_name.clone(),
         conflicts,
+        pending_cluster_spiffeid: records.pending,
+        owned_cluster_spiffeid: records.owned,
         ..Default::default()
     };
     if let Some(r) = rendered {
@@ -80,6 +85,7 @@ pub fn status(
             name: r.name.clone(),
             spiffe_id: r.spiffe_id.clone(),
             selector_fingerprint: r.fingerprint.clone(),
+            observed_generation: None,
         });
     }
     status
