@@ -1272,3 +1272,15 @@ fn a_document_that_is_only_a_tag_is_an_empty_document() {
         assert_eq!(read.parts.len(), usize::from(stream.starts_with("a:")), "{stream:?}");
     }
 }
+
+/// Found by the coverage-guided target: comment lines under an `items:` without entries
+/// belonged to no part, so a character the full reader refuses there went unread.
+#[test]
+fn comments_under_an_items_without_entries_are_read() {
+    let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n# a vertical tab \u{b} here\nfunctionConfig: {}\n";
+    check::list(list).unwrap();
+    assert!(read::list(list.to_string()).is_err());
+    let fine = list.replace('\u{b}', "");
+    check::list(&fine).unwrap();
+    assert!(read::list(fine).is_ok());
+}

@@ -67,6 +67,11 @@ pub fn list(text: &str) -> Option<ListLayout> {
     if !text[tail.clone()].bytes().next().is_none_or(|b| b.is_ascii_alphabetic()) {
         return None;
     }
+    if entries.is_empty() {
+        // Comment lines under an `items:` without entries are read with the tail, so no
+        // byte goes unread.
+        tail.start = body;
+    }
     Some(ListLayout { header: 0..items_at, entries, tail, indent: indent.unwrap_or(0) })
 }
 
