@@ -2,8 +2,8 @@
 //! (source of the CRD printed by `crd`), and the lenient view the reconcile reads from
 //! input items, where a structurally broken binding still gets a status.
 
-use super::{conditions, fields};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use super::conditions::{self, Condition};
+use super::fields;
 use kube_derive::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -3,9 +3,10 @@
 //! the kleym operator's.
 
 use super::fields;
+use super::labels::Labels;
 use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 
 pub const GROUP: &str = "spire.spiffe.io";
 pub const VERSION: &str = "v1alpha1";
@@ -13,6 +14,7 @@ pub const API_VERSION: &str = "spire.spiffe.io/v1alpha1";
 pub const KIND: &str = "ClusterSPIFFEID";
 
 pub const LABEL_MANAGED_BY: &str = "kleym.sonda.red/managed-by";
+pub const MANAGED_BY: &str = "kleym";
 pub const LABEL_BINDING_NAME: &str = "kleym.sonda.red/binding-name";
 pub const LABEL_BINDING_NAMESPACE: &str = "kleym.sonda.red/binding-namespace";
 pub const ANNOTATION_RENDERED_BY: &str = "kleym.sonda.red/rendered-by";
@@ -32,9 +34,27 @@ pub struct ClusterSpiffeId {
 #[derive(Serialize, Clone, Debug)]
 pub struct Metadata {
     pub name: String,
-    pub labels: BTreeMap<&'static str, String>,
+    pub labels: OutputLabels,
     /// Ordered as written: kept caller annotations and file annotations follow.
     pub annotations: Map<String, Value>,
+}
+
+/// The three labels every rendered ClusterSPIFFEID carries (contract section 3).
+#[derive(Clone, Debug)]
+pub struct OutputLabels {
+    pub binding_name: String,
+    pub binding_namespace: String,
+}
+
+/// Written in key order, as a map would be.
+impl Serialize for OutputLabels {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry(LABEL_BINDING_NAME, &self.binding_name)?;
+        map.serialize_entry(LABEL_BINDING_NAMESPACE, &self.binding_namespace)?;
+        map.serialize_entry(LABEL_MANAGED_BY, MANAGED_BY)?;
+        map.end()
+    }
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -53,7 +73,7 @@ pub struct Spec {
 #[derive(Serialize, Clone, Debug)]
 #[serde(rename_all = "camelCase")]
 pub struct PodSelector {
-    pub match_labels: BTreeMap<String, String>,
+    pub match_labels: Labels,
 }
 
 /// What the reconcile renders for one binding.
@@ -62,18 +82,17 @@ pub struct RenderInput<'a> {
     pub binding_name: &'a str,
     pub binding_namespace: &'a str,
     pub spiffe_id: &'a str,
-    pub pool_labels: BTreeMap<String, String>,
+    pub pool_labels: Labels,
     pub selectors: Vec<String>,
     pub class_name: Option<&'a str>,
 }
 
 /// Builds the ClusterSPIFFEID object of contract section 3.
 pub fn render(input: RenderInput<'_>) -> ClusterSpiffeId {
-    let labels = BTreeMap::from([
-        (LABEL_MANAGED_BY, "kleym".to_string()),
-        (LABEL_BINDING_NAME, input.binding_name.to_string()),
-        (LABEL_BINDING_NAMESPACE, input.binding_namespace.to_string()),
-    ]);
+    let labels = OutputLabels {
+        binding_name: input.binding_name.to_string(),
+        binding_namespace: input.binding_namespace.to_string(),
+    };
     // Room for the file path and index annotations, in both forms, added on placing.
     let mut annotations = Map::with_capacity(5);
     annotations.insert(ANNOTATION_RENDERED_BY.to_string(), Value::from(RENDERED_BY));

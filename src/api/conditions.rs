@@ -1,8 +1,28 @@
-//! The schema of `status.conditions`: `metav1.Condition` with the field limits the
-//! operator's CRD carries (controller-gen writes them from the apimachinery markers), as a
-//! list map keyed by `type`. k8s-openapi's own schema of `Condition` has no limits.
+//! `status.conditions`: `metav1.Condition` as the function writes it, and its schema with
+//! the field limits the operator's CRD carries (controller-gen writes them from the
+//! apimachinery markers), as a list map keyed by `type`. k8s-openapi's own schema of
+//! `Condition` has no limits.
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use schemars::{Schema, SchemaGenerator, json_schema};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+/// One condition, its fields in the order `metav1.Condition` writes them. Type, status and
+/// reason are always one of the function's own words, and most messages too: they are
+/// borrowed rather than copied into every binding.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Condition {
+    pub last_transition_time: Time,
+    pub message: Cow<'static, str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+    pub reason: Cow<'static, str>,
+    pub status: Cow<'static, str>,
+    #[serde(rename = "type")]
+    pub type_: Cow<'static, str>,
+}
 
 /// The `conditions` array: one entry per condition type.
 pub fn schema(_: &mut SchemaGenerator) -> Schema {

@@ -5,5 +5,6 @@ pub mod cluster_spiffe_id;
 pub mod conditions;
 pub mod crd;
 pub mod fields;
+pub mod labels;
 pub mod names;
 pub mod pool;

@@ -2,9 +2,9 @@
 //! (contract 2.2): both selector shapes are read and normalised to `matchLabels`.
 
 use crate::api::fields::type_name;
+use crate::api::labels::Labels;
 use crate::api::names;
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// The InferencePool API versions the reconcile reads, in resolution preference order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -58,7 +58,7 @@ impl PoolApi {
 
 /// The pool's labels, from either selector shape, checked and sorted by key.
 /// The error names the offending key.
-pub fn selector_labels(pool: &Value) -> Result<BTreeMap<String, String>, String> {
+pub fn selector_labels(pool: &Value) -> Result<Labels, String> {
     let selector = match pool.get("spec") {
         Some(Value::Object(spec)) => spec.get("selector"),
         Some(Value::Null) | None => None,
@@ -101,16 +101,16 @@ pub fn selector_labels(pool: &Value) -> Result<BTreeMap<String, String>, String>
         }
         None => (selector, "spec.selector"),
     };
-    let mut out = BTreeMap::new();
+    let mut out = Vec::with_capacity(labels.len());
     for (key, value) in labels {
         names::qualified_name(key).map_err(|e| format!("{path} key {key:?} is invalid: {e}"))?;
         let Value::String(value) = value else {
             return Err(format!("{path}[{key:?}] must be a string, not a {} (quote it)", type_name(value)));
         };
         names::label_value(value).map_err(|e| format!("{path}[{key:?}] value {value:?} is invalid: {e}"))?;
-        out.insert(key.clone(), value.clone());
+        out.push((key.clone(), value.clone()));
     }
-    Ok(out)
+    Ok(out.into_iter().collect())
 }
 
 #[cfg(test)]
@@ -119,7 +119,7 @@ mod tests {
     use serde_json::json;
 
     fn labels(spec: Value) -> Result<Vec<(String, String)>, String> {
-        selector_labels(&json!({ "spec": spec })).map(|m| m.into_iter().collect())
+        selector_labels(&json!({ "spec": spec })).map(Labels::into_vec)
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! service account, selector set, SPIFFE ID). The first failure is the binding's one failure.
 
 use crate::api::binding::BindingInput;
+use crate::api::labels::Labels;
 use crate::api::names;
 use crate::api::{fields, pool};
 use crate::reconcile::identity;
@@ -10,7 +11,6 @@ use crate::reconcile::reason::{Failure, Reason};
 use crate::reconcile::renames::Renames;
 use crate::reconcile::resolve::{self, PoolIndex};
 use crate::reconcile::served::ServedApis;
-use std::collections::BTreeMap;
 
 const NAMESPACE_FIELD: &str = "metadata.namespace";
 const VARIANT_FIELD: &str = "spec.identityBoundary.variant";
@@ -22,7 +22,7 @@ pub struct Planned<'a> {
     pub namespace: &'a str,
     pub service_account: &'a str,
     pub variant: &'a str,
-    pub pool_labels: BTreeMap<String, String>,
+    pub pool_labels: Labels,
     pub spiffe_id: String,
     pub selectors: Vec<String>,
 }

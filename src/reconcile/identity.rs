@@ -1,9 +1,9 @@
 //! Pure identity planning (contract section 3): the SPIFFE ID, the canonical selector
 //! set and its safety checks, the selector fingerprint, and the output object name.
 
+use crate::api::labels::Labels;
 use sha1::Sha1;
 use sha2::{Digest, Sha256};
-use std::collections::BTreeMap;
 
 /// The pod label that carries a binding's variant.
 pub const VARIANT_LABEL: &str = "identity.kleym.sonda.red/variant";
@@ -24,7 +24,7 @@ pub fn validate_spiffe_id(id: &str) -> Result<(), String> {
 
 /// The canonical selectors: namespace, service account, one per pool label and the
 /// variant, without duplicates, sorted by byte order.
-pub fn selectors(ns: &str, sa: &str, pool_labels: &BTreeMap<String, String>, variant: &str) -> Vec<String> {
+pub fn selectors(ns: &str, sa: &str, pool_labels: &Labels, variant: &str) -> Vec<String> {
     let mut out = Vec::with_capacity(pool_labels.len() + 3);
     out.push(format!("{NS_PREFIX}{ns}"));
     out.push(format!("{SA_PREFIX}{sa}"));
@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn selectors_are_canonical() {
-        let labels = BTreeMap::from([("app".to_string(), "m".to_string())]);
+        let labels: Labels = [("app".to_string(), "m".to_string())].into_iter().collect();
         let s = selectors("ns", "sa", &labels, "decode");
         assert_eq!(
             s,
@@ -160,13 +160,13 @@ mod tests {
         );
         assert!(check_selector_set(&s, "ns", "sa", "decode").is_ok());
         // A pool label with the same variant is a duplicate, removed.
-        let same = BTreeMap::from([(VARIANT_LABEL.to_string(), "decode".to_string())]);
+        let same: Labels = [(VARIANT_LABEL.to_string(), "decode".to_string())].into_iter().collect();
         assert_eq!(selectors("ns", "sa", &same, "decode").len(), 3);
     }
 
     #[test]
     fn a_pool_selecting_another_variant_is_unsafe() {
-        let labels = BTreeMap::from([(VARIANT_LABEL.to_string(), "prefill".to_string())]);
+        let labels: Labels = [(VARIANT_LABEL.to_string(), "prefill".to_string())].into_iter().collect();
         let s = selectors("ns", "sa", &labels, "decode");
         let err = check_selector_set(&s, "ns", "sa", "decode").unwrap_err();
         assert!(err.contains("identity.kleym.sonda.red/variant:prefill"), "{err}");

@@ -6,10 +6,12 @@ use crate::api::binding::{
     ComputedSpiffeId, ConflictEntry, InferenceIdentityBindingStatus, OperatorRecords,
     RenderedClusterSpiffeId, RenderedSelectors,
 };
+use crate::api::conditions::Condition;
 use crate::config::Config;
 use crate::reconcile::reason::{ConditionType, Failure};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
+use std::borrow::Cow;
 
 /// What a binding that renders puts in its status.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,22 +36,24 @@ pub fn conditions(
     ConditionType::ALL
         .into_iter()
         .map(|kind| {
-            let (status, reason, message) = match (kind, outcome) {
+            let (status, reason, message): (_, _, Cow<'static, str>) = match (kind, outcome) {
                 (ConditionType::Ready, Ok(name)) => {
-                    ("True", "Reconciled", format!("Binding reconciled as ClusterSPIFFEID {name}"))
+                    ("True", "Reconciled", format!("Binding reconciled as ClusterSPIFFEID {name}").into())
                 }
-                (ConditionType::Ready, Err(f)) => ("False", f.reason.as_str(), f.message.clone()),
-                (_, Err(f)) if f.reason.condition() == kind => ("True", f.reason.as_str(), f.message.clone()),
-                _ => ("False", "Resolved", kind.resolved_message().to_string()),
+                (ConditionType::Ready, Err(f)) => ("False", f.reason.as_str(), f.message.clone().into()),
+                (_, Err(f)) if f.reason.condition() == kind => {
+                    ("True", f.reason.as_str(), f.message.clone().into())
+                }
+                _ => ("False", "Resolved", kind.resolved_message().into()),
             };
             let kept = previous
                 .iter()
                 .find(|(t, s, _)| *t == kind.as_str() && *s == status)
                 .and_then(|(_, _, time)| time.parse::<Timestamp>().ok());
             Condition {
-                type_: kind.as_str().to_string(),
-                status: status.to_string(),
-                reason: reason.to_string(),
+                type_: kind.as_str().into(),
+                status: status.into(),
+                reason: reason.into(),
                 message,
                 last_transition_time: Time(kept.unwrap_or(transition)),
                 observed_generation: generation,
@@ -104,8 +108,7 @@ mod tests {
     fn failure_sets_one_condition_and_ready_mirrors_it() {
         let f = Failure::new(Reason::TargetPoolNotFound, "pool x not found");
         let c = conditions(Err(&f), &[], Some(3), t("2026-01-01T00:00:00Z"));
-        let got: Vec<(&str, &str, &str)> =
-            c.iter().map(|c| (c.type_.as_str(), c.status.as_str(), c.reason.as_str())).collect();
+        let got: Vec<(&str, &str, &str)> = c.iter().map(|c| (&*c.type_, &*c.status, &*c.reason)).collect();
         assert_eq!(
             got,
             [
