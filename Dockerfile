@@ -1,9 +1,9 @@
 # The function on a distroless base, running as non-root, the function as entrypoint.
 # Build: docker build -t render-inference-identity .
 #
-# Built against glibc (Debian 12) and run on distroless/cc, which ships the same glibc: the
-# reader builds many small values, glibc's allocator is the one the README's benchmarks
-# measure, and musl's (a static build) is known to be much slower at many small allocations.
+# Built against glibc (Debian 12) and run on distroless/cc, which ships the same glibc. The
+# binary brings its own allocator (mimalloc, built from C sources by cargo: the build image's
+# gcc compiles it, with the options in .cargo/config.toml, which COPY brings along).
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY . .

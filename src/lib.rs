@@ -4,6 +4,7 @@
 //! ResourceList, the kustomize plugin stream, files and folders); they depend on the
 //! reconcile, never the reverse.
 
+pub mod allocator;
 pub mod api;
 pub mod config;
 pub mod io;

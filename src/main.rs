@@ -115,7 +115,12 @@ impl RenderArgs {
     }
 }
 
+#[global_allocator]
+static ALLOCATOR: render_inference_identity::allocator::Allocator =
+    render_inference_identity::allocator::Allocator;
+
 fn main() -> ExitCode {
+    render_inference_identity::allocator::configure();
     match run(Cli::parse()) {
         Ok(code) => code,
         Err(e) => {
