@@ -10,6 +10,11 @@ use render_inference_identity::reconcile::{Context, reconcile};
 use render_inference_identity::yaml;
 use serde_json::Value;
 
+// The binary's allocator, so the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: render_inference_identity::allocator::Allocator =
+    render_inference_identity::allocator::Allocator;
+
 fn items(bindings: usize, worst_case: bool) -> Vec<Input> {
     let list = yaml::parse(&synthetic::resource_list(bindings, worst_case)).expect("generated YAML parses");
     match list.get("items") {
@@ -19,6 +24,7 @@ fn items(bindings: usize, worst_case: bool) -> Vec<Input> {
 }
 
 fn bench(c: &mut Criterion) {
+    render_inference_identity::allocator::configure();
     let config = Config { trust_domain: Some("example.org".into()), ..Config::default() };
     let ctx = Context {
         config: &config,
