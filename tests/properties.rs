@@ -9,11 +9,12 @@
 //! (contract 2.1: bindings unique by namespace and name; pools and ClusterSPIFFEIDs
 //! unique too), so every run reconciles and every binding gets a status.
 
+mod common;
+
 use jsonschema::Validator;
 use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::strategy::BoxedStrategy;
-use proptest::test_runner::FileFailurePersistence;
 use render_inference_identity::api::binding::InferenceIdentityBinding;
 use render_inference_identity::io::{self as krm, Env};
 use render_inference_identity::reconcile::identity;
@@ -875,23 +876,12 @@ static POOL_V1_SCHEMA: LazyLock<Validator> =
 static POOL_V1ALPHA2_SCHEMA: LazyLock<Validator> =
     LazyLock::new(|| validator(&crd_schema("inference.networking.x-k8s.io_inferencepools.yaml")));
 
-/// 128 cases per property keeps the file at a few seconds per property in debug builds;
-/// `PROPTEST_CASES` overrides it for a longer hunt.
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(128);
-    ProptestConfig {
-        cases,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Off)),
-        ..ProptestConfig::default()
-    }
-}
-
 // ---------------------------------------------------------------------------------------
 // Properties
 // ---------------------------------------------------------------------------------------
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(common::proptest_config(128))]
 
     /// 1. No panic; exit 0 or 1; stdout is a ResourceList.
     #[test]

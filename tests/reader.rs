@@ -13,7 +13,6 @@ use common::golden;
 use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::strategy::BoxedStrategy;
-use proptest::test_runner::FileFailurePersistence;
 use render_inference_identity::io::read::walk::{self, Build, Counts, Limits};
 use render_inference_identity::io::read::{self, Reader, check};
 use render_inference_identity::io::{self as krm, Env, RunOutput};
@@ -867,19 +866,8 @@ fn unowned_case() -> impl Strategy<Value = Case> {
     case(unowned_entry(), 1, any::<bool>())
 }
 
-/// 64 cases per property keeps the file at a few seconds in debug builds; `PROPTEST_CASES`
-/// overrides it for a longer hunt.
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(64);
-    ProptestConfig {
-        cases,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Off)),
-        ..ProptestConfig::default()
-    }
-}
-
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(common::proptest_config(64))]
 
     /// Generated mixed ResourceLists read the same both ways, and hold to the full reader;
     /// so do their entries turned into the documents of a stream.
@@ -926,7 +914,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(common::proptest_config(64))]
 
     /// The walker vouches for exactly the entries the generator calls clean: no YAML 1.1
     /// lookalike, tag or non-finite number, which it leaves to the full reader.

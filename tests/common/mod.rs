@@ -6,6 +6,7 @@
 pub mod corpus;
 pub mod golden;
 
+use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -240,3 +241,15 @@ spec:
   identityBoundary:
     variant: prefill
 ";
+
+/// Proptest's configuration for a test file: `default_cases` cases per property (what keeps
+/// the file at a few seconds in debug builds), `PROPTEST_CASES` overriding it for a longer
+/// hunt, and no failure files written into the tree.
+pub fn proptest_config(default_cases: u32) -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(default_cases);
+    ProptestConfig {
+        cases,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Off)),
+        ..ProptestConfig::default()
+    }
+}
