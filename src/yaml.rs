@@ -16,6 +16,8 @@ use std::fmt;
 
 pub use crate::api::fields::type_name;
 
+mod emit;
+
 /// Deepest nesting accepted. Kubernetes objects rarely pass 20 levels; this bounds recursion.
 pub const MAX_DEPTH: usize = 256;
 /// Most YAML nodes (mappings, sequences, scalars) in one input: about 23,000 bindings with
@@ -82,12 +84,23 @@ pub fn parse_stream(text: &str) -> Result<Vec<Value>, String> {
 
 /// Writes one value as a YAML document (no leading `---`).
 pub fn write<T: Serialize>(value: &T) -> Result<String, String> {
+    match emit::write(value) {
+        Some(text) => Ok(text),
+        None => saphyr_write(value),
+    }
+}
+
+/// serde-saphyr's text of a value: what [`emit`] is held to.
+fn saphyr_write<T: Serialize>(value: &T) -> Result<String, String> {
     serde_saphyr::to_string_with_options(value, write_options()).map_err(|e| e.to_string())
 }
 
 /// Writes one value as a YAML document to `out`; the caller flushes.
 pub fn write_to<T: Serialize, W: std::io::Write>(out: W, value: &T) -> Result<(), String> {
     let mut out = out;
+    if let Some(text) = emit::write(value) {
+        return out.write_all(text.as_bytes()).map_err(|e| e.to_string());
+    }
     serde_saphyr::to_io_writer_with_options(&mut out, value, write_options()).map_err(|e| e.to_string())
 }
 

@@ -1,0 +1,582 @@
+//! A fast writer for the plain shapes the function writes most (statuses, rendered
+//! `ClusterSPIFFEID`s): block mappings and sequences of strings, integers and booleans.
+//! It gives serde-saphyr's text byte for byte or gives up (`None`), and the caller then
+//! writes with serde-saphyr. Strings it cannot vouch for are spelled by serde-saphyr one at
+//! a time; anything else (floats, nulls, enums with data, nested sequences, multi-line
+//! strings) gives up. The tests hold it to serde-saphyr's text on every golden text and on
+//! generated strings.
+
+use serde::ser::{self, Impossible, Serialize};
+use std::cell::RefCell;
+use std::fmt;
+
+/// The text serde-saphyr writes for `value`, or `None` when this writer cannot vouch for it.
+pub fn write<T: Serialize + ?Sized>(value: &T) -> Option<String> {
+    let node = value.serialize(NodeSer).ok()?;
+    let mut out = String::with_capacity(512);
+    match &node {
+        Node::Map(entries) if !entries.is_empty() => map_body(entries, 0, false, &mut out)?,
+        Node::Seq(items) if !items.is_empty() => seq_body(items, 0, &mut out)?,
+        Node::Scalar(s) => {
+            out.push_str(s);
+            out.push('\n');
+        }
+        _ => return None,
+    }
+    Some(out)
+}
+
+/// A value built from its `Serialize`, scalars already spelled.
+enum Node {
+    Scalar(String),
+    Map(Vec<(String, Node)>),
+    Seq(Vec<Node>),
+}
+
+fn pad(out: &mut String, indent: usize) {
+    out.extend(std::iter::repeat_n(' ', indent));
+}
+
+/// A mapping's entries at `indent`; the first one on the current line when `inline` (the
+/// entry of a sequence).
+fn map_body(entries: &[(String, Node)], indent: usize, inline: bool, out: &mut String) -> Option<()> {
+    for (i, (key, value)) in entries.iter().enumerate() {
+        if !(inline && i == 0) {
+            pad(out, indent);
+        }
+        out.push_str(key);
+        out.push(':');
+        match value {
+            Node::Scalar(s) => {
+                out.push(' ');
+                out.push_str(s);
+                out.push('\n');
+            }
+            Node::Map(m) if m.is_empty() => out.push_str(" {}\n"),
+            Node::Seq(s) if s.is_empty() => out.push_str(" []\n"),
+            Node::Map(m) => {
+                out.push('\n');
+                map_body(m, indent + 2, false, out)?;
+            }
+            // serde-saphyr writes a mapping's sequence at the key's own column.
+            Node::Seq(s) => {
+                out.push('\n');
+                seq_body(s, indent, out)?;
+            }
+        }
+    }
+    Some(())
+}
+
+fn seq_body(items: &[Node], indent: usize, out: &mut String) -> Option<()> {
+    for item in items {
+        pad(out, indent);
+        out.push_str("- ");
+        match item {
+            Node::Scalar(s) => {
+                out.push_str(s);
+                out.push('\n');
+            }
+            Node::Map(m) if m.is_empty() => out.push_str("{}\n"),
+            Node::Seq(s) if s.is_empty() => out.push_str("[]\n"),
+            Node::Map(m) => map_body(m, indent + 2, true, out)?,
+            Node::Seq(_) => return None,
+        }
+    }
+    Some(())
+}
+
+/// The words YAML 1.1 reads as booleans, nulls or floats, in any case: serde-saphyr
+/// double-quotes them.
+const WORDS: [&str; 11] = ["y", "n", "yes", "no", "on", "off", "true", "false", "null", "inf", "nan"];
+
+fn is_word(s: &str) -> bool {
+    s.len() <= 5 && WORDS.iter().any(|w| w.eq_ignore_ascii_case(s))
+}
+
+/// A string value as serde-saphyr spells it.
+fn value_text(s: &str) -> Option<String> {
+    if is_word(s) {
+        return Some(format!("\"{s}\""));
+    }
+    let plain = s.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b" ._/:-()',\"=@".contains(&b))
+        && !s.ends_with([':', ' '])
+        && !s.contains(": ");
+    if plain { Some(s.to_string()) } else { spelled(s) }
+}
+
+/// A mapping key as serde-saphyr spells it: stricter than values (no `:` or spaces plain).
+fn key_text(s: &str) -> Option<String> {
+    let plain = !is_word(s)
+        && s.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"._/-".contains(&b));
+    if plain { Some(s.to_string()) } else { None }
+}
+
+thread_local! {
+    /// The last string spelled by serde-saphyr: most are one transition time, many times.
+    static LAST: RefCell<(String, String)> = const { RefCell::new((String::new(), String::new())) };
+}
+
+/// A string serde-saphyr spells on one line, as it spells it; `None` for a block scalar.
+fn spelled(s: &str) -> Option<String> {
+    if let Some(hit) = LAST.with_borrow(|(input, text)| (input == s).then(|| text.clone())) {
+        return Some(hit);
+    }
+    let text = super::saphyr_write(&s).ok()?;
+    let line = text.strip_suffix('\n')?;
+    if line.contains('\n') || line.starts_with(['|', '>']) {
+        return None;
+    }
+    LAST.with_borrow_mut(|last| *last = (s.to_string(), line.to_string()));
+    Some(line.to_string())
+}
+
+/// Why this writer gave up; never shown.
+#[derive(Debug)]
+pub struct GiveUp;
+
+impl fmt::Display for GiveUp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not a shape the fast writer writes")
+    }
+}
+
+impl std::error::Error for GiveUp {}
+
+impl ser::Error for GiveUp {
+    fn custom<T: fmt::Display>(_: T) -> Self {
+        GiveUp
+    }
+}
+
+struct NodeSer;
+
+type R = Result<Node, GiveUp>;
+
+fn scalar(text: Option<String>) -> R {
+    text.map(Node::Scalar).ok_or(GiveUp)
+}
+
+impl ser::Serializer for NodeSer {
+    type Ok = Node;
+    type Error = GiveUp;
+    type SerializeSeq = SeqSer;
+    type SerializeTuple = SeqSer;
+    type SerializeTupleStruct = Impossible<Node, GiveUp>;
+    type SerializeTupleVariant = Impossible<Node, GiveUp>;
+    type SerializeMap = MapSer;
+    type SerializeStruct = MapSer;
+    type SerializeStructVariant = Impossible<Node, GiveUp>;
+
+    fn serialize_bool(self, v: bool) -> R {
+        scalar(Some(v.to_string()))
+    }
+    fn serialize_i8(self, v: i8) -> R {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_i16(self, v: i16) -> R {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_i32(self, v: i32) -> R {
+        self.serialize_i64(v.into())
+    }
+    fn serialize_i64(self, v: i64) -> R {
+        scalar(Some(v.to_string()))
+    }
+    fn serialize_u8(self, v: u8) -> R {
+        self.serialize_u64(v.into())
+    }
+    fn serialize_u16(self, v: u16) -> R {
+        self.serialize_u64(v.into())
+    }
+    fn serialize_u32(self, v: u32) -> R {
+        self.serialize_u64(v.into())
+    }
+    fn serialize_u64(self, v: u64) -> R {
+        scalar(Some(v.to_string()))
+    }
+    fn serialize_f32(self, _: f32) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_f64(self, _: f64) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_char(self, v: char) -> R {
+        self.serialize_str(v.encode_utf8(&mut [0; 4]))
+    }
+    fn serialize_str(self, v: &str) -> R {
+        scalar(value_text(v))
+    }
+    fn serialize_bytes(self, _: &[u8]) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_none(self) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> R {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> R {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> R {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer, GiveUp> {
+        Ok(SeqSer(Vec::with_capacity(len.unwrap_or(0))))
+    }
+    fn serialize_tuple(self, len: usize) -> Result<SeqSer, GiveUp> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, GiveUp> {
+        Err(GiveUp)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, GiveUp> {
+        Err(GiveUp)
+    }
+    fn serialize_map(self, len: Option<usize>) -> Result<MapSer, GiveUp> {
+        Ok(MapSer { entries: Vec::with_capacity(len.unwrap_or(0)), key: None })
+    }
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<MapSer, GiveUp> {
+        self.serialize_map(Some(len))
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, GiveUp> {
+        Err(GiveUp)
+    }
+}
+
+struct SeqSer(Vec<Node>);
+
+impl ser::SerializeSeq for SeqSer {
+    type Ok = Node;
+    type Error = GiveUp;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), GiveUp> {
+        self.0.push(value.serialize(NodeSer)?);
+        Ok(())
+    }
+    fn end(self) -> R {
+        Ok(Node::Seq(self.0))
+    }
+}
+
+impl ser::SerializeTuple for SeqSer {
+    type Ok = Node;
+    type Error = GiveUp;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), GiveUp> {
+        ser::SerializeSeq::serialize_element(self, value)
+    }
+    fn end(self) -> R {
+        ser::SerializeSeq::end(self)
+    }
+}
+
+struct MapSer {
+    entries: Vec<(String, Node)>,
+    key: Option<String>,
+}
+
+impl ser::SerializeMap for MapSer {
+    type Ok = Node;
+    type Error = GiveUp;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), GiveUp> {
+        match key.serialize(KeySer)? {
+            Node::Scalar(key) => self.key = Some(key),
+            _ => return Err(GiveUp),
+        }
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), GiveUp> {
+        let key = self.key.take().ok_or(GiveUp)?;
+        self.entries.push((key, value.serialize(NodeSer)?));
+        Ok(())
+    }
+    fn end(self) -> R {
+        Ok(Node::Map(self.entries))
+    }
+}
+
+impl ser::SerializeStruct for MapSer {
+    type Ok = Node;
+    type Error = GiveUp;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), GiveUp> {
+        let key = key_text(key).ok_or(GiveUp)?;
+        self.entries.push((key, value.serialize(NodeSer)?));
+        Ok(())
+    }
+    fn end(self) -> R {
+        Ok(Node::Map(self.entries))
+    }
+}
+
+/// Mapping keys: strings only.
+struct KeySer;
+
+impl ser::Serializer for KeySer {
+    type Ok = Node;
+    type Error = GiveUp;
+    type SerializeSeq = Impossible<Node, GiveUp>;
+    type SerializeTuple = Impossible<Node, GiveUp>;
+    type SerializeTupleStruct = Impossible<Node, GiveUp>;
+    type SerializeTupleVariant = Impossible<Node, GiveUp>;
+    type SerializeMap = Impossible<Node, GiveUp>;
+    type SerializeStruct = Impossible<Node, GiveUp>;
+    type SerializeStructVariant = Impossible<Node, GiveUp>;
+
+    fn serialize_str(self, v: &str) -> R {
+        scalar(key_text(v))
+    }
+    fn serialize_bool(self, _: bool) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_i8(self, _: i8) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_i16(self, _: i16) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_i32(self, _: i32) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_i64(self, _: i64) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_u8(self, _: u8) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_u16(self, _: u16) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_u32(self, _: u32) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_u64(self, _: u64) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_f32(self, _: f32) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_f64(self, _: f64) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_char(self, _: char) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_bytes(self, _: &[u8]) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_none(self) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_unit(self) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, _: &T) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> R {
+        Err(GiveUp)
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, GiveUp> {
+        Err(GiveUp)
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, GiveUp> {
+        Err(GiveUp)
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, GiveUp> {
+        Err(GiveUp)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, GiveUp> {
+        Err(GiveUp)
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, GiveUp> {
+        Err(GiveUp)
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, GiveUp> {
+        Err(GiveUp)
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, GiveUp> {
+        Err(GiveUp)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn same(value: &serde_json::Value) {
+        let slow = super::super::saphyr_write(value).unwrap();
+        if let Some(fast) = write(value) {
+            assert_eq!(fast, slow, "{value}");
+        }
+    }
+
+    #[test]
+    fn strings_are_spelled_as_serde_saphyr_spells_them() {
+        for s in [
+            "a b",
+            "a: b",
+            "a:",
+            "a #b",
+            "a#b",
+            "spiffe://x/y",
+            "k8s:ns:ns-0",
+            "on",
+            "Off",
+            "NaN",
+            "Infinity",
+            "none",
+            "y",
+            "2026-01-01T00:00:00Z",
+            "010",
+            "1.0",
+            "",
+            " a",
+            "a ",
+            "a\tb",
+            "é",
+            "a\nb",
+            "-a",
+            "?a",
+            "'a'",
+            "\"a\"",
+            "a'b",
+            "(a)",
+            "a=b",
+            "a@b",
+            "True",
+            "x",
+            "~",
+            "null",
+        ] {
+            same(&json!(s));
+            same(&json!({ s: s }));
+            same(&json!([s, {"k": s, "l": [s]}]));
+        }
+    }
+
+    #[test]
+    fn shapes_are_laid_out_as_serde_saphyr_lays_them_out() {
+        same(&json!({"a": {"b": {"c": 1}}, "d": [], "e": {}, "f": [{"g": [1, 2], "h": {"i": true}}, "j"]}));
+        same(&json!([{"a": 1}, [], {}]));
+        assert_eq!(write(&json!([[1]])), None);
+        assert_eq!(write(&json!({"a": null})), None);
+        assert_eq!(write(&json!({"a": 1.5})), None);
+    }
+
+    /// Every value of every golden text (each document, each item) written both ways.
+    #[test]
+    fn golden_texts_are_written_as_serde_saphyr_writes_them() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+        let (mut compared, mut fast) = (0, 0);
+        let mut paths: Vec<_> = walk(&root);
+        paths.retain(|p| p.extension().is_some_and(|e| e == "yaml"));
+        for path in paths {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let Ok(documents) = super::super::parse_stream(&text) else { continue };
+            for document in documents {
+                let items = document.get("items").and_then(|i| i.as_array()).cloned().unwrap_or_default();
+                for value in std::iter::once(document).chain(items) {
+                    let slow = super::super::saphyr_write(&value).unwrap();
+                    if let Some(text) = write(&value) {
+                        assert_eq!(text, slow, "{}", path.display());
+                        fast += 1;
+                    }
+                    compared += 1;
+                }
+            }
+        }
+        // Most goldens are plain shapes: the fast writer must take most of them.
+        assert!(compared > 500 && fast * 2 > compared, "{fast} of {compared} written fast");
+    }
+
+    fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() { out.extend(walk(&path)) } else { out.push(path) }
+        }
+        out.sort();
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        })]
+
+        /// Strings drawn from the characters that decide quoting, as values and as keys.
+        #[test]
+        fn generated_strings_are_spelled_as_serde_saphyr_spells_them(
+            s in "[a-zA-Z0-9 ._/:#'\"=@(),\\-]{0,12}|(y|n|on|off|true|null|nan|inf)[a-z]?"
+        ) {
+            let value = json!({"k": s, &s: [s, {"a": s}]});
+            let slow = super::super::saphyr_write(&value).unwrap();
+            if let Some(text) = write(&value) {
+                proptest::prop_assert_eq!(text, slow);
+            }
+        }
+    }
+
+    #[test]
+    fn block_scalars_give_up() {
+        assert_eq!(write(&json!({"a": "x\ny"})), None);
+    }
+}
