@@ -234,7 +234,11 @@ fn a_kustomize_app_or_a_helm_chart_is_refused_saying_how_to_run_the_function_the
         assert!(err.contains(&format!("{file}: ")), "{file}: the file is not named:\n{err}");
         assert!(err.contains("is a kustomize app"), "{err}");
         assert!(err.contains("kubectl kustomize --enable-alpha-plugins"), "{err}");
-        assert!(err.contains("| render-inference-identity render -"), "{err}");
+        // The pipe it suggests runs as written with the tools kubectl users have, settings included.
+        let dir = std::path::Path::new(file).parent().map(|p| p.display().to_string()).unwrap_or_default();
+        let dir = if dir.is_empty() { ".".to_string() } else { format!("./{dir}") };
+        let pipe = format!("kubectl kustomize {dir} | render-inference-identity render - --trust-domain");
+        assert!(err.contains(&pipe), "{err}");
     }
 
     let tmp = TempDir::new("argocd-helm-chart");
@@ -248,6 +252,7 @@ fn a_kustomize_app_or_a_helm_chart_is_refused_saying_how_to_run_the_function_the
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     let err = stderr(&out);
     assert!(err.contains("charts/llm/Chart.yaml: ") && err.contains("is a Helm chart"), "{err}");
+    assert!(err.contains("| render-inference-identity render - --trust-domain DOMAIN"), "{err}");
     assert!(
         err.contains("helm template RELEASE ") && err.contains("| render-inference-identity render -"),
         "{err}"

@@ -386,6 +386,13 @@ fn render_with_the_shipped_kptfile_finds_the_binary_on_path() {
         kpt(&["fn", "render", "--allow-exec", pkg.to_str().unwrap()], &[("PATH", &path_with_bin_dir())]);
     assert_success(&out);
     assert_llama_prefill_rendered(&pkg);
+    // A new user's first render leaves the shipped Kptfile as it was: kpt writes a comment
+    // after the Kptfile's last list twice, so the sample keeps its comments above.
+    assert_eq!(
+        read(&pkg.join("Kptfile")),
+        repo_file("fn-config/kpt/Kptfile"),
+        "kpt rewrote the shipped Kptfile"
+    );
 }
 
 #[test]

@@ -63,8 +63,9 @@ fn kustomization(file: &Path) -> String {
         "{}: {folder} is a kustomize app; render would read its files one by one, printing the \
          kustomization itself and files it leaves out. Run the function inside kustomize instead: \
          as an exec plugin (kubectl kustomize --enable-alpha-plugins {folder}, with the plugin \
-         installed as fn-config/kustomize/exec-plugin shows), or pipe the build in: \
-         kustomize build {folder} | render-inference-identity render -",
+         installed as fn-config/kustomize/exec-plugin shows), or pipe the build in with your \
+         settings: kubectl kustomize {folder} | render-inference-identity render - --trust-domain \
+         DOMAIN (or --config FILE; `kustomize build {folder}` with standalone kustomize)",
         file.display()
     )
 }
@@ -73,7 +74,8 @@ fn chart(file: &Path) -> String {
     let folder = folder_of(file);
     format!(
         "{}: {folder} is a Helm chart; its templates are not manifests until Helm renders them. \
-         Pipe them in: helm template RELEASE {folder} | render-inference-identity render -",
+         Pipe them in with your settings: helm template RELEASE {folder} | \
+         render-inference-identity render - --trust-domain DOMAIN (or --config FILE)",
         file.display()
     )
 }
