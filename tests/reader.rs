@@ -1272,3 +1272,20 @@ fn comments_under_an_items_without_entries_are_read() {
     check::list(&fine).unwrap();
     assert!(read::list(fine).is_ok());
 }
+
+/// Found by the coverage-guided target: a byte-order mark at the start of a document after
+/// a `---` line, which the full reader refuses inside a document, was accepted when the
+/// document was read on its own, where it stands at the start of the text.
+#[test]
+fn a_byte_order_mark_where_a_cut_begins_is_refused_as_the_full_reader_refuses_it() {
+    for stream in ["a: 1\n---\n\u{feff}b: 2\n", "a: 1\n--- # c\n\u{feff}b: 2\n"] {
+        check::stream(stream).unwrap();
+        assert!(read::stream(stream.to_string()).is_err(), "{stream:?}");
+    }
+    let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- a: 1\n\u{feff}functionConfig: {}\n";
+    check::list(list).unwrap();
+    assert!(read::list(list.to_string()).is_err());
+    // At the very start of the text a byte-order mark is allowed, and dropped.
+    check::stream("\u{feff}a: 1\n---\nb: 2\n").unwrap();
+    assert_eq!(read::stream("\u{feff}a: 1\n---\nb: 2\n".to_string()).unwrap().parts.len(), 2);
+}

@@ -98,8 +98,9 @@ pub fn is_marker(line: &str, marker: &str) -> bool {
 }
 
 /// The documents of a stream: the text between its marker lines (`---`, `...`), each
-/// marker line left out. `None` when a marker line carries more than a comment, or the
-/// text has a directive (`%`): the exact reader places those.
+/// marker line left out. `None` when a marker line carries more than a comment, a
+/// document after one starts with a byte-order mark, or the text has a directive (`%`):
+/// the exact reader places those.
 pub fn documents(text: &str) -> Option<Vec<Range<usize>>> {
     let mut documents = Vec::new();
     let mut start = 0;
@@ -114,6 +115,11 @@ pub fn documents(text: &str) -> Option<Vec<Range<usize>>> {
         }
         documents.push(start..at);
         start = super::text::line_end(text, at);
+        // Read on its own, a document would take a byte-order mark at its start for the
+        // stream's; after a marker the full reader refuses it.
+        if text[start..].starts_with('\u{feff}') {
+            return None;
+        }
     }
     documents.push(start..text.len());
     Some(documents)
