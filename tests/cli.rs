@@ -130,6 +130,33 @@ fn render_refuses_documents_that_are_not_objects() {
     assert!(stderr.contains("values.yaml (document 0): not a Kubernetes object"), "{stderr}");
 }
 
+#[test]
+fn render_names_both_files_of_an_item_that_appears_twice() {
+    let dir = std::env::temp_dir().join(format!("rii-cli-render-twice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let binding = PLUGIN_STREAM.split("---\n").nth(1).unwrap();
+    let pool = PLUGIN_STREAM.split("---\n").next().unwrap();
+    std::fs::write(dir.join("a-binding.yaml"), binding).unwrap();
+    std::fs::write(dir.join("b-binding-copy.yaml"), format!("{pool}---\n{binding}")).unwrap();
+    std::fs::write(dir.join("c-pool-copy.yaml"), pool).unwrap();
+    let out = run(&["render", "--trust-domain", "example.org", dir.to_str().unwrap()], b"", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("b-binding-copy.yaml (document 1): InferenceIdentityBinding serving/llama-prefill appears twice in the input (first in "), "{stderr}");
+    assert!(stderr.contains("a-binding.yaml (document 0))"), "{stderr}");
+    // A pool twice, the binding once: the pool's two files.
+    std::fs::remove_file(dir.join("a-binding.yaml")).unwrap();
+    let out = run(&["render", "--trust-domain", "example.org", dir.to_str().unwrap()], b"", &[]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("c-pool-copy.yaml (document 0): InferencePool"), "{stderr}");
+    assert!(
+        stderr.contains("appears twice in the input (first in ")
+            && stderr.contains("b-binding-copy.yaml (document 0))"),
+        "{stderr}"
+    );
+}
+
 /// The plugin config the exec plugin tests pass, rendering the example under `Report`.
 const PLUGIN_CONFIG: &str = "apiVersion: fn.kleym.sonda.red/v1alpha1\nkind: RenderInferenceIdentity\n\
                              metadata:\n  name: render-inference-identity\nspec:\n  trustDomain: example.org\n";

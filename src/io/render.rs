@@ -85,7 +85,12 @@ impl Loaded {
         match reconcile_items(items, &self.config, &request.env, false, TRUST_DOMAIN_HINT) {
             Err((RunError::Config(e), _)) => Err(e.to_string()),
             Err((RunError::Input(e), _)) => {
-                Err(format!("{}: {}", self.origins[e.item], crate::io::escape_controls(&e.message, false)))
+                let first = e.first.map(|f| format!(" (first in {})", self.origins[f])).unwrap_or_default();
+                Err(format!(
+                    "{}: {}{first}",
+                    self.origins[e.item],
+                    crate::io::escape_controls(&e.message, false)
+                ))
             }
             Ok(outcome) => Ok(outcome),
         }

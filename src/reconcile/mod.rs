@@ -88,12 +88,32 @@ pub struct InputError {
     /// Position of the item in the input.
     pub item: usize,
     pub message: String,
+    /// For an item that appears twice, the position of its first appearance: the edges name
+    /// both places.
+    pub first: Option<usize>,
+}
+
+impl InputError {
+    /// An item that repeats the one at `first`.
+    pub fn repeating(item: usize, first: usize, message: String) -> Self {
+        InputError { item, message, first: Some(first) }
+    }
+}
+
+impl From<(usize, String)> for InputError {
+    fn from((item, message): (usize, String)) -> Self {
+        InputError { item, message, first: None }
+    }
 }
 
 impl std::fmt::Display for InputError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // The message may quote input: the edges escape control characters where they print it.
-        write!(f, "items[{}]: {}", self.item, self.message)
+        write!(f, "items[{}]: {}", self.item, self.message)?;
+        match self.first {
+            Some(first) => write!(f, " (first as items[{first}])"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -206,27 +226,25 @@ type Evaluation = (Vec<Evaluated>, Renders, Coverage);
 fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputError> {
     let config = ctx.config;
     let mut bindings = Vec::new();
-    let mut keys = HashSet::new();
+    let mut keys = HashMap::new();
     for (i, item) in input::values(items).filter(|(_, item)| binding::is_binding(item)) {
         let b = BindingInput::read(i, item)
-            .map_err(|m| InputError { item: i, message: format!("InferenceIdentityBinding {m}") })?;
+            .map_err(|m| InputError::from((i, format!("InferenceIdentityBinding {m}"))))?;
         // Bindings without a readable namespace cannot collide: each gets its own status.
         if let Ok(ns) = b.namespace
-            && !keys.insert((ns, b.name))
+            && let Some(first) = keys.insert((ns, b.name), i)
         {
-            return Err(InputError {
-                item: i,
-                message: format!("InferenceIdentityBinding {ns}/{} appears twice in the input", b.name),
-            });
+            let message = format!("InferenceIdentityBinding {ns}/{} appears twice in the input", b.name);
+            return Err(InputError::repeating(i, first, message));
         }
         bindings.push(b);
     }
-    let pools = PoolIndex::build(items).map_err(|(item, message)| InputError { item, message })?;
-    let outputs = ownership::index_outputs(items).map_err(|(item, message)| InputError { item, message })?;
+    let pools = PoolIndex::build(items)?;
+    let outputs = ownership::index_outputs(items)?;
     let listed = config.api_versions.iter().chain(&ctx.env_api_versions).map(String::as_str);
     let served = ServedApis::collect(listed, input::values(items).map(|(_, item)| item));
-    let service_accounts = renames::Renames::build(items, SERVICE_ACCOUNT, is_service_account)
-        .map_err(|(item, message)| InputError { item, message })?;
+    let service_accounts =
+        renames::Renames::build(items, SERVICE_ACCOUNT, is_service_account).map_err(InputError::from)?;
     let inputs = Inputs {
         pools: &pools,
         served: &served,

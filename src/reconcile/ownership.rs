@@ -7,6 +7,7 @@ use super::input::{self, Input};
 use super::item::Item;
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId};
 use crate::api::names;
+use crate::reconcile::InputError;
 use crate::reconcile::files::{self as annotations, FileSlot};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -149,14 +150,15 @@ pub type OutputIndex<'a> = HashMap<&'a str, (usize, bool)>;
 
 /// ClusterSPIFFEIDs of the input by name, with whether each is managed. Two with the same
 /// name are unusable input (a cluster-scoped name is unique).
-pub fn index_outputs(items: &[Input]) -> Result<OutputIndex<'_>, (usize, String)> {
+pub fn index_outputs(items: &[Input]) -> Result<OutputIndex<'_>, InputError> {
     let mut by_name = HashMap::new();
     for (i, item) in input::values(items).filter(|(_, item)| csid::is_cluster_spiffe_id(item)) {
         let Some(name) = item.pointer("/metadata/name").and_then(Value::as_str) else {
-            return Err((i, "ClusterSPIFFEID has no metadata.name".to_string()));
+            return Err(InputError::from((i, "ClusterSPIFFEID has no metadata.name".to_string())));
         };
-        if by_name.insert(name, (i, csid::is_managed(item))).is_some() {
-            return Err((i, format!("ClusterSPIFFEID {name} appears twice in the input")));
+        if let Some((first, _)) = by_name.insert(name, (i, csid::is_managed(item))) {
+            let message = format!("ClusterSPIFFEID {name} appears twice in the input");
+            return Err(InputError::repeating(i, first, message));
         }
     }
     Ok(by_name)

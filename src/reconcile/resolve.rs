@@ -5,6 +5,7 @@
 use crate::api::fields;
 use crate::api::names;
 use crate::api::pool::{self, PoolApi};
+use crate::reconcile::InputError;
 use crate::reconcile::input::{self, Input};
 use crate::reconcile::not_found::PoolNames;
 use crate::reconcile::reason::{Failure, Reason};
@@ -27,7 +28,7 @@ pub struct PoolIndex<'a> {
 
 impl<'a> PoolIndex<'a> {
     /// Indexes the pools; two pools with the same API, namespace and name are unusable input.
-    pub fn build(items: &'a [Input]) -> Result<Self, (usize, String)> {
+    pub fn build(items: &'a [Input]) -> Result<Self, InputError> {
         let mut pools = HashMap::new();
         for (i, item) in input::values(items) {
             let Some(api) = PoolApi::of_item(item) else {
@@ -39,19 +40,19 @@ impl<'a> PoolIndex<'a> {
                 // A pool without namespace or name cannot be referenced; it passes through.
                 continue;
             };
-            if pools.insert((api, ns, name), item).is_some() {
-                return Err((
-                    i,
-                    format!(
-                        "InferencePool {ns:?}/{name:?} ({}) appears twice in the input",
-                        api.api_version()
-                    ),
-                ));
+            if let Some(first) = pools.insert((api, ns, name), item) {
+                let message = format!(
+                    "InferencePool {ns:?}/{name:?} ({}) appears twice in the input",
+                    api.api_version()
+                );
+                let first = items.iter().position(|it| it.value().is_some_and(|v| std::ptr::eq(v, first)));
+                return Err(InputError { item: i, message, first });
             }
         }
         let renames = Renames::build(items, pool::KIND, |item| {
             item.get("kind").and_then(Value::as_str) == Some(pool::KIND)
-        })?;
+        })
+        .map_err(InputError::from)?;
         Ok(PoolIndex { pools, renames, names: PoolNames::build(items) })
     }
 }
