@@ -1289,3 +1289,47 @@ fn a_byte_order_mark_where_a_cut_begins_is_refused_as_the_full_reader_refuses_it
     check::stream("\u{feff}a: 1\n---\nb: 2\n").unwrap();
     assert_eq!(read::stream("\u{feff}a: 1\n---\nb: 2\n".to_string()).unwrap().parts.len(), 2);
 }
+
+/// Found by the coverage-guided target: a pod template under an item's `metadata` (or in
+/// any place the skeleton of a passed item did not probe) was found in the whole item and
+/// missed by the fast reader, which built only the metadata fields it reads.
+#[test]
+fn pod_templates_anywhere_in_a_passed_item_are_found_by_both_readers() {
+    let template = "spec: {serviceAccountName: sa, containers: [{name: c}]}";
+    for (place, expected_path) in [
+        (
+            format!(
+                "  metadata:\n    name: d\n    template:\n      metadata: {{labels: {{a: b}}}}\n      {template}\n"
+            ),
+            "metadata.template",
+        ),
+        (
+            format!("  metadata: {{name: d}}\n  spec:\n    containers:\n    - x:\n        {template}\n"),
+            "spec.containers[0].x",
+        ),
+        (
+            format!("  metadata: {{name: d}}\n  spec:\n    containers: {{x: {{{template}}}}}\n"),
+            "spec.containers.x",
+        ),
+        (
+            format!(
+                "  metadata:\n    name: d\n    extra:\n    - {{metadata: {{labels: {{a: b}}}}, {template}}}\n"
+            ),
+            "metadata.extra[0]",
+        ),
+        (
+            format!(
+                "  metadata: {{name: d}}\n  spec:\n    template:\n      metadata:\n        other: [{{{template}}}]\n"
+            ),
+            "spec.template.metadata.other[0]",
+        ),
+    ] {
+        let list = format!(
+            "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: apps/v1\n  kind: Deployment\n{place}"
+        );
+        check::list(&list).unwrap_or_else(|e| panic!("{e}\n{list}"));
+        let read = read::list(list.clone()).unwrap();
+        let workload = read.parts[0].input.workload().unwrap_or_else(|| panic!("no workload in\n{list}"));
+        assert!(format!("{workload:?}").contains(expected_path), "{workload:?}\n{list}");
+    }
+}

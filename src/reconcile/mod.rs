@@ -313,17 +313,27 @@ fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputE
         named[i] = None;
     }
 
-    // Workload coverage, before statuses and renders are built, so the two never take
-    // memory at once.
-    let coverage = match config.workload_policy {
-        WorkloadPolicy::Ignore => Coverage::default(),
-        _ => workload_coverage(items, &bindings, &outcomes, &named, (&pools, &served), config.prune),
-    };
-
-    // Statuses, results and renders.
+    // Workload coverage reads what the identities select, and runs beside the statuses and
+    // renders: it is mostly one thread's work, which the cores finishing bindings share.
+    let identities: Vec<Option<(&str, &str, String)>> = outcomes
+        .iter()
+        .zip(&named)
+        .map(|(outcome, name)| match (outcome, name) {
+            (Ok(p), Some(name)) => Some((p.service_account, p.variant, name.clone())),
+            _ => None,
+        })
+        .collect();
     let work: Vec<_> = bindings.iter().zip(outcomes).zip(named.into_iter().zip(conflicts)).collect();
-    let finished =
-        parallel::map(work, |((b, outcome), (name, conflicts))| finish(b, outcome, name, conflicts, ctx));
+    let (coverage, finished) = std::thread::scope(|scope| {
+        let coverage = scope.spawn(|| match config.workload_policy {
+            WorkloadPolicy::Ignore => Coverage::default(),
+            _ => workload_coverage(items, &bindings, &identities, (&pools, &served), config.prune),
+        });
+        // Statuses, results and renders.
+        let finished =
+            parallel::map(work, |((b, outcome), (name, conflicts))| finish(b, outcome, name, conflicts, ctx));
+        (coverage.join().expect("workload coverage does not panic"), finished)
+    });
     let mut evaluated = Vec::with_capacity(finished.len());
     let mut renders = BTreeMap::new();
     for (e, render) in finished {
@@ -337,21 +347,20 @@ fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputE
 fn workload_coverage<'a>(
     items: &'a [Input],
     bindings: &[BindingInput<'a>],
-    outcomes: &[Result<Planned<'a>, Failure>],
-    named: &[Option<String>],
+    rendering: &[Option<(&'a str, &'a str, String)>],
     (pools, served): (&PoolIndex<'a>, &ServedApis),
     prune: bool,
 ) -> Coverage {
     let mut uses: Vec<Arc<PoolUse>> = Vec::new();
     let mut identities: Vec<Identity> = Vec::new();
-    for ((b, outcome), name) in bindings.iter().zip(outcomes).zip(named) {
+    for (b, rendered) in bindings.iter().zip(rendering) {
         let Some(used) = coverage::inputs::pool_use(b, pools, served) else { continue };
-        if let (Ok(p), Some(name)) = (outcome, name) {
-            identities.push(coverage::inputs::identity(&used, p.service_account, p.variant, name));
+        if let Some((service_account, variant, name)) = rendered {
+            identities.push(coverage::inputs::identity(&used, service_account, variant, name));
         }
         uses.push(used);
     }
-    let rendered: HashSet<&str> = named.iter().flatten().map(String::as_str).collect();
+    let rendered: HashSet<&str> = rendering.iter().flatten().map(|(_, _, name)| name.as_str()).collect();
     let present: HashSet<(&str, &str)> =
         bindings.iter().filter_map(|b| Some((b.namespace.clone().ok()?, b.name))).collect();
     let stays = |value: &Value| {

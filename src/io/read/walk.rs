@@ -14,23 +14,26 @@ use std::ops::Range;
 
 /// How much of a node to build. Of an item the reconcile only passes on, it needs its head
 /// and its pod templates: [`Build::Head`] builds just those, a skeleton in which
-/// `reconcile::coverage::workload_of` finds what it finds in the whole item.
+/// `reconcile::coverage::workload_of` finds what it finds in the whole item. A pod template
+/// may stand anywhere in an item, so every mode but [`Build::Whole`] and [`Build::Nothing`]
+/// probes the keys it does not build whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Build {
     Whole,
     /// An item: `apiVersion` and `kind` whole, `metadata` as [`Build::Metadata`], the rest
-    /// as [`Build::Probe`].
+    /// probed.
     Head,
     /// An item's metadata: `annotations` (where kpt and kustomize keep file paths), `name`,
-    /// `namespace` and `labels`.
+    /// `namespace` and `labels` whole, the rest probed.
     Metadata,
     /// A node that may hold pod templates: of a mapping, `metadata` as
     /// [`Build::ProbeMetadata`], `containers` as [`Build::Shape`], the service account
     /// fields whole, the rest probed; kept only when something in it is.
     Probe,
-    /// A nested metadata: only `labels`.
+    /// A nested metadata: `labels` whole, the rest probed.
     ProbeMetadata,
-    /// Only whether the node is a sequence: an empty one if it is, else a null.
+    /// Whether the node is a sequence (kept, its entries probed, so it is one even when
+    /// nothing in it is); anything else is probed.
     Shape,
     Nothing,
 }
@@ -38,16 +41,17 @@ pub enum Build {
 impl Build {
     fn child(self, key: &str) -> Build {
         match (self, key) {
-            (Build::Whole, _)
-            | (Build::Head, "apiVersion" | "kind")
+            (Build::Whole, _) => Build::Whole,
+            (Build::Nothing, _) => Build::Nothing,
+            (Build::Head, "apiVersion" | "kind")
             | (Build::Metadata, "annotations" | "name" | "namespace" | "labels")
-            | (Build::ProbeMetadata, "labels")
-            | (Build::Probe, "serviceAccountName" | "serviceAccount") => Build::Whole,
+            | (Build::ProbeMetadata, "labels") => Build::Whole,
             (Build::Head, "metadata") => Build::Metadata,
-            (Build::Probe, "metadata") => Build::ProbeMetadata,
-            (Build::Probe, "containers") => Build::Shape,
-            (Build::Head | Build::Probe, _) => Build::Probe,
-            _ => Build::Nothing,
+            // Every probing mode alike: what a pod template is read from, and the rest.
+            (_, "serviceAccountName" | "serviceAccount") => Build::Whole,
+            (_, "metadata") => Build::ProbeMetadata,
+            (_, "containers") => Build::Shape,
+            _ => Build::Probe,
         }
     }
 
@@ -55,14 +59,14 @@ impl Build {
     fn element(self) -> Build {
         match self {
             Build::Whole => Build::Whole,
-            Build::Head | Build::Probe => Build::Probe,
-            _ => Build::Nothing,
+            Build::Nothing => Build::Nothing,
+            _ => Build::Probe,
         }
     }
 
     /// Whether a node built this way is kept only when something in it is.
     fn sparse(self) -> bool {
-        matches!(self, Build::Probe | Build::ProbeMetadata)
+        matches!(self, Build::Probe | Build::ProbeMetadata | Build::Shape)
     }
 }
 
@@ -322,9 +326,12 @@ impl<'t> Walker<'t> {
                                 self.end = self.offset(&end.end);
                             }
                             return Ok(match build {
-                                Build::Nothing | Build::ProbeMetadata => None,
-                                Build::Shape => Some(Value::Array(Vec::new())),
-                                Build::Probe | Build::Head if !kept => None,
+                                Build::Nothing => None,
+                                Build::Whole | Build::Shape => {
+                                    out.shrink_to_fit();
+                                    Some(Value::Array(out))
+                                }
+                                _ if !kept => None,
                                 _ => {
                                     out.shrink_to_fit();
                                     Some(Value::Array(out))
@@ -379,7 +386,6 @@ impl<'t> Walker<'t> {
                     }
                     let value = match build {
                         Build::Nothing => None,
-                        Build::Shape => Some(Value::Null),
                         sparse if sparse.sparse() && out.is_empty() => None,
                         _ => Some(Value::Object(Map::from_iter(out))),
                     };
@@ -682,8 +688,8 @@ mod tests {
         assert_eq!(of(&head).unwrap().templates().len(), 2);
         assert_eq!(
             head["spec"]["template"]["spec"]["containers"],
-            serde_json::json!([]),
-            "only that it is a list"
+            serde_json::json!([null]),
+            "that it is a list, its entries' places kept, none of their fields"
         );
         assert!(head["spec"].get("replicas").is_none() && head["spec"].get("selector").is_none(), "{head}");
     }
