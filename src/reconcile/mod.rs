@@ -220,11 +220,8 @@ impl Plan {
     }
 }
 
-/// Everything [`plan`] works out: bindings evaluated, the renders, and coverage's inputs.
-type Evaluation = (Vec<Evaluated>, Renders, Coverage);
-
-fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputError> {
-    let config = ctx.config;
+/// The bindings of the input, read; two with the same namespace and name are unusable input.
+fn read_bindings(items: &[Input]) -> Result<Vec<BindingInput<'_>>, InputError> {
     let mut bindings = Vec::new();
     let mut keys = HashMap::new();
     for (i, item) in input::values(items).filter(|(_, item)| binding::is_binding(item)) {
@@ -239,12 +236,29 @@ fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputE
         }
         bindings.push(b);
     }
-    let pools = PoolIndex::build(items)?;
-    let outputs = ownership::index_outputs(items)?;
+    Ok(bindings)
+}
+
+/// Everything [`plan`] works out: bindings evaluated, the renders, and coverage's inputs.
+type Evaluation = (Vec<Evaluated>, Renders, Coverage);
+
+fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputError> {
+    let config = ctx.config;
     let listed = config.api_versions.iter().chain(&ctx.env_api_versions).map(String::as_str);
-    let served = ServedApis::collect(listed, input::values(items).map(|(_, item)| item));
-    let service_accounts =
-        renames::Renames::build(items, SERVICE_ACCOUNT, is_service_account).map_err(InputError::from)?;
+    // The indexes are independent passes over the items: the pool index, the largest, is
+    // built on a second thread. Errors are taken in the order they are found one by one.
+    let (bindings, pools, outputs, served, service_accounts) = std::thread::scope(|scope| {
+        let pools = scope.spawn(|| PoolIndex::build(items));
+        let bindings = read_bindings(items);
+        let outputs = ownership::index_outputs(items);
+        let served = ServedApis::collect(listed, input::values(items).map(|(_, item)| item));
+        let service_accounts = renames::Renames::build(items, SERVICE_ACCOUNT, is_service_account);
+        (bindings, pools.join().expect("the pool index does not panic"), outputs, served, service_accounts)
+    });
+    let bindings = bindings?;
+    let pools = pools?;
+    let outputs = outputs?;
+    let service_accounts = service_accounts.map_err(InputError::from)?;
     let inputs = Inputs {
         pools: &pools,
         served: &served,

@@ -137,12 +137,12 @@ fn with_file(mut object: Box<ClusterSpiffeId>, path: &str, index: u64) -> Box<Cl
 /// The (path, index) slots the items already use in the given files, in either annotation
 /// form. Only the candidate files are collected.
 fn used_slots(items: &[Item], files: &HashSet<String>) -> HashSet<FileSlot> {
-    items
-        .iter()
-        .flat_map(Item::slots)
-        .filter(|(path, _)| files.contains(*path))
-        .map(|(path, index)| (path.to_string(), index))
-        .collect()
+    let slots = |item: &Item| -> Vec<FileSlot> {
+        let found = item.slots().into_iter().filter(|(path, _)| files.contains(*path));
+        found.map(|(path, index)| (path.to_string(), index)).collect()
+    };
+    // Reading every item's annotations is the cost; the items are many.
+    crate::parallel::map(items.iter().collect(), slots).into_iter().flatten().collect()
 }
 
 /// ClusterSPIFFEIDs of the input by name: the item position and whether it is managed.
