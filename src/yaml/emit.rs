@@ -12,7 +12,7 @@ use std::fmt;
 
 /// The text serde-saphyr writes for `value`, or `None` when this writer cannot vouch for it.
 pub fn write<T: Serialize + ?Sized>(value: &T) -> Option<String> {
-    let node = value.serialize(NodeSer).ok()?;
+    let node = value.serialize(VALUE).ok()?;
     let mut out = String::with_capacity(512);
     match &node {
         Node::Map(entries) if !entries.is_empty() => map_body(entries, 0, false, &mut out)?,
@@ -151,12 +151,27 @@ impl ser::Error for GiveUp {
     }
 }
 
-struct NodeSer;
+/// Builds a [`Node`]; a mapping key (`key`) may only be a string, spelled as keys are.
+#[derive(Clone, Copy)]
+struct NodeSer {
+    key: bool,
+}
+
+const VALUE: NodeSer = NodeSer { key: false };
+const KEY: NodeSer = NodeSer { key: true };
 
 type R = Result<Node, GiveUp>;
 
-fn scalar(text: Option<String>) -> R {
-    text.map(Node::Scalar).ok_or(GiveUp)
+impl NodeSer {
+    /// A scalar that is not a string: written as `text` as a value, never as a key.
+    fn other(self, text: String) -> R {
+        if self.key { Err(GiveUp) } else { Ok(Node::Scalar(text)) }
+    }
+
+    /// `self`, where only a value may stand.
+    fn value(self) -> Result<Self, GiveUp> {
+        if self.key { Err(GiveUp) } else { Ok(self) }
+    }
 }
 
 impl ser::Serializer for NodeSer {
@@ -171,7 +186,7 @@ impl ser::Serializer for NodeSer {
     type SerializeStructVariant = Impossible<Node, GiveUp>;
 
     fn serialize_bool(self, v: bool) -> R {
-        scalar(Some(v.to_string()))
+        self.other(v.to_string())
     }
     fn serialize_i8(self, v: i8) -> R {
         self.serialize_i64(v.into())
@@ -183,7 +198,7 @@ impl ser::Serializer for NodeSer {
         self.serialize_i64(v.into())
     }
     fn serialize_i64(self, v: i64) -> R {
-        scalar(Some(v.to_string()))
+        self.other(v.to_string())
     }
     fn serialize_u8(self, v: u8) -> R {
         self.serialize_u64(v.into())
@@ -195,7 +210,7 @@ impl ser::Serializer for NodeSer {
         self.serialize_u64(v.into())
     }
     fn serialize_u64(self, v: u64) -> R {
-        scalar(Some(v.to_string()))
+        self.other(v.to_string())
     }
     fn serialize_f32(self, _: f32) -> R {
         Err(GiveUp)
@@ -204,10 +219,11 @@ impl ser::Serializer for NodeSer {
         Err(GiveUp)
     }
     fn serialize_char(self, v: char) -> R {
-        self.serialize_str(v.encode_utf8(&mut [0; 4]))
+        self.value()?.serialize_str(v.encode_utf8(&mut [0; 4]))
     }
     fn serialize_str(self, v: &str) -> R {
-        scalar(value_text(v))
+        let text = if self.key { key_text(v) } else { value_text(v) };
+        text.map(Node::Scalar).ok_or(GiveUp)
     }
     fn serialize_bytes(self, _: &[u8]) -> R {
         Err(GiveUp)
@@ -216,7 +232,7 @@ impl ser::Serializer for NodeSer {
         Err(GiveUp)
     }
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> R {
-        value.serialize(self)
+        value.serialize(self.value()?)
     }
     fn serialize_unit(self) -> R {
         Err(GiveUp)
@@ -225,10 +241,10 @@ impl ser::Serializer for NodeSer {
         Err(GiveUp)
     }
     fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> R {
-        self.serialize_str(variant)
+        self.value()?.serialize_str(variant)
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, value: &T) -> R {
-        value.serialize(self)
+        value.serialize(self.value()?)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
@@ -240,6 +256,7 @@ impl ser::Serializer for NodeSer {
         Err(GiveUp)
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer, GiveUp> {
+        self.value()?;
         Ok(SeqSer(Vec::with_capacity(len.unwrap_or(0))))
     }
     fn serialize_tuple(self, len: usize) -> Result<SeqSer, GiveUp> {
@@ -258,6 +275,7 @@ impl ser::Serializer for NodeSer {
         Err(GiveUp)
     }
     fn serialize_map(self, len: Option<usize>) -> Result<MapSer, GiveUp> {
+        self.value()?;
         Ok(MapSer { entries: Vec::with_capacity(len.unwrap_or(0)), key: None })
     }
     fn serialize_struct(self, _: &'static str, len: usize) -> Result<MapSer, GiveUp> {
@@ -280,7 +298,7 @@ impl ser::SerializeSeq for SeqSer {
     type Ok = Node;
     type Error = GiveUp;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), GiveUp> {
-        self.0.push(value.serialize(NodeSer)?);
+        self.0.push(value.serialize(VALUE)?);
         Ok(())
     }
     fn end(self) -> R {
@@ -308,7 +326,7 @@ impl ser::SerializeMap for MapSer {
     type Ok = Node;
     type Error = GiveUp;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), GiveUp> {
-        match key.serialize(KeySer)? {
+        match key.serialize(KEY)? {
             Node::Scalar(key) => self.key = Some(key),
             _ => return Err(GiveUp),
         }
@@ -316,7 +334,7 @@ impl ser::SerializeMap for MapSer {
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), GiveUp> {
         let key = self.key.take().ok_or(GiveUp)?;
-        self.entries.push((key, value.serialize(NodeSer)?));
+        self.entries.push((key, value.serialize(VALUE)?));
         Ok(())
     }
     fn end(self) -> R {
@@ -329,129 +347,11 @@ impl ser::SerializeStruct for MapSer {
     type Error = GiveUp;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), GiveUp> {
         let key = key_text(key).ok_or(GiveUp)?;
-        self.entries.push((key, value.serialize(NodeSer)?));
+        self.entries.push((key, value.serialize(VALUE)?));
         Ok(())
     }
     fn end(self) -> R {
         Ok(Node::Map(self.entries))
-    }
-}
-
-/// Mapping keys: strings only.
-struct KeySer;
-
-impl ser::Serializer for KeySer {
-    type Ok = Node;
-    type Error = GiveUp;
-    type SerializeSeq = Impossible<Node, GiveUp>;
-    type SerializeTuple = Impossible<Node, GiveUp>;
-    type SerializeTupleStruct = Impossible<Node, GiveUp>;
-    type SerializeTupleVariant = Impossible<Node, GiveUp>;
-    type SerializeMap = Impossible<Node, GiveUp>;
-    type SerializeStruct = Impossible<Node, GiveUp>;
-    type SerializeStructVariant = Impossible<Node, GiveUp>;
-
-    fn serialize_str(self, v: &str) -> R {
-        scalar(key_text(v))
-    }
-    fn serialize_bool(self, _: bool) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_i8(self, _: i8) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_i16(self, _: i16) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_i32(self, _: i32) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_i64(self, _: i64) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_u8(self, _: u8) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_u16(self, _: u16) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_u32(self, _: u32) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_u64(self, _: u64) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_f32(self, _: f32) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_f64(self, _: f64) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_char(self, _: char) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_bytes(self, _: &[u8]) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_none(self) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_unit(self) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, _: &T) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> R {
-        Err(GiveUp)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, GiveUp> {
-        Err(GiveUp)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, GiveUp> {
-        Err(GiveUp)
-    }
-    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, GiveUp> {
-        Err(GiveUp)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, GiveUp> {
-        Err(GiveUp)
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, GiveUp> {
-        Err(GiveUp)
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, GiveUp> {
-        Err(GiveUp)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, GiveUp> {
-        Err(GiveUp)
     }
 }
 
