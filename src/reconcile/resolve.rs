@@ -21,7 +21,8 @@ const GROUP_FIELD: &str = "spec.poolRef.group";
 /// (kustomize renames); and all their names, for not-found messages.
 #[derive(Default)]
 pub struct PoolIndex<'a> {
-    pools: HashMap<(PoolApi, &'a str, &'a str), &'a Value>,
+    /// Each pool with its position in the input.
+    pools: HashMap<(PoolApi, &'a str, &'a str), (usize, &'a Value)>,
     renames: Renames<'a>,
     names: PoolNames<'a>,
 }
@@ -40,13 +41,12 @@ impl<'a> PoolIndex<'a> {
                 // A pool without namespace or name cannot be referenced; it passes through.
                 continue;
             };
-            if let Some(first) = pools.insert((api, ns, name), item) {
+            if let Some((first, _)) = pools.insert((api, ns, name), (i, item)) {
                 let message = format!(
                     "InferencePool {ns:?}/{name:?} ({}) appears twice in the input",
                     api.api_version()
                 );
-                let first = items.iter().position(|it| it.value().is_some_and(|v| std::ptr::eq(v, first)));
-                return Err(InputError { item: i, message, first });
+                return Err(InputError::repeating(i, first, message));
             }
         }
         let renames = Renames::build(items, pool::KIND, |item| {
@@ -127,7 +127,7 @@ pub fn resolve_pool<'a>(
     served_apis
         .iter()
         .find_map(|&api| {
-            pools.pools.get(&(api, namespace, name)).map(|item| ResolvedPool { api, name, item })
+            pools.pools.get(&(api, namespace, name)).map(|&(_, item)| ResolvedPool { api, name, item })
         })
         .ok_or_else(|| {
             let message = pools.names.message(name, reference, namespace, &served_apis);
