@@ -325,18 +325,17 @@ impl<'t> Walker<'t> {
                             if style == StructureStyle::Flow {
                                 self.end = self.offset(&end.end);
                             }
-                            return Ok(match build {
-                                Build::Nothing => None,
-                                Build::Whole | Build::Shape => {
-                                    out.shrink_to_fit();
-                                    Some(Value::Array(out))
-                                }
-                                _ if !kept => None,
-                                _ => {
-                                    out.shrink_to_fit();
-                                    Some(Value::Array(out))
-                                }
-                            });
+                            let keep = match build {
+                                Build::Nothing => false,
+                                // A shape is kept even empty: that it is a sequence is the point.
+                                Build::Whole | Build::Shape => true,
+                                _ => kept,
+                            };
+                            if !keep {
+                                return Ok(None);
+                            }
+                            out.shrink_to_fit();
+                            return Ok(Some(Value::Array(out)));
                         }
                         (event, span) => {
                             let value = self.value(event, span, depth + 1, children)?;
