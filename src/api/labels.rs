@@ -20,10 +20,6 @@ impl Labels {
         self.0.is_empty()
     }
 
-    pub fn as_slice(&self) -> &[(String, String)] {
-        &self.0
-    }
-
     pub fn into_vec(self) -> Vec<(String, String)> {
         self.0
     }

@@ -33,7 +33,7 @@ pub fn pool_use<'a>(
         namespace: namespace.to_string(),
         pool: resolved.name.to_string(),
         pool_api: resolved.api,
-        labels: labels.into_vec(),
+        labels,
         variant,
     }))
 }

@@ -13,6 +13,7 @@ pub mod selector;
 pub mod workload;
 
 use crate::api::binding;
+use crate::api::labels::Labels;
 use crate::api::pool::PoolApi;
 use crate::config::WorkloadPolicy;
 use crate::reconcile::identity::VARIANT_LABEL;
@@ -116,7 +117,7 @@ impl Identity {
         &self.used.binding_name
     }
 
-    fn pool_labels(&self) -> &[(String, String)] {
+    fn pool_labels(&self) -> &Labels {
         &self.used.labels
     }
 }
@@ -131,7 +132,7 @@ pub struct PoolUse {
     pub pool: String,
     pub pool_api: PoolApi,
     /// The pool's selector labels, sorted by key.
-    pub labels: Vec<(String, String)>,
+    pub labels: Labels,
     /// The binding's variant, when it is a valid one.
     pub variant: Option<String>,
 }
@@ -181,8 +182,8 @@ impl Template<'_> {
         self.workload.namespace().unwrap_or_default()
     }
 
-    fn has(&self, labels: &[(String, String)]) -> bool {
-        labels.iter().all(|(k, v)| self.template.label(k) == Some(v.as_str()))
+    fn has(&self, labels: &Labels) -> bool {
+        labels.iter().all(|(k, v)| self.template.label(k) == Some(v))
     }
 
     /// The item position and the template's index in its workload.
@@ -254,8 +255,7 @@ pub fn coverage(
     let mut reached_templates: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for identity in identities {
         let about = binding_refs(identity.binding());
-        let mut labels: Vec<(&str, &str)> =
-            identity.pool_labels().iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let mut labels: Vec<(&str, &str)> = identity.pool_labels().iter().collect();
         labels.push((VARIANT_LABEL, identity.variant.as_str()));
         let mut reached = Vec::new();
         for &t in index.candidates(identity.namespace(), &labels) {
@@ -380,10 +380,9 @@ fn closest(identity: &Identity, in_namespace: &[usize], index: &Index<'_>) -> St
     let templates: Vec<&Template<'_>> = in_namespace.iter().map(|&t| &index.templates[t]).collect();
     let with_pool: Vec<&&Template<'_>> = templates.iter().filter(|t| t.has(identity.pool_labels())).collect();
     if with_pool.is_empty() {
-        for (key, _) in identity.pool_labels() {
+        for (key, _) in identity.pool_labels().iter() {
             let near: Option<(&Template<'_>, &str)> = templates.iter().find_map(|t| {
-                let found =
-                    t.template.labels().find(|(k, _)| *k != key.as_str() && same_but_spelling(k, key))?;
+                let found = t.template.labels().find(|(k, _)| *k != key && same_but_spelling(k, key))?;
                 Some((*t, found.0))
             });
             if let Some((t, found)) = near {
@@ -399,7 +398,7 @@ fn closest(identity: &Identity, in_namespace: &[usize], index: &Index<'_>) -> St
             "none of the {count} pod {} in namespace {} carries the pool's labels {}",
             verb(count, "template", "templates"),
             identity.namespace(),
-            pairs(&identity.pool_labels().iter().map(|(k, v)| (k.as_str(), v.as_str())).collect::<Vec<_>>())
+            pairs(&identity.pool_labels().iter().collect::<Vec<_>>())
         );
     }
     let other_account: Vec<String> = with_pool
@@ -456,7 +455,7 @@ fn pool_findings(uses: &[Arc<PoolUse>], index: &Index<'_>, out: &mut Vec<Finding
     for ((ns, api, pool), uses) in pools {
         let api = api.api_version();
         let labels = &uses[0].labels;
-        let pairs_of: Vec<(&str, &str)> = labels.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let pairs_of: Vec<(&str, &str)> = labels.iter().collect();
         let bound: BTreeSet<&str> = uses.iter().filter_map(|u| u.variant.as_deref()).collect();
         let names: Vec<&str> = uses.iter().map(|u| u.binding_name.as_str()).collect();
         let bound_list = listed(&bound.iter().copied().collect::<Vec<_>>(), 8);
