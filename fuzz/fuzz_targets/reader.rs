@@ -1,6 +1,7 @@
 //! Holds the text-preserving reader to the full YAML reader on arbitrary text, as a
 //! ResourceList and as a stream: the same acceptance and error wording, the same values,
-//! and every item's text reading on its own as that item (`io::read::check`).
+//! and every item's text reading on its own as that item; and the lexer's events to the
+//! parser's (`io::read::check`).
 
 #![no_main]
 
@@ -14,5 +15,8 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Err(problem) = check::stream(text) {
         panic!("stream reading: {problem}\n--- input ---\n{text}");
+    }
+    if let Err(problem) = check::events(text) {
+        panic!("lexing: {problem}\n--- input ---\n{text}");
     }
 });

@@ -6,11 +6,14 @@
 //! - The same values: each item is what the reconcile would see of the full reader's item.
 //! - Copied text verbatim: each item's text, read on its own, is the full reader's item,
 //!   and the fast reader's chunks cover the items without a gap, so no byte is lost.
+//! - The lexer's events are the parser's: where it reads a text at all, the same events
+//!   in the same places, and as many comments of as many bytes.
 
-use super::{Reader, exact, fast, text};
+use super::{Reader, exact, fast, lex, text};
 use crate::reconcile::input::Input;
 use crate::yaml;
 use serde_json::Value;
+use serde_saphyr::granit_parser::{Event, Marker, Span};
 
 /// Checks a ResourceList's reading.
 pub fn list(input: &str) -> Result<(), String> {
@@ -106,6 +109,65 @@ pub fn stream(input: &str) -> Result<(), String> {
         let exact = exact::stream(&text).map_err(|e| format!("the exact reader refuses: {e}"))?;
         if exact != fast {
             return Err(format!("the readers differ:\n  fast:  {fast:?}\n  exact: {exact:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the lexer's events for a text against the parser's. The walker reads of a span
+/// only where a scalar, a block mapping and a flow collection's end stand, so only those are
+/// compared; comments only as a count and their bytes.
+pub fn events(input: &str) -> Result<(), String> {
+    let text = text::normalize(input.to_string());
+    let Some(lexed) = lex::events(&text) else { return Ok(()) };
+    let mut parser = serde_saphyr::granit_parser::Parser::new_from_str(&text);
+    let mut parsed = Vec::new();
+    loop {
+        match parser.next() {
+            None => break,
+            Some(Ok(event)) => parsed.push(event),
+            Some(Err(e)) => return Err(format!("the lexer reads what the parser refuses: {e}")),
+        }
+    }
+    let comments = |events: &[(Event<'_>, Span)]| {
+        let texts = events.iter().filter_map(|(e, _)| match e {
+            Event::Comment(text, _) => Some(text.len()),
+            _ => None,
+        });
+        (texts.clone().count(), texts.sum::<usize>())
+    };
+    if comments(&lexed) != comments(&parsed) {
+        return Err(format!(
+            "comments (count, bytes): lexer {:?}, parser {:?}",
+            comments(&lexed),
+            comments(&parsed)
+        ));
+    }
+    let nodes = |events: &[(Event<'_>, Span)]| -> Vec<(String, Span)> {
+        let kept = events.iter().filter(|(e, _)| !matches!(e, Event::Comment(..)));
+        kept.map(|(e, s)| (format!("{e:?}"), *s)).collect()
+    };
+    let (lexed, parsed) = (nodes(&lexed), nodes(&parsed));
+    if lexed.len() != parsed.len() {
+        return Err(format!(
+            "{} events lexed, {} parsed:\n  lexer:  {lexed:?}\n  parser: {parsed:?}",
+            lexed.len(),
+            parsed.len()
+        ));
+    }
+    let at = |m: &Marker| (m.byte_offset(), m.line(), m.col());
+    let mut after_flow_start = false;
+    for (i, ((l, ls), (p, ps))) in lexed.iter().zip(&parsed).enumerate() {
+        let same_span = if p.starts_with("Scalar(") {
+            at(&ls.start) == at(&ps.start) && at(&ls.end) == at(&ps.end)
+        } else if p.starts_with("MappingStart(Block") {
+            at(&ls.start) == at(&ps.start)
+        } else {
+            !after_flow_start || at(&ls.end) == at(&ps.end)
+        };
+        after_flow_start = p.starts_with("MappingStart(Flow") || p.starts_with("SequenceStart(Flow");
+        if l != p || !same_span {
+            return Err(format!("event {i} differs:\n  lexer:  {l} {ls:?}\n  parser: {p} {ps:?}"));
         }
     }
     Ok(())

@@ -13,6 +13,7 @@
 pub mod check;
 pub mod exact;
 pub mod fast;
+pub mod lex;
 pub mod split;
 pub mod text;
 pub mod walk;

@@ -155,9 +155,25 @@ pub struct Node {
     pub outside_alias: bool,
 }
 
+/// Where a walk's events come from: the YAML parser, or the lexer for text of the plainest
+/// shape, which gives the parser's events for it.
+enum Events<'t> {
+    Parser(Box<Parser<'t, StrInput<'t>>>),
+    Lexed(std::vec::IntoIter<(Event<'t>, Span)>),
+}
+
+impl<'t> Events<'t> {
+    fn next(&mut self) -> Option<(Event<'t>, Span)> {
+        match self {
+            Events::Parser(parser) => parser.next()?.ok(),
+            Events::Lexed(events) => events.next(),
+        }
+    }
+}
+
 /// Walks the events of one text.
 pub struct Walker<'t> {
-    events: Parser<'t, StrInput<'t>>,
+    events: Events<'t>,
     text: &'t str,
     /// Offset of `text` in the whole input.
     base: usize,
@@ -178,8 +194,20 @@ pub struct Walker<'t> {
 impl<'t> Walker<'t> {
     /// A walker over `text`, which stands at `base` in the whole input.
     pub fn new(text: &'t str, base: usize, limits: Limits, anchors_allowed: bool) -> Self {
+        Self::with(Events::Parser(Box::new(Parser::new_from_str(text))), text, base, limits, anchors_allowed)
+    }
+
+    /// [`Walker::new`] without anchors, reading the lexer's events when it reads the text.
+    fn plain(text: &'t str, base: usize, limits: Limits) -> Self {
+        match super::lex::events(text) {
+            Some(events) => Self::with(Events::Lexed(events.into_iter()), text, base, limits, false),
+            None => Self::new(text, base, limits, false),
+        }
+    }
+
+    fn with(events: Events<'t>, text: &'t str, base: usize, limits: Limits, anchors_allowed: bool) -> Self {
         Walker {
-            events: Parser::new_from_str(text),
+            events,
             text,
             base,
             counts: Counts::default(),
@@ -201,7 +229,7 @@ impl<'t> Walker<'t> {
     /// The next event that is not a comment; comments are counted.
     pub fn event(&mut self) -> Result<(Event<'t>, Span), Abandon> {
         loop {
-            let Some(Ok((event, span))) = self.events.next() else { return Err(Abandon) };
+            let Some((event, span)) = self.events.next() else { return Err(Abandon) };
             self.counts.events += 1;
             if let Event::Comment(text, _) = &event {
                 self.counts.comment_bytes += text.len();
@@ -493,7 +521,7 @@ impl<'a> Keys<'a> {
 /// Reads `text` as one block sequence entry (`- ...`, a chunk of a ResourceList's items),
 /// which stands at `base` in the whole input; the entry is at nesting level 2.
 pub fn entry(text: &str, base: usize, build: Build, limits: Limits) -> Result<(Node, Counts), Abandon> {
-    let mut walker = Walker::new(text, base, limits, false);
+    let mut walker = Walker::plain(text, base, limits);
     walker.expect(|e| matches!(e, Event::StreamStart))?;
     walker.expect(|e| matches!(e, Event::DocumentStart(false, None)))?;
     walker.expect(|e| matches!(e, Event::SequenceStart(StructureStyle::Block, 0, None)))?;
@@ -517,7 +545,7 @@ pub fn document(
     build: Build,
     limits: Limits,
 ) -> Result<(Option<Node>, Counts), Abandon> {
-    let mut walker = Walker::new(text, base, limits, false);
+    let mut walker = Walker::plain(text, base, limits);
     walker.expect(|e| matches!(e, Event::StreamStart))?;
     match walker.event()? {
         (Event::StreamEnd, _) => return Ok((None, walker.counts)),

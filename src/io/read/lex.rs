@@ -1,0 +1,530 @@
+//! A lexer for the plainest block YAML, the shape nearly every manifest is written in: one
+//! key or entry per line, one-line plain and quoted scalars, `{}` and `[]`, comments. For
+//! such text it gives the YAML parser's own events, several times faster than the parser;
+//! for anything else (block scalars, flow collections, anchors, tags, escapes, scalars over
+//! several lines, tabs, documents markers, ...) it gives `None` and the parser reads the
+//! text. It never gives events for text the parser refuses: every shape it is unsure of is
+//! left to the parser. [`super::check::events`] holds it to the parser on any text.
+//!
+//! Markers carry byte offsets, lines and columns as the parser's do; their character index
+//! is the byte offset too (the walker reads byte offsets).
+
+use serde_saphyr::granit_parser::{Event, Marker, ScalarStyle, Span, StructureStyle};
+use std::borrow::Cow;
+
+/// The events of one text, as the parser gives them.
+pub type Events<'t> = Vec<(Event<'t>, Span)>;
+
+/// Longest key read here; the parser limits implicit keys to 1024 characters.
+const MAX_KEY: usize = 1000;
+
+/// The events of `text`, or `None` when it is not of the shape read here.
+pub fn events(text: &str) -> Option<Events<'_>> {
+    if !plain_characters(text) {
+        return None;
+    }
+    let mut lexer = Lexer { text, out: Vec::with_capacity(text.len() / 8), open: Vec::new(), pending: None };
+    lexer.push(Event::StreamStart, 0, 0, 0);
+    let mut line_start = 0;
+    let mut started = false;
+    let mut number = 1;
+    while line_start < text.len() {
+        let end =
+            memchr::memchr(b'\n', &text.as_bytes()[line_start..]).map_or(text.len(), |i| line_start + i);
+        let line = Line { text, start: line_start, end, number };
+        lexer.line(&line, &mut started)?;
+        line_start = end + 1;
+        number += 1;
+    }
+    let end = Line { text, start: text.len(), end: text.len(), number };
+    if started {
+        lexer.close(&end, None)?;
+        lexer.push(Event::DocumentEnd, end.start, number, 0);
+    }
+    lexer.push(Event::StreamEnd, end.start, number, 0);
+    Some(lexer.out)
+}
+
+/// Whether `text` holds only characters read the same everywhere in it: printable, no
+/// tab, carriage return, byte-order mark or YAML 1.1 line break.
+fn plain_characters(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.iter().all(|&b| (0x20..0x7f).contains(&b) || b == b'\n') {
+        return true;
+    }
+    text.chars().all(|c| match c {
+        '\n' | ' '..='~' => true,
+        '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'.. => {
+            !matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}')
+        }
+        _ => false,
+    })
+}
+
+/// One line of the text, without its line end.
+struct Line<'t> {
+    text: &'t str,
+    start: usize,
+    end: usize,
+    /// Counted from 1.
+    number: usize,
+}
+
+impl<'t> Line<'t> {
+    fn bytes(&self) -> &'t [u8] {
+        &self.text.as_bytes()[self.start..self.end]
+    }
+
+    /// The column of byte offset `at` on this line, in characters.
+    fn column(&self, at: usize) -> usize {
+        let before = &self.text[self.start..at];
+        if before.is_ascii() { before.len() } else { before.chars().count() }
+    }
+}
+
+/// An open block collection and the column of its keys or dashes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Open {
+    Mapping(usize),
+    Sequence(usize),
+}
+
+impl Open {
+    fn column(self) -> usize {
+        match self {
+            Open::Mapping(c) | Open::Sequence(c) => c,
+        }
+    }
+}
+
+/// A key whose value was not on its line: its column, and where an empty value stands
+/// (the key's `:`), with that line's number and column.
+#[derive(Clone, Copy)]
+struct Pending {
+    column: usize,
+    at: usize,
+    line: usize,
+    at_column: usize,
+}
+
+struct Lexer<'t> {
+    text: &'t str,
+    out: Events<'t>,
+    open: Vec<Open>,
+    pending: Option<Pending>,
+}
+
+impl<'t> Lexer<'t> {
+    fn push(&mut self, event: Event<'t>, at: usize, line: usize, column: usize) {
+        let mark = marker(at, line, column);
+        self.out.push((event, Span::empty(mark)));
+    }
+
+    fn push_span(&mut self, event: Event<'t>, line: &Line<'t>, from: usize, to: usize) {
+        let span =
+            Span::new(marker(from, line.number, line.column(from)), marker(to, line.number, line.column(to)));
+        self.out.push((event, span));
+    }
+
+    fn comment(&mut self, line: &Line<'t>, hash: usize) {
+        let payload = &self.text[hash + 1..line.end];
+        self.push_span(Event::Comment(Cow::Borrowed(payload), placement()), line, hash, line.end);
+    }
+
+    /// Reads one line.
+    fn line(&mut self, line: &Line<'t>, started: &mut bool) -> Option<()> {
+        let bytes = line.bytes();
+        let indent = bytes.iter().take_while(|&&b| b == b' ').count();
+        let at = line.start + indent;
+        match bytes.get(indent) {
+            None => return Some(()),
+            Some(b'#') => {
+                self.comment(line, at);
+                return Some(());
+            }
+            Some(_) => {}
+        }
+        if indent == 0 && (bytes.starts_with(b"---") || bytes.starts_with(b"...")) {
+            return None;
+        }
+        let entry = is_entry(&bytes[indent..]);
+        if !*started {
+            *started = true;
+            self.push(Event::DocumentStart(false, None), 0, 1, 0);
+            return self.open_node(line, at, indent, entry);
+        }
+        if let Some(pending) = self.pending
+            && (indent > pending.column || indent == pending.column && entry)
+        {
+            self.pending = None;
+            return self.open_node(line, at, indent, entry);
+        }
+        self.close(line, Some((indent, entry)))?;
+        match (self.open.last(), entry) {
+            (Some(Open::Mapping(c)), false) if *c == indent => self.key_line(line, at, indent),
+            (Some(Open::Sequence(c)), true) if *c == indent => self.entry(line, at),
+            _ => None,
+        }
+    }
+
+    /// Gives a pending key its empty value, and closes the collections a line at `next`
+    /// (its column, and whether it is an entry) ends; `None` for the end of the text.
+    fn close(&mut self, line: &Line<'t>, next: Option<(usize, bool)>) -> Option<()> {
+        if let Some(p) = self.pending.take() {
+            let mark = marker(p.at, p.line, p.at_column);
+            self.out
+                .push((Event::Scalar(Cow::Borrowed("~"), ScalarStyle::Plain, 0, None), Span::empty(mark)));
+        }
+        while let Some(&open) = self.open.last() {
+            let ends = match next {
+                None => true,
+                Some((column, entry)) => open.column() > column || open == Open::Sequence(column) && !entry,
+            };
+            if !ends {
+                break;
+            }
+            self.open.pop();
+            let event = match open {
+                Open::Mapping(_) => Event::MappingEnd,
+                Open::Sequence(_) => Event::SequenceEnd,
+            };
+            self.push(event, line.start, line.number, 0);
+        }
+        if next.is_some() && self.open.is_empty() {
+            // A second node at the root.
+            return None;
+        }
+        Some(())
+    }
+
+    /// A block collection that starts on this line, at column `indent`.
+    fn open_node(&mut self, line: &Line<'t>, at: usize, indent: usize, entry: bool) -> Option<()> {
+        if entry {
+            self.open.push(Open::Sequence(indent));
+            self.push(Event::SequenceStart(StructureStyle::Block, 0, None), at, line.number, indent);
+            self.entry(line, at)
+        } else {
+            self.open.push(Open::Mapping(indent));
+            self.push(Event::MappingStart(StructureStyle::Block, 0, None), at, line.number, indent);
+            self.key_line(line, at, indent)
+        }
+    }
+
+    /// A sequence entry whose `-` is at `at`.
+    fn entry(&mut self, line: &Line<'t>, at: usize) -> Option<()> {
+        let rest = &self.text[at + 1..line.end];
+        let spaces = rest.bytes().take_while(|&b| b == b' ').count();
+        let content = at + 1 + spaces;
+        match self.text.as_bytes()[content..line.end].first() {
+            // Nothing, a comment or a nested entry after the dash: left to the parser.
+            None | Some(b'#') => return None,
+            Some(_) if is_entry(&self.text.as_bytes()[content..line.end]) => return None,
+            Some(_) => {}
+        }
+        let column = line.column(content);
+        if let Some((key, colon)) = self.key(line, content)? {
+            self.open.push(Open::Mapping(column));
+            self.push(Event::MappingStart(StructureStyle::Block, 0, None), content, line.number, column);
+            self.push_span(key, line, content, colon);
+            return self.after_key(line, colon, column);
+        }
+        let end = self.value(line, content)?;
+        self.rest(line, end)
+    }
+
+    /// A line holding a key of the mapping whose keys stand at `column`.
+    fn key_line(&mut self, line: &Line<'t>, at: usize, column: usize) -> Option<()> {
+        let (key, colon) = self.key(line, at)??;
+        self.push_span(key, line, at, colon);
+        self.after_key(line, colon, column)
+    }
+
+    /// What follows a key's `:`, at `colon`.
+    fn after_key(&mut self, line: &Line<'t>, colon: usize, column: usize) -> Option<()> {
+        let after = colon + 1;
+        let spaces = self.text.as_bytes()[after..line.end].iter().take_while(|&&b| b == b' ').count();
+        let value = after + spaces;
+        match self.text.as_bytes()[value..line.end].first() {
+            None | Some(b'#') => {
+                self.pending =
+                    Some(Pending { column, at: colon, line: line.number, at_column: line.column(colon) });
+                self.rest(line, after)
+            }
+            Some(_) => {
+                let end = self.value(line, value)?;
+                self.rest(line, end)
+            }
+        }
+    }
+
+    /// The key starting at `at`, and where its `:` is; `Some(None)` when the content at
+    /// `at` is not a key (but may be a value).
+    fn key(&self, line: &Line<'t>, at: usize) -> Option<Option<(Event<'t>, usize)>> {
+        let bytes = &self.text.as_bytes()[..line.end];
+        let (event, end) = match bytes[at] {
+            b'"' | b'\'' => {
+                let (text, style, end) = quoted(self.text, at, line.end)?;
+                if bytes.get(end) != Some(&b':') || !matches!(bytes.get(end + 1), None | Some(b' ')) {
+                    return Some(None);
+                }
+                (Event::Scalar(text, style, 0, None), end)
+            }
+            first if starts_plain(first, bytes.get(at + 1).copied()) => {
+                let mut i = at;
+                let colon = loop {
+                    match bytes.get(i) {
+                        None => return Some(None),
+                        Some(b':') if matches!(bytes.get(i + 1), None | Some(b' ')) => break i,
+                        Some(b' ') if bytes.get(i + 1) == Some(&b'#') => return Some(None),
+                        Some(_) => i += 1,
+                    }
+                };
+                if bytes[colon - 1] == b' ' || colon - at > MAX_KEY {
+                    return None;
+                }
+                (Event::Scalar(Cow::Borrowed(&self.text[at..colon]), ScalarStyle::Plain, 0, None), colon)
+            }
+            _ => return None,
+        };
+        if end - at > MAX_KEY {
+            return None;
+        }
+        Some(Some((event, end)))
+    }
+
+    /// The value starting at `at` on its line, pushed; where it ends.
+    fn value(&mut self, line: &Line<'t>, at: usize) -> Option<usize> {
+        let bytes = &self.text.as_bytes()[..line.end];
+        match bytes[at] {
+            b'"' | b'\'' => {
+                let (text, style, end) = quoted(self.text, at, line.end)?;
+                self.push_span(Event::Scalar(text, style, 0, None), line, at, end);
+                Some(end)
+            }
+            open @ (b'{' | b'[') => {
+                let (close, start, end) = if open == b'{' {
+                    (b'}', Event::MappingStart(StructureStyle::Flow, 0, None), Event::MappingEnd)
+                } else {
+                    (b']', Event::SequenceStart(StructureStyle::Flow, 0, None), Event::SequenceEnd)
+                };
+                if bytes.get(at + 1) != Some(&close) {
+                    return None;
+                }
+                self.push_span(start, line, at, at + 1);
+                self.push_span(end, line, at + 1, at + 2);
+                Some(at + 2)
+            }
+            first if starts_plain(first, bytes.get(at + 1).copied()) => {
+                let mut end = line.end;
+                let mut i = at;
+                while i < line.end {
+                    match bytes[i] {
+                        b' ' if bytes.get(i + 1) == Some(&b'#') => {
+                            end = i;
+                            break;
+                        }
+                        b':' if matches!(bytes.get(i + 1), None | Some(b' ')) => return None,
+                        _ => i += 1,
+                    }
+                }
+                while bytes[end - 1] == b' ' {
+                    end -= 1;
+                }
+                let text = Cow::Borrowed(&self.text[at..end]);
+                self.push_span(Event::Scalar(text, ScalarStyle::Plain, 0, None), line, at, end);
+                Some(end)
+            }
+            _ => None,
+        }
+    }
+
+    /// The rest of a line after its content ends at `end`: spaces, then a comment or nothing.
+    fn rest(&mut self, line: &Line<'t>, end: usize) -> Option<()> {
+        let bytes = &self.text.as_bytes()[end..line.end];
+        let spaces = bytes.iter().take_while(|&&b| b == b' ').count();
+        match bytes.get(spaces) {
+            None => Some(()),
+            Some(b'#') if spaces > 0 => {
+                self.comment(line, end + spaces);
+                Some(())
+            }
+            Some(_) => None,
+        }
+    }
+}
+
+/// Whether content is a block sequence entry: a `-` then a space or the line end.
+fn is_entry(content: &[u8]) -> bool {
+    content.first() == Some(&b'-') && matches!(content.get(1), None | Some(b' '))
+}
+
+/// Whether a plain scalar may start with `first` (then `second`): not an indicator, but
+/// `-` before a character other than a space.
+fn starts_plain(first: u8, second: Option<u8>) -> bool {
+    match first {
+        b'-' => second.is_some_and(|b| b != b' '),
+        b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
+        | b'"' | b'%' | b'@' | b'`' | b' ' => false,
+        _ => true,
+    }
+}
+
+/// A quoted scalar opening at `at` and closing on its line: its text, style and the
+/// offset past its closing quote. Escapes in double quotes are left to the parser.
+fn quoted(text: &str, at: usize, line_end: usize) -> Option<(Cow<'_, str>, ScalarStyle, usize)> {
+    let bytes = text.as_bytes();
+    let quote = bytes[at];
+    let body = at + 1;
+    if quote == b'"' {
+        let close = body + memchr::memchr2(b'"', b'\\', &bytes[body..line_end])?;
+        if bytes[close] == b'\\' {
+            return None;
+        }
+        return Some((Cow::Borrowed(&text[body..close]), ScalarStyle::DoubleQuoted, close + 1));
+    }
+    let mut owned: Option<String> = None;
+    let mut from = body;
+    loop {
+        let close = from + memchr::memchr(b'\'', &bytes[from..line_end])?;
+        if bytes.get(close + 1) == Some(&b'\'') && close + 1 < line_end {
+            owned.get_or_insert_with(String::new).push_str(&text[from..=close]);
+            from = close + 2;
+            continue;
+        }
+        let value = match owned {
+            Some(mut s) => {
+                s.push_str(&text[from..close]);
+                Cow::Owned(s)
+            }
+            None => Cow::Borrowed(&text[body..close]),
+        };
+        return Some((value, ScalarStyle::SingleQuoted, close + 1));
+    }
+}
+
+fn marker(at: usize, line: usize, column: usize) -> Marker {
+    Marker::new(at, line, column).with_byte_offset(Some(at))
+}
+
+/// Where a comment stands; the walker only counts comments, so one placement serves.
+fn placement() -> serde_saphyr::granit_parser::Placement {
+    serde_saphyr::granit_parser::Placement::Free
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::read::check;
+
+    /// Lexes `text` and holds the events to the parser's.
+    fn lexes(text: &str) -> bool {
+        check::events(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
+        events(text).is_some()
+    }
+
+    #[test]
+    fn the_plain_shape_of_manifests_lexes_as_the_parser_reads_it() {
+        for text in [
+            "",
+            "# only\n\n#\n",
+            "a: 1\n",
+            "- apiVersion: v1\n  kind: ConfigMap # c\n  metadata:\n    name: x\n    labels: {}\n  data:\n    k: 'it''s'\n    \"q\": \"v w\"\n    e:\n    f: []\n",
+            "- a:\n  - x\n  - y: z\n    w:\n  b:   # c\n# foot\n",
+            "a:\n  b:\n    c: d\n  e: f\ng: h\n",
+            "a:\n- 1\n- -2\n- x:y\n- 'q': 1\nb: c#d\n",
+            "  a: 1\n  b: 2\n",
+            "- - x\n",
+            "ü: é x  \nkey with spaces: v\n\"\": ''\n",
+            "a: ---\nb: x:y:z\nc: http://h:80/p?q=1#f\nd: 1.5\ne: ~\nf: null\n",
+            "a: b # one # two\nc: 'x' #\n",
+            "-   a: 1\n    b: 2\n-   c\n",
+        ] {
+            lexes(text);
+        }
+        let item = "- apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: web\n    labels:\n      app: web\n  spec:\n    template:\n      spec:\n        containers:\n        - name: server\n          image: registry.example.org/vllm:0.6.0\n          args: []\n";
+        assert!(lexes(item), "the common shape is lexed, not left to the parser");
+    }
+
+    #[test]
+    fn every_other_shape_is_left_to_the_parser() {
+        for text in [
+            "a: |\n  x\n",
+            "a: >-\n  x\n",
+            "a: [1, 2]\n",
+            "a: {b: c}\n",
+            "a: &x 1\nb: *x\n",
+            "a: !!str 1\n",
+            "a: \"x\\ny\"\n",
+            "a: \"open\n  close\"\n",
+            "a: plain\n  continued\n",
+            "a:\n  plain on its own line\n",
+            "a:\tb\n",
+            "a: b\r\n",
+            "? a\n: b\n",
+            "a : b\n",
+            "a: b: c\n",
+            "a: b:\n",
+            "- \n  a: 1\n",
+            "- # c\n  a: 1\n",
+            "---\na: 1\n",
+            "...\n",
+            "%YAML 1.2\n",
+            "a: 'x' y\n",
+            "a: \"x\"y\n",
+            "a: 1\n b: 2\n",
+            "a: 1\n- b\n",
+            "- a\nb: 1\n",
+            "a: 1\nb\n",
+            "a: \u{feff}x\n",
+            "a: \u{85}\n",
+            "a: x\u{2028}y\n",
+            "a: @x\n",
+            "a: `x\n",
+            "a: - b\n",
+            "a #b: c\n",
+            "\"a\":b\n",
+        ] {
+            assert!(!lexes(text), "{text:?}");
+        }
+        let long = format!("{}: v\n", "k".repeat(MAX_KEY + 1));
+        assert!(!lexes(&long));
+    }
+
+    #[test]
+    fn the_golden_inputs_and_samples_lex_as_the_parser_reads_them() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        let mut folders = vec![root.join("testdata"), root.join("fn-config")];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    folders.push(path);
+                } else if path.extension().is_some_and(|e| e == "yaml") {
+                    files.push(path);
+                }
+            }
+        }
+        assert!(files.len() > 50, "{} files", files.len());
+        let mut lexed = 0;
+        for path in files {
+            let text = std::fs::read_to_string(&path).unwrap();
+            // Each document and each entry of a ResourceList, as the fast reader cuts them.
+            let mut parts: Vec<&str> = vec![&text];
+            if let Some(documents) = crate::io::read::split::documents(&text) {
+                parts.extend(documents.into_iter().map(|r| &text[r]));
+            }
+            if let Some(layout) = crate::io::read::split::list(&text) {
+                parts.extend(layout.entries.into_iter().map(|r| &text[r]));
+            }
+            for part in parts {
+                if check::events(part).map_err(|e| panic!("{}: {e}", path.display())).is_ok()
+                    && events(part).is_some()
+                {
+                    lexed += 1;
+                }
+            }
+        }
+        assert!(lexed > 100, "{lexed} parts lexed");
+    }
+}
