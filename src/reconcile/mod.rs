@@ -365,13 +365,18 @@ fn workload_coverage<'a>(
     (pools, served): (&PoolIndex<'a>, &ServedApis),
     prune: bool,
 ) -> Coverage {
-    let mut uses: Vec<Arc<PoolUse>> = Vec::new();
-    let mut identities: Vec<Identity> = Vec::new();
-    for (b, rendered) in bindings.iter().zip(rendering) {
-        let Some(used) = coverage::inputs::pool_use(b, pools, served) else { continue };
-        if let Some((service_account, variant, name)) = rendered {
-            identities.push(coverage::inputs::identity(&used, service_account, variant, name));
-        }
+    // Each binding's pool on all cores, in order.
+    let resolved = parallel::map(bindings.iter().zip(rendering).collect(), |(b, rendered)| {
+        let used = coverage::inputs::pool_use(b, pools, served)?;
+        let identity = rendered
+            .as_ref()
+            .map(|(service_account, variant, name)| coverage::inputs::identity(&used, service_account, variant, name));
+        Some((used, identity))
+    });
+    let mut uses: Vec<Arc<PoolUse>> = Vec::with_capacity(resolved.len());
+    let mut identities: Vec<Identity> = Vec::with_capacity(resolved.len());
+    for (used, identity) in resolved.into_iter().flatten() {
+        identities.extend(identity);
         uses.push(used);
     }
     let rendered: HashSet<&str> = rendering.iter().flatten().map(|(_, _, name)| name.as_str()).collect();

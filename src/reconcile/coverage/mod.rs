@@ -164,7 +164,6 @@ pub struct Seen<'a> {
 #[derive(Debug, Default)]
 pub struct Coverage {
     pub findings: Vec<Finding>,
-    /// By binding position, the pod templates its identity reaches.
     /// By binding position, the pod templates its identity reaches, as (item position,
     /// template index in that item's workload).
     pub reached: BTreeMap<usize, Vec<(usize, usize)>>,
