@@ -31,12 +31,13 @@ pub fn events(text: &str) -> Option<Events<'_>> {
     while line_start < text.len() {
         let end =
             memchr::memchr(b'\n', &text.as_bytes()[line_start..]).map_or(text.len(), |i| line_start + i);
-        let line = Line { text, start: line_start, end, number };
+        let ascii = text.as_bytes()[line_start..end].is_ascii();
+        let line = Line { text, start: line_start, end, number, ascii };
         lexer.line(&line, &mut started)?;
         line_start = end + 1;
         number += 1;
     }
-    let end = Line { text, start: text.len(), end: text.len(), number };
+    let end = Line { text, start: text.len(), end: text.len(), number, ascii: true };
     if started {
         lexer.close(&end, None)?;
         lexer.push(Event::DocumentEnd, end.start, number, 0);
@@ -68,6 +69,8 @@ struct Line<'t> {
     end: usize,
     /// Counted from 1.
     number: usize,
+    /// Whether it is all ASCII, so that columns are byte counts.
+    ascii: bool,
 }
 
 impl<'t> Line<'t> {
@@ -77,8 +80,7 @@ impl<'t> Line<'t> {
 
     /// The column of byte offset `at` on this line, in characters.
     fn column(&self, at: usize) -> usize {
-        let before = &self.text[self.start..at];
-        if before.is_ascii() { before.len() } else { before.chars().count() }
+        if self.ascii { at - self.start } else { self.text[self.start..at].chars().count() }
     }
 }
 
