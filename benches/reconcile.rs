@@ -1,4 +1,5 @@
-//! Criterion benchmarks of the pure reconcile (no YAML, no process): `cargo bench --bench reconcile`.
+//! Criterion benchmarks of the pure reconcile (no YAML, no process), and of the lexer
+//! against the parser on the same item chunks: `cargo bench --bench reconcile`.
 
 #[path = "synthetic/mod.rs"]
 mod synthetic;
@@ -45,5 +46,30 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// The events of every entry of a 1,000-binding ResourceList (4,000 items), from the
+/// lexer and from the parser.
+fn events(c: &mut Criterion) {
+    use render_inference_identity::io::read::{lex, split};
+    let text = synthetic::resource_list(1_000, false);
+    let layout = split::list(&text).expect("the generated list cuts");
+    let chunks: Vec<&str> = layout.entries.iter().map(|r| &text[r.clone()]).collect();
+    let mut group = c.benchmark_group("events");
+    group.sample_size(10);
+    group.bench_function("lexer", |b| {
+        b.iter(|| {
+            chunks.iter().map(|chunk| lex::events(chunk).expect("plain block shape").len()).sum::<usize>()
+        })
+    });
+    group.bench_function("parser", |b| {
+        b.iter(|| {
+            chunks
+                .iter()
+                .map(|chunk| serde_saphyr::granit_parser::Parser::new_from_str(chunk).count())
+                .sum::<usize>()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, events);
 criterion_main!(benches);

@@ -368,9 +368,9 @@ fn workload_coverage<'a>(
     // Each binding's pool on all cores, in order.
     let resolved = parallel::map(bindings.iter().zip(rendering).collect(), |(b, rendered)| {
         let used = coverage::inputs::pool_use(b, pools, served)?;
-        let identity = rendered
-            .as_ref()
-            .map(|(service_account, variant, name)| coverage::inputs::identity(&used, service_account, variant, name));
+        let identity = rendered.as_ref().map(|(service_account, variant, name)| {
+            coverage::inputs::identity(&used, service_account, variant, name)
+        });
         Some((used, identity))
     });
     let mut uses: Vec<Arc<PoolUse>> = Vec::with_capacity(resolved.len());

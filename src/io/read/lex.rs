@@ -18,9 +18,14 @@ pub type Events<'t> = Vec<(Event<'t>, Span)>;
 /// Longest key read here; the parser limits implicit keys to 1024 characters.
 const MAX_KEY: usize = 1000;
 
+/// Longest text lexed. The lexer holds all of a text's events at once (256 bytes each, up
+/// to one per two bytes of text), where the parser gives them one by one and the walker
+/// stops at its budget; a longer text (a large CRD, a flood) goes to the parser.
+pub const MAX_TEXT: usize = 256 << 10;
+
 /// The events of `text`, or `None` when it is not of the shape read here.
 pub fn events(text: &str) -> Option<Events<'_>> {
-    if !plain_characters(text) {
+    if text.len() > MAX_TEXT || !plain_characters(text) {
         return None;
     }
     let mut lexer = Lexer { text, out: Vec::with_capacity(text.len() / 8), open: Vec::new(), pending: None };
@@ -490,6 +495,9 @@ mod tests {
         }
         let long = format!("{}: v\n", "k".repeat(MAX_KEY + 1));
         assert!(!lexes(&long));
+        let entries = "- x\n".repeat(MAX_TEXT / 4);
+        assert!(lexes(&entries), "up to the limit");
+        assert!(!lexes(&format!("{entries}- x\n")), "past it, the parser streams the events");
     }
 
     #[test]
