@@ -2,7 +2,7 @@
 //! key or entry per line, one-line plain and quoted scalars, `{}` and `[]`, comments. For
 //! such text it gives the YAML parser's own events, several times faster than the parser;
 //! for anything else (block scalars, flow collections, anchors, tags, escapes, scalars over
-//! several lines, tabs, documents markers, ...) it gives `None` and the parser reads the
+//! several lines, tabs, document markers, ...) it gives `None` and the parser reads the
 //! text. It never gives events for text the parser refuses: every shape it is unsure of is
 //! left to the parser. [`super::check::events`] holds it to the parser on any text.
 //!
@@ -29,7 +29,7 @@ pub fn events(text: &str) -> Option<Events<'_>> {
         return None;
     }
     let mut lexer = Lexer { text, out: Vec::with_capacity(text.len() / 8), open: Vec::new(), pending: None };
-    lexer.push(Event::StreamStart, 0, 0, 0);
+    lexer.push(Event::StreamStart, 0, 1, 0);
     let mut line_start = 0;
     let mut started = false;
     let mut number = 1;
