@@ -1274,11 +1274,17 @@ fn comments_under_an_items_without_entries_are_read() {
 }
 
 /// Found by the coverage-guided target: a byte-order mark at the start of a document after
-/// a `---` line, which the full reader refuses inside a document, was accepted when the
-/// document was read on its own, where it stands at the start of the text.
+/// a `---` line, or after its first comment lines, which the full reader refuses inside a
+/// document, was accepted when the document was read on its own, where it stands before
+/// the document starts.
 #[test]
 fn a_byte_order_mark_where_a_cut_begins_is_refused_as_the_full_reader_refuses_it() {
-    for stream in ["a: 1\n---\n\u{feff}b: 2\n", "a: 1\n--- # c\n\u{feff}b: 2\n"] {
+    for stream in [
+        "a: 1\n---\n\u{feff}b: 2\n",
+        "a: 1\n--- # c\n\u{feff}b: 2\n",
+        "a: 1\n---\n# c\n\u{feff}b: 2\n",
+        "a: 1\n---\n\n# c\n\n\u{feff}# d\nb: 2\n",
+    ] {
         check::stream(stream).unwrap();
         assert!(read::stream(stream.to_string()).is_err(), "{stream:?}");
     }

@@ -18,6 +18,14 @@ pub type Events<'t> = Vec<(Event<'t>, Span)>;
 /// Longest key read here; the parser limits implicit keys to 1024 characters.
 const MAX_KEY: usize = 1000;
 
+/// Most block collections open at once. The parser refuses more than 255; no manifest
+/// comes near either.
+const MAX_OPEN: usize = 64;
+
+/// Most comments after a key whose value is not on its line: the parser holds them while
+/// it looks ahead for the value, and refuses more than 96.
+const MAX_PENDING_COMMENTS: usize = 32;
+
 /// Longest text lexed. The lexer holds all of a text's events at once (256 bytes each, up
 /// to one per two bytes of text), where the parser gives them one by one and the walker
 /// stops at its budget; a longer text (a large CRD, a flood) goes to the parser.
@@ -28,7 +36,13 @@ pub fn events(text: &str) -> Option<Events<'_>> {
     if text.len() > MAX_TEXT || !plain_characters(text) {
         return None;
     }
-    let mut lexer = Lexer { text, out: Vec::with_capacity(text.len() / 8), open: Vec::new(), pending: None };
+    let mut lexer = Lexer {
+        text,
+        out: Vec::with_capacity(text.len() / 8),
+        open: Vec::new(),
+        pending: None,
+        pending_comments: 0,
+    };
     lexer.push(Event::StreamStart, 0, 1, 0);
     let mut line_start = 0;
     let mut started = false;
@@ -119,6 +133,8 @@ struct Lexer<'t> {
     out: Events<'t>,
     open: Vec<Open>,
     pending: Option<Pending>,
+    /// Comments since the pending key, its own line's included.
+    pending_comments: usize,
 }
 
 impl<'t> Lexer<'t> {
@@ -133,9 +149,16 @@ impl<'t> Lexer<'t> {
         self.out.push((event, span));
     }
 
-    fn comment(&mut self, line: &Line<'t>, hash: usize) {
+    fn comment(&mut self, line: &Line<'t>, hash: usize) -> Option<()> {
+        if self.pending.is_some() {
+            self.pending_comments += 1;
+            if self.pending_comments > MAX_PENDING_COMMENTS {
+                return None;
+            }
+        }
         let payload = &self.text[hash + 1..line.end];
         self.push_span(Event::Comment(Cow::Borrowed(payload), placement()), line, hash, line.end);
+        Some(())
     }
 
     /// Reads one line.
@@ -146,8 +169,7 @@ impl<'t> Lexer<'t> {
         match bytes.get(indent) {
             None => return Some(()),
             Some(b'#') => {
-                self.comment(line, at);
-                return Some(());
+                return self.comment(line, at);
             }
             Some(_) => {}
         }
@@ -206,6 +228,9 @@ impl<'t> Lexer<'t> {
 
     /// A block collection that starts on this line, at column `indent`.
     fn open_node(&mut self, line: &Line<'t>, at: usize, indent: usize, entry: bool) -> Option<()> {
+        if self.open.len() >= MAX_OPEN {
+            return None;
+        }
         if entry {
             self.open.push(Open::Sequence(indent));
             self.push(Event::SequenceStart(StructureStyle::Block, 0, None), at, line.number, indent);
@@ -230,6 +255,9 @@ impl<'t> Lexer<'t> {
         }
         let column = line.column(content);
         if let Some((key, colon)) = self.key(line, content)? {
+            if self.open.len() >= MAX_OPEN {
+                return None;
+            }
             self.open.push(Open::Mapping(column));
             self.push(Event::MappingStart(StructureStyle::Block, 0, None), content, line.number, column);
             self.push_span(key, line, content, colon);
@@ -255,6 +283,7 @@ impl<'t> Lexer<'t> {
             None | Some(b'#') => {
                 self.pending =
                     Some(Pending { column, at: colon, line: line.number, at_column: line.column(colon) });
+                self.pending_comments = 0;
                 self.rest(line, after)
             }
             Some(_) => {
@@ -351,10 +380,7 @@ impl<'t> Lexer<'t> {
         let spaces = bytes.iter().take_while(|&&b| b == b' ').count();
         match bytes.get(spaces) {
             None => Some(()),
-            Some(b'#') if spaces > 0 => {
-                self.comment(line, end + spaces);
-                Some(())
-            }
+            Some(b'#') if spaces > 0 => self.comment(line, end + spaces),
             Some(_) => None,
         }
     }
@@ -495,6 +521,21 @@ mod tests {
         }
         let long = format!("{}: v\n", "k".repeat(MAX_KEY + 1));
         assert!(!lexes(&long));
+        // Past the parser's own limits, which the lexer does not count to: nesting, and the
+        // comments it holds while it looks for a value.
+        let deep: String = (0..256).map(|i| format!("{}k:\n", " ".repeat(i))).collect();
+        assert!(!lexes(&deep));
+        let alternating: String = (0..128).map(|i| format!("{}- k:\n", " ".repeat(2 * i))).collect();
+        assert!(!lexes(&format!("k:\n{alternating}")));
+        for text in [
+            format!("a:\n{}", "#\n".repeat(97)),
+            format!("a: # c\n{}  b: 1\n", "#\n".repeat(96)),
+            format!("- a:\n{}- b\n", "#\n".repeat(97)),
+            format!("a:\n  b:\n{}c: 1\n", "#\n".repeat(97)),
+        ] {
+            assert!(!lexes(&text), "{text:?}");
+        }
+        assert!(lexes(&format!("a: 1\n{}b: 2\n", "#\n".repeat(200))), "comments elsewhere are not held");
         let entries = "- x\n".repeat(MAX_TEXT / 4);
         assert!(lexes(&entries), "up to the limit");
         assert!(!lexes(&format!("{entries}- x\n")), "past it, the parser streams the events");

@@ -99,8 +99,8 @@ pub fn is_marker(line: &str, marker: &str) -> bool {
 
 /// The documents of a stream: the text between its marker lines (`---`, `...`), each
 /// marker line left out. `None` when a marker line carries more than a comment, a
-/// document after one starts with a byte-order mark, or the text has a directive (`%`):
-/// the exact reader places those.
+/// byte-order mark stands after the first marker, or the text has a directive (`%`): the
+/// exact reader places those.
 pub fn documents(text: &str) -> Option<Vec<Range<usize>>> {
     let mut documents = Vec::new();
     let mut start = 0;
@@ -115,13 +115,15 @@ pub fn documents(text: &str) -> Option<Vec<Range<usize>>> {
         }
         documents.push(start..at);
         start = super::text::line_end(text, at);
-        // Read on its own, a document would take a byte-order mark at its start for the
-        // stream's; after a marker the full reader refuses it.
-        if text[start..].starts_with('\u{feff}') {
-            return None;
-        }
     }
     documents.push(start..text.len());
+    // Read on its own, a document after a marker would take a byte-order mark before its
+    // content (at its start, or after comment lines) for one that may begin a stream; in
+    // place the full reader refuses it. Any such mark leaves the text to the exact reader.
+    let after_first = documents.first().map_or(text.len(), |first| first.end);
+    if memchr::memmem::find(&text.as_bytes()[after_first..], "\u{feff}".as_bytes()).is_some() {
+        return None;
+    }
     Some(documents)
 }
 
