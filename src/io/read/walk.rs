@@ -4,7 +4,8 @@
 //! it or replace its `status`. Every scalar is classified: a plain scalar this reader cannot
 //! vouch it reads as the full reader does (a YAML 1.1 lookalike such as `on` or `010`), a
 //! tag or a repeated key clears [`Node::exact`], and the caller takes that item's value from
-//! the full reader. Walks count what the full reader's budget counts.
+//! the full reader. Walks count what the full reader's budget counts. An item's walk reads
+//! the lexer's events when the lexer reads its text ([`super::lex`]), the parser's otherwise.
 
 use serde_json::{Map, Number, Value};
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span, StrInput, StructureStyle};
