@@ -103,6 +103,17 @@ pub fn values(items: &[Input]) -> impl Iterator<Item = (usize, &Value)> {
     items.iter().enumerate().filter_map(|(i, item)| Some((i, item.value()?)))
 }
 
+/// Every item's pod templates ([`Input::workload`]), in order. Finding them walks all of an
+/// item read whole, so those are searched first, on all cores.
+pub fn workloads(items: &[Input]) -> impl Iterator<Item = Option<Cow<'_, Workload>>> {
+    let whole: Vec<&Value> = items.iter().filter_map(Input::value).collect();
+    let mut found = crate::parallel::map(whole, workload::workload_of).into_iter();
+    items.iter().map(move |item| match item {
+        Input::Whole(_) => found.next().flatten().map(Cow::Owned),
+        Input::Passed(_) => item.workload(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

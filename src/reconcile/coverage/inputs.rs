@@ -7,8 +7,7 @@ use super::{Identity, Other, PoolUse, Seen};
 use crate::api::binding::BindingInput;
 use crate::api::cluster_spiffe_id as csid;
 use crate::api::{fields, names, pool};
-use crate::parallel;
-use crate::reconcile::input::Input;
+use crate::reconcile::input::{self, Input};
 use crate::reconcile::resolve::{self, PoolIndex};
 use crate::reconcile::served::ServedApis;
 use serde_json::Value;
@@ -51,56 +50,36 @@ pub fn identity(used: &Arc<PoolUse>, service_account: &str, variant: &str, outpu
 
 /// What the input holds for coverage: its workloads, declared service accounts, namespaces,
 /// and the ClusterSPIFFEIDs that `stays` says remain after placing (this run's renders and
-/// the outputs it removes are not other identities). Items are read on all cores: finding
-/// an item's pod templates walks all of it.
-pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool + Sync) -> Seen<'a> {
-    let read = parallel::map(items.iter().enumerate().collect(), |(position, input)| {
-        (input.workload().map(|w| (position, w)), fact(position, input, &stays))
-    });
+/// the outputs it removes are not other identities).
+pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> {
     let mut seen = Seen::default();
-    for (workload, fact) in read {
-        seen.workloads.extend(workload);
-        match fact {
-            Some(Fact::ServiceAccount(namespace, name)) => {
-                seen.service_accounts.insert((namespace, name));
+    for ((position, input), workload) in items.iter().enumerate().zip(input::workloads(items)) {
+        if let Some(workload) = workload {
+            seen.workloads.push((position, workload));
+        }
+        let Some(value) = input.value() else { continue };
+        let kind = fields::str_at(value, "kind").unwrap_or_default();
+        let api_version = fields::str_at(value, "apiVersion").unwrap_or_default();
+        let name = || fields::str_at(value, "metadata.name").unwrap_or_default().to_string();
+        match (api_version, kind) {
+            ("v1", "ServiceAccount") => {
+                let ns = fields::str_at(value, "metadata.namespace").unwrap_or("default").to_string();
+                seen.service_accounts.insert((ns, name()));
             }
-            Some(Fact::Namespace(name, labels)) => {
-                seen.namespaces.insert(name, labels);
+            ("v1", "Namespace") => {
+                seen.namespaces.insert(name(), labels(value.pointer("/metadata/labels")));
             }
-            Some(Fact::Other(other)) => seen.others.push(other),
-            None => {}
+            _ if csid::is_cluster_spiffe_id(value) && stays(value) => seen.others.push(Other {
+                item: position,
+                name: name(),
+                fallback: value.pointer("/spec/fallback").and_then(Value::as_bool) == Some(true),
+                pods: Selector::read(value.pointer("/spec/podSelector")),
+                namespaces: Selector::read(value.pointer("/spec/namespaceSelector")),
+            }),
+            _ => {}
         }
     }
     seen
-}
-
-/// What an item read whole adds to [`Seen`] beside its pod templates.
-enum Fact {
-    ServiceAccount(String, String),
-    Namespace(String, BTreeMap<String, String>),
-    Other(Other),
-}
-
-fn fact(position: usize, input: &Input, stays: &impl Fn(&Value) -> bool) -> Option<Fact> {
-    let value = input.value()?;
-    let kind = fields::str_at(value, "kind").unwrap_or_default();
-    let api_version = fields::str_at(value, "apiVersion").unwrap_or_default();
-    let name = || fields::str_at(value, "metadata.name").unwrap_or_default().to_string();
-    match (api_version, kind) {
-        ("v1", "ServiceAccount") => {
-            let ns = fields::str_at(value, "metadata.namespace").unwrap_or("default").to_string();
-            Some(Fact::ServiceAccount(ns, name()))
-        }
-        ("v1", "Namespace") => Some(Fact::Namespace(name(), labels(value.pointer("/metadata/labels")))),
-        _ if csid::is_cluster_spiffe_id(value) && stays(value) => Some(Fact::Other(Other {
-            item: position,
-            name: name(),
-            fallback: value.pointer("/spec/fallback").and_then(Value::as_bool) == Some(true),
-            pods: Selector::read(value.pointer("/spec/podSelector")),
-            namespaces: Selector::read(value.pointer("/spec/namespaceSelector")),
-        })),
-        _ => None,
-    }
 }
 
 fn labels(value: Option<&Value>) -> BTreeMap<String, String> {
