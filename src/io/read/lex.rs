@@ -200,9 +200,12 @@ impl<'t> Lexer<'t> {
     /// (its column, and whether it is an entry) ends; `None` for the end of the text.
     fn close(&mut self, line: &Line<'t>, next: Option<(usize, bool)>) -> Option<()> {
         if let Some(p) = self.pending.take() {
-            let mark = marker(p.at, p.line, p.at_column);
-            self.out
-                .push((Event::Scalar(Cow::Borrowed("~"), ScalarStyle::Plain, 0, None), Span::empty(mark)));
+            self.push(
+                Event::Scalar(Cow::Borrowed("~"), ScalarStyle::Plain, 0, None),
+                p.at,
+                p.line,
+                p.at_column,
+            );
         }
         while let Some(&open) = self.open.last() {
             let ends = match next {
@@ -228,18 +231,27 @@ impl<'t> Lexer<'t> {
 
     /// A block collection that starts on this line, at column `indent`.
     fn open_node(&mut self, line: &Line<'t>, at: usize, indent: usize, entry: bool) -> Option<()> {
+        if entry {
+            self.open(Open::Sequence(indent), line, at)?;
+            self.entry(line, at)
+        } else {
+            self.open(Open::Mapping(indent), line, at)?;
+            self.key_line(line, at, indent)
+        }
+    }
+
+    /// Opens a block collection whose first content is at `at`, when the nesting allows.
+    fn open(&mut self, open: Open, line: &Line<'t>, at: usize) -> Option<()> {
         if self.open.len() >= MAX_OPEN {
             return None;
         }
-        if entry {
-            self.open.push(Open::Sequence(indent));
-            self.push(Event::SequenceStart(StructureStyle::Block, 0, None), at, line.number, indent);
-            self.entry(line, at)
-        } else {
-            self.open.push(Open::Mapping(indent));
-            self.push(Event::MappingStart(StructureStyle::Block, 0, None), at, line.number, indent);
-            self.key_line(line, at, indent)
-        }
+        self.open.push(open);
+        let event = match open {
+            Open::Mapping(_) => Event::MappingStart(StructureStyle::Block, 0, None),
+            Open::Sequence(_) => Event::SequenceStart(StructureStyle::Block, 0, None),
+        };
+        self.push(event, at, line.number, open.column());
+        Some(())
     }
 
     /// A sequence entry whose `-` is at `at`.
@@ -255,11 +267,7 @@ impl<'t> Lexer<'t> {
         }
         let column = line.column(content);
         if let Some((key, colon)) = self.key(line, content)? {
-            if self.open.len() >= MAX_OPEN {
-                return None;
-            }
-            self.open.push(Open::Mapping(column));
-            self.push(Event::MappingStart(StructureStyle::Block, 0, None), content, line.number, column);
+            self.open(Open::Mapping(column), line, content)?;
             self.push_span(key, line, content, colon);
             return self.after_key(line, colon, column);
         }
@@ -315,7 +323,7 @@ impl<'t> Lexer<'t> {
                         Some(_) => i += 1,
                     }
                 };
-                if bytes[colon - 1] == b' ' || colon - at > MAX_KEY {
+                if bytes[colon - 1] == b' ' {
                     return None;
                 }
                 (Event::Scalar(Cow::Borrowed(&self.text[at..colon]), ScalarStyle::Plain, 0, None), colon)
