@@ -71,7 +71,7 @@ pub fn parse(text: &str) -> Result<Value, String> {
     check_size(text)?;
     serde_saphyr::from_str_with_options::<Strict>(text, read_options(None))
         .map(|s| s.0)
-        .map_err(|e| message(&e))
+        .map_err(|e| message(&e, text))
 }
 
 /// Parses every document of a multi-document stream.
@@ -79,7 +79,7 @@ pub fn parse_stream(text: &str) -> Result<Vec<Value>, String> {
     check_size(text)?;
     serde_saphyr::from_multiple_with_options::<Strict>(text, read_options(Some(MAX_DOCUMENTS)))
         .map(|docs| docs.into_iter().map(|s| s.0).collect())
-        .map_err(|e| message(&e))
+        .map_err(|e| message(&e, text))
 }
 
 /// Writes one value as a YAML document (no leading `---`).
@@ -104,11 +104,81 @@ pub fn write_to<T: Serialize, W: std::io::Write>(out: W, value: &T) -> Result<()
     serde_saphyr::to_io_writer_with_options(&mut out, value, write_options()).map_err(|e| e.to_string())
 }
 
-/// The user-facing text of a parse error: a sentence, the place, and a snippet.
-fn message(error: &Error) -> String {
+/// The user-facing text of a parse error in `input`: a sentence, the place, and a snippet.
+fn message(error: &Error, input: &str) -> String {
+    if let Some(tab) = misplaced_tab(error, input) {
+        return tab;
+    }
     let text = error.render_with_formatter(&Messages);
     // Callers say it is an error already.
     text.strip_prefix("error: ").map(str::to_string).unwrap_or(text)
+}
+
+/// A tab the scanner found while reading a plain scalar that goes on over lines is reported
+/// at the scalar's start (`c: d` on line 8 for a tab that opens line 9), where kubectl and a
+/// reader of the file look for it. This points at the tab itself: the first one at or after
+/// the reported place. `None` for every other error, and when the place is the tab already.
+fn misplaced_tab(error: &Error, input: &str) -> Option<String> {
+    let mut inner = error;
+    while let Error::WithSnippet { error, .. } = inner {
+        inner = error;
+    }
+    if !UserMessageFormatter.format_message(inner).contains("found a tab") {
+        return None;
+    }
+    let location = error.location()?;
+    let line_start =
+        input.split_inclusive('\n').take(location.line().checked_sub(1)? as usize).map(str::len).sum();
+    let reported = line_start
+        + input[line_start..]
+            .chars()
+            .take(location.column().checked_sub(1)? as usize)
+            .map(char::len_utf8)
+            .sum::<usize>();
+    if input[reported..].starts_with('\t') {
+        return None;
+    }
+    let at = reported + input[reported..].find('\t')?;
+    let line = input[..at].matches('\n').count() + 1;
+    let column = input[input[..at].rfind('\n').map_or(0, |i| i + 1)..at].chars().count() + 1;
+    Some(format!(
+        "line {line} column {column}: found a tab character where YAML allows only spaces: indent with spaces\n{}",
+        snippet(input, line, column)
+    ))
+}
+
+/// The lines around `line` with a caret under `column`, laid out as serde-saphyr lays out
+/// its snippets. Tabs are shown as spaces to the next multiple of 4, and control
+/// characters as `?`, so the snippet cannot break the terminal's lines.
+fn snippet(input: &str, line: usize, column: usize) -> String {
+    let first = line.saturating_sub(2).max(1);
+    let last = (line + 1).min(input.lines().count().max(line));
+    let width = last.to_string().len();
+    let shown = |text: &str| -> (String, Vec<usize>) {
+        let (mut out, mut starts) = (String::new(), Vec::new());
+        for c in text.chars() {
+            starts.push(out.chars().count());
+            match c {
+                '\t' => out.push_str(&" ".repeat(4 - out.chars().count() % 4)),
+                c if c.is_control() => out.push('?'),
+                c => out.push(c),
+            }
+        }
+        starts.push(out.chars().count());
+        (out, starts)
+    };
+    let mut out = format!("{:>width$}--> <input>:{line}:{column}\n{:>width$} |\n", "", "");
+    for (n, text) in input.lines().enumerate().map(|(i, l)| (i + 1, l)).skip(first - 1).take(last + 1 - first)
+    {
+        let (text, starts) = shown(text);
+        out.push_str(&format!("{n:>width$} | {text}\n"));
+        if n == line {
+            let caret = starts.get(column - 1).copied().unwrap_or_default();
+            out.push_str(&format!("{:>width$} | {}^ found a tab character\n", "", " ".repeat(caret)));
+        }
+    }
+    out.push_str(&format!("{:>width$} |", ""));
+    out
 }
 
 /// serde-saphyr's user wording, with the limits said in this function's terms.
@@ -308,6 +378,20 @@ mod tests {
         );
         let null_key = parse("~: 1\n").unwrap_err();
         assert!(null_key.contains("must not be null"), "{null_key}");
+    }
+
+    #[test]
+    fn a_tab_is_reported_where_it_stands() {
+        // The tab opens line 9; the scanner reports the plain scalar of line 8.
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: y\ndata:\n  a: b\n  c: d\n\te: f\n";
+        let err = parse(text).unwrap_err();
+        assert!(err.starts_with("line 9 column 1: found a tab character"), "{err}");
+        assert!(err.contains("9 |     e: f\n  | ^ found a tab character"), "{err}");
+        let err = parse_stream(text).unwrap_err();
+        assert!(err.starts_with("line 9 column 1:"), "{err}");
+        // A tab the scanner already reports where it stands keeps its place and words.
+        let err = parse("a:\n\tb: c\n").unwrap_err();
+        assert!(err.starts_with("line 2 ") && !err.contains("indent with spaces"), "{err}");
     }
 
     #[test]
