@@ -205,7 +205,13 @@ fn a_missing_trust_domain_names_every_way_to_set_it_in_render() {
     for way in ["--trust-domain", "ARGOCD_ENV_TRUST_DOMAIN", "trustDomain in the --config file"] {
         assert!(err.contains(way), "{way} is not named:\n{err}");
     }
-    assert!(err.contains("serving/llama-prefill: RenderFailure/MissingTrustDomain"), "{err}");
+    // The failing binding's line names the file and document it came from.
+    assert!(
+        err.contains(
+            "serving/llama-prefill in ./identity/bindings.yml (document 0): RenderFailure/MissingTrustDomain"
+        ),
+        "{err}"
+    );
     assert!(!err.contains("functionConfig"), "render has no functionConfig, only a --config file:\n{err}");
 }
 

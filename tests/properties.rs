@@ -16,6 +16,7 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::strategy::BoxedStrategy;
 use render_inference_identity::api::binding::InferenceIdentityBinding;
+use render_inference_identity::api::cluster_spiffe_id as csid;
 use render_inference_identity::io::{self as krm, Env};
 use render_inference_identity::reconcile::identity;
 use render_inference_identity::yaml;
@@ -1034,8 +1035,26 @@ proptest! {
                 .iter()
                 .find(|c| c["status"] == "True")
                 .unwrap();
+            // The result names each managed output of this binding that its failure removes
+            // (one no other binding renders a new object of the same name for).
+            let rendered: HashSet<&str> = bindings
+                .iter()
+                .filter_map(|b| b.pointer("/status/renderedClusterSPIFFEID/name")?.as_str())
+                .collect();
+            let removes: String = case
+                .items
+                .iter()
+                .filter(|i| i["kind"] == CSID_KIND && csid::is_managed(i))
+                .filter(|i| ns.is_some() && csid::binding_of(i) == ns.zip(name.as_str()))
+                .filter(|i| !rendered.contains(i["metadata"]["name"].as_str().unwrap_or_default()))
+                .map(|i| format!(
+                    "; this removes ClusterSPIFFEID {} of the input, and its pods lose SPIFFE ID {} on the next apply",
+                    i["metadata"]["name"].as_str().unwrap_or_default(),
+                    i["spec"]["spiffeIDTemplate"].as_str().unwrap_or_default()
+                ))
+                .collect();
             let want = format!(
-                "{}/{}: {}",
+                "{}/{}: {}{removes}",
                 failure["type"].as_str().unwrap_or_default(),
                 failure["reason"].as_str().unwrap_or_default(),
                 failure["message"].as_str().unwrap_or_default()

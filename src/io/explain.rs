@@ -6,11 +6,10 @@
 use super::render::{self, Request};
 use super::{RunOutput, error_output};
 use crate::api::binding::InferenceIdentityBindingStatus;
-use crate::config::WorkloadPolicy;
+use crate::config::{FailurePolicy, WorkloadPolicy};
 use crate::reconcile::Outcome;
-use crate::reconcile::coverage::{self, Kind, Ref};
+use crate::reconcile::findings::{Kind, Ref};
 use crate::reconcile::item::Item;
-use crate::reconcile::results::Severity;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -25,12 +24,18 @@ pub enum Format {
 pub fn run(request: &Request, format: Format) -> RunOutput {
     let explained = render::load(request).and_then(|mut loaded| {
         let outcome = loaded.reconcile(request)?;
-        Ok(report(&outcome, loaded.config.workload_policy))
+        Ok((report(&outcome, loaded.config.workload_policy), loaded.config.failure_policy))
     });
     match explained {
         Err(message) => error_output(&message),
-        Ok(report) => {
-            let exit_code = i32::from(report.findings.iter().any(|f| f.severity == "error"));
+        Ok((report, failure_policy)) => {
+            // As in every mode: under failurePolicy: Fail a failing binding fails the run, and
+            // under workloadPolicy: Fail so does a warning finding.
+            let failing = report.bindings.iter().any(|b| !b.ready);
+            let exit_code = i32::from(
+                report.findings.iter().any(|f| f.severity == "error")
+                    || (failing && failure_policy == FailurePolicy::Fail),
+            );
             let stdout = match format {
                 Format::Text => text(&report),
                 Format::Json => {
@@ -65,6 +70,16 @@ pub struct BindingReport {
     pub cluster_spiffe_id: Option<String>,
     pub selectors: Vec<String>,
     pub workloads: Vec<WorkloadRef>,
+    /// For a failing binding, the managed outputs of the input its failure removes.
+    pub removes: Vec<Removed>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct Removed {
+    #[serde(rename = "clusterSPIFFEID")]
+    pub cluster_spiffe_id: String,
+    #[serde(rename = "spiffeID")]
+    pub spiffe_id: String,
 }
 
 #[derive(Serialize, Debug, Clone)]
@@ -110,16 +125,11 @@ fn report(outcome: &Outcome, policy: WorkloadPolicy) -> Report {
         })
         .collect();
     let findings = outcome
-        .coverage
         .findings
         .iter()
         .map(|f| FindingReport {
             kind: f.kind,
-            severity: match coverage::severity(f.level, policy) {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-                Severity::Info => "info",
-            },
+            severity: super::severity_word(f.severity(policy)),
             reason: f.kind.as_str(),
             message: f.message.clone(),
             refs: std::iter::once(&f.about).chain(&f.also).map(WorkloadRef::from).collect(),
@@ -154,6 +164,13 @@ fn binding(
             .flatten()
             .filter_map(|&(item, template)| workload_ref(outcome, item, template))
             .collect(),
+        removes: outcome
+            .lost
+            .get(&position)
+            .into_iter()
+            .flatten()
+            .map(|l| Removed { cluster_spiffe_id: l.output.clone(), spiffe_id: l.spiffe_id.clone() })
+            .collect(),
     }
 }
 
@@ -180,8 +197,9 @@ fn text(report: &Report) -> String {
     let ready = report.bindings.iter().filter(|b| b.ready).count();
     let reaching = report.bindings.iter().filter(|b| !b.workloads.is_empty()).count();
     out.push_str(&format!(
-        "Bindings: {}, {ready} ready, {reaching} reaching pod templates of the input\n",
-        report.bindings.len()
+        "Bindings: {}, {ready} ready, {} failing, {reaching} reaching pod templates of the input\n",
+        report.bindings.len(),
+        report.bindings.len() - ready
     ));
     for b in &report.bindings {
         let name = match &b.namespace {
@@ -192,6 +210,17 @@ fn text(report: &Report) -> String {
         out.push_str(&format!("\n{name}  {verdict}\n"));
         if !b.ready {
             field(&mut out, "message", std::slice::from_ref(&b.message));
+            let removes: Vec<String> = b
+                .removes
+                .iter()
+                .map(|r| {
+                    format!(
+                        "ClusterSPIFFEID {} of the input: its pods lose SPIFFE ID {} on the next apply",
+                        r.cluster_spiffe_id, r.spiffe_id
+                    )
+                })
+                .collect();
+            field(&mut out, "removes", &removes);
         }
         if let (Some(id), Some(output)) = (&b.spiffe_id, &b.cluster_spiffe_id) {
             field(&mut out, "SPIFFE ID", std::slice::from_ref(id));
@@ -206,8 +235,12 @@ fn text(report: &Report) -> String {
             field(&mut out, "reaches", &["nothing: it renders no identity".to_string()]);
         }
     }
+    let failing = report.bindings.len() - ready;
     if report.findings.is_empty() {
-        out.push_str("\nFindings: none\n");
+        out.push_str(&match failing {
+            0 => "\nFindings: none\n".to_string(),
+            n => format!("\nFindings: none beyond the {n} failing binding(s) above\n"),
+        });
         return out;
     }
     out.push_str(&format!("\nFindings: {}\n", report.findings.len()));

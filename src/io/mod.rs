@@ -15,6 +15,7 @@ pub mod write;
 
 use crate::config::{self, Config, ConfigError};
 use crate::reconcile::input::Input;
+use crate::reconcile::results::{Severity, Topic};
 use crate::reconcile::served;
 use crate::reconcile::{self, Context, InputError, Outcome};
 
@@ -83,15 +84,48 @@ pub fn reconcile_items(
     }
 }
 
-/// The stderr lines of a finished reconcile: one per failing binding, one per workload
-/// coverage finding, and the missing trust domain with how to set it in this mode.
-pub fn summary(outcome: &Outcome, config: &Config, trust_domain_hint: &str) -> String {
-    let mut stderr: String =
-        outcome.failures.iter().chain(&outcome.findings).map(|line| stderr_line(line)).collect();
+/// The stderr lines of a finished reconcile: one per failing binding (`origin` names where a
+/// binding came from, when the mode knows more than its results say), one per finding, and
+/// the missing trust domain with how to set it in this mode.
+pub fn summary(
+    outcome: &Outcome,
+    config: &Config,
+    trust_domain_hint: &str,
+    origin: &dyn Fn(usize) -> Option<String>,
+) -> String {
+    let mut stderr = String::new();
+    for result in &outcome.results {
+        let line = match result.topic {
+            Topic::Run => continue,
+            Topic::Binding(item) => {
+                let about = result.resource_ref.as_ref();
+                let ns = about.and_then(|r| r.namespace.as_deref()).filter(|ns| !ns.is_empty());
+                let name = about.map_or("", |r| r.name.as_str());
+                let from = origin(item).map(|o| format!(" in {o}")).unwrap_or_default();
+                format!("{}/{name}{from}: {}", ns.unwrap_or("<no namespace>"), result.message)
+            }
+            Topic::Finding(_) => format!("{}: {}", severity_word(result.severity), result.message),
+        };
+        stderr.push_str(&stderr_line(&line));
+    }
     if config.trust_domain.is_none() {
         stderr.push_str(&stderr_line(&format!("error: trustDomain is required: {trust_domain_hint}")));
     }
     stderr
+}
+
+/// How a severity reads in a line of text.
+pub fn severity_word(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "info",
+    }
+}
+
+/// No origin beyond what the results say.
+pub fn no_origin(_: usize) -> Option<String> {
+    None
 }
 
 /// One stderr line. Control characters (a newline in a binding name, say) are escaped, so

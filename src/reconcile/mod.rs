@@ -6,6 +6,7 @@ pub mod checks;
 pub mod conflict;
 pub mod coverage;
 pub mod files;
+pub mod findings;
 pub mod identity;
 pub mod input;
 pub mod item;
@@ -16,6 +17,7 @@ pub mod renames;
 pub mod resolve;
 pub mod results;
 pub mod served;
+pub mod stale;
 pub mod status;
 
 use crate::api::binding::{self, BindingInput, ConflictEntry, InferenceIdentityBindingStatus};
@@ -24,11 +26,12 @@ use crate::config::{Config, FailurePolicy, WorkloadPolicy};
 use crate::parallel;
 use crate::reconcile::reason::{Failure, Reason};
 use crate::reconcile::resolve::PoolIndex;
-use crate::reconcile::results::{FileRef, KrmResult, ResourceRef, Severity};
+use crate::reconcile::results::{FileRef, KrmResult, ResourceRef, Severity, Topic};
 use crate::reconcile::served::ServedApis;
 use checks::{Inputs, Planned};
 use conflict::Candidate;
 use coverage::{Coverage, Identity, PoolUse};
+use findings::Finding;
 use input::Input;
 use item::Item;
 use k8s_openapi::jiff::Timestamp;
@@ -57,18 +60,26 @@ pub struct Context<'c> {
 #[derive(Debug)]
 pub struct Outcome {
     pub items: Vec<Item>,
+    /// The results, in order: the run's configuration, each failing binding, each finding,
+    /// the summary. Each says what it is about ([`Topic`]).
     pub results: Vec<KrmResult>,
-    /// One line per failing binding, for stderr.
-    pub failures: Vec<String>,
-    /// One line per workload coverage finding, for stderr, with its severity.
-    pub findings: Vec<String>,
-    /// What each identity reaches, and the findings (empty under `workloadPolicy: Ignore`).
+    /// Every finding, ordered by the item it is about: stale outputs, and workload coverage
+    /// (none of those under `workloadPolicy: Ignore`).
+    pub findings: Vec<Finding>,
+    /// What each identity reaches (its findings are in `findings`).
     pub coverage: Coverage,
+    /// By failing binding's position: the managed outputs of the input its failure removes.
+    pub lost: BTreeMap<usize, Vec<stale::Lost>>,
 }
 
 impl Outcome {
     pub fn has_errors(&self) -> bool {
         self.results.iter().any(|r| r.severity == Severity::Error)
+    }
+
+    /// How many bindings fail.
+    pub fn failed(&self) -> usize {
+        self.results.iter().filter(|r| matches!(r.topic, Topic::Binding(_))).count()
     }
 
     /// Frees the pod templates of the items passed on, which only coverage and `explain`
@@ -127,6 +138,17 @@ struct Evaluated {
     result: Option<KrmResult>,
 }
 
+impl Evaluated {
+    /// What the binding does in this run, for the stale outputs.
+    fn verdict(&self) -> stale::Verdict {
+        if let Some(rendered) = &self.status.rendered_cluster_spiffeid {
+            return stale::Verdict::Renders(rendered.name.clone());
+        }
+        let failing = self.status.conditions.iter().find(|c| c.type_ != "Ready" && c.status == "True");
+        stale::Verdict::Fails(failing.map(|c| format!("{}/{}", c.type_, c.reason)).unwrap_or_default())
+    }
+}
+
 /// Reconciles every binding of `items` (contract sections 3 to 7).
 pub fn reconcile(items: Vec<Input>, ctx: &Context<'_>) -> Result<Outcome, InputError> {
     let plan = plan(&items, ctx)?;
@@ -164,18 +186,34 @@ impl Plan {
             );
         }
         let seen = self.evaluated.len();
-        let mut failures = Vec::new();
-        let mut present = HashSet::new();
+        let bindings: HashMap<(String, String), stale::Binding> = self
+            .evaluated
+            .iter()
+            .filter_map(|e| {
+                let binding = stale::Binding { item: e.item, verdict: e.verdict() };
+                Some(((e.namespace.clone()?, e.name.clone()), binding))
+            })
+            .collect();
+        let mut stale = stale::find(&items, &self.renders, &bindings, config.prune);
+        let mut failed = 0;
+        let mut lost_by_binding = BTreeMap::new();
         // By item position, in order: bindings were evaluated in input order.
         let mut statuses = Vec::with_capacity(seen);
         for e in self.evaluated {
             statuses.push((e.item, e.status));
-            if let Some(ns) = &e.namespace {
-                present.insert((ns.clone(), e.name.clone()));
-            }
-            if let Some(result) = e.result {
-                let ns = e.namespace.as_deref().filter(|ns| !ns.is_empty()).unwrap_or("<no namespace>");
-                failures.push(format!("{ns}/{}: {}", e.name, result.message));
+            if let Some(mut result) = e.result {
+                failed += 1;
+                let key = e.namespace.map(|ns| (ns, e.name));
+                if let Some(lost) = key.and_then(|key| stale.lost.remove(&key)) {
+                    for l in &lost {
+                        result.message.push_str(&format!(
+                            "; this removes ClusterSPIFFEID {} of the input, and its pods lose SPIFFE ID {} on \
+                             the next apply",
+                            l.output, l.spiffe_id
+                        ));
+                    }
+                    lost_by_binding.insert(e.item, lost);
+                }
                 results.push(result);
             }
         }
@@ -193,30 +231,32 @@ impl Plan {
         let (items, counts) = ownership::place(
             items,
             self.renders,
-            &present,
+            |ns, name| bindings.contains_key(&(ns.to_string(), name.to_string())),
             config.prune,
             self.output_files.then_some(config.output_path.as_str()),
         );
-        let coverage = self.coverage;
-        let findings = report_findings(&coverage, config.workload_policy, &items, &mut results);
+        let mut coverage = self.coverage;
+        let mut findings = std::mem::take(&mut stale.findings);
+        findings.append(&mut coverage.findings);
+        findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
+        report_findings(&findings, config.workload_policy, &items, &mut results);
         results.push(KrmResult::new(
             Severity::Info,
             format!(
-                "{seen} binding(s): {} rendered, {} failed; ClusterSPIFFEIDs: {} added, {} replaced, \
+                "{seen} binding(s): {} rendered, {failed} failed; ClusterSPIFFEIDs: {} added, {} replaced, \
                  {} removed, {} pruned{}",
-                seen - failures.len(),
-                failures.len(),
+                seen - failed,
                 counts.added,
                 counts.replaced,
                 counts.removed,
                 counts.pruned,
-                match coverage.findings.len() {
+                match findings.len() {
                     0 => String::new(),
-                    n => format!("; {n} workload coverage finding(s)"),
+                    n => format!("; {n} finding(s)"),
                 }
             ),
         ));
-        Outcome { items, results, failures, findings, coverage }
+        Outcome { items, results, findings, coverage, lost: lost_by_binding }
     }
 }
 
@@ -337,11 +377,28 @@ fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputE
             _ => None,
         })
         .collect();
+    // Every binding with a namespace and a variant, and whether it fails: coverage names the
+    // failing one when pods carry its variant.
+    let bound: Vec<coverage::Bound> = bindings
+        .iter()
+        .zip(&outcomes)
+        .filter_map(|(b, outcome)| {
+            Some(coverage::Bound {
+                item: b.item,
+                namespace: b.namespace.clone().ok()?.to_string(),
+                name: b.name.to_string(),
+                variant: crate::api::fields::str_at(b.value, "spec.identityBoundary.variant")?.to_string(),
+                failure: outcome.as_ref().err().map(|f| {
+                    format!("{}/{}: {}", f.reason.condition().as_str(), f.reason.as_str(), f.message)
+                }),
+            })
+        })
+        .collect();
     let work: Vec<_> = bindings.iter().zip(outcomes).zip(named.into_iter().zip(conflicts)).collect();
     let (coverage, finished) = std::thread::scope(|scope| {
         let coverage = scope.spawn(|| match config.workload_policy {
             WorkloadPolicy::Ignore => Coverage::default(),
-            _ => workload_coverage(items, &bindings, &identities, (&pools, &served), config.prune),
+            _ => workload_coverage(items, (&bindings, &bound), &identities, (&pools, &served), config.prune),
         });
         // Statuses, results and renders.
         let finished =
@@ -360,7 +417,7 @@ fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputE
 /// What every rendered identity reaches, and the findings (contract 9).
 fn workload_coverage<'a>(
     items: &'a [Input],
-    bindings: &[BindingInput<'a>],
+    (bindings, bound): (&[BindingInput<'a>], &[coverage::Bound]),
     rendering: &[Option<(&'a str, &'a str, String)>],
     (pools, served): (&PoolIndex<'a>, &ServedApis),
     prune: bool,
@@ -388,24 +445,24 @@ fn workload_coverage<'a>(
         fate == ownership::Fate::Kept
     };
     let seen = coverage::inputs::seen(items, stays);
-    let refs: HashMap<usize, coverage::Ref> = bindings
+    let refs: HashMap<usize, findings::Ref> = bindings
         .iter()
-        .map(|b| (b.item, coverage::binding_ref(b.item, b.namespace.clone().ok(), b.name)))
+        .map(|b| (b.item, findings::binding_ref(b.item, b.namespace.clone().ok(), b.name)))
         .collect();
-    coverage::coverage(&identities, &uses, &seen, &|b| refs[&b].clone())
+    coverage::coverage(&identities, &uses, bound, &seen, &|b| refs[&b].clone())
 }
 
-/// The findings as results (severities by `workloadPolicy`), and their stderr lines.
+/// The findings as results (severities by `workloadPolicy`).
 fn report_findings(
-    coverage: &Coverage,
+    findings: &[Finding],
     policy: WorkloadPolicy,
     items: &[Item],
     results: &mut Vec<KrmResult>,
-) -> Vec<String> {
-    if coverage.findings.is_empty() {
-        return Vec::new();
+) {
+    if findings.is_empty() {
+        return;
     }
-    let wanted: HashSet<usize> = coverage.findings.iter().map(|f| f.about.item).collect();
+    let wanted: HashSet<usize> = findings.iter().map(|f| f.about.item).collect();
     let files: HashMap<usize, FileRef> = items
         .iter()
         .filter(|item| item.position().is_some_and(|p| wanted.contains(&p)))
@@ -414,12 +471,12 @@ fn report_findings(
             Some((item.position()?, FileRef { path: path.to_string(), index }))
         })
         .collect();
-    let mut lines = Vec::with_capacity(coverage.findings.len());
-    for finding in &coverage.findings {
-        let severity = coverage::severity(finding.level, policy);
-        let message = format!("{}: {}", finding.kind.as_str(), finding.message);
+    for finding in findings {
         let about = &finding.about;
-        let mut result = KrmResult::new(severity, message.clone());
+        let mut result = KrmResult::new(
+            finding.severity(policy),
+            format!("{}: {}", finding.kind.as_str(), finding.message),
+        );
         result.resource_ref = Some(ResourceRef {
             api_version: about.api_version.clone(),
             kind: about.kind.clone(),
@@ -430,15 +487,9 @@ fn report_findings(
             result = result.with_field(path);
         }
         result.file = files.get(&about.item).cloned();
-        let word = match severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Info => "info",
-        };
-        lines.push(format!("{word}: {message}"));
+        result.topic = Topic::Finding(about.item);
         results.push(result);
     }
-    lines
 }
 
 /// The status, result and render of one binding whose checks are done.
@@ -510,6 +561,7 @@ fn binding_result(b: &BindingInput<'_>, f: &Failure, policy: FailurePolicy) -> K
         result = result.with_field(field);
     }
     result.file = files::file_of(b.value).map(|(path, index)| FileRef { path, index });
+    result.topic = Topic::Binding(b.item);
     result
 }
 

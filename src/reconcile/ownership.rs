@@ -26,13 +26,13 @@ pub struct Counts {
     pub pruned: usize,
 }
 
-/// Places the renders (by name) among the items. `bindings` are the (namespace, name) of
-/// every binding in the input, rendered or not. With an `output_path`, new outputs get
+/// Places the renders (by name) among the items. `owner_present` says whether a binding of
+/// that namespace and name is in the input, rendered or not. With an `output_path`, new outputs get
 /// file path and index annotations, in a slot no item uses.
 pub fn place(
     items: Vec<Item>,
     renders: Renders,
-    bindings: &HashSet<(String, String)>,
+    owner_present: impl Fn(&str, &str) -> bool,
     prune: bool,
     output_path: Option<&str>,
 ) -> (Vec<Item>, Counts) {
@@ -44,8 +44,7 @@ pub fn place(
             out.push(item);
             continue;
         };
-        let owner_present = |ns: &str, name: &str| bindings.contains(&(ns.to_string(), name.to_string()));
-        match fate(input, |name| renders.contains_key(name), owner_present, prune) {
+        match fate(input, |name| renders.contains_key(name), &owner_present, prune) {
             Fate::Replaced => {
                 let name = input.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
                 let render = renders.remove(name).expect("a replaced output has its render");

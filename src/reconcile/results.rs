@@ -21,6 +21,22 @@ pub struct KrmResult {
     pub field: Option<FieldRef>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<FileRef>,
+    /// What the result is about, for the edges that word it elsewhere (stderr, reports);
+    /// not part of the KRM output.
+    #[serde(skip)]
+    pub topic: Topic,
+}
+
+/// What a result is about.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Topic {
+    /// The run as a whole: its configuration, its summary.
+    #[default]
+    Run,
+    /// A binding's failure; the binding's position in the input.
+    Binding(usize),
+    /// A finding about the item at this position of the input.
+    Finding(usize),
 }
 
 #[derive(Serialize, Clone, Debug, PartialEq, Eq)]
@@ -46,7 +62,14 @@ pub struct FileRef {
 
 impl KrmResult {
     pub fn new(severity: Severity, message: impl Into<String>) -> Self {
-        KrmResult { message: message.into(), severity, resource_ref: None, field: None, file: None }
+        KrmResult {
+            message: message.into(),
+            severity,
+            resource_ref: None,
+            field: None,
+            file: None,
+            topic: Topic::Run,
+        }
     }
 
     pub fn with_field(mut self, path: impl Into<String>) -> Self {

@@ -12,86 +12,15 @@ pub mod inputs;
 pub mod selector;
 pub mod workload;
 
-use crate::api::binding;
 use crate::api::labels::Labels;
 use crate::api::pool::PoolApi;
-use crate::config::WorkloadPolicy;
+use crate::reconcile::findings::{Finding, Kind, Level, Ref};
 use crate::reconcile::identity::VARIANT_LABEL;
-use crate::reconcile::results::Severity;
 use selector::{Answer, Selector};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use workload::{PodTemplate, Workload};
-
-/// The findings, in the order the contract's table lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
-    NoMatchingWorkload,
-    WorkloadWithoutVariant,
-    VariantNotBound,
-    ServiceAccountMismatch,
-    ServiceAccountNotDeclared,
-    WorkloadMatchesSeveralIdentities,
-}
-
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::NoMatchingWorkload => "NoMatchingWorkload",
-            Kind::WorkloadWithoutVariant => "WorkloadWithoutVariant",
-            Kind::VariantNotBound => "VariantNotBound",
-            Kind::ServiceAccountMismatch => "ServiceAccountMismatch",
-            Kind::ServiceAccountNotDeclared => "ServiceAccountNotDeclared",
-            Kind::WorkloadMatchesSeveralIdentities => "WorkloadMatchesSeveralIdentities",
-        }
-    }
-}
-
-/// How much a finding matters, before `workloadPolicy` has its say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Level {
-    Warning,
-    Info,
-}
-
-/// An item a finding is about, or names.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Ref {
-    /// Its position in the input.
-    pub item: usize,
-    pub api_version: String,
-    pub kind: String,
-    pub namespace: Option<String>,
-    pub name: String,
-    /// The pod template's place in the item, for workloads.
-    pub path: Option<String>,
-}
-
-impl Ref {
-    /// `Kind namespace/name`, and the template's path, for messages.
-    pub fn describe(&self) -> String {
-        let name = match &self.namespace {
-            Some(ns) => format!("{ns}/{}", self.name),
-            None => self.name.clone(),
-        };
-        match self.path.as_deref() {
-            Some(path) if !path.is_empty() => format!("{} {name} ({path})", self.kind),
-            _ => format!("{} {name}", self.kind),
-        }
-    }
-}
-
-/// One finding: its kind, level and message, the item it is about, and items it names.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    pub kind: Kind,
-    pub level: Level,
-    /// The message, without the kind's name.
-    pub message: String,
-    pub about: Ref,
-    pub also: Vec<Ref>,
-}
 
 /// A binding that renders: what SPIRE will match its pods by.
 #[derive(Debug, Clone)]
@@ -135,6 +64,17 @@ pub struct PoolUse {
     pub labels: Labels,
     /// The binding's variant, when it is a valid one.
     pub variant: Option<String>,
+}
+
+/// A binding with a namespace and a variant, rendered or not.
+#[derive(Debug, Clone)]
+pub struct Bound {
+    pub item: usize,
+    pub namespace: String,
+    pub name: String,
+    pub variant: String,
+    /// `Type/Reason: message` when it fails.
+    pub failure: Option<String>,
 }
 
 /// Another ClusterSPIFFEID the input holds (not this run's render): it selects pods too.
@@ -246,6 +186,7 @@ impl<'a> Index<'a> {
 pub fn coverage(
     identities: &[Identity],
     uses: &[Arc<PoolUse>],
+    bound: &[Bound],
     seen: &Seen<'_>,
     binding_refs: &dyn Fn(usize) -> Ref,
 ) -> Coverage {
@@ -319,7 +260,7 @@ pub fn coverage(
             reached_templates.entry(t).or_default().push(identity.binding());
         }
     }
-    pool_findings(uses, &index, &mut out.findings);
+    pool_findings(uses, bound, &index, &mut out.findings);
     other_findings(identities, seen, &index, &reached_templates, binding_refs, &mut out.findings);
     out.findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
     out
@@ -378,6 +319,16 @@ fn no_match(identity: &Identity, labels: &[(&str, &str)], index: &Index<'_>, abo
 fn closest(identity: &Identity, in_namespace: &[usize], index: &Index<'_>) -> String {
     let templates: Vec<&Template<'_>> = in_namespace.iter().map(|&t| &index.templates[t]).collect();
     let with_pool: Vec<&&Template<'_>> = templates.iter().filter(|t| t.has(identity.pool_labels())).collect();
+    // The templates meant for this identity carry its variant: when none of them has the
+    // pool's labels, the fault is a pool label they miss or spell otherwise, not the variant
+    // of the templates that do have them.
+    let variant = identity.variant.as_str();
+    let meant: Vec<&&Template<'_>> =
+        templates.iter().filter(|t| t.template.label(VARIANT_LABEL) == Some(variant)).collect();
+    if !meant.is_empty() && !meant.iter().any(|t| t.has(identity.pool_labels())) {
+        let faults: Vec<String> = meant.iter().map(|t| missing_pool_labels(identity, t)).collect();
+        return format!("{}: make the pool selector and the pod labels agree", listed(&faults, 3));
+    }
     if with_pool.is_empty() {
         for (key, _) in identity.pool_labels().iter() {
             let near: Option<(&Template<'_>, &str)> = templates.iter().find_map(|t| {
@@ -439,6 +390,31 @@ fn closest(identity: &Identity, in_namespace: &[usize], index: &Index<'_>) -> St
     parts.join("; ")
 }
 
+/// `Kind ns/name (path) carries the variant but not the pool's label k=v (it carries ...)`.
+fn missing_pool_labels(identity: &Identity, t: &Template<'_>) -> String {
+    let missing: Vec<String> = identity
+        .pool_labels()
+        .iter()
+        .filter(|(k, v)| t.template.label(k) != Some(*v))
+        .map(|(k, v)| match t.template.labels().find(|(near, _)| *near != k && same_but_spelling(near, k)) {
+            Some((near, _)) => {
+                format!("{k}={v} (it carries {near:?}, which differs only in case or punctuation)")
+            }
+            None => match t.template.label(k) {
+                Some(other) => format!("{k}={v} (it carries {k}={other})"),
+                None => format!("{k}={v}"),
+            },
+        })
+        .collect();
+    format!(
+        "{} carries {VARIANT_LABEL}: {} but not the pool's {} {}",
+        t.reference().describe(),
+        identity.variant,
+        verb(missing.len(), "label", "labels"),
+        missing.join(", ")
+    )
+}
+
 /// `one` for a single thing, else `many`.
 fn verb(count: usize, one: &'static str, many: &'static str) -> &'static str {
     if count == 1 { one } else { many }
@@ -446,7 +422,7 @@ fn verb(count: usize, one: &'static str, many: &'static str) -> &'static str {
 
 /// `WorkloadWithoutVariant` and `VariantNotBound`: templates a pool in use selects that no
 /// identity of that pool can reach.
-fn pool_findings(uses: &[Arc<PoolUse>], index: &Index<'_>, out: &mut Vec<Finding>) {
+fn pool_findings(uses: &[Arc<PoolUse>], bound: &[Bound], index: &Index<'_>, out: &mut Vec<Finding>) {
     let mut pools: BTreeMap<(&str, PoolApi, &str), Vec<&PoolUse>> = BTreeMap::new();
     for u in uses {
         pools.entry((&u.namespace, u.pool_api, &u.pool)).or_default().push(u);
@@ -455,9 +431,9 @@ fn pool_findings(uses: &[Arc<PoolUse>], index: &Index<'_>, out: &mut Vec<Finding
         let api = api.api_version();
         let labels = &uses[0].labels;
         let pairs_of: Vec<(&str, &str)> = labels.iter().collect();
-        let bound: BTreeSet<&str> = uses.iter().filter_map(|u| u.variant.as_deref()).collect();
+        let bound_here: BTreeSet<&str> = uses.iter().filter_map(|u| u.variant.as_deref()).collect();
         let names: Vec<&str> = uses.iter().map(|u| u.binding_name.as_str()).collect();
-        let bound_list = listed(&bound.iter().copied().collect::<Vec<_>>(), 8);
+        let bound_list = listed(&bound_here.iter().copied().collect::<Vec<_>>(), 8);
         for &t in index.candidates(ns, &pairs_of) {
             let template = &index.templates[t];
             if !template.has(labels) {
@@ -474,13 +450,13 @@ fn pool_findings(uses: &[Arc<PoolUse>], index: &Index<'_>, out: &mut Vec<Finding
                         listed(&names, 3)
                     ),
                 ),
-                Some(variant) if !bound.contains(variant) => (
+                Some(variant) if !bound_here.contains(variant) => (
                     Kind::VariantNotBound,
                     format!(
                         "{} is selected by InferencePool {ns}/{pool} ({api}) and carries {VARIANT_LABEL}: {variant}, \
-                         which no binding of that pool binds (bound: {bound_list}): add a binding for variant {variant}, \
-                         or give the pods a bound variant",
-                        template.reference().describe()
+                         which no binding of that pool binds (bound: {bound_list}): {}",
+                        template.reference().describe(),
+                        unbound_fix(bound, ns, pool, variant)
                     ),
                 ),
                 Some(_) => continue,
@@ -494,6 +470,27 @@ fn pool_findings(uses: &[Arc<PoolUse>], index: &Index<'_>, out: &mut Vec<Finding
             });
         }
     }
+}
+
+/// What to do about pods of `pool` whose variant no binding of the pool binds: fix the
+/// binding of that variant that fails, or the one that names another pool; else add one.
+fn unbound_fix(bound: &[Bound], ns: &str, pool: &str, variant: &str) -> String {
+    let mine: Vec<&Bound> = bound.iter().filter(|b| b.namespace == ns && b.variant == variant).collect();
+    if let Some(b) = mine.iter().find(|b| b.failure.is_some()) {
+        return format!(
+            "binding {ns}/{} binds variant {variant} but fails ({}); fix that binding",
+            b.name,
+            b.failure.as_deref().unwrap_or_default()
+        );
+    }
+    if let Some(b) = mine.first() {
+        return format!(
+            "binding {ns}/{} binds variant {variant} on another pool than {pool}; point its spec.poolRef at {pool}, \
+             or give the pods a bound variant",
+            b.name
+        );
+    }
+    format!("add a binding for variant {variant}, or give the pods a bound variant")
 }
 
 /// `WorkloadMatchesSeveralIdentities`: a template a rendered identity reaches that another
@@ -587,27 +584,5 @@ fn listed<T: AsRef<str>>(names: &[T], most: usize) -> String {
     match names.len().saturating_sub(most) {
         0 => shown.join(", "),
         more => format!("{} and {more} more", shown.join(", ")),
-    }
-}
-
-/// The severity of a finding's result under `workloadPolicy`: under `Fail` a warning is an
-/// error, and the run exits 1.
-pub fn severity(level: Level, policy: WorkloadPolicy) -> Severity {
-    match (level, policy) {
-        (Level::Warning, WorkloadPolicy::Fail) => Severity::Error,
-        (Level::Warning, _) => Severity::Warning,
-        (Level::Info, _) => Severity::Info,
-    }
-}
-
-/// A binding's reference, for findings about it.
-pub fn binding_ref(item: usize, namespace: Option<&str>, name: &str) -> Ref {
-    Ref {
-        item,
-        api_version: binding::API_VERSION.to_string(),
-        kind: binding::KIND.to_string(),
-        namespace: namespace.map(str::to_string),
-        name: name.to_string(),
-        path: None,
     }
 }

@@ -1,0 +1,106 @@
+//! The findings the reconcile reports beside statuses and outputs: what the identities
+//! reach (workload coverage) and what becomes of the function's earlier outputs. Each is
+//! data: its kind, level, message, and the items it is about and names. Findings never
+//! change a status or an output; each mode words them where it reports them.
+
+use crate::api::binding;
+use crate::config::WorkloadPolicy;
+use crate::reconcile::results::Severity;
+
+/// The findings, in the order the behaviour reference lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    StaleOutput,
+    NoMatchingWorkload,
+    WorkloadWithoutVariant,
+    VariantNotBound,
+    ServiceAccountMismatch,
+    ServiceAccountNotDeclared,
+    WorkloadMatchesSeveralIdentities,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::StaleOutput => "StaleOutput",
+            Kind::NoMatchingWorkload => "NoMatchingWorkload",
+            Kind::WorkloadWithoutVariant => "WorkloadWithoutVariant",
+            Kind::VariantNotBound => "VariantNotBound",
+            Kind::ServiceAccountMismatch => "ServiceAccountMismatch",
+            Kind::ServiceAccountNotDeclared => "ServiceAccountNotDeclared",
+            Kind::WorkloadMatchesSeveralIdentities => "WorkloadMatchesSeveralIdentities",
+        }
+    }
+}
+
+/// How much a finding matters, before `workloadPolicy` has its say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Warning,
+    Info,
+}
+
+/// An item a finding is about, or names.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Ref {
+    /// Its position in the input.
+    pub item: usize,
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+    /// The pod template's place in the item, for workloads.
+    pub path: Option<String>,
+}
+
+impl Ref {
+    /// `Kind namespace/name`, and the template's path, for messages.
+    pub fn describe(&self) -> String {
+        let name = match &self.namespace {
+            Some(ns) => format!("{ns}/{}", self.name),
+            None => self.name.clone(),
+        };
+        match self.path.as_deref() {
+            Some(path) if !path.is_empty() => format!("{} {name} ({path})", self.kind),
+            _ => format!("{} {name}", self.kind),
+        }
+    }
+}
+
+/// One finding: its kind, level and message, the item it is about, and items it names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub kind: Kind,
+    pub level: Level,
+    /// The message, without the kind's name.
+    pub message: String,
+    pub about: Ref,
+    pub also: Vec<Ref>,
+}
+
+impl Finding {
+    /// The severity of its result. `workloadPolicy` governs the workload findings: under
+    /// `Fail` their warnings are errors, and the run exits 1. `StaleOutput` is about the
+    /// function's own outputs, which every writing mode replaces or removes itself, so it
+    /// stays a warning.
+    pub fn severity(&self, policy: WorkloadPolicy) -> Severity {
+        match (self.kind, self.level, policy) {
+            (_, Level::Info, _) => Severity::Info,
+            (Kind::StaleOutput, Level::Warning, _) => Severity::Warning,
+            (_, Level::Warning, WorkloadPolicy::Fail) => Severity::Error,
+            (_, Level::Warning, _) => Severity::Warning,
+        }
+    }
+}
+
+/// A binding's reference, for findings about it.
+pub fn binding_ref(item: usize, namespace: Option<&str>, name: &str) -> Ref {
+    Ref {
+        item,
+        api_version: binding::API_VERSION.to_string(),
+        kind: binding::KIND.to_string(),
+        namespace: namespace.map(str::to_string),
+        name: name.to_string(),
+        path: None,
+    }
+}
