@@ -254,3 +254,12 @@ fn render_of_stdin_reads_a_piped_stream() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("<stdin>"), "{}", text(&out.stderr));
 }
+
+/// The counterpart of tests/integration/terminal.rs: not a terminal, the empty stdin of a
+/// pipe is read, and refused as input.
+#[test]
+fn piped_input_is_still_read_as_before() {
+    let out = Command::new(BIN).stdin(Stdio::null()).output().expect("the binary runs");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("stdin is a terminal"), "{}", text(&out.stderr));
+}

@@ -1,24 +1,21 @@
-//! The real upstream manifests under `../shared/corpus/` (GAIE conformance, llm-d
-//! prefill/decode, the kleym operator's reference environment; see its SOURCES.md), for
-//! tests on input nobody here wrote. Tests copy them into temporary packages.
+//! The corpus of real upstream manifests (GAIE conformance, llm-d prefill/decode, the kleym
+//! operator's reference environment; see its SOURCES.md) in the folder named by
+//! `RII_CORPUS`, for tests on input nobody here wrote. Tests copy them into temporary
+//! packages.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// The corpus folder: `RII_CORPUS`, else `../shared/corpus` beside the repository. Panics,
-/// saying where it was looked for, when it is missing: a test that needs it never passes
-/// without it.
+/// The message of a test that needs the corpus when `RII_CORPUS` does not name it.
+pub const MISSING: &str = "the corpus of real manifests is missing: set RII_CORPUS to the folder of real manifests (the one holding SOURCES.md)";
+
+/// The corpus folder, from `RII_CORPUS` only. Panics with [`MISSING`] when it is unset or
+/// names a folder without SOURCES.md: a test that needs the corpus never passes without it.
 pub fn dir() -> PathBuf {
-    let candidates: Vec<PathBuf> = std::env::var_os("RII_CORPUS")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"),
-            PathBuf::from("/work/shared/corpus"),
-        ])
-        .collect();
-    candidates.iter().find(|dir| dir.join("SOURCES.md").is_file()).cloned().unwrap_or_else(|| {
-        panic!("the shared corpus of real manifests is missing (looked in {candidates:?}); set RII_CORPUS to its folder")
-    })
+    match std::env::var_os("RII_CORPUS").map(PathBuf::from) {
+        Some(dir) if dir.join("SOURCES.md").is_file() => dir,
+        Some(dir) => panic!("{MISSING}; RII_CORPUS={} has no SOURCES.md", dir.display()),
+        None => panic!("{MISSING}; RII_CORPUS is unset"),
+    }
 }
 
 /// Values for the llm-d templates' `${...}` placeholders (they are `envsubst` templates).

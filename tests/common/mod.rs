@@ -1,5 +1,6 @@
-//! Helpers shared by the integration tests that drive real tools (kpt, kubectl kustomize,
-//! an Argo CD plugin command) against the built binary, and the golden cases.
+//! Helpers shared by the test crates of tests/ and the integration suite of
+//! tests/integration/ (which drives real tools: kpt, kubectl kustomize, script), all run
+//! against the built binary, and the golden cases.
 
 #![allow(dead_code)] // each test crate uses its own subset
 

@@ -1,11 +1,9 @@
-//! `explain` on real manifests (`../shared/corpus/`: GAIE's conformance base, llm-d's
-//! prefill and decode Deployments) with a binding per variant: before the pods carry the
-//! variant label no identity reaches them, and the findings say so and what to add; with
-//! the label, each identity reaches its Deployment. Text and JSON.
+//! `explain` on real manifests (from the corpus folder named by `RII_CORPUS`: GAIE's
+//! conformance base, llm-d's prefill and decode Deployments) with a binding per variant:
+//! before the pods carry the variant label no identity reaches them, and the findings say so
+//! and what to add; with the label, each identity reaches its Deployment. Text and JSON.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::process::Command;
 

@@ -1,9 +1,8 @@
-//! The tools the integration tests need (tests/tools.txt): `.ci/check-tools` and the tests
-//! give the same message for a missing one, and a test that needs it fails rather than skip.
+//! The tools and the corpus the integration tests need (tests/tools.txt, `RII_CORPUS`):
+//! `.ci/check-tools` and the tests give the same message for a missing one, and a test that
+//! needs it fails rather than skip.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::ffi::OsString;
 use std::process::Command;
 
@@ -24,10 +23,12 @@ fn the_ci_check_and_the_tests_name_a_missing_tool_alike() {
     let out = Command::new("/bin/bash")
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/check-tools"))
         .env("PATH", empty.path())
+        .env_remove("RII_CORPUS")
         .output()
         .expect("bash runs");
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
-    let want: Vec<String> = tools.iter().map(|t| missing_tool_message(t)).collect();
+    let mut want: Vec<String> = tools.iter().map(|t| missing_tool_message(t)).collect();
+    want.push(corpus::MISSING.to_string());
     assert_eq!(stderr(&out).lines().collect::<Vec<_>>(), want, "{}", describe(&out));
     for tool in &tools {
         let missing = find_tool(tool, Some(OsString::from(empty.path())));
@@ -38,8 +39,10 @@ fn the_ci_check_and_the_tests_name_a_missing_tool_alike() {
 #[test]
 fn the_ci_check_passes_where_every_tool_is_installed() {
     // This machine runs the integration tests, so it has every tool.
-    let out =
-        Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/check-tools")).output().expect("it runs");
+    let out = Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/check-tools"))
+        .env("RII_CORPUS", corpus::dir())
+        .output()
+        .expect("it runs");
     assert_success(&out);
     for tool in listed() {
         assert!(find_tool(&tool, std::env::var_os("PATH")).is_ok(), "{tool}");
@@ -60,7 +63,7 @@ fn a_test_that_needs_a_missing_tool_fails_with_the_message() {
     // not pass, nor skip.
     let empty = TempDir::new("tools-missing");
     let out = Command::new(std::env::current_exe().expect("this test binary"))
-        .args(["--exact", "kubectl_has_an_embedded_kustomize_v5"])
+        .args(["--exact", "tools::kubectl_has_an_embedded_kustomize_v5"])
         .env("PATH", empty.path())
         .output()
         .expect("the test binary runs");
@@ -68,4 +71,24 @@ fn a_test_that_needs_a_missing_tool_fails_with_the_message() {
     let text = format!("{}{}", stdout(&out), stderr(&out));
     assert!(text.contains("1 failed"), "{text}");
     assert!(text.contains(&missing_tool_message("kubectl")), "{text}");
+}
+
+#[test]
+fn a_test_that_needs_the_corpus_fails_without_it_with_the_message() {
+    // A corpus test, run with RII_CORPUS unset and then naming a folder without SOURCES.md,
+    // fails with the message; it does not pass, nor skip.
+    let empty = TempDir::new("corpus-missing");
+    for setting in [None, Some(empty.path())] {
+        let mut cmd = Command::new(std::env::current_exe().expect("this test binary"));
+        cmd.args(["--exact", "explain_corpus::with_the_variant_label_each_identity_reaches_its_deployment"]);
+        match setting {
+            Some(dir) => cmd.env("RII_CORPUS", dir),
+            None => cmd.env_remove("RII_CORPUS"),
+        };
+        let out = cmd.output().expect("the test binary runs");
+        assert_ne!(out.status.code(), Some(0), "{setting:?}: {}", describe(&out));
+        let text = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(text.contains("1 failed"), "{setting:?}: {text}");
+        assert!(text.contains(corpus::MISSING), "{setting:?}: {text}");
+    }
 }

@@ -3,9 +3,7 @@
 //! the shipped fn-config/kustomize/exec-plugin/ files; overlays that rename; and the
 //! krm-exec sample, which kubectl cannot run.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::process::{Command, Output};
 

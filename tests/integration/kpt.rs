@@ -1,9 +1,7 @@
 //! The real kpt (1.0.0-beta) running the binary as an exec function, on packages built in
 //! temp folders from the shipped configs under fn-config/.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -360,7 +358,7 @@ fn a_render_leaves_every_file_as_a_no_op_render_does() {
 
 #[test]
 fn a_render_of_the_real_manifests_leaves_them_as_a_no_op_render_does_and_a_second_changes_nothing() {
-    let mut files = common::corpus::manifests();
+    let mut files = corpus::manifests();
     // Bindings for pools of each source.
     files.push(("bindings.yaml".to_string(), format!(
         "{}---\n{}",

@@ -1,0 +1,14 @@
+//! The integration suite: the tests that drive a real tool (kpt, kubectl's kustomize,
+//! util-linux's `script`) or read the corpus of real manifests (the folder named by
+//! `RII_CORPUS`). Built only with the `integration` feature:
+//! `cargo test --locked --features integration --test integration`. A missing tool or
+//! corpus fails its tests with what to install or set (tests/tools.txt), never skips them.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod explain_corpus;
+mod kpt;
+mod kustomize;
+mod terminal;
+mod tools;
