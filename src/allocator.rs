@@ -4,7 +4,7 @@
 //! about a seventh of a large run in `malloc` and `free` and kept ~48 MB of per-thread
 //! arenas resident. mimalloc is faster at this; left at its defaults it keeps freed pages
 //! for a second and commits its arenas eagerly, which together cost more resident memory than
-//! glibc. Both are turned off here (figures in the README's Performance section).
+//! glibc. Both are turned off here (figures in docs/performance.md).
 
 pub use mimalloc::MiMalloc as Allocator;
 

@@ -1,5 +1,6 @@
-//! The functionConfig (contract 2.3): the typed `RenderInferenceIdentity` resource and the
-//! `ConfigMap` form, strict validation naming the field, and the JSON schema.
+//! The functionConfig (docs/reference.md#function-configuration): the typed
+//! `RenderInferenceIdentity` resource and the `ConfigMap` form, strict validation naming
+//! the field, and the JSON schema.
 
 use crate::api::fields::type_name;
 use k8s_openapi::jiff::Timestamp;
@@ -91,7 +92,7 @@ pub enum FailurePolicy {
     Fail,
 }
 
-/// What workload coverage findings do (contract 9).
+/// What workload coverage findings do (docs/reference.md#workload-coverage).
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum WorkloadPolicy {
     /// Findings are results; the exit code is unchanged.
@@ -400,9 +401,9 @@ fn validate_output_path(path: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The `lastTransitionTime` of changed conditions (contract 4.3): `transitionTime`, else
-/// `SOURCE_DATE_EPOCH` (seconds, as the environment gives it), else the Unix epoch. Never
-/// the wall clock.
+/// The `lastTransitionTime` of changed conditions (docs/reference.md#timestamps):
+/// `transitionTime`, else `SOURCE_DATE_EPOCH` (seconds, as the environment gives it), else
+/// the Unix epoch. Never the wall clock.
 pub fn transition_time(config: &Config, source_date_epoch: Option<&str>) -> Result<Timestamp, ConfigError> {
     if let Some(t) = config.transition_time {
         return Ok(t);

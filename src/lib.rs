@@ -1,8 +1,8 @@
 //! render-inference-identity: the identity reconcile of the kleym operator, run at build
-//! time. `reconcile` is the contract, pure: items and configuration in, items, statuses,
-//! outputs and results out. `io` holds the edges that read and write it (the KRM
-//! ResourceList, the kustomize plugin stream, files and folders); they depend on the
-//! reconcile, never the reverse.
+//! time. `reconcile` is the behaviour of docs/reference.md, pure: items and configuration
+//! in, items, statuses, outputs and results out. `io` holds the edges that read and write
+//! it (the KRM ResourceList, the kustomize plugin stream, files and folders); they depend
+//! on the reconcile, never the reverse.
 
 pub mod allocator;
 pub mod api;

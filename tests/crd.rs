@@ -1,7 +1,8 @@
 //! The CRD that `render-inference-identity crd` prints against the operator's own CRD
 //! (`tests/crds/kleym.sonda.red_inferenceidentitybindings.yaml`), node by node: a cluster
-//! running the operator must be able to install it without harm (contract 8). Both
-//! `openAPIV3Schema` trees are walked together; any drift fails with the path of the node.
+//! running the operator must be able to install it without harm
+//! (docs/reference.md#ways-to-run). Both `openAPIV3Schema` trees are walked together; any
+//! drift fails with the path of the node.
 
 mod common;
 

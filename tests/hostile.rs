@@ -1,4 +1,4 @@
-//! Hostile input against the real binary (issue "Robustness and security").
+//! Hostile input against the real binary.
 //!
 //! Every case ends in exit 1 with a message naming the item and what is wrong or, where
 //! the input is legal, in the right output; always within 5 s and 1 GiB, and never in a
@@ -958,8 +958,9 @@ fn many_bindings_claiming_one_identity_are_bounded() {
 #[test]
 #[ignore = "full size (10,000 bindings in one conflict), slow in debug builds: run with --release --ignored"]
 fn many_bindings_claiming_one_identity_full_size_are_bounded() {
-    // Each member lists 32 peers (contract 4.2), so the output grows 33-fold: 10,000 members
-    // write 67 MB. 25,000 (167 MB) take about 7 s and 1 GiB: a documented limit.
+    // Each member lists 32 peers (docs/reference.md#conflicts), so the output grows
+    // 33-fold: 10,000 members write 67 MB. 25,000 (167 MB) take about 7 s and 1 GiB: a
+    // documented limit.
     let out = run("10,000 conflicting bindings", &[], conflicting_bindings(10_000));
     out.assert_success();
 }
@@ -981,7 +982,8 @@ const BAD_TRUST_DOMAINS: [(&str, &[&str]); 10] = [
     ("example.org/", &["path"]),
 ];
 
-/// Surrounding whitespace: the contract allows none in a trust domain.
+/// Surrounding whitespace: docs/reference.md#function-configuration allows none in a trust
+/// domain.
 const PADDED_TRUST_DOMAINS: [&str; 4] = ["example.org ", " example.org", "example.org\n", "\texample.org"];
 
 /// A JSON string: also a valid YAML double-quoted scalar, escapes included.

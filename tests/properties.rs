@@ -1,13 +1,13 @@
 //! Property tests: generated ResourceLists go through `krm::run` and the output is checked
-//! against the invariants of CONTRACT.md (statuses, ownership, idempotency, byte
+//! against the invariants of docs/reference.md (statuses, ownership, idempotency, byte
 //! stability) and against the vendored upstream CRD schemas in `tests/crds/`.
 //!
 //! The generator draws namespaces, pool names, service accounts and variants from small
 //! sets so that conflicts, shared pools and name collisions happen often, and mixes in
-//! broken pools and bindings, managed and foreign ClusterSPIFFEIDs, and passthrough
-//! items full of strings a YAML 1.1 reader would misread. It only builds usable input
-//! (contract 2.1: bindings unique by namespace and name; pools and ClusterSPIFFEIDs
-//! unique too), so every run reconciles and every binding gets a status.
+//! broken pools and bindings, managed and foreign ClusterSPIFFEIDs, and passthrough items
+//! full of strings a YAML 1.1 reader would misread. It only builds usable input
+//! (docs/reference.md#bindings: bindings unique by namespace and name; pools and
+//! ClusterSPIFFEIDs unique too), so every run reconciles and every binding gets a status.
 
 mod common;
 
@@ -42,7 +42,7 @@ const LEGACY_INDEX: &str = "config.kubernetes.io/index";
 
 const CONDITION_TYPES: [&str; 5] = ["Ready", "InvalidRef", "UnsafeSelector", "Conflict", "RenderFailure"];
 
-/// Contract 4.1: the `True` reasons of each failure condition.
+/// docs/reference.md#conditions: the `True` reasons of each failure condition.
 fn true_reasons(condition: &str) -> &'static [&'static str] {
     match condition {
         "InvalidRef" => &["InvalidPoolRef", "TargetPoolNotFound", "InferencePoolCRDMissing"],
@@ -256,7 +256,7 @@ fn previous_status() -> BoxedStrategy<Option<Value>> {
     .boxed()
 }
 
-/// An InferenceIdentityBinding; name always a usable string (contract 2.1).
+/// An InferenceIdentityBinding; name always a usable string (docs/reference.md#bindings).
 fn binding() -> impl Strategy<Value = Value> {
     let namespace = field(
         namespace().prop_map(string).boxed(),
@@ -827,8 +827,8 @@ fn annotation<'a>(item: &'a Value, key: &str) -> Option<&'a str> {
     item.pointer("/metadata/annotations")?.get(key)?.as_str()
 }
 
-/// The file an item came from (contract 7): the path in either form, the index (0 when
-/// not given).
+/// The file an item came from (docs/reference.md#results-and-exit-codes): the path in
+/// either form, the index (0 when not given).
 fn file_of(item: &Value) -> Option<(String, u64)> {
     let path = annotation(item, PATH).or_else(|| annotation(item, LEGACY_PATH))?;
     let index = annotation(item, INDEX)
@@ -994,7 +994,7 @@ proptest! {
                 prop_assert_eq!(&status["trustDomain"], td, "{}", who);
             }
         }
-        // Contract 4.2: two bindings that render never share a SPIFFE ID or a
+        // docs/reference.md#conflicts: two bindings that render never share a SPIFFE ID or a
         // (namespace, service account, variant).
         let mut ids = HashSet::new();
         let mut triples = HashSet::new();
@@ -1008,7 +1008,8 @@ proptest! {
             );
             prop_assert!(triples.insert(triple.clone()), "two Ready bindings share {:?}", triple);
         }
-        // Contract 7: one result per failing binding, the exit code from the policy.
+        // docs/reference.md#results-and-exit-codes: one result per failing binding, the
+        // exit code from the policy.
         let results = list["results"].as_array().cloned().unwrap_or_default();
         // Workload coverage findings about a binding are results too, of their own kind.
         let findings = ["NoMatchingWorkload:", "ServiceAccountNotDeclared:"];
@@ -1123,8 +1124,8 @@ proptest! {
             prop_assert_eq!(&o["metadata"]["labels"][LABEL_BINDING_NAME], &b["metadata"]["name"]);
             prop_assert_eq!(&o["metadata"]["labels"][LABEL_BINDING_NAMESPACE], &b["metadata"]["namespace"]);
         }
-        // Contract 5: a managed output in the output is a fresh render, or (prune off)
-        // one whose binding is not in the input.
+        // docs/reference.md#output-and-ownership: a managed output in the output is a fresh
+        // render, or (prune off) one whose binding is not in the input.
         for o in items.iter().filter(|i| is_managed_csid(i)) {
             let name = name_of(o).unwrap_or_default();
             if ready_names.contains(name) {

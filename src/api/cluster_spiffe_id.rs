@@ -39,7 +39,8 @@ pub struct Metadata {
     pub annotations: Map<String, Value>,
 }
 
-/// The three labels every rendered ClusterSPIFFEID carries (contract section 3).
+/// The three labels every rendered ClusterSPIFFEID carries
+/// (docs/reference.md#the-rendered-clusterspiffeid).
 #[derive(Clone, Debug)]
 pub struct OutputLabels {
     pub binding_name: String,
@@ -87,7 +88,7 @@ pub struct RenderInput<'a> {
     pub class_name: Option<&'a str>,
 }
 
-/// Builds the ClusterSPIFFEID object of contract section 3.
+/// Builds the ClusterSPIFFEID object of docs/reference.md#the-rendered-clusterspiffeid.
 pub fn render(input: RenderInput<'_>) -> ClusterSpiffeId {
     let labels = OutputLabels {
         binding_name: input.binding_name.to_string(),

@@ -1,7 +1,8 @@
 //! The InferenceIdentityBinding CRD that `crd` prints: the one derived from the Rust types,
 //! completed with what the derive does not write (the implicit top-level fields, `listKind`)
 //! and without the `nullable` marks and serde `default`s it adds to optional fields, so that
-//! node by node it is the operator's CRD plus the one documented extension (contract 8).
+//! node by node it is the operator's CRD plus the one documented extension
+//! (docs/reference.md#ways-to-run, `crd`).
 
 use super::binding::{InferenceIdentityBinding, KIND};
 use kube_core::CustomResourceExt;

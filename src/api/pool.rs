@@ -1,5 +1,5 @@
 //! GAIE `InferencePool` in its two API versions, and the pool selector rules
-//! (contract 2.2): both selector shapes are read and normalised to `matchLabels`.
+//! (docs/reference.md#pools): both selector shapes are read and normalised to `matchLabels`.
 
 use crate::api::fields::type_name;
 use crate::api::labels::Labels;

@@ -1,6 +1,7 @@
-//! The per-binding checks of contract section 3, in the contract's order: namespace, then
-//! the operator's order (identity boundary, pool reference, pool selector, trust domain,
-//! service account, selector set, SPIFFE ID). The first failure is the binding's one failure.
+//! The per-binding checks, in the order of docs/reference.md#order-of-checks: namespace,
+//! then the operator's order (identity boundary, pool reference, pool selector, trust
+//! domain, service account, selector set, SPIFFE ID). The first failure is the binding's
+//! one failure.
 
 use crate::api::binding::BindingInput;
 use crate::api::labels::Labels;

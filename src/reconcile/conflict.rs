@@ -1,5 +1,5 @@
-//! Identity conflicts between bindings (contract 4.2), found by grouping, never by
-//! comparing all pairs.
+//! Identity conflicts between bindings (docs/reference.md#conflicts), found by grouping,
+//! never by comparing all pairs.
 //!
 //! Two bindings conflict when they render the same SPIFFE ID (`DuplicateSPIFFEID`) or share
 //! namespace, service account and variant (`VariantReuse`). A SPIFFE ID holds namespace,

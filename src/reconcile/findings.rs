@@ -7,7 +7,7 @@ use crate::api::binding;
 use crate::config::WorkloadPolicy;
 use crate::reconcile::results::Severity;
 
-/// The findings, in the order the behaviour reference lists them.
+/// The findings, in the order docs/reference.md#findings lists them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
     StaleOutput,

@@ -1,5 +1,6 @@
-//! Pure identity planning (contract section 3): the SPIFFE ID, the canonical selector
-//! set and its safety checks, the selector fingerprint, and the output object name.
+//! Pure identity planning (docs/reference.md#rendering-one-binding): the SPIFFE ID, the
+//! canonical selector set and its safety checks, the selector fingerprint, and the output
+//! object name.
 
 use crate::api::labels::Labels;
 use sha1::Sha1;
@@ -110,7 +111,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn contract_example_name() {
+    fn reference_example_name() {
         let id = spiffe_id(
             "kleym.sonda.red",
             "kleym-reference-inference",

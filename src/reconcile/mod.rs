@@ -1,5 +1,5 @@
 //! The pure reconcile: items and configuration in, items with statuses and outputs plus
-//! results out. No process, files, environment or clock. Each rule of the contract has
+//! results out. No process, files, environment or clock. Each rule of docs/reference.md has
 //! its module here; nothing here knows how items are read or written.
 
 pub mod checks;
@@ -149,7 +149,8 @@ impl Evaluated {
     }
 }
 
-/// Reconciles every binding of `items` (contract sections 3 to 7).
+/// Reconciles every binding of `items` (docs/reference.md, from Rendering one binding to
+/// Results and exit codes).
 pub fn reconcile(items: Vec<Input>, ctx: &Context<'_>) -> Result<Outcome, InputError> {
     let plan = plan(&items, ctx)?;
     Ok(plan.apply(items, ctx))
@@ -414,7 +415,8 @@ fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputE
     Ok((evaluated, renders, coverage))
 }
 
-/// What every rendered identity reaches, and the findings (contract 9).
+/// What every rendered identity reaches, and the findings
+/// (docs/reference.md#workload-coverage).
 fn workload_coverage<'a>(
     items: &'a [Input],
     (bindings, bound): (&[BindingInput<'a>], &[coverage::Bound]),

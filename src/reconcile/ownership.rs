@@ -1,7 +1,7 @@
-//! Output ownership (contract section 5): whether each output can be written (check 10);
-//! managed ClusterSPIFFEIDs are replaced in place or removed, stale ones pruned, foreign
-//! ones (the operator's among them) never touched, new ones appended sorted by name with a
-//! file path and a free index.
+//! Output ownership (docs/reference.md#output-and-ownership): whether each output can be
+//! written (check 10); managed ClusterSPIFFEIDs are replaced in place or removed, stale
+//! ones pruned, foreign ones (the operator's among them) never touched, new ones appended
+//! sorted by name with a file path and a free index.
 
 use super::input::{self, Input};
 use super::item::Item;

@@ -1,6 +1,6 @@
 //! The condition taxonomy: the five condition types, every failure reason, and which
-//! condition each reason sets to `True` (contract section 4.1), and the failure a check
-//! reports.
+//! condition each reason sets to `True` (docs/reference.md#conditions), and the failure a
+//! check reports.
 
 use crate::api::conditions::MESSAGE_MAX;
 

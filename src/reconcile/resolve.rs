@@ -1,6 +1,7 @@
-//! Pool resolution (contract 2.1, 2.2 and check 2): the pool reference is read, trimmed as
-//! the operator trims it, and looked up in the binding's namespace among the served pool
-//! APIs. A name that is no object name can match no pool a cluster admits.
+//! Pool resolution (docs/reference.md#pools, check 2 of #order-of-checks): the pool
+//! reference is read, trimmed as the operator trims it, and looked up in the binding's
+//! namespace among the served pool APIs. A name that is no object name can match no pool a
+//! cluster admits.
 
 use crate::api::fields;
 use crate::api::names;

@@ -1,6 +1,6 @@
-//! Which APIs the target cluster serves (contract section 6): from the functionConfig,
-//! `KUBE_API_VERSIONS` and the CustomResourceDefinitions in the input. With no source,
-//! every API is taken as served.
+//! Which APIs the target cluster serves (docs/reference.md#served-apis): from the
+//! functionConfig, `KUBE_API_VERSIONS` and the CustomResourceDefinitions in the input. With
+//! no source, every API is taken as served.
 
 use crate::api::fields;
 use serde_json::Value;

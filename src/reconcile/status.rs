@@ -1,6 +1,6 @@
-//! The binding status (contract section 4): five conditions in order, `Ready` mirroring
-//! the one failure, timestamps kept while a condition's status holds, the rendered fields
-//! only when Ready, and the operator's ownership records kept as they came.
+//! The binding status (docs/reference.md#status): five conditions in order, `Ready`
+//! mirroring the one failure, timestamps kept while a condition's status holds, the
+//! rendered fields only when Ready, and the operator's ownership records kept as they came.
 
 use crate::api::binding::{
     ComputedSpiffeId, ConflictEntry, InferenceIdentityBindingStatus, OperatorRecords,
@@ -64,7 +64,7 @@ pub fn conditions(
 
 /// The whole status of one binding. The operator's ownership records are its durable
 /// claims on objects in a cluster: the function can neither confirm nor clear them, so they
-/// stay as the input had them (contract 4.4).
+/// stay as the input had them (docs/reference.md#other-status-fields).
 pub fn status(
     config: &Config,
     conditions: Vec<Condition>,

@@ -1,8 +1,9 @@
-//! Workload coverage (contract 9): which pod templates of the input each rendered identity
-//! reaches, and the findings a platform engineer needs before deploy. SPIRE matches a pod
-//! to a rendered ClusterSPIFFEID when the pod is in the binding's namespace, its labels hold
-//! every label of the pool selector and `identity.kleym.sonda.red/variant: <variant>`, and it
-//! runs as the binding's service account.
+//! Workload coverage (docs/reference.md#workload-coverage): which pod templates of the
+//! input each rendered identity reaches, and the findings a platform engineer needs before
+//! deploy. SPIRE matches a pod to a rendered ClusterSPIFFEID when the pod is in the
+//! binding's namespace, its labels hold every label of the pool selector and
+//! `identity.kleym.sonda.red/variant: <variant>`, and it runs as the binding's service
+//! account.
 //!
 //! Everything is found by grouping: templates are indexed by namespace and by label, and
 //! each identity, pool and other ClusterSPIFFEID looks only at the templates of its rarest

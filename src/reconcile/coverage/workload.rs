@@ -1,9 +1,9 @@
-//! Pod templates, as SPIRE will see their pods (contract 9): a pod template is any mapping
-//! inside an item that has `spec.containers` (a list) beside an optional `metadata.labels`
-//! (a Pod itself, a Deployment's `spec.template`, a CronJob's `jobTemplate`, a
-//! LeaderWorkerSet's leader and worker templates, the templates custom resources nest). Its
-//! pods run as `spec.serviceAccountName`, else the deprecated `spec.serviceAccount`, else
-//! `default`, in the item's namespace.
+//! Pod templates, as SPIRE will see their pods (docs/reference.md#workload-coverage): a pod
+//! template is any mapping inside an item that has `spec.containers` (a list) beside an
+//! optional `metadata.labels` (a Pod itself, a Deployment's `spec.template`, a CronJob's
+//! `jobTemplate`, a LeaderWorkerSet's leader and worker templates, the templates custom
+//! resources nest). Its pods run as `spec.serviceAccountName`, else the deprecated
+//! `spec.serviceAccount`, else `default`, in the item's namespace.
 
 use crate::api::fields;
 use serde_json::Value;
