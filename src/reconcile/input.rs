@@ -9,14 +9,16 @@ use serde_json::Value;
 use std::borrow::Cow;
 
 /// Kinds the reconcile reads whole (service accounts for the names kustomize gave them and
-/// the ones declared, namespaces for their labels). Any other item passes through untouched.
-const READ_WHOLE: [&str; 6] = [
+/// the ones declared, namespaces for their labels, KServe's LLMInferenceService because it
+/// creates its pool at run time). Any other item passes through untouched.
+const READ_WHOLE: [&str; 7] = [
     "InferenceIdentityBinding",
     "InferencePool",
     "ClusterSPIFFEID",
     "CustomResourceDefinition",
     "ServiceAccount",
     "Namespace",
+    "LLMInferenceService",
 ];
 
 /// Whether the reconcile reads items of this kind whole.

@@ -35,12 +35,20 @@ pub struct PoolNames<'a> {
 struct Index<'a> {
     by_name: BTreeMap<&'a str, Vec<(Option<&'a str>, PoolApi)>>,
     by_namespace: BTreeMap<&'a str, BTreeSet<&'a str>>,
+    /// KServe LLMInferenceServices by namespace: each creates its InferencePool at run time.
+    kserve: BTreeMap<&'a str, BTreeSet<&'a str>>,
 }
 
 impl<'a> Index<'a> {
     fn build(items: &'a [Input]) -> Self {
         let mut index = Index::default();
         for (_, item) in input::values(items) {
+            if is_kserve_service(item) {
+                let ns = fields::str_at(item, "metadata.namespace").unwrap_or_default();
+                let name = fields::str_at(item, "metadata.name").unwrap_or_default();
+                index.kserve.entry(ns).or_default().insert(name);
+                continue;
+            }
             let (Some(api), Some(name)) = (PoolApi::of_item(item), fields::str_at(item, "metadata.name"))
             else {
                 continue;
@@ -112,6 +120,15 @@ impl<'a> PoolNames<'a> {
                 ));
             }
         }
+        if let Some(services) = index.kserve.get(namespace) {
+            parts.push(format!(
+                "namespace {namespace} holds KServe LLMInferenceService {}, which creates its InferencePool in the \
+                 cluster at run time, so a build's input never holds that pool: add the pool's manifest to the \
+                 input (its name and selector as KServe will create them), or leave this binding to the \
+                 in-cluster kleym operator",
+                first_of(services, LISTED)
+            ));
+        }
         let (head, rest) = parts.split_at(1);
         rest.iter().fold(head[0].clone(), |mut message, part| {
             message.push_str(if part.starts_with('(') { " " } else { "; " });
@@ -119,6 +136,12 @@ impl<'a> PoolNames<'a> {
             message
         })
     }
+}
+
+/// KServe's `LLMInferenceService` (`serving.kserve.io`, any version).
+fn is_kserve_service(item: &serde_json::Value) -> bool {
+    fields::str_at(item, "kind") == Some("LLMInferenceService")
+        && fields::str_at(item, "apiVersion").is_some_and(|v| v.starts_with("serving.kserve.io/"))
 }
 
 /// `a, b, c and 2 more`.
