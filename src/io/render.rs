@@ -85,7 +85,7 @@ impl Loaded {
     /// configuration is the error.
     pub fn reconcile(&mut self, request: &Request) -> Result<Outcome, String> {
         let items = std::mem::take(&mut self.items);
-        match reconcile_items(items, &self.config, &request.env, false, TRUST_DOMAIN_HINT) {
+        match reconcile_items(items, &self.config, &request.env, false, TRUST_DOMAIN_HINT, |_, _| Ok(())) {
             Err((RunError::Config(e), _)) => Err(e.to_string()),
             Err((RunError::Input(e), _)) => {
                 let first = e.first.map(|f| format!(" (first in {})", self.origins[f])).unwrap_or_default();
