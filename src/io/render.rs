@@ -204,11 +204,11 @@ pub fn holds_binding(path: &Path, text: &str) -> bool {
             && api_version.starts_with(BINDING_GROUP)
             && api_version[BINDING_GROUP.len()..].starts_with('/')
     };
-    if path.extension().is_some_and(|e| e == "json") {
-        if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
-            let field = |key: &str| value.get(key).and_then(serde_json::Value::as_str).unwrap_or_default();
-            return is_binding(field("apiVersion"), field("kind"));
-        }
+    if path.extension().is_some_and(|e| e == "json")
+        && let Ok(value) = serde_json::from_str::<serde_json::Value>(text)
+    {
+        let field = |key: &str| value.get(key).and_then(serde_json::Value::as_str).unwrap_or_default();
+        return is_binding(field("apiVersion"), field("kind"));
     }
     let (mut api_version, mut kind) = (String::new(), String::new());
     for line in text.lines().chain(std::iter::once("---")) {
