@@ -8,7 +8,7 @@
 mod app_folder;
 pub mod explain;
 pub mod files;
-mod kptfile;
+pub mod kptfile;
 pub mod krm;
 pub mod plugin;
 pub mod read;

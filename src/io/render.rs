@@ -1,7 +1,8 @@
 //! Directory render, for Argo CD config management plugins and plain CI: manifests from
 //! files and folders in, a plain multi-document YAML stream out (never a ResourceList:
 //! Argo CD would take the wrapper for one object). Standard input is read only when a path
-//! is `-` (`kustomize build ... | render -`).
+//! is `-` (`kustomize build ... | render -`). Files and folders are read by the one rule of
+//! [`files`]; without `--config`, a folder's Kptfile may give the config ([`kptfile`]).
 
 use crate::config::{self, Config, Override};
 use crate::io::app_folder;
@@ -133,23 +134,23 @@ pub(super) fn load(request: &Request) -> Result<Loaded, String> {
     let found = files::find(&folders, &skip, |p| files::is_manifest_name(p) || app_folder::is_marker(p))?;
     app_folder::refuse(&found)?;
     // Files first in the order given, standard input where `-` stands.
-    let mut files: Vec<Option<&Found>> = found.iter().map(Some).collect();
+    let mut sources: Vec<Option<&Found>> = found.iter().map(Some).collect();
     if let Some(at) = paths.iter().position(|p| p.as_os_str() == STDIN) {
         // The paths before `-` are the first `at` given to `find`.
         let before = found.iter().position(|f| f.root >= at).unwrap_or(found.len());
-        files.insert(before, None);
+        sources.insert(before, None);
     }
-    let mut texts = Vec::with_capacity(files.len());
-    for file in &files {
-        let text = match file {
+    let mut texts = Vec::with_capacity(sources.len());
+    for source in &sources {
+        let text = match source {
             None => request.stdin.clone().ok_or("`-` names standard input, and none was given")?,
             Some(found) => files::read(found, &mut budget)?,
         };
         texts.push(text);
     }
     let names: Vec<String> =
-        files.iter().map(|f| f.map_or_else(|| "<stdin>".to_string(), |f| quote(&f.path))).collect();
-    let mut streams = Vec::with_capacity(files.len());
+        sources.iter().map(|f| f.map_or_else(|| "<stdin>".to_string(), |f| quote(&f.path))).collect();
+    let mut streams = Vec::with_capacity(sources.len());
     for (name, stream) in names.iter().zip(read::streams(texts)) {
         streams.push(stream.map_err(|e| format!("{name}: {e}"))?);
     }
