@@ -484,3 +484,24 @@ fn a_kptfile_config_path_outside_the_package_is_refused() {
     out.refused(&["pkg/Kptfile", "configPath", "inside"]);
     assert!(!out.stderr.contains("OUTSIDE-SECRET"));
 }
+
+#[test]
+fn only_the_pipeline_entry_that_runs_this_function_counts() {
+    let dir = kpt_package("kptfile-image");
+    let kptfile = "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\npipeline:\n  mutators:\n  \
+                   - image: ghcr.io/kptdev/krm-functions-catalog/set-namespace:v0.4\n    configMap:\n      \
+                   trustDomain: not-this.example\n  validators:\n  \
+                   - image: registry.example.com/render-inference-identity:0.1.0\n    configPath: identity-config.yaml\n";
+    dir.write("pkg/Kptfile", kptfile);
+    let out = run(dir.path(), &["explain", "pkg"]);
+    assert!(
+        out.stdout.starts_with("Config: pkg/identity-config.yaml (from pkg/Kptfile)\n"),
+        "{}",
+        out.describe()
+    );
+    assert!(out.stdout.contains("spiffe://example.org/"), "{}", out.describe());
+    // Without an entry that runs it, the Kptfile gives nothing.
+    dir.write("pkg/Kptfile", &kptfile.replace("render-inference-identity", "other-function"));
+    let out = run(dir.path(), &["explain", "pkg"]);
+    assert!(out.stdout.starts_with("Config: none"), "{}", out.describe());
+}
