@@ -67,9 +67,12 @@ pub struct ConfigSpec {
     #[schemars(pattern(TIME_PATTERN))]
     pub transition_time: Option<String>,
     /// File path of new outputs; `{name}` is replaced by the object name. Relative, with
-    /// `/` separators, no empty, `.` or `..` segments.
+    /// `/` separators, no empty or `.` segments, no `..` anywhere, not a `Kptfile`; in kpt
+    /// mode never a file that holds an input item (other than this function's outputs) or
+    /// the functionConfig.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(pattern(OUTPUT_PATH_PATTERN))]
+    #[schemars(extend("not" = {"type": "string", "pattern": "(^|/)Kptfile$"}))]
     pub output_path: Option<String>,
 }
 
@@ -81,9 +84,9 @@ const API_VERSION_PATTERN: &str = r"^[^/\s]+(/[^/\s]+){0,2}$";
 /// An RFC 3339 time with its offset, or empty (unset).
 const TIME_PATTERN: &str =
     r"^$|^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$";
-/// Segments of one or more characters other than `/` and `\`, none of them `.` or `..`.
-const OUTPUT_PATH_PATTERN: &str =
-    r"^([^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+)(/([^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+))*$";
+/// Segments of one or more characters other than `/` and `\`, each with one that is not `.`,
+/// and no `..` anywhere (a dot is followed by another character than a dot).
+const OUTPUT_PATH_PATTERN: &str = r"^(\.?[^./\\])+\.?(/(\.?[^./\\])+\.?)*$";
 
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FailurePolicy {
@@ -397,6 +400,19 @@ fn validate_output_path(path: &str) -> Result<(), String> {
     }
     if path.split('/').any(|seg| seg.is_empty() || seg == "." || seg == "..") {
         return Err(format!("{path:?} must not hold empty, '.' or '..' segments"));
+    }
+    // kpt (kyaml's package writer) refuses to write any path that holds `..`, even inside
+    // a name ("resource must be written under package"), after the function has run.
+    if path.contains("..") {
+        return Err(format!(
+            "{path:?} holds \"..\": kpt refuses to write a file whose path holds it, so choose a path without it"
+        ));
+    }
+    if path.rsplit('/').next() == Some("Kptfile") {
+        return Err(format!(
+            "{path:?} names a Kptfile: outputs would be written into the package's own Kptfile; \
+             choose another file, such as the default {DEFAULT_OUTPUT_PATH}"
+        ));
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ use render_inference_identity::config::{self, Override};
 use render_inference_identity::io::render;
 use render_inference_identity::io::{self, Env};
 use render_inference_identity::yaml;
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -157,10 +157,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let format = if output == "json" { io::explain::Format::Json } else { io::explain::Format::Text };
             io::explain::run(&request, format)
         }
-        (Some(Command::Discover { paths }), _) => {
-            let found = render::discover(&paths).context("searching for bindings")?;
-            return print(found.iter().map(|p| format!("{}\n", p.display())).collect());
-        }
+        (Some(Command::Discover { paths }), _) => match render::discover(&paths) {
+            Ok(found) => return print(found.iter().map(|p| format!("{}\n", io::files::quote(p))).collect()),
+            Err(message) => io::error_output(&format!("searching for bindings: {message}")),
+        },
         (None, Some(_)) if std::io::stdin().is_terminal() => return Ok(at_terminal(PLUGIN_AT_TERMINAL)),
         (None, None) if std::io::stdin().is_terminal() => return Ok(at_terminal(KRM_AT_TERMINAL)),
         (None, Some(plugin_config)) => {
@@ -243,10 +243,12 @@ fn at_terminal(what: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// Standard input as text, or why it is not text.
+/// Standard input as text, or why it is not: not UTF-8, or over the input limit (it is
+/// read to the limit and no further).
 fn read_stdin() -> anyhow::Result<Result<String, String>> {
-    let mut bytes = Vec::new();
-    std::io::stdin().lock().read_to_end(&mut bytes).context("reading stdin")?;
+    let Some(mut bytes) = io::files::read_stdin().context("reading stdin")? else {
+        return Ok(Err(io::files::stdin_too_large()));
+    };
     // Reading grows the buffer by doubling; the input may be kept to the end (its text is
     // copied to the output), so return what it does not use.
     bytes.shrink_to_fit();

@@ -608,15 +608,17 @@ enum FileForm {
 }
 
 /// Gives an item annotations for its file, never a (path, index) pair that another item
-/// already has. Some items take the path the first new output would get, so the function
-/// must find another index for it.
+/// already has. Some managed outputs take the path the first new output would get, so the
+/// function must find another index for it. (Any other item there makes the run refuse
+/// `outputPath`, which testdata/config-error-output-path-* hold.)
 fn annotate(item: &mut Value, mode: u8, n: usize, used: &mut HashSet<(String, u64)>, clash: &str) {
+    let managed = is_managed_csid(item);
     let (form, path, index) = match mode % 8 {
         0..=2 => return,
-        3 => (FileForm::Both, clash.to_string(), 0),
-        4 => (FileForm::PathOnly, clash.to_string(), 0),
-        5 => (FileForm::InternalOnly, format!("in/file-{}.yaml", n % 3), n as u64),
-        6 => (FileForm::LegacyOnly, format!("in/file-{}.yaml", n % 3), n as u64),
+        3 if managed => (FileForm::Both, clash.to_string(), 0),
+        4 if managed => (FileForm::PathOnly, clash.to_string(), 0),
+        3 | 5 => (FileForm::InternalOnly, format!("in/file-{}.yaml", n % 3), n as u64),
+        4 | 6 => (FileForm::LegacyOnly, format!("in/file-{}.yaml", n % 3), n as u64),
         _ => (FileForm::Both, format!("in/file-{}.yaml", n % 3), n as u64),
     };
     if !used.insert((path.clone(), index)) {

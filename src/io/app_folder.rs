@@ -3,8 +3,8 @@
 //! are not manifests until Helm renders them. Either is refused with how to run the
 //! function there instead.
 
-use std::fs;
-use std::path::{Path, PathBuf};
+use super::files::{Found, quote};
+use std::path::Path;
 
 /// The file names kustomize takes for a kustomization.
 const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
@@ -12,35 +12,23 @@ const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml
 /// The file that makes a folder a Helm chart.
 const CHART_FILE: &str = "Chart.yaml";
 
-/// Refuses `path` when it is, or holds in any folder below it (hidden entries skipped, as
-/// `render` skips them), a kustomization or a Helm chart. Folders that cannot be listed are
-/// left to the reader, which reports them.
-pub fn refuse(path: &Path) -> Result<(), String> {
-    match find(path) {
+/// Refuses the run when a file found (by [`super::files::find`], which lists the names of
+/// [`is_marker`] as well as manifests) is a kustomization or a Helm chart's `Chart.yaml`:
+/// the first of them, in the order found.
+pub fn refuse(found: &[Found]) -> Result<(), String> {
+    match found.iter().map(|f| f.path.as_path()).find(|p| is_marker(p)) {
         None => Ok(()),
-        Some(file) if is_chart(&file) => Err(chart(&file)),
-        Some(file) => Err(kustomization(&file)),
+        Some(file) if is_chart(file) => Err(chart(file)),
+        Some(file) => Err(kustomization(file)),
     }
-}
-
-/// The first kustomization or chart file at or under `path`, in path order.
-fn find(path: &Path) -> Option<PathBuf> {
-    if !path.is_dir() {
-        return is_marker(path).then(|| path.to_path_buf());
-    }
-    let mut entries: Vec<PathBuf> =
-        fs::read_dir(path).ok()?.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    entries.sort();
-    let visible = entries.into_iter().filter(|e| !name_of(e).starts_with('.'));
-    let (folders, files): (Vec<PathBuf>, Vec<PathBuf>) = visible.partition(|e| e.is_dir());
-    files.into_iter().find(|f| is_marker(f)).or_else(|| folders.iter().find_map(|f| find(f)))
 }
 
 fn name_of(path: &Path) -> &str {
     path.file_name().and_then(|n| n.to_str()).unwrap_or_default()
 }
 
-fn is_marker(path: &Path) -> bool {
+/// Whether a file makes its folder a kustomize app or a Helm chart.
+pub fn is_marker(path: &Path) -> bool {
     KUSTOMIZATION_FILES.contains(&name_of(path)) || is_chart(path)
 }
 
@@ -50,10 +38,10 @@ fn is_chart(path: &Path) -> bool {
 
 /// The folder a marker file stands for, as the user would type it.
 fn folder_of(file: &Path) -> String {
-    match file.parent().map(Path::as_os_str) {
+    match file.parent() {
         None => ".".to_string(),
-        Some(p) if p.is_empty() => ".".to_string(),
-        Some(p) => p.to_string_lossy().into_owned(),
+        Some(p) if p.as_os_str().is_empty() => ".".to_string(),
+        Some(p) => quote(p),
     }
 }
 
@@ -66,7 +54,7 @@ fn kustomization(file: &Path) -> String {
          installed as fn-config/kustomize/exec-plugin shows), or pipe the build in with your \
          settings: kubectl kustomize {folder} | render-inference-identity render - --trust-domain \
          DOMAIN (or --config FILE; `kustomize build {folder}` with standalone kustomize)",
-        file.display()
+        quote(file)
     )
 }
 
@@ -76,6 +64,6 @@ fn chart(file: &Path) -> String {
         "{}: {folder} is a Helm chart; its templates are not manifests until Helm renders them. \
          Pipe them in with your settings: helm template RELEASE {folder} | \
          render-inference-identity render - --trust-domain DOMAIN (or --config FILE)",
-        file.display()
+        quote(file)
     )
 }

@@ -24,7 +24,9 @@ pub enum Format {
 pub fn run(request: &Request, format: Format) -> RunOutput {
     let explained = render::load(request).and_then(|mut loaded| {
         let outcome = loaded.reconcile(request)?;
-        Ok((report(&outcome, loaded.config.workload_policy), loaded.config.failure_policy))
+        let mut report = report(&outcome, loaded.config.workload_policy);
+        report.config = loaded.config_source.take();
+        Ok((report, loaded.config.failure_policy))
     });
     match explained {
         Err(message) => error_output(&message),
@@ -52,6 +54,9 @@ pub fn run(request: &Request, format: Format) -> RunOutput {
 /// The stable document `-o json` prints.
 #[derive(Serialize, Debug)]
 pub struct Report {
+    /// The config file used (`--config`, or a Kptfile's `configPath` with the Kptfile),
+    /// `configMap of KPTFILE`, or null when flags and variables alone set the run.
+    pub config: Option<String>,
     pub bindings: Vec<BindingReport>,
     pub findings: Vec<FindingReport>,
 }
@@ -135,7 +140,7 @@ fn report(outcome: &Outcome, policy: WorkloadPolicy) -> Report {
             refs: std::iter::once(&f.about).chain(&f.also).map(WorkloadRef::from).collect(),
         })
         .collect();
-    Report { bindings, findings }
+    Report { config: None, bindings, findings }
 }
 
 fn binding(
@@ -193,7 +198,8 @@ fn workload_ref(outcome: &Outcome, item: usize, template: usize) -> Option<Workl
 
 /// The report as text, aligned for a terminal.
 fn text(report: &Report) -> String {
-    let mut out = String::new();
+    let mut out =
+        format!("Config: {}\n", report.config.as_deref().unwrap_or("none (flags and variables only)"));
     let ready = report.bindings.iter().filter(|b| b.ready).count();
     let reaching = report.bindings.iter().filter(|b| !b.workloads.is_empty()).count();
     out.push_str(&format!(

@@ -5,9 +5,11 @@
 use super::read::{self, List, ListError, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, Reader};
 use super::write::{self, Form, Source};
 use super::{Env, RunError, TRUST_DOMAIN_HINT, input_error, reconcile_items, stderr_block, summary};
-use crate::config;
+use crate::config::{self, ConfigError};
+use crate::reconcile::input::Input;
 use crate::reconcile::item::Item;
 use crate::reconcile::results::{KrmResult, Severity};
+use crate::reconcile::{Plan, files, ownership};
 use crate::yaml;
 use serde_json::{Map, Value};
 
@@ -43,13 +45,17 @@ pub fn evaluate_with(input: String, env: &Env, reader: Reader) -> KrmOutput {
             return fail(Read::empty(), function_config, message, None);
         }
     };
+    let kinds: Vec<Option<String>> = parts.iter().map(|p| p.head.kind.clone()).collect();
     let (items, texts): (Vec<_>, Vec<_>) = parts.into_iter().map(|p| (p.input, p.text)).unzip();
     let read = Read { text, texts, indent };
     let config = match config::from_function_config(function_config.as_ref()) {
         Ok(config) => config,
         Err(e) => return fail(read.with(items), function_config, e.to_string(), Some(e.field)),
     };
-    match reconcile_items(items, &config, env, true, TRUST_DOMAIN_HINT) {
+    let check = |plan: &Plan, items: &[Input]| {
+        output_path_check(plan, items, &kinds, &config, function_config.as_ref())
+    };
+    match reconcile_items(items, &config, env, true, TRUST_DOMAIN_HINT, check) {
         Err((RunError::Config(e), items)) => {
             fail(read.with(items), function_config, e.to_string(), Some(e.field))
         }
@@ -63,6 +69,54 @@ pub fn evaluate_with(input: String, env: &Env, reader: Reader) -> KrmOutput {
             list: OutputList { items: outcome.items, read, function_config, results: outcome.results },
         },
     }
+}
+
+/// Refuses an `outputPath` that puts a new output in a file of the package's own: one that
+/// holds an input item other than this function's outputs (a binding, a Deployment, the
+/// Kptfile), or the functionConfig's file. kpt would write the outputs into that file.
+fn output_path_check(
+    plan: &Plan,
+    items: &[Input],
+    kinds: &[Option<String>],
+    config: &config::Config,
+    function_config: Option<&Value>,
+) -> Result<(), ConfigError> {
+    let template = config.output_path.as_str();
+    let field = match function_config.and_then(|fc| fc.get("kind")).and_then(Value::as_str) {
+        Some("ConfigMap") => "data.outputPath",
+        _ => "spec.outputPath",
+    };
+    let refuse = |name: &str, path: &str, what: String| ConfigError {
+        field: field.to_string(),
+        message: format!(
+            "{template:?} puts ClusterSPIFFEID {name} in {path}, which holds {what}: kpt would write the \
+             output into that file. Choose a path no input file uses, such as the default {}",
+            config::DEFAULT_OUTPUT_PATH
+        ),
+    };
+    if let Some((name, path, at)) = ownership::clash(plan.output_names(), template, items) {
+        let kind = kinds.get(at).cloned().flatten().unwrap_or_else(|| "object".to_string());
+        let object = match items[at].value().and_then(|v| v.pointer("/metadata/name")).and_then(Value::as_str)
+        {
+            Some(object) => format!("{kind} {object}"),
+            None => kind,
+        };
+        return Err(refuse(name, &path, format!("input item items[{at}] ({object})")));
+    }
+    let own = function_config.and_then(|fc| {
+        [files::PATH, files::LEGACY_PATH]
+            .iter()
+            .find_map(|key| fc.pointer("/metadata/annotations")?.get(*key)?.as_str())
+            .map(ownership::normal_path)
+    });
+    if let Some(own) = own {
+        for name in plan.output_names() {
+            if ownership::normal_path(&template.replace("{name}", name)) == own {
+                return Err(refuse(name, &own, "this function's own config".to_string()));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The input text items are copied from, with where each item stands in it.

@@ -7,6 +7,8 @@
 
 mod app_folder;
 pub mod explain;
+pub mod files;
+pub mod kptfile;
 pub mod krm;
 pub mod plugin;
 pub mod read;
@@ -17,7 +19,7 @@ use crate::config::{self, Config, ConfigError};
 use crate::reconcile::input::Input;
 use crate::reconcile::results::{Severity, Topic};
 use crate::reconcile::served;
-use crate::reconcile::{self, Context, InputError, Outcome};
+use crate::reconcile::{self, Context, InputError, Outcome, Plan};
 
 pub use krm::{run, run_error};
 
@@ -57,13 +59,16 @@ pub enum RunError {
 }
 
 /// Reconciles items under a validated config: the part every mode shares. On error the
-/// items come back untouched; `trust_domain_hint` says how to set the trust domain in this mode.
+/// items come back untouched; `trust_domain_hint` says how to set the trust domain in this
+/// mode. `check` sees the plan before any item changes (the KRM mode refuses outputs that
+/// would land in the package's own files there).
 pub fn reconcile_items(
     items: Vec<Input>,
     config: &Config,
     env: &Env,
     output_files: bool,
     trust_domain_hint: &str,
+    check: impl FnOnce(&Plan, &[Input]) -> Result<(), ConfigError>,
 ) -> Result<Outcome, (RunError, Vec<Input>)> {
     let transition_time = match config::transition_time(config, env.source_date_epoch.as_deref()) {
         Ok(t) => t,
@@ -80,7 +85,10 @@ pub fn reconcile_items(
     let ctx = Context { config, env_api_versions, transition_time, output_files, trust_domain_hint };
     match reconcile::plan(&items, &ctx) {
         Err(e) => Err((RunError::Input(e), items)),
-        Ok(plan) => Ok(plan.apply(items, &ctx)),
+        Ok(plan) => match check(&plan, &items) {
+            Err(e) => Err((RunError::Config(e), items)),
+            Ok(()) => Ok(plan.apply(items, &ctx)),
+        },
     }
 }
 

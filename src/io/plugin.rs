@@ -43,7 +43,7 @@ pub fn run(config_text: &str, input: &str, env: &Env) -> RunOutput {
         Err(e) => return error_output(&format!("the resources on stdin are not readable: {e}")),
     };
     let (items, texts): (Vec<_>, Vec<_>) = parts.into_iter().map(|p| (p.input, p.text)).unzip();
-    match reconcile_items(items, &config, env, false, TRUST_DOMAIN_HINT) {
+    match reconcile_items(items, &config, env, false, TRUST_DOMAIN_HINT, |_, _| Ok(())) {
         Err((RunError::Config(e), _)) => error_output(&e.to_string()),
         Err((RunError::Input(e), _)) => {
             error_output(&format!("resource {}: {}", e.item, super::escape_controls(&e.message, false)))

@@ -1,16 +1,19 @@
 //! Directory render, for Argo CD config management plugins and plain CI: manifests from
 //! files and folders in, a plain multi-document YAML stream out (never a ResourceList:
 //! Argo CD would take the wrapper for one object). Standard input is read only when a path
-//! is `-` (`kustomize build ... | render -`).
+//! is `-` (`kustomize build ... | render -`). Files and folders are read by the one rule of
+//! [`files`]; without `--config`, a folder's Kptfile may give the config ([`kptfile`]).
 
 use crate::config::{self, Config, Override};
+use crate::io::app_folder;
+use crate::io::files::{self, Budget, Found, quote};
+use crate::io::kptfile;
 use crate::io::read::{self, Head, Stream};
 use crate::io::write::{self, Form, Source};
 use crate::io::{Env, RunError, RunOutput, error_output, reconcile_items, summary};
 use crate::reconcile::Outcome;
 use crate::reconcile::input::{Input, Passed};
 use crate::yaml;
-use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -18,15 +21,14 @@ use std::path::{Path, PathBuf};
 const TRUST_DOMAIN_HINT: &str = "pass --trust-domain, set ARGOCD_ENV_TRUST_DOMAIN (a TRUST_DOMAIN entry \
                                  of the Argo CD application's plugin env), or set trustDomain in the --config file";
 
-/// Extensions of the files read from folders.
-const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
-
 /// What to render and with which configuration.
 #[derive(Debug, Default)]
 pub struct Request {
-    /// Files and folders; folders are read recursively, hidden entries skipped.
+    /// Files and folders; folders are read recursively, hidden entries skipped, by the
+    /// rule of [`files`].
     pub paths: Vec<PathBuf>,
-    /// A functionConfig file (either form); it is not read as a manifest.
+    /// A functionConfig file (either form); it is not read as a manifest. Without it, the
+    /// config a folder's Kptfile gives this function ([`kptfile`]) is used.
     pub config_file: Option<PathBuf>,
     /// Settings from flags and `ARGOCD_ENV_*` variables, laid over the config file.
     pub overrides: Vec<Override>,
@@ -70,6 +72,8 @@ fn render<W: Write>(request: &Request, mut out: W) -> Result<(String, i32), Stri
 /// The manifests of a request, read, with the configuration they run under.
 pub(super) struct Loaded {
     pub config: Config,
+    /// The config file or Kptfile entry the config came from, as `explain` names it.
+    pub config_source: Option<String>,
     streams: Vec<Stream>,
     /// By item position, (stream, part) it came from.
     kept: Vec<(usize, usize)>,
@@ -83,7 +87,7 @@ impl Loaded {
     /// configuration is the error.
     pub fn reconcile(&mut self, request: &Request) -> Result<Outcome, String> {
         let items = std::mem::take(&mut self.items);
-        match reconcile_items(items, &self.config, &request.env, false, TRUST_DOMAIN_HINT) {
+        match reconcile_items(items, &self.config, &request.env, false, TRUST_DOMAIN_HINT, |_, _| Ok(())) {
             Err((RunError::Config(e), _)) => Err(e.to_string()),
             Err((RunError::Input(e), _)) => {
                 let first = e.first.map(|f| format!(" (first in {})", self.origins[f])).unwrap_or_default();
@@ -106,122 +110,136 @@ impl Loaded {
     }
 }
 
-/// Reads the configuration and the manifests of a request.
+/// Reads the configuration and the manifests of a request, by the rule of [`files`].
 pub(super) fn load(request: &Request) -> Result<Loaded, String> {
-    let config_value = match &request.config_file {
-        None => None,
+    let paths = if request.paths.is_empty() { vec![PathBuf::from(".")] } else { request.paths.clone() };
+    let mut budget = Budget::default();
+    if let Some(stdin) = &request.stdin {
+        budget.spend(stdin.len());
+    }
+    let folders: Vec<PathBuf> = paths.iter().filter(|p| p.as_os_str() != STDIN).cloned().collect();
+    let (config_value, config_source, skip) = match &request.config_file {
         Some(path) => {
-            let text = fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
-            Some(yaml::parse(&text).map_err(|e| format!("{}: not readable YAML: {e}", path.display()))?)
+            let text = files::read_named(path, &mut budget)?;
+            let value = yaml::parse(&text).map_err(|e| format!("{}: not readable YAML: {e}", quote(path)))?;
+            (Some(value), Some(format!("{} (--config)", quote(path))), vec![path.clone()])
         }
+        None => match kptfile::config(&folders, &mut budget)? {
+            Some(found) => (Some(found.value), Some(found.source), found.file.into_iter().collect()),
+            None => (None, None, Vec::new()),
+        },
     };
     let config =
         config::with_overrides(config_value.as_ref(), &request.overrides).map_err(|e| e.to_string())?;
 
-    let skip = request.config_file.as_ref().and_then(|p| p.canonicalize().ok());
-    let paths = if request.paths.is_empty() { vec![PathBuf::from(".")] } else { request.paths.clone() };
-    let mut files = Vec::new();
-    for path in &paths {
-        if path.as_os_str() == STDIN {
-            files.push(path.clone());
-            continue;
-        }
-        super::app_folder::refuse(path)?;
-        collect(path, &mut files).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    let found = files::find(&folders, &skip, |p| files::is_manifest_name(p) || app_folder::is_marker(p))?;
+    app_folder::refuse(&found)?;
+    // Files first in the order given, standard input where `-` stands.
+    let mut sources: Vec<Option<&Found>> = found.iter().map(Some).collect();
+    if let Some(at) = paths.iter().position(|p| p.as_os_str() == STDIN) {
+        // The paths before `-` are the first `at` given to `find`.
+        let before = found.iter().position(|f| f.root >= at).unwrap_or(found.len());
+        sources.insert(before, None);
     }
-    files.retain(|f| skip.is_none() || f.canonicalize().ok() != skip);
-
-    let mut texts = Vec::with_capacity(files.len());
-    for file in &files {
-        let text = if file.as_os_str() == STDIN {
-            request.stdin.clone().ok_or("`-` names standard input, and none was given")?
-        } else {
-            fs::read_to_string(file).map_err(|e| format!("reading {}: {e}", file.display()))?
+    let mut texts = Vec::with_capacity(sources.len());
+    for source in &sources {
+        let text = match source {
+            None => request.stdin.clone().ok_or("`-` names standard input, and none was given")?,
+            Some(found) => files::read(found, &mut budget)?,
         };
         texts.push(text);
     }
-    let mut streams = Vec::with_capacity(files.len());
-    for (file, stream) in files.iter().zip(read::streams(texts)) {
-        streams.push(stream.map_err(|e| format!("{}: {e}", name(file)))?);
+    let names: Vec<String> =
+        sources.iter().map(|f| f.map_or_else(|| "<stdin>".to_string(), |f| quote(&f.path))).collect();
+    let mut streams = Vec::with_capacity(sources.len());
+    for (name, stream) in names.iter().zip(read::streams(texts)) {
+        streams.push(stream.map_err(|e| format!("{name}: {e}"))?);
     }
 
     let mut items = Vec::new();
     let mut kept = Vec::new();
     let mut origins = Vec::new();
-    for (f, (file, stream)) in files.iter().zip(&mut streams).enumerate() {
+    for (f, (name, stream)) in names.iter().zip(&mut streams).enumerate() {
         for (index, part) in stream.parts.iter_mut().enumerate() {
             if is_local_config(&part.head) {
                 continue;
             }
             if part.head.api_version.is_none() || part.head.kind.is_none() {
                 return Err(format!(
-                    "{} (document {index}): not a Kubernetes object (no apiVersion and kind); \
-                     keep only manifests in the folders given to render",
-                    name(file)
+                    "{name} (document {index}): not a Kubernetes object (no apiVersion and kind); \
+                     keep only manifests in the folders given to render"
                 ));
             }
             items.push(std::mem::replace(&mut part.input, Input::Passed(Passed::default())));
             kept.push((f, index));
-            origins.push(format!("{} (document {index})", name(file)));
+            origins.push(format!("{name} (document {index})"));
         }
     }
-    Ok(Loaded { config, streams, kept, items, origins })
+    Ok(Loaded { config, config_source, streams, kept, items, origins })
 }
 
 /// The path that names standard input.
 const STDIN: &str = "-";
 
-/// A file as messages name it.
-fn name(file: &Path) -> String {
-    if file.as_os_str() == STDIN { "<stdin>".to_string() } else { file.display().to_string() }
-}
-
-/// Argo CD discovery: the manifest files under `paths` that hold an
-/// InferenceIdentityBinding, by a plain text search (no parsing). Empty when none does.
-pub fn discover(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+/// Argo CD discovery: the manifest files under `paths` (read by the rule of [`files`]) that
+/// hold an InferenceIdentityBinding, by [`holds_binding`]. Empty when none does.
+pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let paths = if paths.is_empty() { vec![PathBuf::from(".")] } else { paths.to_vec() };
-    let mut files = Vec::new();
-    for path in &paths {
-        collect(path, &mut files)?;
-    }
+    let mut budget = Budget::default();
     let mut found = Vec::new();
-    for file in files {
-        let text = fs::read(&file)?;
-        let text = String::from_utf8_lossy(&text);
-        if text
-            .lines()
-            .any(|l| l.trim_start_matches(['-', ' ']).starts_with("kind: InferenceIdentityBinding"))
-            || text.contains("\"kind\":\"InferenceIdentityBinding\"")
-            || text.contains("\"kind\": \"InferenceIdentityBinding\"")
-        {
-            found.push(file);
+    for file in files::find(&paths, &[], files::is_manifest_name)? {
+        let text = files::read(&file, &mut budget)?;
+        if holds_binding(&file.path, &text) {
+            found.push(file.path);
         }
     }
     Ok(found)
 }
 
-/// Files under `path` with a manifest extension, in a stable order.
-fn collect(path: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    if !path.is_dir() {
-        fs::metadata(path)?;
-        files.push(path.to_path_buf());
-        return Ok(());
+/// Whether a manifest holds an object of kind InferenceIdentityBinding in API group
+/// kleym.sonda.red, by a cheap scan: in a YAML document, the top-level keys `kind:` and
+/// `apiVersion:` (lines at column 0); in a `.json` file, the members of the top-level
+/// object. Text elsewhere (a kustomize fieldSpec naming the kind) does not count.
+pub fn holds_binding(path: &Path, text: &str) -> bool {
+    let is_binding = |api_version: &str, kind: &str| {
+        kind == BINDING_KIND
+            && api_version.starts_with(BINDING_GROUP)
+            && api_version[BINDING_GROUP.len()..].starts_with('/')
+    };
+    if path.extension().is_some_and(|e| e == "json")
+        && let Ok(value) = serde_json::from_str::<serde_json::Value>(text)
+    {
+        let field = |key: &str| value.get(key).and_then(serde_json::Value::as_str).unwrap_or_default();
+        return is_binding(field("apiVersion"), field("kind"));
     }
-    let mut entries: Vec<PathBuf> =
-        fs::read_dir(path)?.map(|e| e.map(|e| e.path())).collect::<Result<_, _>>()?;
-    entries.sort();
-    for entry in entries {
-        let name = entry.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        if name.starts_with('.') {
-            continue;
-        }
-        if entry.is_dir() {
-            collect(&entry, files)?;
-        } else if entry.extension().and_then(|e| e.to_str()).is_some_and(|e| EXTENSIONS.contains(&e)) {
-            files.push(entry);
+    let (mut api_version, mut kind) = (String::new(), String::new());
+    for line in text.lines().chain(std::iter::once("---")) {
+        if line.starts_with("---") || line.starts_with("...") {
+            if is_binding(&api_version, &kind) {
+                return true;
+            }
+            api_version.clear();
+            kind.clear();
+        } else if let Some(value) = line.strip_prefix("kind:") {
+            kind = scalar(value);
+        } else if let Some(value) = line.strip_prefix("apiVersion:") {
+            api_version = scalar(value);
         }
     }
-    Ok(())
+    false
+}
+
+const BINDING_KIND: &str = "InferenceIdentityBinding";
+const BINDING_GROUP: &str = "kleym.sonda.red";
+
+/// A plain or quoted one-line scalar after a key, without a trailing comment.
+fn scalar(text: &str) -> String {
+    let text = text.split(" #").next().unwrap_or_default().trim();
+    let unquoted = text
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .or_else(|| text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')));
+    unquoted.unwrap_or(text).to_string()
 }
 
 /// Objects that configure the render and never go to a cluster: kpt's local-config

@@ -173,6 +173,11 @@ pub fn plan(items: &[Input], ctx: &Context<'_>) -> Result<Plan, InputError> {
 }
 
 impl Plan {
+    /// The names of the ClusterSPIFFEIDs this plan renders.
+    pub fn output_names(&self) -> impl Iterator<Item = &str> {
+        self.renders.keys().map(String::as_str)
+    }
+
     /// Writes the statuses into the bindings and places the outputs among the items.
     pub fn apply(self, items: Vec<Input>, ctx: &Context<'_>) -> Outcome {
         let config = ctx.config;

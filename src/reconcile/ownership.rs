@@ -74,6 +74,35 @@ pub fn place(
     (out, counts)
 }
 
+/// Where a new output would land in a file of the package's own (kpt mode): the first
+/// output name whose path (`template` with the name) is a file holding an input item other
+/// than this function's managed ClusterSPIFFEIDs, with that path and the item's position.
+/// Paths compare without `./` and empty segments.
+pub fn clash<'a>(
+    names: impl Iterator<Item = &'a str>,
+    template: &str,
+    items: &[Input],
+) -> Option<(&'a str, String, usize)> {
+    let mut held: HashMap<String, usize> = HashMap::new();
+    for (position, item) in items.iter().enumerate() {
+        if item.value().is_some_and(|v| csid::is_cluster_spiffe_id(v) && csid::is_managed(v)) {
+            continue;
+        }
+        for (path, _) in item.slots() {
+            held.entry(normal_path(path)).or_insert(position);
+        }
+    }
+    names.into_iter().find_map(|name| {
+        let path = normal_path(&template.replace("{name}", name));
+        held.get(&path).map(|&position| (name, path, position))
+    })
+}
+
+/// A relative file path without `.` and empty segments.
+pub fn normal_path(path: &str) -> String {
+    path.split('/').filter(|s| !s.is_empty() && *s != ".").collect::<Vec<_>>().join("/")
+}
+
 /// What becomes of an input item at placing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Fate {

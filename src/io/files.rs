@@ -1,0 +1,332 @@
+//! The one rule for reading the files and folders named on the command line (`render`,
+//! `explain`, `discover`): what a pull request puts in a folder is hostile until read.
+//! docs/security-folders.md states the rule for users; in short:
+//!
+//! - Only regular files and folders are read. A FIFO, socket or device whose name would be
+//!   read (`*.yaml`, `*.yml`, `*.json`) is an error naming it, and is never opened (the type
+//!   is checked before opening; files open non-blocking and are checked again once open).
+//! - A symbolic link is followed only when its target, resolved, lies inside one of the
+//!   paths given (the roots). A link that would be read (a folder, or a manifest name) and
+//!   points elsewhere is an error naming the link; its target is never opened or quoted.
+//!   Links are followed after the folders themselves are walked, so a file keeps its own
+//!   name when a link also reaches it.
+//! - Each file and folder is read once (by device and inode): links back into the tree
+//!   (`ln -s . d`) add nothing and cannot loop.
+//! - Nothing is skipped silently: an entry that cannot be examined (a path too long to
+//!   open, say) is an error naming it. Hidden entries (`.name`) inside folders and names
+//!   without a manifest extension are not manifests and are left alone, as before.
+//! - All input together (files and standard input) is held to [`yaml::MAX_INPUT_BYTES`],
+//!   counted while reading: no file is read past the limit.
+//! - Names in messages and in `discover`'s output go through [`quote`], so a name cannot
+//!   forge a line.
+
+use crate::yaml::MAX_INPUT_BYTES;
+use std::collections::{HashSet, VecDeque};
+use std::fmt::Write as _;
+use std::fs::{self, File, Metadata};
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt as _;
+use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _, OpenOptionsExt as _};
+use std::path::{Path, PathBuf};
+
+/// Extensions of the files read from folders.
+pub const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
+
+/// A file and inode: what "read once" counts.
+type Id = (u64, u64);
+
+fn id(meta: &Metadata) -> Id {
+    (meta.dev(), meta.ino())
+}
+
+/// A file to read: its name as the user reaches it, and what it was when found.
+#[derive(Debug, Clone)]
+pub struct Found {
+    pub path: PathBuf,
+    /// The index of the path given it was found under.
+    pub root: usize,
+    id: Id,
+}
+
+/// The files under `paths` to read, in a stable order: the paths in the order given; in a
+/// folder, entries by name (bytes), folders walked where they stand; files reached only
+/// through a link come after the others. In folders, the files whose names `wanted` takes
+/// are listed ([`is_manifest_name`], say); `skip` (the config files) never are.
+pub fn find(paths: &[PathBuf], skip: &[PathBuf], wanted: fn(&Path) -> bool) -> Result<Vec<Found>, String> {
+    let mut walk = Walk {
+        wanted,
+        roots: Vec::new(),
+        seen: HashSet::new(),
+        files: Vec::new(),
+        links: VecDeque::new(),
+        root: 0,
+    };
+    for path in skip {
+        if let Ok(meta) = fs::metadata(path) {
+            walk.seen.insert(id(&meta));
+        }
+    }
+    let mut metas = Vec::with_capacity(paths.len());
+    for path in paths {
+        let meta = fs::metadata(path).map_err(|e| format!("reading {}: {e}", quote(path)))?;
+        let root = fs::canonicalize(path).map_err(|e| format!("reading {}: {e}", quote(path)))?;
+        walk.roots.push(root);
+        metas.push(meta);
+    }
+    for (root, (path, meta)) in paths.iter().zip(&metas).enumerate() {
+        walk.root = root;
+        if meta.is_dir() {
+            if walk.seen.insert(id(meta)) {
+                walk.folder(path)?;
+            }
+        } else if meta.is_file() {
+            walk.take(path, meta);
+        } else {
+            return Err(special(path, meta));
+        }
+    }
+    while let Some((root, link)) = walk.links.pop_front() {
+        walk.root = root;
+        walk.follow(&link)?;
+    }
+    Ok(walk.files)
+}
+
+struct Walk {
+    /// Which names in folders are read.
+    wanted: fn(&Path) -> bool,
+    /// The paths given, resolved: links may point inside them and nowhere else.
+    roots: Vec<PathBuf>,
+    /// Folders and files taken.
+    seen: HashSet<Id>,
+    files: Vec<Found>,
+    /// Links met (with the root they were met under), followed once the folders are walked.
+    links: VecDeque<(usize, PathBuf)>,
+    /// The root being walked.
+    root: usize,
+}
+
+impl Walk {
+    fn folder(&mut self, dir: &Path) -> Result<(), String> {
+        let reading = |e: std::io::Error| format!("reading folder {}: {e}", quote(dir));
+        let mut entries = Vec::new();
+        for entry in fs::read_dir(dir).map_err(reading)? {
+            entries.push(entry.map_err(reading)?.path());
+        }
+        entries.sort_by(|a, b| a.as_os_str().as_bytes().cmp(b.as_os_str().as_bytes()));
+        for entry in entries {
+            if entry.file_name().is_some_and(|n| n.as_bytes().starts_with(b".")) {
+                continue;
+            }
+            let meta = fs::symlink_metadata(&entry).map_err(|e| format!("reading {}: {e}", quote(&entry)))?;
+            let kind = meta.file_type();
+            if kind.is_symlink() {
+                self.links.push_back((self.root, entry));
+            } else if kind.is_dir() {
+                if self.seen.insert(id(&meta)) {
+                    self.folder(&entry)?;
+                }
+            } else if (self.wanted)(&entry) {
+                if !kind.is_file() {
+                    return Err(special(&entry, &meta));
+                }
+                self.take(&entry, &meta);
+            }
+        }
+        Ok(())
+    }
+
+    /// A link met in a folder: followed when it stays inside the roots.
+    fn follow(&mut self, link: &Path) -> Result<(), String> {
+        let manifest = (self.wanted)(link);
+        let target = match fs::canonicalize(link) {
+            Ok(target) => target,
+            // A dangling or looping link that would not be read is no manifest.
+            Err(_) if !manifest => return Ok(()),
+            Err(e) => return Err(format!("{}: a symbolic link that cannot be followed: {e}", quote(link))),
+        };
+        let inside = self.roots.iter().any(|root| target.starts_with(root));
+        let meta = fs::metadata(&target).map_err(|e| format!("reading {}: {e}", quote(link)))?;
+        if !(meta.is_dir() || manifest) {
+            return Ok(());
+        }
+        if !inside {
+            return Err(format!(
+                "{}: a symbolic link that points outside the folders given; links are followed only \
+                 inside them. Remove the link, or name its target as a path of its own",
+                quote(link)
+            ));
+        }
+        if meta.is_dir() {
+            if self.seen.insert(id(&meta)) {
+                self.folder(link)?;
+            }
+        } else if meta.is_file() {
+            self.take(link, &meta);
+        } else {
+            return Err(special(link, &meta));
+        }
+        Ok(())
+    }
+
+    fn take(&mut self, path: &Path, meta: &Metadata) {
+        if self.seen.insert(id(meta)) {
+            self.files.push(Found { path: path.to_path_buf(), root: self.root, id: id(meta) });
+        }
+    }
+}
+
+/// Whether a name in a folder is a manifest's: `.yaml`, `.yml` or `.json`.
+pub fn is_manifest_name(path: &Path) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| EXTENSIONS.contains(&e))
+}
+
+/// The error for an entry that is not a regular file or folder.
+fn special(path: &Path, meta: &Metadata) -> String {
+    let kind = meta.file_type();
+    let what = if kind.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    };
+    format!("{}: {what}; only regular files and folders are read, so it is refused", quote(path))
+}
+
+/// What is left of the input limit, shared by every file (and standard input) of a run.
+#[derive(Debug)]
+pub struct Budget {
+    left: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget { left: MAX_INPUT_BYTES }
+    }
+}
+
+impl Budget {
+    /// Counts `bytes` already read (standard input) against the limit.
+    pub fn spend(&mut self, bytes: usize) {
+        self.left = self.left.saturating_sub(bytes);
+    }
+
+    fn over(path: &Path) -> String {
+        format!(
+            "{}: the input goes over the limit of {MAX_INPUT_BYTES} bytes (128 MiB) with this file, \
+             counting every file read before it; render fewer or smaller files at a time",
+            quote(path)
+        )
+    }
+}
+
+/// Reads a file found by [`find`] as text, within what is left of `budget`. The file opens
+/// non-blocking and must still be the regular file that was found.
+pub fn read(found: &Found, budget: &mut Budget) -> Result<String, String> {
+    let path = &found.path;
+    let reading = |e: std::io::Error| format!("reading {}: {e}", quote(path));
+    let file = open(path).map_err(reading)?;
+    let meta = file.metadata().map_err(reading)?;
+    if !meta.is_file() || id(&meta) != found.id {
+        return Err(format!(
+            "{}: changed while being read; run again on a tree nobody is changing",
+            quote(path)
+        ));
+    }
+    read_open(path, file, meta.len(), budget)
+}
+
+/// Reads a file named on its own (a config file): a regular file, within `budget`.
+pub fn read_named(path: &Path, budget: &mut Budget) -> Result<String, String> {
+    let reading = |e: std::io::Error| format!("reading {}: {e}", quote(path));
+    let meta = fs::metadata(path).map_err(reading)?;
+    if !meta.is_file() {
+        return Err(special(path, &meta));
+    }
+    read(&Found { path: path.to_path_buf(), root: 0, id: id(&meta) }, budget)
+}
+
+fn open(path: &Path) -> std::io::Result<File> {
+    fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path)
+}
+
+fn read_open(path: &Path, file: File, len: u64, budget: &mut Budget) -> Result<String, String> {
+    if len > budget.left as u64 {
+        return Err(Budget::over(path));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.take(budget.left as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("reading {}: {e}", quote(path)))?;
+    if bytes.len() > budget.left {
+        return Err(Budget::over(path));
+    }
+    budget.left -= bytes.len();
+    String::from_utf8(bytes).map_err(|e| format!("{}: not UTF-8 text: {e}", quote(path)))
+}
+
+/// Standard input as bytes, read to the input limit and no further: `None` when it holds
+/// more.
+pub fn read_stdin() -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    std::io::stdin().lock().take(MAX_INPUT_BYTES as u64 + 1).read_to_end(&mut bytes)?;
+    Ok((bytes.len() <= MAX_INPUT_BYTES).then_some(bytes))
+}
+
+/// The message for standard input over the limit.
+pub fn stdin_too_large() -> String {
+    format!(
+        "standard input holds more than the limit of {MAX_INPUT_BYTES} bytes (128 MiB); pass less at a time"
+    )
+}
+
+/// A path as messages and `discover` print it: UTF-8 text as it is, but control
+/// characters (`\n`, `\t`, `\u{1b}`), the line and paragraph separators and the bidi
+/// controls escaped as Rust escapes them, a backslash doubled, and bytes that are not
+/// UTF-8 as `\xNN`. A name then never starts a line of its own or hides what it is, and
+/// the text read back names the same bytes.
+pub fn quote(path: &Path) -> String {
+    let mut out = String::new();
+    for chunk in path.as_os_str().as_bytes().utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                c if needs_escape(c) => out.extend(c.escape_default()),
+                c => out.push(c),
+            }
+        }
+        for byte in chunk.invalid() {
+            let _ = write!(out, "\\x{byte:02x}");
+        }
+    }
+    out
+}
+
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
+        || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn quote_escapes_what_could_forge_a_line() {
+        assert_eq!(quote(Path::new("a/b.yaml")), "a/b.yaml");
+        assert_eq!(quote(Path::new("x\nerror: y.yaml")), "x\\nerror: y.yaml");
+        assert_eq!(quote(Path::new("tab\there")), "tab\\there");
+        assert_eq!(quote(Path::new("esc\u{1b}[31m")), "esc\\u{1b}[31m");
+        assert_eq!(quote(Path::new("back\\slash")), "back\\\\slash");
+        assert_eq!(quote(Path::new("rtl\u{202e}lmay.exe")), "rtl\\u{202e}lmay.exe");
+        assert_eq!(quote(Path::new("\u{2028}")), "\\u{2028}");
+        assert_eq!(quote(Path::new("ünïcode.yaml")), "ünïcode.yaml");
+        assert_eq!(quote(Path::new(OsStr::from_bytes(b"bad\xff\xfe.yaml"))), "bad\\xff\\xfe.yaml");
+    }
+}

@@ -1,0 +1,127 @@
+//! The functionConfig a kpt package gives this function, for `render` and `explain` run
+//! inside the package: a folder given (or `.`) whose `Kptfile` lists this function in its
+//! pipeline (`mutators` or `validators`; `image:` naming render-inference-identity, or
+//! `exec:` running it) configures the run as `kpt fn render` would, from the entry's
+//! `configPath` (relative to the Kptfile's folder, inside the folders given) or its inline
+//! `configMap` (the data of a ConfigMap). `--config` replaces it; flags still override.
+
+use super::files::{self, Budget, quote};
+use crate::yaml;
+use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
+
+/// The function's name in images and executables.
+const FUNCTION: &str = "render-inference-identity";
+
+/// A functionConfig taken from a Kptfile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackageConfig {
+    pub value: Value,
+    /// The config file (`configPath`), kept out of the manifests; `None` for `configMap`.
+    pub file: Option<PathBuf>,
+    /// Where it came from, for `explain`: `pkg/identity-config.yaml (from pkg/Kptfile)`.
+    pub source: String,
+}
+
+/// The config the Kptfiles of the folders in `paths` give this function: `None` when no
+/// folder has a Kptfile whose pipeline runs it. Two that differ are an error asking for
+/// `--config`.
+pub fn config(paths: &[PathBuf], budget: &mut Budget) -> Result<Option<PackageConfig>, String> {
+    let mut found: Option<PackageConfig> = None;
+    for folder in paths.iter().filter(|p| p.is_dir()) {
+        let kptfile = under(folder, "Kptfile");
+        let Ok(meta) = std::fs::symlink_metadata(&kptfile) else { continue };
+        if !meta.is_file() {
+            return Err(format!("{}: not a regular file; a Kptfile is read only as one", quote(&kptfile)));
+        }
+        let text = files::read_named(&kptfile, budget)?;
+        let value = yaml::parse(&text).map_err(|e| format!("{}: not readable YAML: {e}", quote(&kptfile)))?;
+        for entry in entries(&value) {
+            let Some(config) = entry_config(folder, &kptfile, entry, budget)? else { continue };
+            match &found {
+                None => found = Some(config),
+                Some(first) if first.value == config.value => {}
+                Some(first) => {
+                    return Err(format!(
+                        "{} and {} give this function different configs; pass --config FILE to say \
+                         which one to use",
+                        first.source, config.source
+                    ));
+                }
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// The pipeline entries of a Kptfile that run this function.
+fn entries(kptfile: &Value) -> impl Iterator<Item = &Map<String, Value>> {
+    let is_kptfile = kptfile.get("kind").and_then(Value::as_str) == Some("Kptfile")
+        && kptfile.get("apiVersion").and_then(Value::as_str).is_some_and(|v| v.starts_with("kpt.dev/"));
+    ["/pipeline/mutators", "/pipeline/validators"]
+        .into_iter()
+        .filter(move |_| is_kptfile)
+        .filter_map(|pointer| kptfile.pointer(pointer).and_then(Value::as_array))
+        .flatten()
+        .filter_map(Value::as_object)
+        .filter(|entry| runs_this(entry))
+}
+
+/// Whether a pipeline entry runs this function: an image whose name holds it, or an
+/// executable of that file name.
+fn runs_this(entry: &Map<String, Value>) -> bool {
+    let image = entry.get("image").and_then(Value::as_str).is_some_and(|image| image.contains(FUNCTION));
+    let exec = entry.get("exec").and_then(Value::as_str).is_some_and(|exec| {
+        let program = exec.split_whitespace().next().unwrap_or_default();
+        Path::new(program).file_name().and_then(|n| n.to_str()) == Some(FUNCTION)
+    });
+    image || exec
+}
+
+/// The config of one pipeline entry: its `configPath` file, or its `configMap`.
+fn entry_config(
+    folder: &Path,
+    kptfile: &Path,
+    entry: &Map<String, Value>,
+    budget: &mut Budget,
+) -> Result<Option<PackageConfig>, String> {
+    if let Some(data) = entry.get("configMap").and_then(Value::as_object) {
+        let value = json!({
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "function-input"},
+            "data": data,
+        });
+        return Ok(Some(PackageConfig {
+            value,
+            file: None,
+            source: format!("configMap of {}", quote(kptfile)),
+        }));
+    }
+    let Some(relative) = entry.get("configPath").and_then(Value::as_str) else { return Ok(None) };
+    let path = under(folder, relative);
+    let outside = || {
+        format!(
+            "{}: configPath {:?} is not a file inside {}; kpt reads a function's config only from its \
+             package",
+            quote(kptfile),
+            relative,
+            quote(folder)
+        )
+    };
+    let root = std::fs::canonicalize(folder).map_err(|e| format!("reading {}: {e}", quote(folder)))?;
+    let target = std::fs::canonicalize(&path)
+        .map_err(|e| format!("{}: configPath {relative:?}: {e}", quote(kptfile)))?;
+    if Path::new(relative).is_absolute() || !target.starts_with(&root) {
+        return Err(outside());
+    }
+    let text = files::read_named(&path, budget)?;
+    let value = yaml::parse(&text).map_err(|e| format!("{}: not readable YAML: {e}", quote(&path)))?;
+    let source = format!("{} (from {})", quote(&path), quote(kptfile));
+    Ok(Some(PackageConfig { value, file: Some(path), source }))
+}
+
+/// `name` in `folder`, as the user would type it: without a leading `./`.
+fn under(folder: &Path, name: &str) -> PathBuf {
+    if folder == Path::new(".") { PathBuf::from(name) } else { folder.join(name) }
+}
