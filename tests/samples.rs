@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use render_inference_identity::config::{self, Config, FailurePolicy};
+use render_inference_identity::config::{self, Config, FailurePolicy, WorkloadPolicy};
 use std::path::Path;
 
 fn config_of(relative: &str) -> Config {
@@ -22,30 +22,38 @@ fn both_function_config_forms_carry_the_same_settings() {
 }
 
 #[test]
-fn a_failure_policy_other_than_the_default_says_why() {
+fn a_policy_other_than_the_default_says_why() {
     let samples = [
         "fn-config/render-inference-identity.yaml",
         "fn-config/configmap.yaml",
+        "fn-config/kpt/identity-config.yaml",
         "fn-config/kustomize/exec-plugin/RenderInferenceIdentity.yaml",
         "fn-config/kustomize/krm-exec/render-inference-identity.yaml",
     ];
+    let mut departures = 0;
     for sample in samples {
         assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join(sample).is_file(), "{sample} moved");
-        if config_of(sample).failure_policy == FailurePolicy::default() {
-            continue;
+        let config = config_of(sample);
+        let policies = [
+            ("failurePolicy:", config.failure_policy != FailurePolicy::default()),
+            ("workloadPolicy:", config.workload_policy != WorkloadPolicy::default()),
+        ];
+        for (key, departs) in policies.into_iter().filter(|(_, departs)| *departs) {
+            departures += usize::from(departs);
+            let text = repo_file(sample);
+            let lines: Vec<&str> = text.lines().collect();
+            let at = lines
+                .iter()
+                .position(|l| l.trim_start().starts_with(key))
+                .unwrap_or_else(|| panic!("{sample} departs from the default {key} without a {key} line"));
+            let comment: Vec<&str> =
+                lines[..at].iter().rev().take_while(|l| l.trim_start().starts_with('#')).copied().collect();
+            assert!(
+                comment.iter().any(|l| l.contains("Report")),
+                "{sample}: {key} departs from the default Report without a comment above it saying why"
+            );
         }
-        let text = repo_file(sample);
-        let lines: Vec<&str> = text.lines().collect();
-        let at = lines
-            .iter()
-            .position(|l| l.trim_start().starts_with("failurePolicy:"))
-            .unwrap_or_else(|| panic!("{sample} sets failurePolicy without a failurePolicy line"));
-        let comment: Vec<&str> =
-            lines[..at].iter().rev().take_while(|l| l.trim_start().starts_with('#')).copied().collect();
-        assert!(
-            comment.iter().any(|l| l.contains("Report")),
-            "{sample}: failurePolicy {:?} departs from the default Report without a comment above it saying why",
-            config_of(sample).failure_policy
-        );
     }
+    // Both kustomize samples fail on failing bindings and on workload findings.
+    assert_eq!(departures, 4, "the kustomize samples set failurePolicy and workloadPolicy to Fail");
 }

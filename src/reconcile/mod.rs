@@ -404,7 +404,13 @@ fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputE
     let (coverage, finished) = std::thread::scope(|scope| {
         let coverage = scope.spawn(|| match config.workload_policy {
             WorkloadPolicy::Ignore => Coverage::default(),
-            _ => workload_coverage(items, (&bindings, &bound), &identities, (&pools, &served), config.prune),
+            _ => workload_coverage(
+                items,
+                (&bindings, &bound),
+                &identities,
+                (&pools, &served, &service_accounts),
+                config.prune,
+            ),
         });
         // Statuses, results and renders.
         let finished =
@@ -426,7 +432,7 @@ fn workload_coverage<'a>(
     items: &'a [Input],
     (bindings, bound): (&[BindingInput<'a>], &[coverage::Bound]),
     rendering: &[Option<(&'a str, &'a str, String)>],
-    (pools, served): (&PoolIndex<'a>, &ServedApis),
+    (pools, served, accounts): (&PoolIndex<'a>, &ServedApis, &renames::Renames<'a>),
     prune: bool,
 ) -> Coverage {
     // Each binding's pool on all cores, in order.
@@ -451,7 +457,8 @@ fn workload_coverage<'a>(
             ownership::fate(value, |n| rendered.contains(n), |ns, n| present.contains(&(ns, n)), prune);
         fate == ownership::Fate::Kept
     };
-    let seen = coverage::inputs::seen(items, stays);
+    let mut seen = coverage::inputs::seen(items, stays);
+    seen.accounts = coverage::inputs::renamed_accounts(&seen, accounts);
     let refs: HashMap<usize, findings::Ref> = bindings
         .iter()
         .map(|b| (b.item, findings::binding_ref(b.item, b.namespace.clone().ok(), b.name)))

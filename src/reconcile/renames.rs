@@ -88,7 +88,10 @@ impl<'a> Renames<'a> {
     /// kustomize has fixed references: the final name of the one item of this kind in that
     /// namespace that was once called `name`; `name` itself when there is none, or when
     /// kustomize cannot tell which is meant (it then stops the build itself).
-    pub fn final_name(&self, referrer: &Value, namespace: &str, name: &'a str) -> &'a str {
+    pub fn final_name<'n>(&self, referrer: &Value, namespace: &str, name: &'n str) -> &'n str
+    where
+        'a: 'n,
+    {
         let key = (effective_namespace(namespace), name);
         let Some(candidates) = self.by_earlier_name.get(&key) else { return name };
         if let [only] = candidates.as_slice() {

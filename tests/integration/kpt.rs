@@ -373,24 +373,56 @@ fn a_render_of_the_real_manifests_leaves_them_as_a_no_op_render_does_and_a_secon
     assert_eq!(snapshot(&pkg), ours, "a second render changed a file");
 }
 
-#[test]
-fn render_with_the_shipped_kptfile_finds_the_binary_on_path() {
-    let tmp = TempDir::new("kpt-render-path");
-    let pkg = package(&tmp, "Report");
-    // The shipped Kptfile as it is: `exec: render-inference-identity`, found on PATH.
-    tmp.write("pkg/Kptfile", &repo_file("fn-config/kpt/Kptfile"));
+/// The shipped kpt package, every file of fn-config/kpt/ (the .krmignore too), copied into
+/// `pkg` as a user copies the folder whole.
+fn copy_shipped_package(tmp: &TempDir) -> std::path::PathBuf {
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("fn-config/kpt");
+    let mut names: Vec<String> = std::fs::read_dir(&shipped)
+        .expect("fn-config/kpt is a folder")
+        .map(|e| e.expect("a folder entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [".krmignore", "Kptfile", "identity-config.yaml", "schema.json"],
+        "the package changed"
+    );
+    for name in &names {
+        tmp.write(&format!("pkg/{name}"), &read(&shipped.join(name)));
+    }
+    tmp.join("pkg")
+}
 
-    let out =
-        kpt(&["fn", "render", "--allow-exec", pkg.to_str().unwrap()], &[("PATH", &path_with_bin_dir())]);
+#[test]
+fn the_shipped_package_copied_whole_renders_twice_and_stays_as_it_was() {
+    let tmp = TempDir::new("kpt-shipped-package");
+    let pkg = copy_shipped_package(&tmp);
+    tmp.write("pkg/inference.yaml", &format!("{COMMENTED_BINDING}---\n{COMMENTED_POOL}"));
+    let shipped = snapshot(&pkg);
+
+    // As the README says: the binary found on PATH, `kpt fn render --allow-exec`. kpt reads
+    // .json files as resources: without the .krmignore, schema.json fails the render.
+    let path = path_with_bin_dir();
+    let out = kpt(&["fn", "render", "--allow-exec", pkg.to_str().unwrap()], &[("PATH", &path)]);
     assert_success(&out);
     assert_llama_prefill_rendered(&pkg);
-    // A new user's first render leaves the shipped Kptfile as it was: kpt writes a comment
-    // after the Kptfile's last list twice, so the sample keeps its comments above.
-    assert_eq!(
-        read(&pkg.join("Kptfile")),
-        repo_file("fn-config/kpt/Kptfile"),
-        "kpt rewrote the shipped Kptfile"
-    );
+    let first = snapshot(&pkg);
+    // The package's own files are as shipped: kpt writes a comment after a Kptfile's last
+    // list twice, so the Kptfile keeps its comments above; the config and schema are local.
+    for name in [".krmignore", "Kptfile", "identity-config.yaml", "schema.json"] {
+        let at = std::path::PathBuf::from(name);
+        assert!(first[&at] == shipped[&at], "kpt rewrote the shipped {name}");
+    }
+    let out = kpt(&["fn", "render", "--allow-exec", pkg.to_str().unwrap()], &[("PATH", &path)]);
+    assert_success(&out);
+    assert_eq!(snapshot(&pkg), first, "a second render changed a file");
+
+    // The same copy without the .krmignore: kpt refuses the schema, as it did before the
+    // package shipped one.
+    std::fs::remove_file(pkg.join(".krmignore")).unwrap();
+    let out = kpt(&["fn", "render", "--allow-exec", pkg.to_str().unwrap()], &[("PATH", &path)]);
+    assert!(!out.status.success(), "kpt read schema.json and succeeded:\n{}", kpt_text(&out));
+    assert!(kpt_text(&out).contains("schema.json"), "{}", kpt_text(&out));
 }
 
 #[test]

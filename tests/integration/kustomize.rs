@@ -84,7 +84,8 @@ fn other_kustomize_features_still_apply_to_passed_through_items() {
         "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: llama\n  namespace: serving\n---\n\
          apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: llama\n  namespace: serving\n\
          spec:\n  selector:\n    matchLabels:\n      app: llama\n  template:\n    metadata:\n      \
-         labels:\n        app: llama\n    spec:\n      serviceAccountName: llama\n      containers:\n      \
+         labels:\n        app: llama\n        identity.kleym.sonda.red/variant: prefill\n    spec:\n      \
+         serviceAccountName: llama\n      containers:\n      \
          - name: server\n        image: vllm/vllm-openai\n",
     );
     let kustomization = replace_once(
@@ -299,6 +300,60 @@ fn stacked_overlays_with_prefix_and_suffix_render_with_the_final_names() {
     tmp.write("overlay/kustomization.yaml", &kustomization);
     let out = build_folder(&tmp, "overlay");
     assert_identity_matches_the_pods(&out, "a-vllm-v2", "a-llama-v2", "a-llama-prefill-v2");
+}
+
+#[test]
+fn an_overlay_that_leaves_pods_on_the_old_account_fails_the_build_with_the_finding() {
+    // A LeaderWorkerSet is a kind kustomize does not know: its namePrefix renames the
+    // ServiceAccount (and, through the function, the binding's account), while the pods keep
+    // the old serviceAccountName. The shipped sample's workloadPolicy: Fail stops the build
+    // and kubectl shows why; under Report it exits 0 and shows nothing.
+    let tmp = renaming_overlay("kustomize-lws-account", "namePrefix: pd-\n");
+    let deployment =
+        &BASE[BASE.find("apiVersion: apps/v1").unwrap()..BASE.find("---\napiVersion: kleym").unwrap()];
+    let lws = "\
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata:
+  name: llama-prefill
+  namespace: serving
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    workerTemplate:
+      metadata:
+        labels:
+          app: llama
+          identity.kleym.sonda.red/variant: prefill
+      spec:
+        serviceAccountName: vllm
+        containers:
+        - name: server
+          image: vllm/vllm-openai
+";
+    tmp.write("base/all.yaml", &BASE.replace(deployment, lws));
+    let out = build_folder(&tmp, "overlay");
+    assert!(!out.status.success(), "the build passed:\n{}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("error: ServiceAccountMismatch: LeaderWorkerSet serving/pd-llama-prefill")
+            && err.contains(r#"runs as service account "vllm", not "pd-vllm""#),
+        "{err}"
+    );
+
+    let report = replace_once(
+        &read(&tmp.join("overlay/RenderInferenceIdentity.yaml")),
+        "workloadPolicy: Fail",
+        "workloadPolicy: Report",
+    );
+    tmp.write("overlay/RenderInferenceIdentity.yaml", &report);
+    let out = build_folder(&tmp, "overlay");
+    assert_success(&out);
+    assert!(
+        stdout(&out).contains("k8s:sa:pd-vllm") && stdout(&out).contains("serviceAccountName: vllm"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]

@@ -8,10 +8,11 @@ use crate::api::binding::BindingInput;
 use crate::api::cluster_spiffe_id as csid;
 use crate::api::{fields, names, pool};
 use crate::reconcile::input::{self, Input};
+use crate::reconcile::renames::Renames;
 use crate::reconcile::resolve::{self, PoolIndex};
 use crate::reconcile::served::ServedApis;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// The pool a binding uses, when its namespace is valid, its pool reference resolves and
@@ -80,6 +81,42 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
         }
     }
     seen
+}
+
+/// The kinds whose pod template's `serviceAccountName` kustomize rewrites when it renames a
+/// ServiceAccount (its built-in nameReference). Any other kind (a LeaderWorkerSet, a custom
+/// resource) keeps the name it has, and its pods run as that.
+const ACCOUNT_FIXED_BY_KUSTOMIZE: [&str; 8] = [
+    "Pod",
+    "Deployment",
+    "ReplicaSet",
+    "ReplicationController",
+    "StatefulSet",
+    "DaemonSet",
+    "Job",
+    "CronJob",
+];
+
+/// The service accounts the templates of `seen` run as once kustomize has fixed name
+/// references, where they differ from the names the templates carry now (a transformer sees
+/// the ServiceAccount renamed, the templates not yet).
+pub fn renamed_accounts(seen: &Seen<'_>, accounts: &Renames<'_>) -> HashMap<(usize, usize), String> {
+    let mut renamed = HashMap::new();
+    for (item, workload) in &seen.workloads {
+        let (Some(namespace), true) =
+            (workload.namespace(), ACCOUNT_FIXED_BY_KUSTOMIZE.contains(&workload.kind()))
+        else {
+            continue;
+        };
+        for (at, template) in workload.templates().iter().enumerate() {
+            let name = template.service_account();
+            let fixed = accounts.final_name(&Value::Null, namespace, name);
+            if fixed != name {
+                renamed.insert((*item, at), fixed.to_string());
+            }
+        }
+    }
+    renamed
 }
 
 fn labels(value: Option<&Value>) -> BTreeMap<String, String> {

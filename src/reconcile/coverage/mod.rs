@@ -99,6 +99,9 @@ pub struct Seen<'a> {
     /// Namespace objects: name to labels.
     pub namespaces: HashMap<String, BTreeMap<String, String>>,
     pub others: Vec<Other>,
+    /// By (item position, template index): the service account a template's pods run as
+    /// once kustomize has fixed name references, where that differs from what it says now.
+    pub accounts: HashMap<(usize, usize), String>,
 }
 
 /// What coverage found.
@@ -115,6 +118,8 @@ struct Template<'a> {
     item: usize,
     workload: &'a Workload,
     template: &'a PodTemplate,
+    /// The service account its pods run as once kustomize has fixed name references.
+    account: &'a str,
 }
 
 impl Template<'_> {
@@ -156,7 +161,9 @@ impl<'a> Index<'a> {
         let mut index =
             Index { templates: Vec::new(), by_namespace: HashMap::new(), by_label: HashMap::new() };
         for (item, workload) in &seen.workloads {
-            for template in workload.templates() {
+            for (at, template) in workload.templates().iter().enumerate() {
+                let account =
+                    seen.accounts.get(&(*item, at)).map_or(template.service_account(), String::as_str);
                 let t = index.templates.len();
                 let ns = workload.namespace().unwrap_or_default();
                 index.by_namespace.entry(ns).or_default().push(t);
@@ -164,7 +171,7 @@ impl<'a> Index<'a> {
                     let keys = index.by_label.entry(ns).or_default();
                     keys.entry(k).or_default().entry(v).or_default().push(t);
                 }
-                index.templates.push(Template { item: *item, workload, template });
+                index.templates.push(Template { item: *item, workload, template, account });
             }
         }
         index
@@ -204,7 +211,7 @@ pub fn coverage(
             if !labels.iter().all(|(k, v)| template.template.label(k) == Some(*v)) {
                 continue;
             }
-            if template.template.service_account() == identity.service_account {
+            if template.account == identity.service_account {
                 reached.push(t);
                 continue;
             }
@@ -218,10 +225,10 @@ pub fn coverage(
                     identity.namespace(),
                     identity.name(),
                     pairs(&labels),
-                    template.template.service_account(),
+                    template.account,
                     identity.service_account,
                     identity.service_account,
-                    template.template.service_account()
+                    template.account
                 ),
                 about: template.reference(),
                 also: vec![about.clone()],
@@ -355,7 +362,7 @@ fn closest(identity: &Identity, in_namespace: &[usize], index: &Index<'_>) -> St
     let other_account: Vec<String> = with_pool
         .iter()
         .filter(|t| t.template.label(VARIANT_LABEL) == Some(identity.variant.as_str()))
-        .map(|t| format!("{} runs as {:?}", t.reference().describe(), t.template.service_account()))
+        .map(|t| format!("{} runs as {:?}", t.reference().describe(), t.account))
         .collect();
     if !other_account.is_empty() {
         return format!(
