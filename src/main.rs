@@ -39,8 +39,9 @@ enum Command {
     Explain {
         #[command(flatten)]
         args: RenderArgs,
-        /// text (aligned, for a person) or json (a stable document for automation).
-        #[arg(short, long, default_value = "text", value_parser = ["text", "json"])]
+        /// text (aligned, for a person), json (a stable document for automation), sarif
+        /// (SARIF 2.1.0, for code scanning) or github (GitHub Actions annotations).
+        #[arg(short, long, default_value = "text", value_parser = ["text", "json", "sarif", "github"])]
         output: String,
     },
     /// Print the manifest files that hold an InferenceIdentityBinding (Argo CD discovery);
@@ -154,7 +155,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Ok(request) => request,
                 Err(code) => return Ok(code),
             };
-            let format = if output == "json" { io::explain::Format::Json } else { io::explain::Format::Text };
+            let format = match output.as_str() {
+                "json" => io::explain::Format::Json,
+                "sarif" => io::explain::Format::Sarif,
+                "github" => io::explain::Format::Github,
+                _ => io::explain::Format::Text,
+            };
             io::explain::run(&request, format)
         }
         (Some(Command::Discover { paths }), _) => match render::discover(&paths) {

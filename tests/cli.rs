@@ -263,3 +263,62 @@ fn piped_input_is_still_read_as_before() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(!text(&out.stderr).contains("stdin is a terminal"), "{}", text(&out.stderr));
 }
+
+/// `explain -o github` and `-o sarif` point at the line where the item at fault starts,
+/// below the file's comment header and the comment above the item; the fingerprints do not
+/// hang on the line.
+#[test]
+fn annotations_point_at_the_item_below_its_comments() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/explain-lines");
+    let explain = |format: &str| {
+        let out = Command::new(BIN)
+            .current_dir(&dir)
+            .args(["explain", "files", "--config", "config.yaml", "-o", format])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    let github = explain("github");
+    assert!(github.contains("::warning file=files/app.yaml,line=38,title=TargetPoolNotFound::"), "{github}");
+    assert!(github.contains("file=files/app.yaml,line=22,title=WorkloadWithoutVariant::"), "{github}");
+    let sarif: serde_json::Value = serde_json::from_str(&explain("sarif")).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let lines: Vec<_> = results
+        .iter()
+        .map(|r| r["locations"][0]["physicalLocation"]["region"]["startLine"].as_i64().unwrap())
+        .collect();
+    assert_eq!(lines, [38, 22, 43]);
+    assert_eq!(results[0]["ruleId"], "binding/TargetPoolNotFound");
+
+    // The same items moved down by a blank line and a comment keep their fingerprints.
+    let moved = tempdir("annotations-moved");
+    std::fs::create_dir_all(moved.join("files")).unwrap();
+    std::fs::copy(dir.join("config.yaml"), moved.join("config.yaml")).unwrap();
+    let app = std::fs::read_to_string(dir.join("files/app.yaml")).unwrap();
+    std::fs::write(moved.join("files/app.yaml"), format!("# moved\n\n{app}")).unwrap();
+    let out = Command::new(BIN)
+        .current_dir(&moved)
+        .args(["explain", "files", "--config", "config.yaml", "-o", "sarif"])
+        .output()
+        .unwrap();
+    let again: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fingerprints = |log: &serde_json::Value| -> Vec<serde_json::Value> {
+        log["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["partialFingerprints"].clone())
+            .collect()
+    };
+    assert_eq!(fingerprints(&again), fingerprints(&sarif));
+    assert_eq!(again["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"], 40);
+    std::fs::remove_dir_all(&moved).unwrap();
+}
+
+fn tempdir(label: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("rii-cli-{label}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

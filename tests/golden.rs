@@ -88,6 +88,8 @@ fn stream_golden_cases() {
             StreamMode::Explain => {
                 files.push(("expected.txt", out.0.clone()));
                 files.push(("expected.json", run_stream(dir, mode, Some("json")).0));
+                files.push(("expected.sarif", run_stream(dir, mode, Some("sarif")).0));
+                files.push(("expected-github.txt", run_stream(dir, mode, Some("github")).0));
             }
             _ => files.push(("expected.yaml", out.0.clone())),
         }

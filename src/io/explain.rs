@@ -3,6 +3,7 @@
 //! ID, selectors, ClusterSPIFFEID and the pod templates it reaches, then the findings, each
 //! under its name: as aligned text, or as a stable JSON document for automation.
 
+use super::annotations;
 use super::render::{self, Request};
 use super::{RunOutput, error_output};
 use crate::api::binding::InferenceIdentityBindingStatus;
@@ -18,6 +19,10 @@ use serde_json::Value;
 pub enum Format {
     Text,
     Json,
+    /// SARIF 2.1.0, for code scanning ([`annotations`]).
+    Sarif,
+    /// GitHub Actions workflow commands, one per finding ([`annotations`]).
+    Github,
 }
 
 /// Explains the manifests of a request.
@@ -26,6 +31,12 @@ pub fn run(request: &Request, format: Format) -> RunOutput {
         let outcome = loaded.reconcile(request)?;
         let mut report = report(&outcome, loaded.config.workload_policy);
         report.config = loaded.config_source.take();
+        for b in &mut report.bindings {
+            b.at = loaded.location(b.item).map(At::from);
+        }
+        for f in &mut report.findings {
+            f.at = loaded.location(f.item).map(At::from);
+        }
         Ok((report, loaded.config.failure_policy))
     });
     match explained {
@@ -45,6 +56,8 @@ pub fn run(request: &Request, format: Format) -> RunOutput {
                     json.push('\n');
                     json
                 }
+                Format::Sarif => annotations::sarif(&annotations::of(&report, failure_policy)),
+                Format::Github => annotations::github(&annotations::of(&report, failure_policy)),
             };
             RunOutput { stdout, stderr: String::new(), exit_code }
         }
@@ -61,9 +74,27 @@ pub struct Report {
     pub findings: Vec<FindingReport>,
 }
 
+/// Where an item starts: its file (`None` for standard input) and line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct At {
+    pub file: Option<String>,
+    pub line: usize,
+}
+
+impl From<(Option<std::path::PathBuf>, usize)> for At {
+    fn from((file, line): (Option<std::path::PathBuf>, usize)) -> Self {
+        At { file: file.map(|f| f.to_string_lossy().into_owned()), line }
+    }
+}
+
 #[derive(Serialize, Debug)]
 #[serde(rename_all = "camelCase")]
 pub struct BindingReport {
+    /// Its position in the input.
+    #[serde(skip)]
+    pub item: usize,
+    #[serde(skip)]
+    pub at: Option<At>,
     pub namespace: Option<String>,
     pub name: String,
     pub ready: bool,
@@ -101,7 +132,12 @@ pub struct WorkloadRef {
 #[derive(Serialize, Debug)]
 pub struct FindingReport {
     #[serde(skip)]
-    kind: Kind,
+    pub kind: Kind,
+    /// The position of the item it is about.
+    #[serde(skip)]
+    pub item: usize,
+    #[serde(skip)]
+    pub at: Option<At>,
     pub severity: &'static str,
     pub reason: &'static str,
     pub message: String,
@@ -134,6 +170,8 @@ fn report(outcome: &Outcome, policy: WorkloadPolicy) -> Report {
         .iter()
         .map(|f| FindingReport {
             kind: f.kind,
+            item: f.about.item,
+            at: None,
             severity: super::severity_word(f.severity(policy)),
             reason: f.kind.as_str(),
             message: f.message.clone(),
@@ -153,6 +191,8 @@ fn binding(
     let ready = status.conditions.iter().find(|c| c.type_ == "Ready");
     let rendered = status.rendered_cluster_spiffeid.as_ref();
     BindingReport {
+        item: position,
+        at: None,
         namespace: text("/metadata/namespace"),
         name: text("/metadata/name").unwrap_or_default(),
         ready: ready.is_some_and(|c| c.status == "True"),

@@ -5,6 +5,7 @@
 //! person reads). This module holds what they share: the environment, the reconcile call,
 //! and stderr.
 
+pub mod annotations;
 mod app_folder;
 pub mod explain;
 pub mod files;

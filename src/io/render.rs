@@ -80,6 +80,8 @@ pub(super) struct Loaded {
     items: Vec<Input>,
     /// By item position, `file (document n)` for messages.
     origins: Vec<String>,
+    /// By stream, the file it was read from; `None` for standard input.
+    files: Vec<Option<PathBuf>>,
 }
 
 impl Loaded {
@@ -99,6 +101,17 @@ impl Loaded {
             }
             Ok(outcome) => Ok(outcome),
         }
+    }
+
+    /// The file the item at `item` came from (relative to the working folder when it is
+    /// under it) and the line its content starts on, past comments and blank lines; the
+    /// line alone for standard input.
+    pub fn location(&self, item: usize) -> Option<(Option<PathBuf>, usize)> {
+        let &(f, i) = self.kept.get(item)?;
+        let stream = &self.streams[f];
+        let line = read::text::start_line(&stream.text, stream.parts[i].text.chunk.clone());
+        let file = self.files[f].as_ref().map(|path| relative(path));
+        Some((file, line))
     }
 
     /// Where each item's text is, by item position.
@@ -175,7 +188,15 @@ pub(super) fn load(request: &Request) -> Result<Loaded, String> {
             origins.push(format!("{name} (document {index})"));
         }
     }
-    Ok(Loaded { config, config_source, streams, kept, items, origins })
+    let files = sources.iter().map(|f| f.map(|f| f.path.clone())).collect();
+    Ok(Loaded { config, config_source, streams, kept, items, origins, files })
+}
+
+/// `path` relative to the working folder when it is under it, else as it is.
+fn relative(path: &Path) -> PathBuf {
+    let under =
+        std::env::current_dir().ok().and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
+    under.unwrap_or_else(|| path.strip_prefix("./").unwrap_or(path).to_path_buf())
 }
 
 /// The path that names standard input.

@@ -22,8 +22,8 @@ pub fn cases() -> Vec<PathBuf> {
 pub enum StreamMode {
     /// `render files` (with `--config config.yaml` when there is one), in the case folder.
     Render,
-    /// `explain files` and `explain -o json files` (a `files/` case named `explain-...`):
-    /// `expected.txt` and `expected.json`.
+    /// `explain files` and `explain -o json|sarif|github files` (a `files/` case named `explain-...`):
+    /// `expected.txt`, `expected.json`, `expected.sarif` and `expected-github.txt`.
     Explain,
     /// The exec plugin: `plugin-config.yaml` as the argument, `stream.yaml` on stdin.
     Plugin,

@@ -57,9 +57,36 @@ pub fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
+/// The 1-based line where the content of the item text at `chunk` starts: past blank and
+/// comment lines, directives and a `---` marker with nothing after it. The chunk's first
+/// line when it holds no content.
+pub fn start_line(text: &str, chunk: std::ops::Range<usize>) -> usize {
+    let item = &text[chunk.clone()];
+    let content = lines(item)
+        .find(|(_, line)| {
+            let line = line.trim();
+            !(line.is_empty()
+                || line.starts_with('#')
+                || line.starts_with('%')
+                || line == "---"
+                || line.starts_with("--- #"))
+        })
+        .map_or(0, |(at, _)| at);
+    1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..chunk.start + content]).count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_item_starts_past_its_comments() {
+        let text = "# header\n\n---\n# about\nkind: A\n---\nkind: B\n";
+        let second = text.rfind("---").unwrap();
+        assert_eq!(start_line(text, 0..second), 5);
+        assert_eq!(start_line(text, second..text.len()), 7);
+        assert_eq!(start_line(text, text.len()..text.len()), 8);
+    }
 
     #[test]
     fn line_ends_become_one_kind_and_the_mark_goes() {

@@ -1,0 +1,289 @@
+//! `explain -o sarif` and `-o github`: the failing bindings and the findings of a report as
+//! annotations where CI shows them, each at the file and line where the item at fault
+//! starts. SARIF 2.1.0 is written with `serde-sarif` (its types follow the OASIS schema);
+//! GitHub Actions workflow commands are one line each, escaped by GitHub's rules.
+
+use super::explain::{At, Report};
+use crate::config::FailurePolicy;
+use crate::reconcile::findings::Kind;
+use crate::reconcile::reason::Reason;
+use crate::reconcile::results::Severity;
+use serde_sarif::sarif;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+
+/// One thing to show: a failing binding or a finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Annotation {
+    /// The rule's name: the finding's, or the failing binding's reason.
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub at: Option<At>,
+    /// Stable across edits that move the item: the rule and the item's identity.
+    pub fingerprint: String,
+}
+
+/// The annotations of a report: failing bindings first (input order), then the findings.
+pub fn of(report: &Report, failure_policy: FailurePolicy) -> Vec<Annotation> {
+    let failing = report.bindings.iter().filter(|b| !b.ready).filter_map(|b| {
+        let reason = Reason::ALL.iter().find(|r| r.as_str() == b.reason)?;
+        let name = match &b.namespace {
+            Some(ns) => format!("{ns}/{}", b.name),
+            None => b.name.clone(),
+        };
+        Some(Annotation {
+            rule: reason.as_str(),
+            severity: match failure_policy {
+                FailurePolicy::Fail => Severity::Error,
+                FailurePolicy::Report => Severity::Warning,
+            },
+            message: format!("binding {name} is not ready: {}: {}", b.reason, b.message),
+            at: b.at.clone(),
+            fingerprint: fingerprint(&[
+                reason.as_str(),
+                crate::api::binding::API_VERSION,
+                crate::api::binding::KIND,
+                b.namespace.as_deref().unwrap_or_default(),
+                &b.name,
+                "",
+            ]),
+        })
+    });
+    let findings = report.findings.iter().map(|f| {
+        // The item it is about and those it names (another ClusterSPIFFEID, say): two
+        // findings of one kind about one item differ in what they name.
+        let mut identity = vec![f.kind.as_str()];
+        for r in &f.refs {
+            identity.extend([
+                r.api_version.as_str(),
+                &r.kind,
+                r.namespace.as_deref().unwrap_or_default(),
+                &r.name,
+                r.path.as_deref().unwrap_or_default(),
+            ]);
+        }
+        Annotation {
+            rule: f.kind.as_str(),
+            severity: match f.severity {
+                "error" => Severity::Error,
+                "warning" => Severity::Warning,
+                _ => Severity::Info,
+            },
+            message: f.message.clone(),
+            at: f.at.clone(),
+            fingerprint: fingerprint(&identity),
+        }
+    });
+    failing.chain(findings).collect()
+}
+
+/// SHA-256 of the parts, each ended by a NUL, as hex.
+fn fingerprint(parts: &[&str]) -> String {
+    let mut hash = Sha256::new();
+    for part in parts {
+        hash.update(part.as_bytes());
+        hash.update([0]);
+    }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The finding kinds, in the order of docs/reference.md#findings.
+const KINDS: [Kind; 7] = [
+    Kind::StaleOutput,
+    Kind::NoMatchingWorkload,
+    Kind::WorkloadWithoutVariant,
+    Kind::VariantNotBound,
+    Kind::ServiceAccountMismatch,
+    Kind::ServiceAccountNotDeclared,
+    Kind::WorkloadMatchesSeveralIdentities,
+];
+
+/// What a finding's rule is about, in one sentence.
+fn kind_description(kind: Kind) -> &'static str {
+    match kind {
+        Kind::StaleOutput => "A managed ClusterSPIFFEID of the input that a render replaces or removes.",
+        Kind::NoMatchingWorkload => "A rendered identity reaches no pod template of the input.",
+        Kind::WorkloadWithoutVariant => "A pod template a pool in use selects carries no variant label.",
+        Kind::VariantNotBound => "A pod template a pool in use selects carries a variant no binding binds.",
+        Kind::ServiceAccountMismatch => {
+            "A pod template has a binding's labels but runs as another service account."
+        }
+        Kind::ServiceAccountNotDeclared => "A binding names a service account the input does not declare.",
+        Kind::WorkloadMatchesSeveralIdentities => {
+            "A pod template a rendered identity reaches is also selected by another ClusterSPIFFEID."
+        }
+    }
+}
+
+/// What a failure reason's rule is about, in one sentence.
+fn reason_description(reason: Reason) -> &'static str {
+    match reason {
+        Reason::InvalidPoolRef => "A binding's poolRef is not a valid reference.",
+        Reason::InferencePoolCRDMissing => "The InferencePool API a binding refers to is not served.",
+        Reason::TargetPoolNotFound => "The InferencePool a binding refers to is not in the input.",
+        Reason::InvalidPoolSelector => "The selector of a binding's pool cannot be rendered.",
+        Reason::UnsafeSelector => "The selectors of a binding would be unsafe.",
+        Reason::InvalidIdentityBoundary => "A binding's identity boundary is not valid.",
+        Reason::VariantConflict => "Two bindings bind the same variant of one pool.",
+        Reason::DuplicateSPIFFEID => "Two bindings render the same SPIFFE ID.",
+        Reason::MissingTrustDomain => "No trust domain is configured.",
+        Reason::InvalidServiceAccountName => "A binding's service account name is not valid.",
+        Reason::InvalidSPIFFEID => "A binding's SPIFFE ID is not valid.",
+        Reason::ClusterSPIFFEIDCRDMissing => "The ClusterSPIFFEID API is not served.",
+        Reason::ManagedOutputApplyFailed => "A binding's ClusterSPIFFEID could not be applied.",
+    }
+}
+
+/// Every rule: the findings, then the failure reasons. (id, name, description, default
+/// level); the id is `finding/NAME` or `binding/REASON`, as SARIF wants an id apart from the
+/// name a person reads.
+fn rules() -> Vec<(String, &'static str, &'static str, Severity)> {
+    let findings = KINDS
+        .iter()
+        .map(|&k| (format!("finding/{}", k.as_str()), k.as_str(), kind_description(k), Severity::Warning));
+    let reasons = Reason::ALL
+        .iter()
+        .map(|&r| (format!("binding/{}", r.as_str()), r.as_str(), reason_description(r), Severity::Error));
+    findings.chain(reasons).collect()
+}
+
+fn level(severity: Severity) -> sarif::ResultLevel {
+    match severity {
+        Severity::Error => sarif::ResultLevel::Error,
+        Severity::Warning => sarif::ResultLevel::Warning,
+        Severity::Info => sarif::ResultLevel::Note,
+    }
+}
+
+/// The annotations as a SARIF 2.1.0 log of one run.
+pub fn sarif(annotations: &[Annotation]) -> String {
+    let rules = rules();
+    let descriptors: Vec<sarif::ReportingDescriptor> = rules
+        .iter()
+        .map(|(id, name, description, severity)| {
+            sarif::ReportingDescriptor::builder()
+                .id(id)
+                .name(*name)
+                .short_description(sarif::MultiformatMessageString::builder().text(*description).build())
+                .full_description(sarif::MultiformatMessageString::builder().text(*description).build())
+                .default_configuration(
+                    sarif::ReportingConfiguration::builder()
+                        .level(serde_json::to_value(level(*severity)).expect("a level serializes"))
+                        .build(),
+                )
+                .build()
+        })
+        .collect();
+    let results: Vec<sarif::Result> = annotations
+        .iter()
+        .map(|a| {
+            let index = rules.iter().position(|r| r.1 == a.rule).expect("every rule is listed");
+            let mut result = sarif::Result::builder()
+                .rule_id(&rules[index].0)
+                .rule_index(index as i64)
+                .level(level(a.severity))
+                .message(sarif::Message::builder().text(&a.message).build())
+                .partial_fingerprints(BTreeMap::from([("identity/v1".to_string(), a.fingerprint.clone())]))
+                .build();
+            if let Some(At { file: Some(file), line }) = &a.at {
+                let region = sarif::Region::builder().start_line(*line as i64).build();
+                let physical = sarif::PhysicalLocation::builder()
+                    .artifact_location(sarif::ArtifactLocation::builder().uri(uri(file)).build())
+                    .region(region)
+                    .build();
+                result.locations = Some(vec![sarif::Location::builder().physical_location(physical).build()]);
+            }
+            result
+        })
+        .collect();
+    let driver = sarif::ToolComponent::builder()
+        .name(env!("CARGO_PKG_NAME"))
+        .version(env!("CARGO_PKG_VERSION"))
+        .semantic_version(env!("CARGO_PKG_VERSION"))
+        .rules(descriptors)
+        .build();
+    let run = sarif::Run::builder()
+        .tool(sarif::Tool::builder().driver(driver).build())
+        .results(results)
+        .column_kind(serde_json::json!("unicodeCodePoints"))
+        .build();
+    let log = sarif::Sarif::builder()
+        .schema(sarif::SCHEMA_URL)
+        .version(serde_json::json!("2.1.0"))
+        .runs(vec![run])
+        .build();
+    let mut out = serde_json::to_string_pretty(&log).expect("a SARIF log serializes");
+    out.push('\n');
+    out
+}
+
+/// A relative path as a URI reference: bytes other than unreserved characters and `/`
+/// percent-encoded.
+fn uri(path: &str) -> String {
+    path.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The annotations as GitHub Actions workflow commands (`::warning file=F,line=N,title=T::M`):
+/// `error`, `warning` and, for info, `notice`.
+pub fn github(annotations: &[Annotation]) -> String {
+    let mut out = String::new();
+    for a in annotations {
+        let command = match a.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "notice",
+        };
+        let mut properties = Vec::new();
+        if let Some(at) = &a.at {
+            if let Some(file) = &at.file {
+                properties.push(format!("file={}", property(file)));
+            }
+            properties.push(format!("line={}", at.line));
+        }
+        properties.push(format!("title={}", property(a.rule)));
+        out.push_str(&format!("::{command} {}::{}\n", properties.join(","), data(&a.message)));
+    }
+    out
+}
+
+/// A command's message, escaped as GitHub's runner unescapes it.
+fn data(text: &str) -> String {
+    text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+/// A command's property value: as a message, and `:` and `,` too.
+fn property(text: &str) -> String {
+    data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workflow_commands_escape_what_github_unescapes() {
+        assert_eq!(data("50% a\r\nb"), "50%25 a%0D%0Ab");
+        assert_eq!(property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
+    }
+
+    #[test]
+    fn uris_encode_what_is_not_a_path_character() {
+        assert_eq!(uri("apps/a b/x#1.yaml"), "apps/a%20b/x%231.yaml");
+        assert_eq!(uri("ü.yaml"), "%C3%BC.yaml");
+    }
+
+    #[test]
+    fn every_kind_has_a_rule_and_fingerprints_do_not_collide_across_fields() {
+        assert!(KINDS.iter().all(|k| rules().iter().any(|r| r.1 == k.as_str())));
+        assert_eq!(rules().len(), KINDS.len() + Reason::ALL.len());
+        assert_ne!(fingerprint(&["ab", "c"]), fingerprint(&["a", "bc"]));
+    }
+}
