@@ -44,6 +44,24 @@ enum Command {
         #[arg(short, long, default_value = "text", value_parser = ["text", "json", "sarif", "github"])]
         output: String,
     },
+    /// Compare the identities, the SVIDs each pod template gets and the findings of two
+    /// versions (review before merge). Exits 0 when identities and reach are the same, 2
+    /// when they differ, 1 on any error.
+    Diff {
+        /// The version before: a file, a folder, `-`, or a saved `explain -o json` report.
+        base: PathBuf,
+        /// The version after: the same kinds (at most one side is `-`).
+        head: PathBuf,
+        #[command(flatten)]
+        config: ConfigArgs,
+        /// text (for a person), markdown (a pull request comment) or json (for automation).
+        #[arg(short, long, default_value = "text", value_parser = ["text", "markdown", "json"])]
+        output: String,
+        /// change: exit 2 on any change of identities or reach. grant: exit 2 only when a
+        /// workload gains an SVID or an identity is added or widened.
+        #[arg(long, default_value = "change", value_parser = ["change", "grant"])]
+        fail_on: String,
+    },
     /// Print the manifest files that hold an InferenceIdentityBinding (Argo CD discovery);
     /// prints nothing when there is none.
     Discover {
@@ -56,13 +74,19 @@ enum Command {
     Crd,
 }
 
-/// Flags override the config file; each flag also reads the variable Argo CD sets for a
-/// plugin env entry of the same name.
 #[derive(Args)]
 struct RenderArgs {
     /// Files or folders to read (.yaml, .yml, .json; folders recursively), or `-` for a
     /// multi-document stream on standard input. Default: `.`.
     paths: Vec<PathBuf>,
+    #[command(flatten)]
+    config: ConfigArgs,
+}
+
+/// Flags override the config file; each flag also reads the variable Argo CD sets for a
+/// plugin env entry of the same name.
+#[derive(Args)]
+struct ConfigArgs {
     /// functionConfig file, typed or ConfigMap form; not read as a manifest.
     #[arg(long, env = "ARGOCD_ENV_CONFIG")]
     config: Option<PathBuf>,
@@ -91,6 +115,12 @@ struct RenderArgs {
 
 impl RenderArgs {
     fn into_request(self) -> render::Request {
+        render::Request { paths: self.paths, ..self.config.into_request() }
+    }
+}
+
+impl ConfigArgs {
+    fn into_request(self) -> render::Request {
         let settings = [
             ("trustDomain", "--trust-domain (ARGOCD_ENV_TRUST_DOMAIN)", self.trust_domain),
             ("className", "--class-name (ARGOCD_ENV_CLASS_NAME)", self.class_name),
@@ -107,7 +137,7 @@ impl RenderArgs {
             })
             .collect();
         render::Request {
-            paths: self.paths,
+            paths: Vec::new(),
             config_file: self.config,
             overrides,
             env: Env::from_process(),
@@ -122,7 +152,16 @@ static ALLOCATOR: render_inference_identity::allocator::Allocator =
 
 fn main() -> ExitCode {
     render_inference_identity::allocator::configure();
-    match run(Cli::parse()) {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // `diff` keeps 2 for "differs": its usage errors exit 1.
+        Err(e) if e.use_stderr() && std::env::args_os().nth(1).is_some_and(|a| a == "diff") => {
+            let _ = e.print();
+            return ExitCode::from(1);
+        }
+        Err(e) => e.exit(),
+    };
+    match run(cli) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("render-inference-identity: error: {e:#}");
@@ -162,6 +201,25 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 _ => io::explain::Format::Text,
             };
             io::explain::run(&request, format)
+        }
+        (Some(Command::Diff { base, head, config, output, fail_on }), _) => {
+            if base.as_os_str() == "-" && head.as_os_str() == "-" {
+                return finish(io::error_output("diff: at most one side can be `-` (standard input)"));
+            }
+            let request =
+                render::Request { paths: vec![base.clone(), head.clone()], ..config.into_request() };
+            let request = match with_stdin(request)? {
+                Ok(request) => request,
+                // Nothing piped in, or not text: an error, never "differs".
+                Err(_) => return Ok(ExitCode::from(1)),
+            };
+            let output = match output.as_str() {
+                "markdown" => io::diff::Output::Markdown,
+                "json" => io::diff::Output::Json,
+                _ => io::diff::Output::Text,
+            };
+            let fail_on = if fail_on == "grant" { io::diff::FailOn::Grant } else { io::diff::FailOn::Change };
+            io::diff::run(&base, &head, &request, output, fail_on)
         }
         (Some(Command::Discover { paths }), _) => match render::discover(&paths) {
             Ok(found) => return print(found.iter().map(|p| format!("{}\n", io::files::quote(p))).collect()),

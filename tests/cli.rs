@@ -322,3 +322,53 @@ fn tempdir(label: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// `diff` keeps exit status 2 for "differs": bad flags, missing sides, two sides on
+/// standard input and a report that cannot serve as a base all exit 1.
+#[test]
+fn diff_exits_1_on_everything_but_a_difference() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/diff-label-grants");
+    let diff = |args: &[&str], stdin: &[u8]| {
+        let mut cmd = Command::new(BIN);
+        cmd.current_dir(&case)
+            .arg("diff")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let config = ["--config", "config.yaml"];
+    for (args, says) in [
+        (vec!["base", "head", "--no-such-flag"], "--no-such-flag"),
+        (vec!["base", "head", "-o", "yaml"], "yaml"),
+        (vec!["base"], "<HEAD>"),
+        (vec!["base", "no-such-folder", "--config", "config.yaml"], "no-such-folder"),
+        (vec!["-", "-", "--config", "config.yaml"], "at most one side"),
+    ] {
+        let out = diff(&args, b"");
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(says), "{args:?}: {}", text(&out.stderr));
+    }
+    let stale = diff(&["-", "head", "--config", "config.yaml"], br#"{"bindings": [], "findings": []}"#);
+    assert_eq!(stale.status.code(), Some(1));
+    assert!(
+        text(&stale.stderr).contains("a saved explain report, but it has no `reach` list"),
+        "{}",
+        text(&stale.stderr)
+    );
+    // A side on standard input is read as a stream, and the same version is no change.
+    let mut all = Vec::new();
+    for file in ["pools.yaml", "workloads.yaml", "bindings.yaml"] {
+        all.extend(std::fs::read(case.join("base").join(file)).unwrap());
+        all.extend(b"---\n");
+    }
+    let same = diff(&[&["base", "-"][..], &config[..]].concat(), &all);
+    assert_eq!(same.status.code(), Some(0), "{}{}", text(&same.stdout), text(&same.stderr));
+    let grants = diff(&[&["-", "head", "--fail-on", "grant"][..], &config[..]].concat(), &all);
+    assert_eq!(grants.status.code(), Some(2), "{}", text(&grants.stderr));
+    let help = diff(&["--help"], b"");
+    assert_eq!(help.status.code(), Some(0));
+}

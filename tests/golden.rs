@@ -115,6 +115,75 @@ fn stream_golden_cases() {
     assert!(problems.is_empty(), "{} golden problem(s):\n{}", problems.len(), problems.join("\n"));
 }
 
+/// The `diff` cases, `testdata/diff-*/`: `base/` and `head/` folders (with `config.yaml`),
+/// compared as text (`expected.txt`), markdown (`expected.md`) and JSON (`expected.json`),
+/// with the exit status (`exit-code`) and that under `--fail-on grant`
+/// (`exit-code-grant`). Where a case holds `base.json`, that saved `explain -o json`
+/// report of `base/` is the base, and it must be the report `base/` gives today.
+#[test]
+fn diff_golden_cases() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let mut cases: Vec<_> = fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("diff-"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 7, "diff cases under testdata/: {}", cases.len());
+    let mut problems = Vec::new();
+    for dir in &cases {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let run = |args: &[&str]| {
+            let out = Command::new(BIN)
+                .current_dir(dir)
+                .env_clear()
+                .env("PATH", "/usr/bin:/bin")
+                .args(args)
+                .args(["--config", "config.yaml"])
+                .output()
+                .unwrap();
+            let text = |b: &[u8]| String::from_utf8_lossy(b).to_string();
+            (text(&out.stdout), text(&out.stderr), out.status.code().unwrap_or(-1))
+        };
+        let mut files = Vec::new();
+        let base = if dir.join("base.json").is_file() {
+            files.push(("base.json", run(&["explain", "-o", "json", "base"]).0));
+            "base.json"
+        } else {
+            "base"
+        };
+        let text = run(&["diff", base, "head"]);
+        if !text.1.is_empty() {
+            problems.push(format!("{name}: stderr: {}", text.1));
+        }
+        files.push(("expected.txt", text.0));
+        files.push(("exit-code", format!("{}\n", text.2)));
+        files.push(("expected.md", run(&["diff", base, "head", "-o", "markdown"]).0));
+        files.push(("expected.json", run(&["diff", base, "head", "-o", "json"]).0));
+        files
+            .push(("exit-code-grant", format!("{}\n", run(&["diff", base, "head", "--fail-on", "grant"]).2)));
+        for (file, got) in &files {
+            let path = dir.join(file);
+            if update {
+                fs::write(&path, got).unwrap();
+                continue;
+            }
+            match fs::read_to_string(&path) {
+                Ok(want) if &want == got => {}
+                Ok(want) => problems.push(format!("{name}/{file}: {}", first_difference(&want, got))),
+                Err(_) => problems.push(format!("{name}/{file}: missing (run with UPDATE_GOLDEN=1)")),
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{} golden problem(s):\n{}", problems.len(), problems.join("\n"));
+    // The saved report of a base is as good a base as the base itself.
+    for file in ["expected.txt", "expected.md", "expected.json", "exit-code", "exit-code-grant"] {
+        let read = |case: &str| fs::read_to_string(root.join(case).join(file)).unwrap();
+        assert_eq!(read("diff-saved-report"), read("diff-label-grants"), "{file}");
+    }
+}
+
 /// Runs a plain-stream case: (stdout, stderr, exit code). With `again`, that stream takes
 /// the place of the case's input (for explain, `again` is the output format).
 fn run_stream(dir: &std::path::Path, mode: &StreamMode, again: Option<&str>) -> (String, String, i32) {

@@ -25,9 +25,13 @@ pub enum Format {
     Github,
 }
 
-/// Explains the manifests of a request.
-pub fn run(request: &Request, format: Format) -> RunOutput {
-    let explained = render::load(request).and_then(|mut loaded| {
+/// The report of a request's manifests, or why there is none.
+pub fn build(request: &Request) -> Result<Report, String> {
+    build_with_policy(request).map(|(report, _)| report)
+}
+
+fn build_with_policy(request: &Request) -> Result<(Report, FailurePolicy), String> {
+    render::load(request).and_then(|mut loaded| {
         let outcome = loaded.reconcile(request)?;
         let mut report = report(&outcome, loaded.config.workload_policy);
         report.config = loaded.config_source.take();
@@ -38,7 +42,12 @@ pub fn run(request: &Request, format: Format) -> RunOutput {
             f.at = loaded.location(f.item).map(At::from);
         }
         Ok((report, loaded.config.failure_policy))
-    });
+    })
+}
+
+/// Explains the manifests of a request.
+pub fn run(request: &Request, format: Format) -> RunOutput {
+    let explained = build_with_policy(request);
     match explained {
         Err(message) => error_output(&message),
         Ok((report, failure_policy)) => {
@@ -72,6 +81,19 @@ pub struct Report {
     pub config: Option<String>,
     pub bindings: Vec<BindingReport>,
     pub findings: Vec<FindingReport>,
+    /// Every pod template of the input that gets a SPIFFE ID, with the IDs it gets: what
+    /// `diff` compares, from a saved report too.
+    pub reach: Vec<Reach>,
+}
+
+/// A pod template and the SPIFFE IDs (SVIDs) its pods get.
+#[derive(Serialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "camelCase")]
+pub struct Reach {
+    #[serde(flatten)]
+    pub workload: WorkloadRef,
+    #[serde(rename = "spiffeIDs")]
+    pub spiffe_ids: Vec<String>,
 }
 
 /// Where an item starts: its file (`None` for standard input) and line.
@@ -104,6 +126,8 @@ pub struct BindingReport {
     pub spiffe_id: Option<String>,
     #[serde(rename = "clusterSPIFFEID")]
     pub cluster_spiffe_id: Option<String>,
+    /// `spec.className` of its ClusterSPIFFEID.
+    pub class_name: Option<String>,
     pub selectors: Vec<String>,
     pub workloads: Vec<WorkloadRef>,
     /// For a failing binding, the managed outputs of the input its failure removes.
@@ -118,7 +142,7 @@ pub struct Removed {
     pub spiffe_id: String,
 }
 
-#[derive(Serialize, Debug, Clone)]
+#[derive(Serialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "camelCase")]
 pub struct WorkloadRef {
     pub api_version: String,
@@ -178,7 +202,31 @@ fn report(outcome: &Outcome, policy: WorkloadPolicy) -> Report {
             refs: std::iter::once(&f.about).chain(&f.also).map(WorkloadRef::from).collect(),
         })
         .collect();
-    Report { config: None, bindings, findings }
+    Report { config: None, reach: reach(outcome), bindings, findings }
+}
+
+/// Per pod template of the input, the SPIFFE IDs its pods get, sorted; templates that get
+/// none are left out. The one place `diff` learns what reaches what: today, the rendered
+/// identities of the bindings and the templates each reaches.
+pub fn reach(outcome: &Outcome) -> Vec<Reach> {
+    let mut by_template: std::collections::BTreeMap<WorkloadRef, Vec<String>> = Default::default();
+    for item in &outcome.items {
+        let Item::Binding(position, _, status) = item else { continue };
+        let Some(rendered) = &status.rendered_cluster_spiffeid else { continue };
+        for &(item, template) in outcome.coverage.reached.get(position).into_iter().flatten() {
+            if let Some(workload) = workload_ref(outcome, item, template) {
+                by_template.entry(workload).or_default().push(rendered.spiffe_id.clone());
+            }
+        }
+    }
+    by_template
+        .into_iter()
+        .map(|(workload, mut spiffe_ids)| {
+            spiffe_ids.sort();
+            spiffe_ids.dedup();
+            Reach { workload, spiffe_ids }
+        })
+        .collect()
 }
 
 fn binding(
@@ -200,6 +248,7 @@ fn binding(
         message: ready.map(|c| c.message.to_string()).unwrap_or_default(),
         spiffe_id: rendered.map(|r| r.spiffe_id.clone()),
         cluster_spiffe_id: rendered.map(|r| r.name.clone()),
+        class_name: rendered.and(status.cluster_spiffeid_class_name.clone()),
         selectors: status.rendered_selectors.first().map(|s| s.selectors.clone()).unwrap_or_default(),
         workloads: outcome
             .coverage

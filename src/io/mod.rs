@@ -7,6 +7,7 @@
 
 pub mod annotations;
 mod app_folder;
+pub mod diff;
 pub mod explain;
 pub mod files;
 pub mod kptfile;
