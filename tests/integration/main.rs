@@ -1,5 +1,5 @@
 //! The integration suite: the tests that drive a real tool (kpt, kubectl's kustomize,
-//! util-linux's `script`, Microsoft's SARIF validator, git) or read the corpus of real manifests (the folder named by
+//! util-linux's `script`, Microsoft's SARIF validator, git, pre-commit) or read the corpus of real manifests (the folder named by
 //! `RII_CORPUS`). Built only with the `integration` feature:
 //! `cargo test --locked --features integration --test integration`. A missing tool or
 //! corpus fails its tests with what to install or set (tests/tools.txt), never skips them.
@@ -11,6 +11,8 @@ mod explain_corpus;
 mod git_diff;
 mod kpt;
 mod kustomize;
+mod pre_commit;
+mod review_docs;
 mod sarif;
 mod terminal;
 mod tools;

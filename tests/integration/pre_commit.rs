@@ -1,0 +1,73 @@
+//! The pre-commit hooks of `.pre-commit-hooks.yaml`, run by the real `pre-commit` with
+//! `pre-commit try-repo` on a scratch repository of manifests: the gate passes on good
+//! manifests and fails the commit when a change makes a binding fail.
+
+use crate::common::*;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn git(repo: &Path, args: &[&str]) {
+    let out = Command::new(require_tool("git"))
+        .current_dir(repo)
+        .args(["-c", "user.name=test", "-c", "user.email=test@example.org", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert_success(&out);
+}
+
+fn try_repo(repo: &Path, home: &Path) -> Output {
+    Command::new(require_tool("pre-commit"))
+        .current_dir(repo)
+        .args([
+            "try-repo",
+            env!("CARGO_MANIFEST_DIR"),
+            "render-inference-identity-explain-system",
+            "--all-files",
+        ])
+        .env("PATH", path_with_bin_dir())
+        .env("PRE_COMMIT_HOME", home)
+        .output()
+        .expect("pre-commit runs")
+}
+
+#[test]
+fn the_hooks_file_is_a_valid_manifest() {
+    let out = Command::new(require_tool("pre-commit"))
+        .args(["validate-manifest", concat!(env!("CARGO_MANIFEST_DIR"), "/.pre-commit-hooks.yaml")])
+        .output()
+        .expect("pre-commit runs");
+    assert_success(&out);
+}
+
+#[test]
+fn the_explain_hook_gates_a_change_that_makes_a_binding_fail() {
+    let scratch = TempDir::new("pre-commit");
+    let repo = scratch.join("repo");
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/diff-binding-failing");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    // A kpt package: its Kptfile gives the config, as the hook's default reads the repository.
+    write(
+        &repo.join("Kptfile"),
+        "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\npipeline:\n  mutators:\n  - exec: render-inference-identity\n    configPath: fn-config.yaml\n",
+    );
+    std::fs::copy(case.join("config.yaml"), repo.join("fn-config.yaml")).unwrap();
+    for file in ["pools.yaml", "workloads.yaml", "bindings.yaml"] {
+        std::fs::copy(case.join("base").join(file), repo.join(file)).unwrap();
+    }
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "base"]);
+    let home = scratch.join("pre-commit-home");
+
+    let good = try_repo(&repo, &home);
+    assert_eq!(good.status.code(), Some(0), "{}", describe(&good));
+    assert!(stdout(&good).contains("Passed"), "{}", describe(&good));
+
+    std::fs::copy(case.join("head/bindings.yaml"), repo.join("bindings.yaml")).unwrap();
+    git(&repo, &["add", "-A"]);
+    let bad = try_repo(&repo, &home);
+    assert_eq!(bad.status.code(), Some(1), "{}", describe(&bad));
+    assert!(stdout(&bad).contains("Failed"), "{}", describe(&bad));
+    assert!(stdout(&bad).contains("not ready: TargetPoolNotFound"), "{}", describe(&bad));
+}
