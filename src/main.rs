@@ -54,8 +54,9 @@ enum Command {
         head: PathBuf,
         #[command(flatten)]
         config: ConfigArgs,
-        /// text (for a person), markdown (a pull request comment) or json (for automation).
-        #[arg(short, long, default_value = "text", value_parser = ["text", "markdown", "json"])]
+        /// text (for a person), markdown (a pull request comment), json (for automation), or
+        /// HEAD's new findings as sarif (code scanning) or github (annotations).
+        #[arg(short, long, default_value = "text", value_parser = ["text", "markdown", "json", "sarif", "github"])]
         output: String,
         /// change: exit 2 on any change of identities or reach. grant: exit 2 only when a
         /// workload gains an SVID or an identity is added or widened.
@@ -216,6 +217,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let output = match output.as_str() {
                 "markdown" => io::diff::Output::Markdown,
                 "json" => io::diff::Output::Json,
+                "sarif" => io::diff::Output::Sarif,
+                "github" => io::diff::Output::Github,
                 _ => io::diff::Output::Text,
             };
             let fail_on = if fail_on == "grant" { io::diff::FailOn::Grant } else { io::diff::FailOn::Change };

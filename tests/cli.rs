@@ -369,6 +369,16 @@ fn diff_exits_1_on_everything_but_a_difference() {
     assert_eq!(same.status.code(), Some(0), "{}{}", text(&same.stdout), text(&same.stderr));
     let grants = diff(&[&["-", "head", "--fail-on", "grant"][..], &config[..]].concat(), &all);
     assert_eq!(grants.status.code(), Some(2), "{}", text(&grants.stderr));
+    // Annotations point at lines of HEAD's manifests, which a saved report does not have.
+    let report = Command::new(BIN)
+        .current_dir(&case)
+        .args(["explain", "-o", "json", "head"])
+        .args(config)
+        .output()
+        .unwrap();
+    let saved_head = diff(&[&["base", "-", "-o", "github"][..], &config[..]].concat(), &report.stdout);
+    assert_eq!(saved_head.status.code(), Some(1));
+    assert!(text(&saved_head.stderr).contains("a saved report has none"), "{}", text(&saved_head.stderr));
     let help = diff(&["--help"], b"");
     assert_eq!(help.status.code(), Some(0));
 }

@@ -117,6 +117,7 @@ fn stream_golden_cases() {
 
 /// The `diff` cases, `testdata/diff-*/`: `base/` and `head/` folders (with `config.yaml`),
 /// compared as text (`expected.txt`), markdown (`expected.md`) and JSON (`expected.json`),
+/// the new findings as GitHub annotations (`expected-github.txt`),
 /// with the exit status (`exit-code`) and that under `--fail-on grant`
 /// (`exit-code-grant`). Where a case holds `base.json`, that saved `explain -o json`
 /// report of `base/` is the base, and it must be the report `base/` gives today.
@@ -161,6 +162,7 @@ fn diff_golden_cases() {
         files.push(("exit-code", format!("{}\n", text.2)));
         files.push(("expected.md", run(&["diff", base, "head", "-o", "markdown"]).0));
         files.push(("expected.json", run(&["diff", base, "head", "-o", "json"]).0));
+        files.push(("expected-github.txt", run(&["diff", base, "head", "-o", "github"]).0));
         files
             .push(("exit-code-grant", format!("{}\n", run(&["diff", base, "head", "--fail-on", "grant"]).2)));
         for (file, got) in &files {
@@ -178,7 +180,14 @@ fn diff_golden_cases() {
     }
     assert!(problems.is_empty(), "{} golden problem(s):\n{}", problems.len(), problems.join("\n"));
     // The saved report of a base is as good a base as the base itself.
-    for file in ["expected.txt", "expected.md", "expected.json", "exit-code", "exit-code-grant"] {
+    for file in [
+        "expected.txt",
+        "expected.md",
+        "expected.json",
+        "expected-github.txt",
+        "exit-code",
+        "exit-code-grant",
+    ] {
         let read = |case: &str| fs::read_to_string(root.join(case).join(file)).unwrap();
         assert_eq!(read("diff-saved-report"), read("diff-label-grants"), "{file}");
     }

@@ -3,7 +3,7 @@
 //! starts. SARIF 2.1.0 is written with `serde-sarif` (its types follow the OASIS schema);
 //! GitHub Actions workflow commands are one line each, escaped by GitHub's rules.
 
-use super::explain::{At, Report};
+use super::explain::{At, BindingReport, FindingReport, Report};
 use crate::config::FailurePolicy;
 use crate::reconcile::findings::Kind;
 use crate::reconcile::reason::Reason;
@@ -26,7 +26,14 @@ pub struct Annotation {
 
 /// The annotations of a report: failing bindings first (input order), then the findings.
 pub fn of(report: &Report, failure_policy: FailurePolicy) -> Vec<Annotation> {
-    let failing = report.bindings.iter().filter(|b| !b.ready).filter_map(|b| {
+    let mut out = failing(&report.bindings.iter().collect::<Vec<_>>(), failure_policy);
+    out.extend(findings(&report.findings.iter().collect::<Vec<_>>()));
+    out
+}
+
+/// The annotations of the bindings given that fail, in the order given.
+pub fn failing(bindings: &[&BindingReport], failure_policy: FailurePolicy) -> Vec<Annotation> {
+    let failing = bindings.iter().filter(|b| !b.ready).filter_map(|b| {
         let reason = Reason::ALL.iter().find(|r| r.as_str() == b.reason)?;
         let name = match &b.namespace {
             Some(ns) => format!("{ns}/{}", b.name),
@@ -50,7 +57,12 @@ pub fn of(report: &Report, failure_policy: FailurePolicy) -> Vec<Annotation> {
             ]),
         })
     });
-    let findings = report.findings.iter().map(|f| {
+    failing.collect()
+}
+
+/// The annotations of findings alone, in the order given.
+pub fn findings(findings: &[&FindingReport]) -> Vec<Annotation> {
+    let findings = findings.iter().map(|f| {
         // The item it is about and those it names (another ClusterSPIFFEID, say): two
         // findings of one kind about one item differ in what they name.
         let mut identity = vec![f.kind.as_str()];
@@ -75,7 +87,7 @@ pub fn of(report: &Report, failure_policy: FailurePolicy) -> Vec<Annotation> {
             fingerprint: fingerprint(&identity),
         }
     });
-    failing.chain(findings).collect()
+    findings.collect()
 }
 
 /// SHA-256 of the parts, each ended by a NUL, as hex.

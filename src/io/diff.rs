@@ -4,9 +4,11 @@
 //! compares those: identities per binding, the SPIFFE IDs each pod template gets (the
 //! report's `reach`), and findings. Text, markdown (a pull request comment) or JSON.
 
-use super::explain;
+use super::annotations;
+use super::explain::{self, Report};
 use super::render::Request;
 use super::{RunOutput, error_output};
+use crate::config::FailurePolicy;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -18,6 +20,10 @@ pub enum Output {
     Text,
     Markdown,
     Json,
+    /// HEAD's newly failing bindings and new findings as SARIF ([`annotations`]).
+    Sarif,
+    /// The same as GitHub Actions workflow commands ([`annotations`]).
+    Github,
 }
 
 /// When the diff exits 2.
@@ -36,7 +42,7 @@ pub const DIFFERS: i32 = 2;
 /// are ignored.
 pub fn run(base: &PathBuf, head: &PathBuf, request: &Request, output: Output, fail_on: FailOn) -> RunOutput {
     let sides = side(base, request).and_then(|b| Ok((b, side(head, request)?)));
-    let (before, after) = match sides {
+    let ((before, _), (after, head_report)) = match sides {
         Ok(sides) => sides,
         Err(message) => return error_output(&message),
     };
@@ -53,13 +59,46 @@ pub fn run(base: &PathBuf, head: &PathBuf, request: &Request, output: Output, fa
             out.push('\n');
             out
         }
+        Output::Sarif | Output::Github => {
+            let Some((report, failure_policy)) = head_report else {
+                return error_output(&format!(
+                    "{}: -o sarif and -o github point at the lines of HEAD's manifests, and a saved \
+                     report has none: give HEAD as files, a folder or `-`",
+                    super::files::quote(head)
+                ));
+            };
+            let new: BTreeSet<String> = diff.findings.new.iter().map(finding_key).collect();
+            let fresh: Vec<_> = report
+                .findings
+                .iter()
+                .filter(|f| {
+                    new.contains(&finding_key(&serde_json::to_value(f).expect("a finding serializes")))
+                })
+                .collect();
+            // Bindings that fail in HEAD and did not in BASE, then the new findings.
+            let newly_failing: Vec<_> = report
+                .bindings
+                .iter()
+                .filter(|b| {
+                    diff.identities.iter().any(|c| {
+                        c.namespace == b.namespace
+                            && c.name == b.name
+                            && c.after.as_ref().is_some_and(|a| !a.ready)
+                            && c.before.as_ref().is_none_or(|b| b.ready)
+                    })
+                })
+                .collect();
+            let mut found = annotations::failing(&newly_failing, failure_policy);
+            found.extend(annotations::findings(&fresh));
+            if output == Output::Sarif { annotations::sarif(&found) } else { annotations::github(&found) }
+        }
     };
     RunOutput { stdout, stderr: String::new(), exit_code: if differs { DIFFERS } else { 0 } }
 }
 
 /// One side as the report's JSON document: a saved report as it is, else the report of
-/// the manifests there.
-fn side(path: &PathBuf, request: &Request) -> Result<Value, String> {
+/// the manifests there, which is also given (it knows the line of each item).
+fn side(path: &PathBuf, request: &Request) -> Result<(Value, Option<(Report, FailurePolicy)>), String> {
     let name = super::files::quote(path);
     let text = if path.as_os_str() == "-" {
         request.stdin.clone()
@@ -69,7 +108,8 @@ fn side(path: &PathBuf, request: &Request) -> Result<Value, String> {
         None
     };
     if let Some(report) = text.as_deref().and_then(saved_report) {
-        return check_report(report).map_err(|e| format!("{name}: a saved explain report, but {e}"));
+        let report = check_report(report).map_err(|e| format!("{name}: a saved explain report, but {e}"))?;
+        return Ok((report, None));
     }
     let side = Request {
         paths: vec![path.clone()],
@@ -78,8 +118,8 @@ fn side(path: &PathBuf, request: &Request) -> Result<Value, String> {
         env: request.env.clone(),
         stdin: request.stdin.clone(),
     };
-    let report = explain::build(&side).map_err(|e| format!("{name}: {e}"))?;
-    Ok(serde_json::to_value(&report).expect("a report serializes"))
+    let (report, policy) = explain::build_with_policy(&side).map_err(|e| format!("{name}: {e}"))?;
+    Ok((serde_json::to_value(&report).expect("a report serializes"), Some((report, policy))))
 }
 
 /// The text as a saved `explain -o json` report: a JSON object with `bindings` and no
@@ -223,7 +263,11 @@ fn reach(report: &Value) -> BTreeMap<Template, BTreeSet<String>> {
 /// not part of it: a finding that words itself otherwise is the same finding.
 fn findings(report: &Value) -> BTreeMap<String, Value> {
     let list = report["findings"].as_array().cloned().unwrap_or_default();
-    list.into_iter().map(|f| (format!("{}\0{}", f["reason"], f["refs"]), f)).collect()
+    list.into_iter().map(|f| (finding_key(&f), f)).collect()
+}
+
+fn finding_key(finding: &Value) -> String {
+    format!("{}\0{}", finding["reason"], finding["refs"])
 }
 
 /// The changes from `before` to `after`.

@@ -25,12 +25,9 @@ pub enum Format {
     Github,
 }
 
-/// The report of a request's manifests, or why there is none.
-pub fn build(request: &Request) -> Result<Report, String> {
-    build_with_policy(request).map(|(report, _)| report)
-}
-
-fn build_with_policy(request: &Request) -> Result<(Report, FailurePolicy), String> {
+/// The report of a request's manifests and the failure policy they run under, or why
+/// there is none.
+pub fn build_with_policy(request: &Request) -> Result<(Report, FailurePolicy), String> {
     render::load(request).and_then(|mut loaded| {
         let outcome = loaded.reconcile(request)?;
         let mut report = report(&outcome, loaded.config.workload_policy);

@@ -74,3 +74,24 @@ fn every_explain_report_is_valid_sarif() {
     assert!(!log.contains("\"locations\""), "standard input has no file to point at:\n{log}");
     assert_eq!(problems(&log, &scratch), Vec::<String>::new());
 }
+
+#[test]
+fn the_new_findings_of_a_diff_are_valid_sarif() {
+    let scratch = TempDir::new("sarif-diff");
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/diff-binding-added");
+    let out = Command::new(BIN)
+        .current_dir(&case)
+        .args(["diff", "base", "head", "--config", "config.yaml", "-o", "sarif"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", describe(&out));
+    let log: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{log}");
+    assert_eq!(results[0]["ruleId"], "finding/NoMatchingWorkload");
+    assert_eq!(
+        results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "head/bindings.yaml"
+    );
+    assert_eq!(problems(&stdout(&out), &scratch), Vec::<String>::new());
+}
