@@ -38,6 +38,16 @@ fn the_hooks_file_is_a_valid_manifest() {
         .output()
         .expect("pre-commit runs");
     assert_success(&out);
+    // The hook that builds the binary (pre-commit's `rust` language, a release build on
+    // first use) differs from the one tried below only in where the binary comes from.
+    let hooks = render_inference_identity::yaml::parse(&repo_file(".pre-commit-hooks.yaml")).unwrap();
+    let hooks = hooks.as_array().unwrap();
+    assert_eq!(hooks.len(), 2);
+    assert_eq!(hooks[0]["language"], "rust");
+    assert_eq!(hooks[1]["language"], "system");
+    for key in ["entry", "files", "pass_filenames"] {
+        assert_eq!(hooks[0][key], hooks[1][key], "{key}");
+    }
 }
 
 #[test]
