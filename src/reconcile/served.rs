@@ -79,6 +79,23 @@ pub fn split_list(list: &str) -> impl Iterator<Item = &str> {
     list.split(',').map(str::trim).filter(|s| !s.is_empty())
 }
 
+/// Check 9: the failure of every binding that passed checks 1 to 8 when the target cluster
+/// does not serve the ClusterSPIFFEID API; `None` when it does.
+pub fn cluster_spiffe_id_missing(served: &ServedApis) -> Option<Failure> {
+    if served.serves(csid::GROUP, csid::VERSION, csid::KIND) {
+        return None;
+    }
+    Some(Failure::new(
+        Reason::ClusterSPIFFEIDCRDMissing,
+        format!(
+            "the target cluster does not serve {}/{}: install SPIRE Controller Manager's CRD or list the API \
+             in apiVersions",
+            csid::API_VERSION,
+            csid::KIND
+        ),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,21 +147,4 @@ mod tests {
         assert!(!s.serves("inference.networking.k8s.io", "v1beta1", "InferencePool"));
         assert!(!s.serves("spire.spiffe.io", "v1alpha1", "ClusterSPIFFEID"));
     }
-}
-
-/// Check 9: the failure of every binding that passed checks 1 to 8 when the target cluster
-/// does not serve the ClusterSPIFFEID API; `None` when it does.
-pub fn cluster_spiffe_id_missing(served: &ServedApis) -> Option<Failure> {
-    if served.serves(csid::GROUP, csid::VERSION, csid::KIND) {
-        return None;
-    }
-    Some(Failure::new(
-        Reason::ClusterSPIFFEIDCRDMissing,
-        format!(
-            "the target cluster does not serve {}/{}: install SPIRE Controller Manager's CRD or list the API \
-             in apiVersions",
-            csid::API_VERSION,
-            csid::KIND
-        ),
-    ))
 }
