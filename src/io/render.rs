@@ -59,8 +59,7 @@ pub fn run_to<W: Write>(request: &Request, out: W) -> (String, i32) {
 fn render<W: Write>(request: &Request, mut out: W) -> Result<(String, i32), String> {
     let mut loaded = load(request)?;
     let outcome = loaded.reconcile(request)?;
-    let stderr =
-        summary(&outcome, &loaded.config, TRUST_DOMAIN_HINT, &|item| loaded.origins.get(item).cloned());
+    let stderr = summary(&outcome, &|item| loaded.origins.get(item).cloned());
     if outcome.has_errors() {
         return Ok((stderr, 1));
     }
@@ -165,8 +164,17 @@ pub(super) fn load(request: &Request) -> Result<Loaded, String> {
     let names: Vec<String> =
         sources.iter().map(|f| f.map_or_else(|| "<stdin>".to_string(), |f| quote(&f.path))).collect();
     let mut streams = Vec::with_capacity(sources.len());
-    for (name, stream) in names.iter().zip(read::streams(texts)) {
-        streams.push(stream.map_err(|e| format!("{name}: {e}"))?);
+    for ((name, source), stream) in names.iter().zip(&sources).zip(read::streams(texts)) {
+        let stream = stream.map_err(|e| format!("{name}: {e}"))?;
+        // A pipe whose first command failed still runs this one, on nothing: rendering or
+        // explaining nothing would pass for a clean result.
+        if source.is_none() && stream.parts.is_empty() {
+            return Err(format!(
+                "{name} holds no YAML document: did the command before the pipe fail? (a shell runs \
+                 the rest of a pipe anyway; `set -o pipefail` makes it stop)"
+            ));
+        }
+        streams.push(stream);
     }
 
     let mut items = Vec::new();
