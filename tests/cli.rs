@@ -92,6 +92,8 @@ fn schema_subcommand_prints_the_function_config_schema() {
     let spec = schema.pointer("/$defs/ConfigSpec/properties").expect("spec properties");
     for field in
         ["trustDomain", "className", "failurePolicy", "prune", "apiVersions", "transitionTime", "outputPath"]
+            .into_iter()
+            .chain(["selectorScope", "spireControllerManager"])
     {
         assert!(spec.get(field).is_some(), "schema lacks {field}");
     }

@@ -8,6 +8,7 @@ use super::{RunOutput, error_output};
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::config::{FailurePolicy, WorkloadPolicy};
 use crate::reconcile::Outcome;
+use crate::reconcile::coverage::selector::Answer;
 use crate::reconcile::findings::{Kind, Ref};
 use crate::reconcile::item::Item;
 use serde::Serialize;
@@ -58,7 +59,23 @@ pub struct Report {
     /// `configMap of KPTFILE`, or null when flags and variables alone set the run.
     pub config: Option<String>,
     pub bindings: Vec<BindingReport>,
+    /// Every pod template of the input with a namespace: what SPIRE gives its pods.
+    pub workloads: Vec<HeldReport>,
     pub findings: Vec<FindingReport>,
+}
+
+/// One pod template, as SPIRE Controller Manager will treat its pods.
+#[derive(Serialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct HeldReport {
+    #[serde(flatten)]
+    pub workload: WorkloadRef,
+    /// The SPIFFE IDs its pods hold, in the manager's order.
+    pub svids: Vec<String>,
+    /// ClusterSPIFFEIDs whose entries for its pods never attest.
+    pub entries_without_identity: Vec<String>,
+    /// Fallback ClusterSPIFFEIDs the manager skips for its pods.
+    pub fallbacks_skipped: Vec<String>,
 }
 
 #[derive(Serialize, Debug)]
@@ -74,7 +91,10 @@ pub struct BindingReport {
     #[serde(rename = "clusterSPIFFEID")]
     pub cluster_spiffe_id: Option<String>,
     pub selectors: Vec<String>,
+    /// The pod templates that get its SVID.
     pub workloads: Vec<WorkloadRef>,
+    /// The pod templates its ClusterSPIFFEID selects that never get its SVID.
+    pub selected_without_identity: Vec<WorkloadRef>,
     /// For a failing binding, the managed outputs of the input its failure removes.
     pub removes: Vec<Removed>,
 }
@@ -140,7 +160,23 @@ fn report(outcome: &Outcome, policy: WorkloadPolicy) -> Report {
             refs: std::iter::once(&f.about).chain(&f.also).map(WorkloadRef::from).collect(),
         })
         .collect();
-    Report { config: None, bindings, findings }
+    let model = &outcome.coverage.spire;
+    let workloads = model
+        .held
+        .iter()
+        .filter_map(|h| {
+            let names = |sources: &mut dyn Iterator<Item = usize>| -> Vec<String> {
+                sources.map(|s| model.sources[s].name.clone()).collect()
+            };
+            Some(HeldReport {
+                workload: workload_ref(outcome, h.item, h.template)?,
+                svids: h.svids().map(|e| e.spiffe_id.text.clone()).collect(),
+                entries_without_identity: names(&mut h.without_identity().map(|e| e.source)),
+                fallbacks_skipped: names(&mut h.skipped.iter().map(|k| k.source)),
+            })
+        })
+        .collect();
+    Report { config: None, bindings, workloads, findings }
 }
 
 fn binding(
@@ -161,14 +197,8 @@ fn binding(
         spiffe_id: rendered.map(|r| r.spiffe_id.clone()),
         cluster_spiffe_id: rendered.map(|r| r.name.clone()),
         selectors: status.rendered_selectors.first().map(|s| s.selectors.clone()).unwrap_or_default(),
-        workloads: outcome
-            .coverage
-            .reached
-            .get(&position)
-            .into_iter()
-            .flatten()
-            .filter_map(|&(item, template)| workload_ref(outcome, item, template))
-            .collect(),
+        workloads: held_by(outcome, position, true),
+        selected_without_identity: held_by(outcome, position, false),
         removes: outcome
             .lost
             .get(&position)
@@ -177,6 +207,20 @@ fn binding(
             .map(|l| Removed { cluster_spiffe_id: l.output.clone(), spiffe_id: l.spiffe_id.clone() })
             .collect(),
     }
+}
+
+/// The pod templates the rendered object of the binding at `position` gives its SVID to
+/// (`attesting`), or selects without one.
+fn held_by(outcome: &Outcome, position: usize, attesting: bool) -> Vec<WorkloadRef> {
+    let model = &outcome.coverage.spire;
+    let Some(source) = model.rendered(position) else { return Vec::new() };
+    let wanted = if attesting { Answer::Yes } else { Answer::No };
+    model
+        .held
+        .iter()
+        .filter(|h| h.entries.iter().any(|e| e.source == source && e.attests == wanted))
+        .filter_map(|h| workload_ref(outcome, h.item, h.template))
+        .collect()
 }
 
 /// The reference of the `template`-th pod template of the input item at `item`.
@@ -237,9 +281,24 @@ fn text(report: &Report) -> String {
                 reaches.push("no pod template of the input".to_string());
             }
             field(&mut out, "reaches", &reaches);
+            let without: Vec<String> = b.selected_without_identity.iter().map(workload_line).collect();
+            field(&mut out, "selects, no SVID", &without);
         } else {
             field(&mut out, "reaches", &["nothing: it renders no identity".to_string()]);
         }
+    }
+    if !report.workloads.is_empty() {
+        out.push_str(&format!(
+            "\nPod templates: {}, as SPIRE will give their pods SVIDs\n",
+            report.workloads.len()
+        ));
+    }
+    for w in &report.workloads {
+        out.push_str(&format!("\n{}\n", workload_line(&w.workload)));
+        let svids = if w.svids.is_empty() { vec!["none".to_string()] } else { w.svids.clone() };
+        field(&mut out, "SVIDs", &svids);
+        field(&mut out, "no identity from", &w.entries_without_identity);
+        field(&mut out, "fallback skipped", &w.fallbacks_skipped);
     }
     let failing = report.bindings.len() - ready;
     if report.findings.is_empty() {

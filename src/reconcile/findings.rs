@@ -1,5 +1,5 @@
 //! The findings the reconcile reports beside statuses and outputs: what the identities
-//! reach (workload coverage) and what becomes of the function's earlier outputs. Each is
+//! reach (workload coverage, what SPIRE will do) and what becomes of the function's earlier outputs. Each is
 //! data: its kind, level, message, and the items it is about and names. Findings never
 //! change a status or an output; each mode words them where it reports them.
 
@@ -17,6 +17,9 @@ pub enum Kind {
     ServiceAccountMismatch,
     ServiceAccountNotDeclared,
     WorkloadMatchesSeveralIdentities,
+    FallbackShadowed,
+    EntriesWithoutIdentity,
+    IgnoredBySpire,
 }
 
 impl Kind {
@@ -29,6 +32,9 @@ impl Kind {
             Kind::ServiceAccountMismatch => "ServiceAccountMismatch",
             Kind::ServiceAccountNotDeclared => "ServiceAccountNotDeclared",
             Kind::WorkloadMatchesSeveralIdentities => "WorkloadMatchesSeveralIdentities",
+            Kind::FallbackShadowed => "FallbackShadowed",
+            Kind::EntriesWithoutIdentity => "EntriesWithoutIdentity",
+            Kind::IgnoredBySpire => "IgnoredBySpire",
         }
     }
 }
