@@ -436,7 +436,8 @@ fn validate(spec: ConfigSpec, field: &dyn Fn(&str) -> String) -> Result<Config, 
                     ConfigError::new(
                         format!("{}[{i}]", field("spireControllerManager.ignoreNamespaces")),
                         format!(
-                            "{pattern:?} is not a regular expression SPIRE Controller Manager can read: {e}"
+                            "{pattern:?} is not a regular expression SPIRE Controller Manager can read: {}",
+                            e.to_string().lines().last().unwrap_or_default().trim_start_matches("error: ")
                         ),
                     )
                 })?;

@@ -76,6 +76,15 @@ pub struct HeldReport {
     pub entries_without_identity: Vec<String>,
     /// Fallback ClusterSPIFFEIDs the manager skips for its pods.
     pub fallbacks_skipped: Vec<String>,
+    /// For the text: each SVID with what of it is known only in the cluster.
+    #[serde(skip)]
+    svid_lines: Vec<String>,
+    /// For the text: SVIDs that hang on what the input does not say.
+    #[serde(skip)]
+    maybe: Vec<String>,
+    /// For the text: the namespace the manager ignores, when it does.
+    #[serde(skip)]
+    ignored: Option<String>,
 }
 
 #[derive(Serialize, Debug)]
@@ -173,6 +182,34 @@ fn report(outcome: &Outcome, policy: WorkloadPolicy) -> Report {
                 svids: h.svids().map(|e| e.spiffe_id.text.clone()).collect(),
                 entries_without_identity: names(&mut h.without_identity().map(|e| e.source)),
                 fallbacks_skipped: names(&mut h.skipped.iter().map(|k| k.source)),
+                svid_lines: h.svids().map(|e| svid_line(&e.spiffe_id)).collect(),
+                maybe: h
+                    .entries
+                    .iter()
+                    .filter(|e| {
+                        e.attests != Answer::No && (e.attests, e.selected) != (Answer::Yes, Answer::Yes)
+                    })
+                    .map(|e| {
+                        let mut line = format!(
+                            "{} (ClusterSPIFFEID {}",
+                            svid_line(&e.spiffe_id),
+                            model.sources[e.source].name
+                        );
+                        if e.selected == Answer::Unknown {
+                            line.push_str(
+                                ", if the namespace carries the labels its namespaceSelector asks for",
+                            );
+                        }
+                        if e.attests == Answer::Unknown {
+                            line.push_str(&format!(", if {} hold in the cluster", e.misses.join(", ")));
+                        }
+                        line.push(')');
+                        line
+                    })
+                    .collect(),
+                ignored: h
+                    .ignored_namespace
+                    .then(|| "its namespace: the manager's ignoreNamespaces".to_string()),
             })
         })
         .collect();
@@ -207,6 +244,14 @@ fn binding(
             .map(|l| Removed { cluster_spiffe_id: l.output.clone(), spiffe_id: l.spiffe_id.clone() })
             .collect(),
     }
+}
+
+/// A SPIFFE ID, with the parts known only in the cluster said as such.
+fn svid_line(id: &crate::reconcile::spire::template::Evaluated) -> String {
+    if id.is_known() {
+        return id.text.clone();
+    }
+    format!("{} ({} known only in the cluster)", id.text, id.unknown.join(", "))
 }
 
 /// The pod templates the rendered object of the binding at `position` gives its SVID to
@@ -295,8 +340,10 @@ fn text(report: &Report) -> String {
     }
     for w in &report.workloads {
         out.push_str(&format!("\n{}\n", workload_line(&w.workload)));
-        let svids = if w.svids.is_empty() { vec!["none".to_string()] } else { w.svids.clone() };
+        let svids = if w.svid_lines.is_empty() { vec!["none".to_string()] } else { w.svid_lines.clone() };
         field(&mut out, "SVIDs", &svids);
+        field(&mut out, "may also hold", &w.maybe);
+        field(&mut out, "ignored", w.ignored.as_slice());
         field(&mut out, "no identity from", &w.entries_without_identity);
         field(&mut out, "fallback skipped", &w.fallbacks_skipped);
     }

@@ -64,6 +64,28 @@ fn class_findings(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
     let rendered =
         || model.sources.iter().enumerate().filter(|(_, s)| matches!(s.origin, Origin::Rendered { .. }));
     let manager = &model.manager;
+    let patterns: Vec<regex::Regex> =
+        manager.ignore_namespaces.iter().filter_map(|p| regex::Regex::new(p).ok()).collect();
+    for (_, source) in rendered() {
+        let Origin::Rendered { binding } = source.origin else { continue };
+        let namespace = (cx.binding_refs)(binding).namespace.unwrap_or_default();
+        let Some(pattern) = patterns.iter().find(|p| p.is_match(&namespace)) else { continue };
+        out.push(Finding {
+            kind: Kind::IgnoredBySpire,
+            level: Level::Warning,
+            message: format!(
+                "ClusterSPIFFEID {}{} is for pods of namespace {namespace}, which SPIRE Controller Manager ignores \
+                 (its ignoreNamespaces pattern {:?} matches the name): no pod there gets an entry from any \
+                 ClusterSPIFFEID; run the workloads in another namespace, or remove the pattern from the manager's \
+                 ignoreNamespaces (and from spireControllerManager.ignoreNamespaces)",
+                source.name,
+                of_binding(source, cx),
+                pattern.as_str()
+            ),
+            about: source_ref(source, cx),
+            also: Vec::new(),
+        });
+    }
     if !manager.configured {
         let classless: Vec<&Source> =
             rendered().map(|(_, s)| s).filter(|s| s.class_name.is_empty()).collect();
