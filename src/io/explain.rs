@@ -1,7 +1,8 @@
 //! `explain`: the view a person reads. It reads what `render` reads (files, folders, `-`)
 //! with the same configuration, writes nothing, and prints per binding its verdict, SPIFFE
-//! ID, selectors, ClusterSPIFFEID and the pod templates it reaches, then the findings, each
-//! under its name: as aligned text, or as a stable JSON document for automation.
+//! ID, selectors, ClusterSPIFFEID and the pod templates it reaches or selects without an
+//! SVID, then each pod template as SPIRE will treat it (reconcile::spire), then the findings,
+//! each under its name: as aligned text, or as a stable JSON document for automation.
 
 use super::render::{self, Request};
 use super::{RunOutput, error_output};

@@ -7,7 +7,9 @@
 //!
 //! Everything is found by grouping: templates are indexed by namespace and by label, and
 //! each identity, pool and other ClusterSPIFFEID looks only at the templates of its rarest
-//! label. Findings are results only: they never change a status or an output.
+//! label. Findings are results only: they never change a status or an output. What SPIRE
+//! Controller Manager will actually do with every ClusterSPIFFEID of the output is
+//! reconcile::spire, whose findings join these.
 
 pub mod inputs;
 pub mod selector;

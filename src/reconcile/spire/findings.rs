@@ -156,9 +156,9 @@ fn shadowed(model: &Model, held: &Held, cx: &Context<'_>, out: &mut Vec<Finding>
     let fix = match cx.scope {
         SelectorScope::Pool => {
             "set selectorScope: Binding, so the rendered object selects only its binding's namespace and variant, \
-             or make these pods the binding's"
+             or make the selectors that miss hold for these pods"
         }
-        SelectorScope::Binding => "make these pods the binding's, or move them out of its pool",
+        SelectorScope::Binding => "make the selectors that miss hold for these pods",
     };
     let about = template_ref(cx.seen, held);
     out.push(Finding {
