@@ -501,6 +501,13 @@ fn workload_coverage<'a>(
         selector_templates: o.selector_templates.clone(),
     }));
     let model = spire::simulate(sources, &seen, &config.spire, config.trust_domain.as_deref());
+    // A binding that reaches no pod: what its object selects instead, and what those pods hold.
+    for finding in coverage.findings.iter_mut().filter(|f| f.kind == findings::Kind::NoMatchingWorkload) {
+        if let Some(instead) = spire::findings::selected_instead(&model, finding.about.item, &seen) {
+            finding.message.push_str("; ");
+            finding.message.push_str(&instead);
+        }
+    }
     let cx =
         spire::findings::Context { seen: &seen, scope: config.selector_scope, binding_refs: &binding_refs };
     coverage.findings.extend(spire::findings::findings(&model, &cx));

@@ -232,6 +232,32 @@ fn several(model: &Model, held: &Held, cx: &Context<'_>, out: &mut Vec<Finding>)
     });
 }
 
+/// What the model adds to a binding's `NoMatchingWorkload`: the pod templates its object
+/// selects without an SVID, and the SPIFFE IDs their pods hold instead; `None` when it
+/// selects none.
+pub fn selected_instead(model: &Model, binding: usize, seen: &Seen<'_>) -> Option<String> {
+    let source = model.rendered(binding)?;
+    let held: Vec<String> = model
+        .held
+        .iter()
+        .filter(|h| h.entries.iter().any(|e| e.source == source && e.attests == Answer::No))
+        .map(|h| {
+            let ids: Vec<&str> = h.svids().map(|e| e.spiffe_id.text.as_str()).collect();
+            let holds = if ids.is_empty() { "no SVID".to_string() } else { ids.join(", ") };
+            format!("{} (its pods hold {holds})", template_ref(seen, h).describe())
+        })
+        .collect();
+    if held.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "SPIRE still makes entries for the {} pod {} its ClusterSPIFFEID selects, which never attest: {}",
+        held.len(),
+        if held.len() == 1 { "template" } else { "templates" },
+        listed(&held, 3)
+    ))
+}
+
 /// ` (binding ns/name)` for a rendered object.
 fn of_binding(source: &Source, cx: &Context<'_>) -> String {
     match source.origin {
