@@ -265,3 +265,69 @@ fn piped_input_is_still_read_as_before() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(!text(&out.stderr).contains("stdin is a terminal"), "{}", text(&out.stderr));
 }
+
+/// The staging-copy case's manifests as one stream.
+fn staging_copy() -> Vec<u8> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/explain-spire-staging-copy/files");
+    ["prod.yaml", "staging.yaml", "spire.yaml"]
+        .iter()
+        .map(|f| std::fs::read_to_string(dir.join(f)).unwrap())
+        .collect::<Vec<_>>()
+        .join("---\n")
+        .into_bytes()
+}
+
+#[test]
+fn selector_scope_and_the_spire_manager_come_from_flags_and_argocd_variables() {
+    let render = |args: &[&str], env: &[(&str, &str)]| {
+        let mut all = vec!["render", "-", "--trust-domain", "example.org"];
+        all.extend_from_slice(args);
+        run(&all, &staging_copy(), env)
+    };
+    let pool = render(&[], &[]);
+    assert_eq!(pool.status.code(), Some(0), "{}", text(&pool.stderr));
+    assert!(!text(&pool.stdout).contains("namespaceSelector"), "Pool is the operator's object");
+    assert!(
+        text(&pool.stderr).contains("FallbackShadowed: Deployment staging/prefill"),
+        "{}",
+        text(&pool.stderr)
+    );
+
+    let binding = render(&[], &[("ARGOCD_ENV_SELECTOR_SCOPE", "Binding")]);
+    assert_eq!(binding.status.code(), Some(0), "{}", text(&binding.stderr));
+    assert!(text(&binding.stdout).contains("kubernetes.io/metadata.name: prod"), "{}", text(&binding.stdout));
+    assert!(!text(&binding.stderr).contains("FallbackShadowed"), "{}", text(&binding.stderr));
+
+    // The output has no class; a manager of a class that does not watch classless objects ignores it.
+    let ignored = render(
+        &["--spire-class-name", "spire-system-spire"],
+        &[("ARGOCD_ENV_SPIRE_WATCH_CLASSLESS", "false")],
+    );
+    assert!(
+        text(&ignored.stderr).contains("warning: IgnoredBySpire: ClusterSPIFFEID"),
+        "{}",
+        text(&ignored.stderr)
+    );
+    let watched =
+        render(&["--spire-class-name", "spire-system-spire", "--spire-watch-classless", "true"], &[]);
+    assert!(!text(&watched.stderr).contains("IgnoredBySpire"), "{}", text(&watched.stderr));
+
+    let prod_ignored =
+        render(&["--spire-class-name", "x"], &[("ARGOCD_ENV_SPIRE_IGNORE_NAMESPACES", "^prod$")]);
+    assert!(
+        text(&prod_ignored.stderr).contains("which SPIRE Controller Manager ignores"),
+        "{}",
+        text(&prod_ignored.stderr)
+    );
+
+    let bad = render(&["--spire-ignore-namespaces", "kube-system,(x"], &[]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad.stderr).contains("--spire-ignore-namespaces (ARGOCD_ENV_SPIRE_IGNORE_NAMESPACES)[1]"),
+        "{}",
+        text(&bad.stderr)
+    );
+    let scope = render(&["--selector-scope", "Namespace"], &[]);
+    assert_eq!(scope.status.code(), Some(1));
+    assert!(text(&scope.stderr).contains("\"Namespace\" is not Pool or Binding"), "{}", text(&scope.stderr));
+}

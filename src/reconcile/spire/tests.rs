@@ -248,3 +248,60 @@ fn namespace_selectors_are_judged_by_namespace_objects_and_the_name_label() {
         model.held.iter().map(|h| h.entries.iter().map(|e| e.selected).collect()).collect();
     assert_eq!(selected, vec![vec![], vec![], vec![Answer::Yes]], "every namespace carries its name label");
 }
+
+fn kinds(
+    model: &Model,
+    seen: &Seen<'_>,
+    scope: SelectorScope,
+) -> Vec<(crate::reconcile::findings::Kind, String)> {
+    let refs = |b: usize| crate::reconcile::findings::binding_ref(b, Some("prod"), "llama-prefill");
+    let cx = findings::Context { seen, scope, binding_refs: &refs };
+    findings::findings(model, &cx).into_iter().map(|f| (f.kind, f.about.describe())).collect()
+}
+
+#[test]
+fn fallback_shadowed_and_entries_without_identity_under_pool_neither_under_binding() {
+    use crate::reconcile::findings::Kind;
+    let items = [prefill("prod"), prefill("staging")];
+    let seen = seen(&items, &[]);
+    let manager = SpireManager {
+        class_name: Some(String::new()),
+        watch_classless: true,
+        configured: true,
+        ..SpireManager::default()
+    };
+    let sources = |scope| {
+        vec![
+            foreign(8, "default-fallback", HELM_DEFAULT, true),
+            rendered(9, "prod", "llama", "prefill", scope),
+        ]
+    };
+    let model = simulate(sources(SelectorScope::Pool), &seen, &manager, Some(TD));
+    assert_eq!(
+        kinds(&model, &seen, SelectorScope::Pool),
+        vec![
+            (Kind::FallbackShadowed, "Deployment staging/prefill (spec.template)".to_string()),
+            (Kind::EntriesWithoutIdentity, "InferenceIdentityBinding prod/llama-prefill".to_string()),
+        ]
+    );
+    let model = simulate(sources(SelectorScope::Binding), &seen, &manager, Some(TD));
+    assert_eq!(kinds(&model, &seen, SelectorScope::Binding), vec![]);
+}
+
+#[test]
+fn without_a_configured_manager_classless_outputs_get_one_note() {
+    use crate::reconcile::findings::Kind;
+    let items = [prefill("prod")];
+    let seen = seen(&items, &[]);
+    let two = vec![
+        rendered(9, "prod", "llama", "prefill", SelectorScope::Pool),
+        rendered(10, "prod", "other", "prefill", SelectorScope::Pool),
+    ];
+    let model = simulate(two, &seen, &SpireManager::default(), Some(TD));
+    let found = kinds(&model, &seen, SelectorScope::Pool);
+    assert_eq!(found.iter().filter(|(k, _)| *k == Kind::IgnoredBySpire).count(), 1, "{found:?}");
+    let mut classed = rendered(9, "prod", "llama", "prefill", SelectorScope::Pool);
+    classed.class_name = "spire-system-spire".into();
+    let model = simulate(vec![classed], &seen, &SpireManager::default(), Some(TD));
+    assert!(kinds(&model, &seen, SelectorScope::Pool).is_empty());
+}
