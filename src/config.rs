@@ -74,6 +74,68 @@ pub struct ConfigSpec {
     #[schemars(pattern(OUTPUT_PATH_PATTERN))]
     #[schemars(extend("not" = {"type": "string", "pattern": "(^|/)Kptfile$"}))]
     pub output_path: Option<String>,
+    /// What a rendered ClusterSPIFFEID selects: `Pool` (default) the operator's objects
+    /// (`podSelector` = the pool's labels); `Binding` also adds `namespaceSelector`
+    /// `kubernetes.io/metadata.name: <namespace>` and the variant label to the
+    /// `podSelector`, so SPIRE makes entries only for the binding's own pods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector_scope: Option<SelectorScope>,
+    /// The SPIRE Controller Manager that will read the outputs, as its configuration
+    /// sets it. Given, an output it would ignore is an `IgnoredBySpire` finding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spire_controller_manager: Option<SpireManagerSpec>,
+}
+
+/// The settings of the target SPIRE Controller Manager that decide what it reads.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Default, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SpireManagerSpec {
+    /// Its `className`: it reads the ClusterSPIFFEIDs of that class. Empty: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(CLASS_NAME_PATTERN))]
+    pub class_name: Option<String>,
+    /// Its `watchClassless`: it also reads ClusterSPIFFEIDs without a class (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch_classless: Option<bool>,
+    /// Its `ignoreNamespaces`: regular expressions (RE2), matched anywhere in a namespace's
+    /// name; pods there get no entry. Default `kube-system`, `kube-public`, `spire-system`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignore_namespaces: Option<Vec<String>>,
+}
+
+/// What a rendered ClusterSPIFFEID selects (docs/reference.md#what-spire-will-do).
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SelectorScope {
+    /// The operator's objects: the pool's pods, in every namespace.
+    #[default]
+    Pool,
+    /// Only the pods of the binding's namespace that carry its variant label.
+    Binding,
+}
+
+/// SPIRE Controller Manager's `ignoreNamespaces` when its configuration sets none.
+pub const DEFAULT_IGNORE_NAMESPACES: [&str; 3] = ["kube-system", "kube-public", "spire-system"];
+
+/// The target manager's settings, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpireManager {
+    /// `None` when the functionConfig does not say: the model then takes every object as read.
+    pub class_name: Option<String>,
+    pub watch_classless: bool,
+    pub ignore_namespaces: Vec<String>,
+    /// Whether the functionConfig (or a flag or variable) gave any of these.
+    pub configured: bool,
+}
+
+impl Default for SpireManager {
+    fn default() -> Self {
+        SpireManager {
+            class_name: None,
+            watch_classless: false,
+            ignore_namespaces: DEFAULT_IGNORE_NAMESPACES.map(String::from).to_vec(),
+            configured: false,
+        }
+    }
 }
 
 /// The patterns of the schema, for editors: each says what the validation below accepts.
@@ -118,6 +180,8 @@ pub struct Config {
     pub api_versions: Vec<String>,
     pub transition_time: Option<Timestamp>,
     pub output_path: String,
+    pub selector_scope: SelectorScope,
+    pub spire: SpireManager,
 }
 
 impl Default for Config {
@@ -131,6 +195,8 @@ impl Default for Config {
             api_versions: Vec::new(),
             transition_time: None,
             output_path: DEFAULT_OUTPUT_PATH.to_string(),
+            selector_scope: SelectorScope::Pool,
+            spire: SpireManager::default(),
         }
     }
 }
@@ -305,11 +371,32 @@ fn set_from_string(spec: &mut ConfigSpec, key: &str, text: &str, field: &str) ->
         }
         "transitionTime" => spec.transition_time = Some(text),
         "outputPath" => spec.output_path = Some(text),
+        "selectorScope" => {
+            spec.selector_scope = Some(match text.as_str() {
+                "Pool" => SelectorScope::Pool,
+                "Binding" => SelectorScope::Binding,
+                _ => return Err(ConfigError::new(field, format!("{text:?} is not Pool or Binding"))),
+            })
+        }
+        "spireControllerManager.className" => manager(spec).class_name = Some(text),
+        "spireControllerManager.watchClassless" => {
+            manager(spec).watch_classless = Some(match text.as_str() {
+                "true" => true,
+                "false" => false,
+                _ => return Err(ConfigError::new(field, format!("{text:?} is not true or false"))),
+            })
+        }
+        "spireControllerManager.ignoreNamespaces" => {
+            manager(spec).ignore_namespaces =
+                Some(text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect())
+        }
         _ => {
             return Err(ConfigError::new(
                 field,
                 "unknown field: expected one of trustDomain, className, failurePolicy, \
-                 workloadPolicy, prune, apiVersions, transitionTime, outputPath",
+                 workloadPolicy, prune, apiVersions, transitionTime, outputPath, selectorScope, \
+                 spireControllerManager.className, spireControllerManager.watchClassless, \
+                 spireControllerManager.ignoreNamespaces",
             ));
         }
     }
@@ -336,6 +423,33 @@ fn validate(spec: ConfigSpec, field: &dyn Fn(&str) -> String) -> Result<Config, 
     }
     let output_path = spec.output_path.unwrap_or_else(|| DEFAULT_OUTPUT_PATH.to_string());
     validate_output_path(&output_path).map_err(|m| ConfigError::new(field("outputPath"), m))?;
+    let spire = match spec.spire_controller_manager {
+        None => SpireManager::default(),
+        Some(m) => {
+            let class_name = m.class_name.unwrap_or_default();
+            validate_class_name(&class_name)
+                .map_err(|e| ConfigError::new(field("spireControllerManager.className"), e))?;
+            let ignore_namespaces =
+                m.ignore_namespaces.unwrap_or_else(|| DEFAULT_IGNORE_NAMESPACES.map(String::from).to_vec());
+            for (i, pattern) in ignore_namespaces.iter().enumerate() {
+                regex::Regex::new(pattern).map_err(|e| {
+                    ConfigError::new(
+                        format!("{}[{i}]", field("spireControllerManager.ignoreNamespaces")),
+                        format!(
+                            "{pattern:?} is not a regular expression SPIRE Controller Manager can read: {}",
+                            e.to_string().lines().last().unwrap_or_default().trim_start_matches("error: ")
+                        ),
+                    )
+                })?;
+            }
+            SpireManager {
+                class_name: Some(class_name),
+                watch_classless: m.watch_classless.unwrap_or(false),
+                ignore_namespaces,
+                configured: true,
+            }
+        }
+    };
     Ok(Config {
         trust_domain,
         class_name,
@@ -345,7 +459,14 @@ fn validate(spec: ConfigSpec, field: &dyn Fn(&str) -> String) -> Result<Config, 
         api_versions,
         transition_time,
         output_path,
+        selector_scope: spec.selector_scope.unwrap_or_default(),
+        spire,
     })
+}
+
+/// The manager settings of `spec`, made when a flat key first names one.
+fn manager(spec: &mut ConfigSpec) -> &mut SpireManagerSpec {
+    spec.spire_controller_manager.get_or_insert_with(SpireManagerSpec::default)
 }
 
 /// A bare SPIFFE trust domain name: lowercase letters, digits, `.`, `-`, `_`.

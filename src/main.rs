@@ -112,6 +112,18 @@ struct ConfigArgs {
     /// RFC 3339 time for conditions that change.
     #[arg(long, env = "ARGOCD_ENV_TRANSITION_TIME")]
     transition_time: Option<String>,
+    /// What a rendered ClusterSPIFFEID selects: Pool or Binding.
+    #[arg(long, env = "ARGOCD_ENV_SELECTOR_SCOPE")]
+    selector_scope: Option<String>,
+    /// The className of the SPIRE Controller Manager that reads the outputs.
+    #[arg(long, env = "ARGOCD_ENV_SPIRE_CLASS_NAME")]
+    spire_class_name: Option<String>,
+    /// Its watchClassless: true or false.
+    #[arg(long, env = "ARGOCD_ENV_SPIRE_WATCH_CLASSLESS")]
+    spire_watch_classless: Option<String>,
+    /// Its ignoreNamespaces, comma-separated regular expressions.
+    #[arg(long, env = "ARGOCD_ENV_SPIRE_IGNORE_NAMESPACES")]
+    spire_ignore_namespaces: Option<String>,
 }
 
 impl RenderArgs {
@@ -130,6 +142,22 @@ impl ConfigArgs {
             ("prune", "--prune (ARGOCD_ENV_PRUNE)", self.prune),
             ("apiVersions", "--api-versions (ARGOCD_ENV_API_VERSIONS)", self.api_versions),
             ("transitionTime", "--transition-time (ARGOCD_ENV_TRANSITION_TIME)", self.transition_time),
+            ("selectorScope", "--selector-scope (ARGOCD_ENV_SELECTOR_SCOPE)", self.selector_scope),
+            (
+                "spireControllerManager.className",
+                "--spire-class-name (ARGOCD_ENV_SPIRE_CLASS_NAME)",
+                self.spire_class_name,
+            ),
+            (
+                "spireControllerManager.watchClassless",
+                "--spire-watch-classless (ARGOCD_ENV_SPIRE_WATCH_CLASSLESS)",
+                self.spire_watch_classless,
+            ),
+            (
+                "spireControllerManager.ignoreNamespaces",
+                "--spire-ignore-namespaces (ARGOCD_ENV_SPIRE_IGNORE_NAMESPACES)",
+                self.spire_ignore_namespaces,
+            ),
         ];
         let overrides = settings
             .into_iter()

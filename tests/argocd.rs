@@ -104,7 +104,13 @@ fn kinds(docs: &[Value]) -> Vec<&str> {
 fn generate_prints_a_plain_yaml_stream_with_the_identity_and_the_status() {
     let tmp = TempDir::new("argocd-generate");
     let app = app(&tmp, &[prefill()]);
-    let out = generate(&app, &[("ARGOCD_ENV_TRUST_DOMAIN", "example.org"), ("KUBE_API_VERSIONS", ALL_APIS)]);
+    // With a class, as SPIRE Helm chart's manager has one: no note that a classless object may be ignored.
+    let env = [
+        ("ARGOCD_ENV_TRUST_DOMAIN", "example.org"),
+        ("ARGOCD_ENV_CLASS_NAME", "spire-system-spire"),
+        ("KUBE_API_VERSIONS", ALL_APIS),
+    ];
+    let out = generate(&app, &env);
     assert_success(&out);
     let text = stdout(&out);
     assert!(!text.contains("ResourceList"), "a ResourceList wrapper would be one object to Argo CD:\n{text}");
@@ -159,6 +165,7 @@ fn a_failing_binding_under_fail_exits_non_zero_naming_it_on_stderr() {
         ("ARGOCD_ENV_TRUST_DOMAIN", "example.org"),
         ("ARGOCD_ENV_FAILURE_POLICY", "Fail"),
         ("KUBE_API_VERSIONS", ALL_APIS),
+        ("ARGOCD_ENV_CLASS_NAME", "spire-system-spire"),
     ];
     let out = generate(&app, &env);
     assert_ne!(out.status.code(), Some(0), "{}", describe(&out));

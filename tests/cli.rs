@@ -92,6 +92,8 @@ fn schema_subcommand_prints_the_function_config_schema() {
     let spec = schema.pointer("/$defs/ConfigSpec/properties").expect("spec properties");
     for field in
         ["trustDomain", "className", "failurePolicy", "prune", "apiVersions", "transitionTime", "outputPath"]
+            .into_iter()
+            .chain(["selectorScope", "spireControllerManager"])
     {
         assert!(spec.get(field).is_some(), "schema lacks {field}");
     }
@@ -288,7 +290,9 @@ fn annotations_point_at_the_item_below_its_comments() {
         .iter()
         .map(|r| r["locations"][0]["physicalLocation"]["region"]["startLine"].as_i64().unwrap())
         .collect();
-    assert_eq!(lines, [38, 22, 43]);
+    // The failing binding, the Deployment, then the findings about the binding of line 43
+    // (NoMatchingWorkload, and the model's notes on its entries and class).
+    assert_eq!(lines, [38, 22, 43, 43, 43]);
     assert_eq!(results[0]["ruleId"], "binding/TargetPoolNotFound");
 
     // The same items moved down by a blank line and a comment keep their fingerprints.
@@ -409,4 +413,70 @@ fn explain_fails_on_a_stale_output_under_failure_policy_fail() {
     assert!(text(&report.stdout).contains("; 2 stale output(s) in the input (StaleOutput below)"));
     let gate = run(&["explain", "--config", config, "--failure-policy", "Fail", files], b"", &[]);
     assert_eq!(gate.status.code(), Some(1), "{}", text(&gate.stdout));
+}
+
+/// The staging-copy case's manifests as one stream.
+fn staging_copy() -> Vec<u8> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/explain-spire-staging-copy/files");
+    ["prod.yaml", "staging.yaml", "spire.yaml"]
+        .iter()
+        .map(|f| std::fs::read_to_string(dir.join(f)).unwrap())
+        .collect::<Vec<_>>()
+        .join("---\n")
+        .into_bytes()
+}
+
+#[test]
+fn selector_scope_and_the_spire_manager_come_from_flags_and_argocd_variables() {
+    let render = |args: &[&str], env: &[(&str, &str)]| {
+        let mut all = vec!["render", "-", "--trust-domain", "example.org"];
+        all.extend_from_slice(args);
+        run(&all, &staging_copy(), env)
+    };
+    let pool = render(&[], &[]);
+    assert_eq!(pool.status.code(), Some(0), "{}", text(&pool.stderr));
+    assert!(!text(&pool.stdout).contains("namespaceSelector"), "Pool is the operator's object");
+    assert!(
+        text(&pool.stderr).contains("FallbackShadowed: Deployment staging/prefill"),
+        "{}",
+        text(&pool.stderr)
+    );
+
+    let binding = render(&[], &[("ARGOCD_ENV_SELECTOR_SCOPE", "Binding")]);
+    assert_eq!(binding.status.code(), Some(0), "{}", text(&binding.stderr));
+    assert!(text(&binding.stdout).contains("kubernetes.io/metadata.name: prod"), "{}", text(&binding.stdout));
+    assert!(!text(&binding.stderr).contains("FallbackShadowed"), "{}", text(&binding.stderr));
+
+    // The output has no class; a manager of a class that does not watch classless objects ignores it.
+    let ignored = render(
+        &["--spire-class-name", "spire-system-spire"],
+        &[("ARGOCD_ENV_SPIRE_WATCH_CLASSLESS", "false")],
+    );
+    assert!(
+        text(&ignored.stderr).contains("warning: IgnoredBySpire: ClusterSPIFFEID"),
+        "{}",
+        text(&ignored.stderr)
+    );
+    let watched =
+        render(&["--spire-class-name", "spire-system-spire", "--spire-watch-classless", "true"], &[]);
+    assert!(!text(&watched.stderr).contains("IgnoredBySpire"), "{}", text(&watched.stderr));
+
+    let prod_ignored =
+        render(&["--spire-class-name", "x"], &[("ARGOCD_ENV_SPIRE_IGNORE_NAMESPACES", "^prod$")]);
+    assert!(
+        text(&prod_ignored.stderr).contains("which SPIRE Controller Manager ignores"),
+        "{}",
+        text(&prod_ignored.stderr)
+    );
+
+    let bad = render(&["--spire-ignore-namespaces", "kube-system,(x"], &[]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad.stderr).contains("--spire-ignore-namespaces (ARGOCD_ENV_SPIRE_IGNORE_NAMESPACES)[1]"),
+        "{}",
+        text(&bad.stderr)
+    );
+    let scope = render(&["--selector-scope", "Namespace"], &[]);
+    assert_eq!(scope.status.code(), Some(1));
+    assert!(text(&scope.stderr).contains("\"Namespace\" is not Pool or Binding"), "{}", text(&scope.stderr));
 }

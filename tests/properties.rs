@@ -1004,7 +1004,8 @@ proptest! {
         // exit code from the policy.
         let results = list["results"].as_array().cloned().unwrap_or_default();
         // Workload coverage findings about a binding are results too, of their own kind.
-        let findings = ["NoMatchingWorkload:", "ServiceAccountNotDeclared:"];
+        let findings =
+            ["NoMatchingWorkload:", "ServiceAccountNotDeclared:", "EntriesWithoutIdentity:", "IgnoredBySpire:"];
         let per_binding: Vec<&Value> = results
             .iter()
             .filter(|r| r.pointer("/resourceRef/kind") == Some(&json!(BINDING_KIND)))

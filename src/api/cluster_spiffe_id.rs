@@ -19,6 +19,10 @@ pub const LABEL_BINDING_NAME: &str = "kleym.sonda.red/binding-name";
 pub const LABEL_BINDING_NAMESPACE: &str = "kleym.sonda.red/binding-namespace";
 pub const ANNOTATION_RENDERED_BY: &str = "kleym.sonda.red/rendered-by";
 pub const RENDERED_BY: &str = "render-inference-identity";
+/// The label every namespace carries: its name.
+pub const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
+/// The pod label a binding's variant is matched by.
+pub const VARIANT_LABEL: &str = "identity.kleym.sonda.red/variant";
 /// The annotation the kleym operator puts on every ClusterSPIFFEID it creates.
 pub const ANNOTATION_OWNERSHIP_CLAIM: &str = "kleym.sonda.red/ownership-claim-id";
 
@@ -63,6 +67,9 @@ impl Serialize for OutputLabels {
 pub struct Spec {
     #[serde(rename = "spiffeIDTemplate")]
     pub spiffe_id_template: String,
+    /// Only under `selectorScope: Binding`: the binding's namespace, by name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace_selector: Option<PodSelector>,
     pub pod_selector: PodSelector,
     pub workload_selector_templates: Vec<String>,
     pub fallback: bool,
@@ -86,6 +93,9 @@ pub struct RenderInput<'a> {
     pub pool_labels: Labels,
     pub selectors: Vec<String>,
     pub class_name: Option<&'a str>,
+    /// `Some(variant)` under `selectorScope: Binding`: the object then selects the binding's
+    /// namespace by name and the variant label beside the pool's.
+    pub binding_scope: Option<&'a str>,
 }
 
 /// Builds the ClusterSPIFFEID object of docs/reference.md#the-rendered-clusterspiffeid.
@@ -103,7 +113,24 @@ pub fn render(input: RenderInput<'_>) -> ClusterSpiffeId {
         metadata: Metadata { name: input.name, labels, annotations },
         spec: Spec {
             spiffe_id_template: input.spiffe_id.to_string(),
-            pod_selector: PodSelector { match_labels: input.pool_labels },
+            namespace_selector: input.binding_scope.map(|_| PodSelector {
+                match_labels: std::iter::once((
+                    NAMESPACE_NAME_LABEL.to_string(),
+                    input.binding_namespace.to_string(),
+                ))
+                .collect(),
+            }),
+            pod_selector: PodSelector {
+                match_labels: match input.binding_scope {
+                    None => input.pool_labels,
+                    Some(variant) => input
+                        .pool_labels
+                        .into_vec()
+                        .into_iter()
+                        .chain(std::iter::once((VARIANT_LABEL.to_string(), variant.to_string())))
+                        .collect(),
+                },
+            },
             workload_selector_templates: input.selectors,
             fallback: false,
             hint: format!("{}/{}", input.binding_namespace, input.binding_name),

@@ -100,34 +100,6 @@ fn fingerprint(parts: &[&str]) -> String {
     hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The finding kinds, in the order of docs/reference.md#findings.
-const KINDS: [Kind; 7] = [
-    Kind::StaleOutput,
-    Kind::NoMatchingWorkload,
-    Kind::WorkloadWithoutVariant,
-    Kind::VariantNotBound,
-    Kind::ServiceAccountMismatch,
-    Kind::ServiceAccountNotDeclared,
-    Kind::WorkloadMatchesSeveralIdentities,
-];
-
-/// What a finding's rule is about, in one sentence.
-fn kind_description(kind: Kind) -> &'static str {
-    match kind {
-        Kind::StaleOutput => "A managed ClusterSPIFFEID of the input that a render replaces or removes.",
-        Kind::NoMatchingWorkload => "A rendered identity reaches no pod template of the input.",
-        Kind::WorkloadWithoutVariant => "A pod template a pool in use selects carries no variant label.",
-        Kind::VariantNotBound => "A pod template a pool in use selects carries a variant no binding binds.",
-        Kind::ServiceAccountMismatch => {
-            "A pod template has a binding's labels but runs as another service account."
-        }
-        Kind::ServiceAccountNotDeclared => "A binding names a service account the input does not declare.",
-        Kind::WorkloadMatchesSeveralIdentities => {
-            "A pod template a rendered identity reaches is also selected by another ClusterSPIFFEID."
-        }
-    }
-}
-
 /// What a failure reason's rule is about, in one sentence.
 fn reason_description(reason: Reason) -> &'static str {
     match reason {
@@ -151,9 +123,9 @@ fn reason_description(reason: Reason) -> &'static str {
 /// level); the id is `finding/NAME` or `binding/REASON`, as SARIF wants an id apart from the
 /// name a person reads.
 fn rules() -> Vec<(String, &'static str, &'static str, Severity)> {
-    let findings = KINDS
+    let findings = Kind::ALL
         .iter()
-        .map(|&k| (format!("finding/{}", k.as_str()), k.as_str(), kind_description(k), Severity::Warning));
+        .map(|&k| (format!("finding/{}", k.as_str()), k.as_str(), Kind::description(k), Severity::Warning));
     let reasons = Reason::ALL
         .iter()
         .map(|&r| (format!("binding/{}", r.as_str()), r.as_str(), reason_description(r), Severity::Error));
@@ -294,8 +266,8 @@ mod tests {
 
     #[test]
     fn every_kind_has_a_rule_and_fingerprints_do_not_collide_across_fields() {
-        assert!(KINDS.iter().all(|k| rules().iter().any(|r| r.1 == k.as_str())));
-        assert_eq!(rules().len(), KINDS.len() + Reason::ALL.len());
+        assert!(Kind::ALL.iter().all(|k| rules().iter().any(|r| r.1 == k.as_str())));
+        assert_eq!(rules().len(), Kind::ALL.len() + Reason::ALL.len());
         assert_ne!(fingerprint(&["ab", "c"]), fingerprint(&["a", "bc"]));
     }
 }

@@ -1,7 +1,8 @@
 //! `explain`: the view a person reads. It reads what `render` reads (files, folders, `-`)
 //! with the same configuration, writes nothing, and prints per binding its verdict, SPIFFE
-//! ID, selectors, ClusterSPIFFEID and the pod templates it reaches, then the findings, each
-//! under its name: as aligned text, or as a stable JSON document for automation.
+//! ID, selectors, ClusterSPIFFEID and the pod templates it reaches or selects without an
+//! SVID, then each pod template as SPIRE will treat it (reconcile::spire), then the findings,
+//! each under its name: as aligned text, or as a stable JSON document for automation.
 
 use super::annotations;
 use super::render::{self, Request};
@@ -9,6 +10,7 @@ use super::{RunOutput, error_output};
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::config::{FailurePolicy, WorkloadPolicy};
 use crate::reconcile::Outcome;
+use crate::reconcile::coverage::selector::Answer;
 use crate::reconcile::findings::{Kind, Ref};
 use crate::reconcile::item::Item;
 use serde::Serialize;
@@ -79,6 +81,8 @@ pub struct Report {
     /// `configMap of KPTFILE`, or null when flags and variables alone set the run.
     pub config: Option<String>,
     pub bindings: Vec<BindingReport>,
+    /// Every pod template of the input with a namespace: what SPIRE gives its pods.
+    pub workloads: Vec<HeldReport>,
     pub findings: Vec<FindingReport>,
     /// Every pod template of the input that gets a SPIFFE ID, with the IDs it gets: what
     /// `diff` compares, from a saved report too.
@@ -108,6 +112,29 @@ impl From<(Option<std::path::PathBuf>, usize)> for At {
     }
 }
 
+/// One pod template, as SPIRE Controller Manager will treat its pods.
+#[derive(Serialize, Debug)]
+#[serde(rename_all = "camelCase")]
+pub struct HeldReport {
+    #[serde(flatten)]
+    pub workload: WorkloadRef,
+    /// The SPIFFE IDs its pods hold, in the manager's order.
+    pub svids: Vec<String>,
+    /// ClusterSPIFFEIDs whose entries for its pods never attest.
+    pub entries_without_identity: Vec<String>,
+    /// Fallback ClusterSPIFFEIDs the manager skips for its pods.
+    pub fallbacks_skipped: Vec<String>,
+    /// For the text: each SVID with what of it is known only in the cluster.
+    #[serde(skip)]
+    svid_lines: Vec<String>,
+    /// For the text: SVIDs that hang on what the input does not say.
+    #[serde(skip)]
+    maybe: Vec<String>,
+    /// For the text: the namespace the manager ignores, when it does.
+    #[serde(skip)]
+    ignored: Option<String>,
+}
+
 #[derive(Serialize, Debug)]
 #[serde(rename_all = "camelCase")]
 pub struct BindingReport {
@@ -128,7 +155,10 @@ pub struct BindingReport {
     /// `spec.className` of its ClusterSPIFFEID.
     pub class_name: Option<String>,
     pub selectors: Vec<String>,
+    /// The pod templates that get its SVID.
     pub workloads: Vec<WorkloadRef>,
+    /// The pod templates its ClusterSPIFFEID selects that never get its SVID.
+    pub selected_without_identity: Vec<WorkloadRef>,
     /// For a failing binding, the managed outputs of the input its failure removes.
     pub removes: Vec<Removed>,
 }
@@ -201,29 +231,66 @@ fn report(outcome: &Outcome, policy: WorkloadPolicy) -> Report {
             refs: std::iter::once(&f.about).chain(&f.also).map(WorkloadRef::from).collect(),
         })
         .collect();
-    Report { config: None, reach: reach(outcome), bindings, findings }
+    let model = &outcome.coverage.spire;
+    let workloads: Vec<HeldReport> = model
+        .held
+        .iter()
+        .filter_map(|h| {
+            let names = |sources: &mut dyn Iterator<Item = usize>| -> Vec<String> {
+                sources.map(|s| model.sources[s].name.clone()).collect()
+            };
+            Some(HeldReport {
+                workload: workload_ref(outcome, h.item, h.template)?,
+                svids: h.svids().map(|e| e.spiffe_id.text.clone()).collect(),
+                entries_without_identity: names(&mut h.without_identity().map(|e| e.source)),
+                fallbacks_skipped: names(&mut h.skipped.iter().map(|k| k.source)),
+                svid_lines: h.svids().map(|e| svid_line(&e.spiffe_id)).collect(),
+                maybe: h
+                    .entries
+                    .iter()
+                    .filter(|e| {
+                        e.attests != Answer::No && (e.attests, e.selected) != (Answer::Yes, Answer::Yes)
+                    })
+                    .map(|e| {
+                        let mut line = format!(
+                            "{} (ClusterSPIFFEID {}",
+                            svid_line(&e.spiffe_id),
+                            model.sources[e.source].name
+                        );
+                        if e.selected == Answer::Unknown {
+                            line.push_str(
+                                ", if the namespace carries the labels its namespaceSelector asks for",
+                            );
+                        }
+                        if e.attests == Answer::Unknown {
+                            line.push_str(&format!(", if {} hold in the cluster", e.misses.join(", ")));
+                        }
+                        line.push(')');
+                        line
+                    })
+                    .collect(),
+                ignored: h
+                    .ignored_namespace
+                    .then(|| "its namespace: the manager's ignoreNamespaces".to_string()),
+            })
+        })
+        .collect();
+    let reach = reach(&workloads);
+    Report { config: None, reach, bindings, workloads, findings }
 }
 
-/// Per pod template of the input, the SPIFFE IDs its pods get, sorted; templates that get
-/// none are left out. The one place `diff` learns what reaches what: today, the rendered
-/// identities of the bindings and the templates each reaches.
-pub fn reach(outcome: &Outcome) -> Vec<Reach> {
-    let mut by_template: std::collections::BTreeMap<WorkloadRef, Vec<String>> = Default::default();
-    for item in &outcome.items {
-        let Item::Binding(position, _, status) = item else { continue };
-        let Some(rendered) = &status.rendered_cluster_spiffeid else { continue };
-        for &(item, template) in outcome.coverage.reached.get(position).into_iter().flatten() {
-            if let Some(workload) = workload_ref(outcome, item, template) {
-                by_template.entry(workload).or_default().push(rendered.spiffe_id.clone());
-            }
-        }
-    }
-    by_template
-        .into_iter()
-        .map(|(workload, mut spiffe_ids)| {
+/// Per pod template of the input, the SPIFFE IDs its pods get (what SPIRE Controller
+/// Manager issues them, from every ClusterSPIFFEID of the output), sorted; templates that get
+/// none are left out. The one place `diff` learns what reaches what.
+fn reach(workloads: &[HeldReport]) -> Vec<Reach> {
+    workloads
+        .iter()
+        .filter(|w| !w.svids.is_empty())
+        .map(|w| {
+            let mut spiffe_ids = w.svids.clone();
             spiffe_ids.sort();
             spiffe_ids.dedup();
-            Reach { workload, spiffe_ids }
+            Reach { workload: w.workload.clone(), spiffe_ids }
         })
         .collect()
 }
@@ -249,14 +316,8 @@ fn binding(
         cluster_spiffe_id: rendered.map(|r| r.name.clone()),
         class_name: rendered.and(status.cluster_spiffeid_class_name.clone()),
         selectors: status.rendered_selectors.first().map(|s| s.selectors.clone()).unwrap_or_default(),
-        workloads: outcome
-            .coverage
-            .reached
-            .get(&position)
-            .into_iter()
-            .flatten()
-            .filter_map(|&(item, template)| workload_ref(outcome, item, template))
-            .collect(),
+        workloads: held_by(outcome, position, true),
+        selected_without_identity: held_by(outcome, position, false),
         removes: outcome
             .lost
             .get(&position)
@@ -265,6 +326,28 @@ fn binding(
             .map(|l| Removed { cluster_spiffe_id: l.output.clone(), spiffe_id: l.spiffe_id.clone() })
             .collect(),
     }
+}
+
+/// A SPIFFE ID, with the parts known only in the cluster said as such.
+fn svid_line(id: &crate::reconcile::spire::template::Evaluated) -> String {
+    if id.is_known() {
+        return id.text.clone();
+    }
+    format!("{} ({} known only in the cluster)", id.text, id.unknown.join(", "))
+}
+
+/// The pod templates the rendered object of the binding at `position` gives its SVID to
+/// (`attesting`), or selects without one.
+fn held_by(outcome: &Outcome, position: usize, attesting: bool) -> Vec<WorkloadRef> {
+    let model = &outcome.coverage.spire;
+    let Some(source) = model.rendered(position) else { return Vec::new() };
+    let wanted = if attesting { Answer::Yes } else { Answer::No };
+    model
+        .held
+        .iter()
+        .filter(|h| h.entries.iter().any(|e| e.source == source && e.attests == wanted))
+        .filter_map(|h| workload_ref(outcome, h.item, h.template))
+        .collect()
 }
 
 /// The reference of the `template`-th pod template of the input item at `item`.
@@ -329,9 +412,26 @@ fn text(report: &Report) -> String {
                 reaches.push("no pod template of the input".to_string());
             }
             field(&mut out, "reaches", &reaches);
+            let without: Vec<String> = b.selected_without_identity.iter().map(workload_line).collect();
+            field(&mut out, "selects, no SVID", &without);
         } else {
             field(&mut out, "reaches", &["nothing: it renders no identity".to_string()]);
         }
+    }
+    if !report.workloads.is_empty() {
+        out.push_str(&format!(
+            "\nPod templates: {}, as SPIRE will give their pods SVIDs\n",
+            report.workloads.len()
+        ));
+    }
+    for w in &report.workloads {
+        out.push_str(&format!("\n{}\n", workload_line(&w.workload)));
+        let svids = if w.svid_lines.is_empty() { vec!["none".to_string()] } else { w.svid_lines.clone() };
+        field(&mut out, "SVIDs", &svids);
+        field(&mut out, "may also hold", &w.maybe);
+        field(&mut out, "ignored", w.ignored.as_slice());
+        field(&mut out, "no identity from", &w.entries_without_identity);
+        field(&mut out, "fallback skipped", &w.fallbacks_skipped);
     }
     let failing = report.bindings.len() - ready;
     if report.findings.is_empty() {

@@ -1,5 +1,5 @@
 //! The findings the reconcile reports beside statuses and outputs: what the identities
-//! reach (workload coverage) and what becomes of the function's earlier outputs. Each is
+//! reach (workload coverage, what SPIRE will do) and what becomes of the function's earlier outputs. Each is
 //! data: its kind, level, message, and the items it is about and names. Findings never
 //! change a status or an output; each mode words them where it reports them.
 
@@ -17,9 +17,52 @@ pub enum Kind {
     ServiceAccountMismatch,
     ServiceAccountNotDeclared,
     WorkloadMatchesSeveralIdentities,
+    FallbackShadowed,
+    EntriesWithoutIdentity,
+    IgnoredBySpire,
 }
 
 impl Kind {
+    /// Every kind, in order.
+    pub const ALL: [Kind; 10] = [
+        Kind::StaleOutput,
+        Kind::NoMatchingWorkload,
+        Kind::WorkloadWithoutVariant,
+        Kind::VariantNotBound,
+        Kind::ServiceAccountMismatch,
+        Kind::ServiceAccountNotDeclared,
+        Kind::WorkloadMatchesSeveralIdentities,
+        Kind::FallbackShadowed,
+        Kind::EntriesWithoutIdentity,
+        Kind::IgnoredBySpire,
+    ];
+
+    /// What the finding is about, in one sentence (the rule's description in reports).
+    pub fn description(self) -> &'static str {
+        match self {
+            Kind::StaleOutput => "A managed ClusterSPIFFEID of the input that a render replaces or removes.",
+            Kind::NoMatchingWorkload => "A rendered identity reaches no pod template of the input.",
+            Kind::WorkloadWithoutVariant => "A pod template a pool in use selects carries no variant label.",
+            Kind::VariantNotBound => {
+                "A pod template a pool in use selects carries a variant no binding binds."
+            }
+            Kind::ServiceAccountMismatch => {
+                "A pod template has a binding's labels but runs as another service account."
+            }
+            Kind::ServiceAccountNotDeclared => {
+                "A binding names a service account the input does not declare."
+            }
+            Kind::WorkloadMatchesSeveralIdentities => "SPIRE would issue a pod template several SVIDs.",
+            Kind::FallbackShadowed => {
+                "A rendered identity selects pods it does not attest for, which so lose a fallback identity."
+            }
+            Kind::EntriesWithoutIdentity => "An identity's entries for pod templates that never attest.",
+            Kind::IgnoredBySpire => {
+                "SPIRE Controller Manager would ignore an output (class, ignored namespace)."
+            }
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::StaleOutput => "StaleOutput",
@@ -29,6 +72,9 @@ impl Kind {
             Kind::ServiceAccountMismatch => "ServiceAccountMismatch",
             Kind::ServiceAccountNotDeclared => "ServiceAccountNotDeclared",
             Kind::WorkloadMatchesSeveralIdentities => "WorkloadMatchesSeveralIdentities",
+            Kind::FallbackShadowed => "FallbackShadowed",
+            Kind::EntriesWithoutIdentity => "EntriesWithoutIdentity",
+            Kind::IgnoredBySpire => "IgnoredBySpire",
         }
     }
 }

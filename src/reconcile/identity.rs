@@ -7,7 +7,7 @@ use sha1::Sha1;
 use sha2::{Digest, Sha256};
 
 /// The pod label that carries a binding's variant.
-pub const VARIANT_LABEL: &str = "identity.kleym.sonda.red/variant";
+pub const VARIANT_LABEL: &str = crate::api::cluster_spiffe_id::VARIANT_LABEL;
 
 const NS_PREFIX: &str = "k8s:ns:";
 const SA_PREFIX: &str = "k8s:sa:";

@@ -17,6 +17,7 @@ pub mod renames;
 pub mod resolve;
 pub mod results;
 pub mod served;
+pub mod spire;
 pub mod stale;
 pub mod status;
 
@@ -385,6 +386,25 @@ fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputE
             })
         })
         .collect();
+    // The objects this run renders, as SPIRE Controller Manager will read them.
+    let rendered: Vec<spire::Source> = bindings
+        .iter()
+        .zip(&outcomes)
+        .zip(&named)
+        .filter_map(|((b, outcome), name)| {
+            let (Ok(p), Some(name)) = (outcome, name) else { return None };
+            let out = spire::RenderedOutput {
+                name,
+                namespace: p.namespace,
+                variant: p.variant,
+                pool_labels: &p.pool_labels,
+                spiffe_id: &p.spiffe_id,
+                selectors: &p.selectors,
+                class_name: config.class_name.as_deref(),
+            };
+            Some(spire::Source::rendered(b.item, out, config.selector_scope))
+        })
+        .collect();
     let work: Vec<_> = bindings.iter().zip(outcomes).zip(named.into_iter().zip(conflicts)).collect();
     let (coverage, finished) = std::thread::scope(|scope| {
         let coverage = scope.spawn(|| match config.workload_policy {
@@ -394,7 +414,8 @@ fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputE
                 (&bindings, &bound),
                 &identities,
                 (&pools, &served, &service_accounts),
-                config.prune,
+                rendered,
+                config,
             ),
         });
         // Statuses, results and renders.
@@ -418,8 +439,10 @@ fn workload_coverage<'a>(
     (bindings, bound): (&[BindingInput<'a>], &[coverage::Bound]),
     rendering: &[Option<(&'a str, &'a str, String)>],
     (pools, served, accounts): (&PoolIndex<'a>, &ServedApis, &renames::Renames<'a>),
-    prune: bool,
+    rendered_sources: Vec<spire::Source>,
+    config: &Config,
 ) -> Coverage {
+    let prune = config.prune;
     // Each binding's pool on all cores, in order.
     let resolved = parallel::map(bindings.iter().zip(rendering).collect(), |(b, rendered)| {
         let used = coverage::inputs::pool_use(b, pools, served)?;
@@ -448,7 +471,34 @@ fn workload_coverage<'a>(
         .iter()
         .map(|b| (b.item, findings::binding_ref(b.item, b.namespace.clone().ok(), b.name)))
         .collect();
-    coverage::coverage(&identities, &uses, bound, &seen, &|b| refs[&b].clone())
+    let binding_refs = |b: usize| refs[&b].clone();
+    let mut coverage = coverage::coverage(&identities, &uses, bound, &seen, &binding_refs);
+    // What SPIRE Controller Manager will do with this run's objects and those the input keeps.
+    let mut sources = rendered_sources;
+    sources.extend(seen.others.iter().map(|o| spire::Source {
+        name: o.name.clone(),
+        origin: spire::Origin::Input { item: o.item },
+        class_name: o.class_name.clone(),
+        fallback: o.fallback,
+        pods: o.pods.clone(),
+        namespaces: o.namespaces.clone(),
+        spiffe_id_template: o.spiffe_id_template.clone(),
+        selector_templates: o.selector_templates.clone(),
+    }));
+    let model = spire::simulate(sources, &seen, &config.spire, config.trust_domain.as_deref());
+    // A binding that reaches no pod: what its object selects instead, and what those pods hold.
+    for finding in coverage.findings.iter_mut().filter(|f| f.kind == findings::Kind::NoMatchingWorkload) {
+        if let Some(instead) = spire::findings::selected_instead(&model, finding.about.item, &seen) {
+            finding.message.push_str("; ");
+            finding.message.push_str(&instead);
+        }
+    }
+    let cx =
+        spire::findings::Context { seen: &seen, scope: config.selector_scope, binding_refs: &binding_refs };
+    coverage.findings.extend(spire::findings::findings(&model, &cx));
+    coverage.findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
+    coverage.spire = model;
+    coverage
 }
 
 /// The findings as results (severities by `workloadPolicy`).
@@ -511,6 +561,8 @@ fn finish(
                 pool_labels: p.pool_labels,
                 selectors: p.selectors.clone(),
                 class_name: config.class_name.as_deref(),
+                binding_scope: (config.selector_scope == crate::config::SelectorScope::Binding)
+                    .then_some(p.variant),
             });
             render = Some((name.clone(), Box::new(object)));
             Ok(RenderedIdentity {

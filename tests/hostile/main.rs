@@ -42,7 +42,7 @@ const PREFIX: &str = "render-inference-identity: ";
 
 /// Variables that change what the binary renders, removed from every child. Removing
 /// `RUST_BACKTRACE` keeps the "run with `RUST_BACKTRACE=1`" hint of a panic detectable.
-const AMBIENT_VARS: [&str; 12] = [
+const AMBIENT_VARS: [&str; 16] = [
     "KUBE_API_VERSIONS",
     "SOURCE_DATE_EPOCH",
     "KUSTOMIZE_PLUGIN_CONFIG_STRING",
@@ -54,6 +54,10 @@ const AMBIENT_VARS: [&str; 12] = [
     "ARGOCD_ENV_PRUNE",
     "ARGOCD_ENV_API_VERSIONS",
     "ARGOCD_ENV_TRANSITION_TIME",
+    "ARGOCD_ENV_SELECTOR_SCOPE",
+    "ARGOCD_ENV_SPIRE_CLASS_NAME",
+    "ARGOCD_ENV_SPIRE_WATCH_CLASSLESS",
+    "ARGOCD_ENV_SPIRE_IGNORE_NAMESPACES",
     "RUST_LIB_BACKTRACE",
 ];
 

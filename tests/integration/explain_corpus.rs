@@ -145,3 +145,68 @@ fn with_the_variant_label_each_identity_reaches_its_deployment() {
     assert!(text.contains("  reaches          Deployment llm-d/vllm-p  spec.template\n"), "{text}");
     assert!(text.contains("\n  NoMatchingWorkload\n"), "{text}");
 }
+
+/// The SPIRE Helm chart's default identity, here as the cluster's fallback.
+const CHART_DEFAULT: &str = "\
+apiVersion: spire.spiffe.io/v1alpha1
+kind: ClusterSPIFFEID
+metadata: {name: spire-default}
+spec:
+  spiffeIDTemplate: \"spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/sa/{{ .PodSpec.ServiceAccountName }}\"
+  podSelector: {}
+  fallback: true
+";
+
+fn workload<'a>(report: &'a Value, namespace: &str, name: &str) -> &'a Value {
+    report["workloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["namespace"] == namespace && w["name"] == name)
+        .unwrap_or_else(|| panic!("{namespace}/{name} in {}", report["workloads"]))
+}
+
+/// What SPIRE will do (docs/reference.md#what-spire-will-do) on the real manifests, with the
+/// chart's default identity as a fallback: under the operator's `Pool` scope prefill and
+/// decode each get an entry for the other's pods that never attests, and GAIE's unlabelled
+/// model server loses the fallback; `selectorScope: Binding` leaves neither.
+#[test]
+fn the_simulated_manager_on_real_manifests_under_both_scopes() {
+    let tmp = TempDir::new("explain-corpus-spire");
+    let app = app(&tmp, true);
+    tmp.write("app/spire.yaml", CHART_DEFAULT);
+    let report = report(&app);
+    let prefill = workload(&report, "llm-d", "vllm-p");
+    assert_eq!(
+        prefill["svids"],
+        serde_json::json!(["spiffe://example.org/ns/llm-d/sa/default/inference/pool/llama/variant/prefill"])
+    );
+    assert_eq!(prefill["fallbacksSkipped"], serde_json::json!(["spire-default"]));
+    assert_eq!(prefill["entriesWithoutIdentity"].as_array().unwrap().len(), 1, "{prefill}");
+    // Prefill and decode select each other's pods; GAIE's identity its unlabelled server.
+    assert_eq!(findings(&report, "EntriesWithoutIdentity").len(), 3, "{}", report["findings"]);
+    let gaie = "primary-inference-model-server-deployment";
+    let server = workload(&report, "inference-conformance-app-backend", gaie);
+    assert_eq!(server["svids"], serde_json::json!([]), "{server}");
+    let shadowed: Vec<String> = findings(&report, "FallbackShadowed").into_iter().map(about).collect();
+    assert_eq!(shadowed, [format!("Deployment inference-conformance-app-backend/{gaie}")]);
+
+    let mut cmd = Command::new(BIN);
+    cmd.args(["explain", "--trust-domain", "example.org", "--selector-scope", "Binding", "-o", "json"])
+        .arg(&app);
+    for var in AMBIENT_VARS {
+        cmd.env_remove(var);
+    }
+    let out = cmd.output().expect("the binary runs");
+    assert_success(&out);
+    let scoped: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(findings(&scoped, "FallbackShadowed").is_empty(), "{}", scoped["findings"]);
+    assert!(findings(&scoped, "EntriesWithoutIdentity").is_empty(), "{}", scoped["findings"]);
+    let server = workload(&scoped, "inference-conformance-app-backend", gaie);
+    assert_eq!(
+        server["svids"],
+        serde_json::json!(["spiffe://example.org/ns/inference-conformance-app-backend/sa/default"]),
+        "the fallback gives it its identity again"
+    );
+    assert_eq!(workload(&scoped, "llm-d", "vllm-p")["entriesWithoutIdentity"], serde_json::json!([]));
+}

@@ -76,6 +76,17 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 fallback: value.pointer("/spec/fallback").and_then(Value::as_bool) == Some(true),
                 pods: Selector::read(value.pointer("/spec/podSelector")),
                 namespaces: Selector::read(value.pointer("/spec/namespaceSelector")),
+                class_name: fields::str_at(value, "spec.className").unwrap_or_default().to_string(),
+                spiffe_id_template: fields::str_at(value, "spec.spiffeIDTemplate")
+                    .unwrap_or_default()
+                    .to_string(),
+                selector_templates: value
+                    .pointer("/spec/workloadSelectorTemplates")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|v| Some(v.as_str()?.to_string()))
+                    .collect(),
             }),
             _ => {}
         }

@@ -7,7 +7,9 @@
 //!
 //! Everything is found by grouping: templates are indexed by namespace and by label, and
 //! each identity, pool and other ClusterSPIFFEID looks only at the templates of its rarest
-//! label. Findings are results only: they never change a status or an output.
+//! label. Findings are results only: they never change a status or an output. What SPIRE
+//! Controller Manager will actually do with every ClusterSPIFFEID of the output is
+//! reconcile::spire, whose findings join these.
 
 pub mod inputs;
 pub mod selector;
@@ -17,7 +19,7 @@ use crate::api::labels::Labels;
 use crate::api::pool::PoolApi;
 use crate::reconcile::findings::{Finding, Kind, Level, Ref};
 use crate::reconcile::identity::VARIANT_LABEL;
-use selector::{Answer, Selector};
+use selector::Selector;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -87,6 +89,10 @@ pub struct Other {
     /// `None` when a selector cannot be read.
     pub pods: Option<Selector>,
     pub namespaces: Option<Selector>,
+    /// `spec.className`, empty when none.
+    pub class_name: String,
+    pub spiffe_id_template: String,
+    pub selector_templates: Vec<String>,
 }
 
 /// What coverage reads beside the identities and pool uses.
@@ -111,6 +117,8 @@ pub struct Coverage {
     /// By binding position, the pod templates its identity reaches, as (item position,
     /// template index in that item's workload).
     pub reached: BTreeMap<usize, Vec<(usize, usize)>>,
+    /// What SPIRE Controller Manager will do with the output (docs/reference.md#what-spire-will-do).
+    pub spire: crate::reconcile::spire::Model,
 }
 
 /// One pod template of the input.
@@ -123,10 +131,6 @@ struct Template<'a> {
 }
 
 impl Template<'_> {
-    fn namespace(&self) -> &str {
-        self.workload.namespace().unwrap_or_default()
-    }
-
     fn has(&self, labels: &Labels) -> bool {
         labels.iter().all(|(k, v)| self.template.label(k) == Some(v))
     }
@@ -200,6 +204,7 @@ pub fn coverage(
 ) -> Coverage {
     let index = Index::build(seen);
     let mut out = Coverage::default();
+    // By template: the bindings whose identity reaches it.
     let mut reached_templates: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for identity in identities {
         let about = binding_refs(identity.binding());
@@ -269,7 +274,6 @@ pub fn coverage(
         }
     }
     pool_findings(uses, bound, &index, &reached_templates, &mut out.findings);
-    other_findings(identities, seen, &index, &reached_templates, binding_refs, &mut out.findings);
     out.findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
     out
 }
@@ -514,77 +518,6 @@ fn unbound_fix(bound: &[Bound], ns: &str, pool: &str, variant: &str) -> String {
              {VARIANT_LABEL} label, or add a binding for variant {variant}"
         ),
         None => format!("add a binding for variant {variant}, or give the pods a bound variant"),
-    }
-}
-
-/// `WorkloadMatchesSeveralIdentities`: a template a rendered identity reaches that another
-/// ClusterSPIFFEID, not a fallback, also selects.
-fn other_findings(
-    identities: &[Identity],
-    seen: &Seen<'_>,
-    index: &Index<'_>,
-    reached: &BTreeMap<usize, Vec<usize>>,
-    binding_refs: &dyn Fn(usize) -> Ref,
-    out: &mut Vec<Finding>,
-) {
-    if reached.is_empty() {
-        return;
-    }
-    let outputs: HashMap<usize, &Identity> = identities.iter().map(|i| (i.binding(), i)).collect();
-    for other in seen.others.iter().filter(|o| !o.fallback) {
-        let (Some(pods), Some(namespaces)) = (&other.pods, &other.namespaces) else { continue };
-        for (&t, bindings) in reached {
-            let template = &index.templates[t];
-            let labels = |key: &str| template.template.label(key);
-            if pods.selects(Some(&labels)) == Answer::No {
-                continue;
-            }
-            let ns = template.namespace();
-            let answer = match seen.namespaces.get(ns) {
-                Some(ns_labels) => {
-                    let ns_label = |key: &str| ns_labels.get(key).map(String::as_str);
-                    namespaces.selects(Some(&ns_label))
-                }
-                None => namespaces.selects(None),
-            };
-            if answer == Answer::No {
-                continue;
-            }
-            let identity = outputs[&bindings[0]];
-            let hangs = if answer == Answer::Unknown {
-                format!(
-                    " if namespace {ns} carries the labels its namespaceSelector asks for (the input holds no Namespace {ns})"
-                )
-            } else {
-                String::new()
-            };
-            out.push(Finding {
-                kind: Kind::WorkloadMatchesSeveralIdentities,
-                level: if answer == Answer::Unknown { Level::Info } else { Level::Warning },
-                message: format!(
-                    "{} is reached by ClusterSPIFFEID {} (binding {}/{}) and also selected by ClusterSPIFFEID {}, which \
-                     is not a fallback{hangs}: SPIRE would issue its pods both identities; narrow {}'s podSelector or \
-                     namespaceSelector, or set its spec.fallback: true",
-                    template.reference().describe(),
-                    identity.output,
-                    identity.namespace(),
-                    identity.name(),
-                    other.name,
-                    other.name
-                ),
-                about: template.reference(),
-                also: std::iter::once(Ref {
-                    item: other.item,
-                    api_version: crate::api::cluster_spiffe_id::API_VERSION.to_string(),
-                    kind: crate::api::cluster_spiffe_id::KIND.to_string(),
-                    namespace: None,
-                    name: other.name.clone(),
-                    path: None,
-                })
-                .chain(bindings.iter().map(|&b| binding_refs(b)))
-                .collect(),
-            });
-        }
     }
 }
 
