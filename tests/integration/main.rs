@@ -8,6 +8,8 @@
 mod common;
 
 mod explain_corpus;
+mod helm;
+mod image;
 mod kpt;
 mod kustomize;
 mod terminal;

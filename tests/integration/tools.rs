@@ -18,7 +18,7 @@ fn listed() -> Vec<String> {
 #[test]
 fn the_ci_check_and_the_tests_name_a_missing_tool_alike() {
     let tools = listed();
-    assert_eq!(tools, ["kpt", "kubectl", "script"]);
+    assert_eq!(tools, ["kpt", "kubectl", "script", "podman", "helm", "kubectl-1.35"]);
     let empty = TempDir::new("tools-empty-path");
     let out = Command::new("/bin/bash")
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/check-tools"))
