@@ -92,3 +92,18 @@ fn a_test_that_needs_the_corpus_fails_without_it_with_the_message() {
         assert!(text.contains(corpus::MISSING), "{setting:?}: {text}");
     }
 }
+
+#[test]
+fn the_two_kubectls_embed_kustomize_v5_5_and_v5_7() {
+    // tests/integration/kustomize.rs runs every kubectl test with each of them.
+    for (tool, kustomize) in [("kubectl", "v5.5."), ("kubectl-1.35", "v5.7.")] {
+        let out =
+            Command::new(require_tool(tool)).args(["version", "--client"]).output().expect("kubectl runs");
+        assert_success(&out);
+        assert!(
+            stdout(&out).contains(&format!("Kustomize Version: {kustomize}")),
+            "{tool}: {}",
+            describe(&out)
+        );
+    }
+}
