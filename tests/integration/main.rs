@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod examples;
 mod explain_corpus;
 mod helm;
 mod image;
