@@ -19,5 +19,7 @@ FROM scratch
 COPY image/passwd /etc/passwd
 COPY image/group /etc/group
 COPY --from=build /render-inference-identity /usr/local/bin/render-inference-identity
+# A scratch image sets no PATH: Argo CD's plugin sidecar finds the function by name on it.
+ENV PATH=/usr/local/bin
 USER 65532:65532
 ENTRYPOINT ["/usr/local/bin/render-inference-identity"]

@@ -192,8 +192,12 @@ fn the_image_runs_as_the_argo_cd_sidecar_runs_it() {
     let before = snapshot(&tmp.join("repo"));
 
     // The sidecar: uid 999, the repository checked out read-only, the application's folder as
-    // working folder, `render .` as the plugin's generate command, the trust domain from the
-    // application's plugin env.
+    // working folder, the generate command of the shipped plugin.yaml found on the image's
+    // PATH, the trust domain from the application's plugin env.
+    let plugin = render_inference_identity::yaml::parse(&repo_file("fn-config/argocd/plugin.yaml"))
+        .expect("plugin.yaml is YAML");
+    let generate = serde_json::to_string(&plugin["spec"]["generate"]["command"]).unwrap();
+    assert_eq!(generate, r#"["render-inference-identity","render","."]"#);
     let mount = format!("{}:/repo:ro", tmp.join("repo").display());
     let out = podman(&[
         "run",
@@ -208,9 +212,9 @@ fn the_image_runs_as_the_argo_cd_sidecar_runs_it() {
         "/repo/apps/inference",
         "--env",
         "ARGOCD_ENV_TRUST_DOMAIN=prod.example.org",
+        "--entrypoint",
+        &generate,
         image,
-        "render",
-        ".",
     ]);
     assert_success(&out);
 
