@@ -53,7 +53,8 @@ def main():
     subprocess.run(["cargo", "build", "--release", "--locked", "--bin", "render-inference-identity",
                     "--example", "roundtrip", "--example", "generate"], cwd=ROOT, check=True)
     workdir = tempfile.mkdtemp(prefix="rii-bench-")
-    cases = [("10k", ["10000"]), ("20k", ["20000"]), ("10k-worst", ["10000", "worst"])]
+    cases = [("10k", ["10000"]), ("20k", ["20000"]), ("10k-worst", ["10000", "worst"]),
+             ("10k-first", ["10000", "first-run"])]
     results = {}
     print(f"{'input':<10} {'MB':>6} {'function s':>10} {'roundtrip s':>11} {'ratio':>6} "
           f"{'fn MB':>7} {'fn x in':>7} {'rt MB':>7} {'rt x in':>7}")

@@ -1,5 +1,5 @@
 //! Writes a synthetic ResourceList to stdout, or the same items as 100 manifest files:
-//! `cargo run --release --example generate -- BINDINGS [worst]`,
+//! `cargo run --release --example generate -- BINDINGS [worst|first-run]`,
 //! `cargo run --release --example generate -- BINDINGS files DIR`.
 
 #[path = "synthetic/mod.rs"]
@@ -16,6 +16,7 @@ fn main() {
                 std::fs::write(dir.join(name), text).expect("a file can be written");
             }
         }
+        Some("first-run") => print!("{}", synthetic::first_run(bindings)),
         mode => print!("{}", synthetic::resource_list(bindings, mode == Some("worst"))),
     }
 }

@@ -1,5 +1,5 @@
 //! Hostile folders against the real binary: what a pull request can put in a folder that
-//! `render`, `explain` and `discover` read (docs/security-folders.md states the rule).
+//! `render`, `explain` and `discover` read (docs/security.md#reading-untrusted-folders states the rule).
 //! Links out of the folder, links that loop, FIFOs and devices, input over the limit across
 //! files and on standard input, paths too long to open, names that would forge a line, and
 //! the Kptfile a package carries.

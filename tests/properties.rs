@@ -18,6 +18,7 @@ use proptest::strategy::BoxedStrategy;
 use render_inference_identity::api::binding::InferenceIdentityBinding;
 use render_inference_identity::api::cluster_spiffe_id as csid;
 use render_inference_identity::io::{self as krm, Env};
+use render_inference_identity::reconcile::files::file_of;
 use render_inference_identity::reconcile::identity;
 use render_inference_identity::yaml;
 use serde_json::{Map, Value, json};
@@ -829,16 +830,6 @@ fn annotation<'a>(item: &'a Value, key: &str) -> Option<&'a str> {
     item.pointer("/metadata/annotations")?.get(key)?.as_str()
 }
 
-/// The file an item came from (docs/reference.md#results-and-exit-codes): the path in
-/// either form, the index (0 when not given).
-fn file_of(item: &Value) -> Option<(String, u64)> {
-    let path = annotation(item, PATH).or_else(|| annotation(item, LEGACY_PATH))?;
-    let index = annotation(item, INDEX)
-        .or_else(|| annotation(item, LEGACY_INDEX))
-        .and_then(|i| i.parse().ok())
-        .unwrap_or(0);
-    Some((path.to_string(), index))
-}
 
 /// The (path, index) pairs an item claims, in either annotation form.
 fn slots(item: &Value) -> HashSet<(String, u64)> {

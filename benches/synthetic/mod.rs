@@ -1,7 +1,9 @@
 //! Synthetic inputs for benchmarks: N bindings spread over 500 namespaces, N pools, 2N
-//! Deployments whose pods each binding's identity reaches; in the worst case every binding shares one namespace, service
-//! account and variant (all conflict). As one ResourceList, or as manifest files for
-//! `render`.
+//! Deployments whose pods each binding's identity reaches; in the worst case every binding
+//! shares one namespace, service account and variant (all conflict); in the first-run shape
+//! the pods do not carry the variant label yet (every binding gets a NoMatchingWorkload) and
+//! their containers take flow-list `args`, as real model servers do. As one ResourceList, or
+//! as manifest files for `render`.
 
 use std::fmt::Write;
 
@@ -32,6 +34,17 @@ pub fn files(bindings: usize, worst_case: bool, files: usize) -> Vec<(String, St
 
 /// Writes a ResourceList with `bindings` bindings as YAML text.
 pub fn resource_list(bindings: usize, worst_case: bool) -> String {
+    shaped(bindings, worst_case, false)
+}
+
+/// The first run on a real repository: the pods carry no variant label yet, and their
+/// containers take their arguments as a flow list.
+#[allow(dead_code)] // each bench uses its own part
+pub fn first_run(bindings: usize) -> String {
+    shaped(bindings, false, true)
+}
+
+fn shaped(bindings: usize, worst_case: bool, first_run: bool) -> String {
     let mut out = String::with_capacity(bindings * 2000);
     out.push_str(
         "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n  apiVersion: fn.kleym.sonda.red/v1alpha1\n  kind: RenderInferenceIdentity\n  metadata:\n    name: bench\n  spec:\n    trustDomain: example.org\n    transitionTime: \"2026-01-01T00:00:00Z\"\nitems:\n",
@@ -102,14 +115,23 @@ pub fn resource_list(bindings: usize, worst_case: bool) -> String {
         labels:
           app: model-{i}
           inference.example.org/tier: gpu
-          identity.kleym.sonda.red/variant: {variant}
-      spec:
+{variant_label}      spec:
         serviceAccountName: {sa}
         containers:
         - name: server
           image: registry.example.org/vllm:0.6.{d}
-",
-                index = d + 2
+{args}",
+                index = d + 2,
+                variant_label = if first_run {
+                    String::new()
+                } else {
+                    format!("          identity.kleym.sonda.red/variant: {variant}\n")
+                },
+                args = if first_run {
+                    "          args: [\"--model\", \"meta-llama/Llama-3.1-8B-Instruct\", \"--port\", \"8000\"]\n"
+                } else {
+                    ""
+                },
             )
             .unwrap();
         }

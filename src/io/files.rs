@@ -1,6 +1,6 @@
 //! The one rule for reading the files and folders named on the command line (`render`,
 //! `explain`, `discover`): what a pull request puts in a folder is hostile until read.
-//! docs/security-folders.md states the rule for users; in short:
+//! docs/security.md#reading-untrusted-folders states the rule for users; in short:
 //!
 //! - Only regular files and folders are read. A FIFO, socket or device whose name would be
 //!   read (`*.yaml`, `*.yml`, `*.json`) is an error naming it, and is never opened (the type

@@ -63,7 +63,7 @@ pub fn evaluate_with(input: String, env: &Env, reader: Reader) -> KrmOutput {
         Ok(mut outcome) => KrmOutput {
             stderr: {
                 outcome.forget_workloads();
-                summary(&outcome, &config, TRUST_DOMAIN_HINT, &super::no_origin)
+                summary(&outcome, &super::no_origin)
             },
             exit_code: i32::from(outcome.has_errors()),
             list: OutputList { items: outcome.items, read, function_config, results: outcome.results },

@@ -60,7 +60,7 @@ pub enum RunError {
 
 /// Reconciles items under a validated config: the part every mode shares. On error the
 /// items come back untouched; `trust_domain_hint` says how to set the trust domain in this
-/// mode. `check` sees the plan before any item changes (the KRM mode refuses outputs that
+/// mode, and is added to the result that asks for it. `check` sees the plan before any item changes (the KRM mode refuses outputs that
 /// would land in the package's own files there).
 pub fn reconcile_items(
     items: Vec<Input>,
@@ -82,29 +82,39 @@ pub fn reconcile_items(
         .flatten()
         .map(String::from)
         .collect();
-    let ctx = Context { config, env_api_versions, transition_time, output_files, trust_domain_hint };
+    let ctx = Context { config, env_api_versions, transition_time, output_files };
     match reconcile::plan(&items, &ctx) {
         Err(e) => Err((RunError::Input(e), items)),
         Ok(plan) => match check(&plan, &items) {
             Err(e) => Err((RunError::Config(e), items)),
-            Ok(()) => Ok(plan.apply(items, &ctx)),
+            Ok(()) => {
+                let mut outcome = plan.apply(items, &ctx);
+                for result in outcome.results.iter_mut().filter(|r| r.topic == Topic::TrustDomain) {
+                    result.message = format!("{}: {trust_domain_hint}", result.message);
+                }
+                Ok(outcome)
+            }
         },
     }
 }
 
 /// The stderr lines of a finished reconcile: one per failing binding (`origin` names where a
 /// binding came from, when the mode knows more than its results say), one per finding, and
-/// the missing trust domain with how to set it in this mode.
-pub fn summary(
-    outcome: &Outcome,
-    config: &Config,
-    trust_domain_hint: &str,
-    origin: &dyn Fn(usize) -> Option<String>,
-) -> String {
+/// last the missing trust domain with how to set it in this mode.
+pub fn summary(outcome: &Outcome, origin: &dyn Fn(usize) -> Option<String>) -> String {
     let mut stderr = String::new();
+    let mut last = String::new();
     for result in &outcome.results {
         let line = match result.topic {
             Topic::Run => continue,
+            Topic::TrustDomain => {
+                last.push_str(&stderr_line(&format!(
+                    "{}: {}",
+                    severity_word(result.severity),
+                    result.message
+                )));
+                continue;
+            }
             Topic::Binding(item) => {
                 let about = result.resource_ref.as_ref();
                 let ns = about.and_then(|r| r.namespace.as_deref()).filter(|ns| !ns.is_empty());
@@ -116,9 +126,7 @@ pub fn summary(
         };
         stderr.push_str(&stderr_line(&line));
     }
-    if config.trust_domain.is_none() {
-        stderr.push_str(&stderr_line(&format!("error: trustDomain is required: {trust_domain_hint}")));
-    }
+    stderr.push_str(&last);
     stderr
 }
 

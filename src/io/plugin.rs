@@ -49,7 +49,7 @@ pub fn run(config_text: &str, input: &str, env: &Env) -> RunOutput {
             error_output(&format!("resource {}: {}", e.item, super::escape_controls(&e.message, false)))
         }
         Ok(outcome) => {
-            let stderr = summary(&outcome, &config, TRUST_DOMAIN_HINT, &super::no_origin);
+            let stderr = summary(&outcome, &super::no_origin);
             if outcome.has_errors() {
                 return RunOutput { stdout: String::new(), stderr, exit_code: 1 };
             }

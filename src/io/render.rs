@@ -59,8 +59,7 @@ pub fn run_to<W: Write>(request: &Request, out: W) -> (String, i32) {
 fn render<W: Write>(request: &Request, mut out: W) -> Result<(String, i32), String> {
     let mut loaded = load(request)?;
     let outcome = loaded.reconcile(request)?;
-    let stderr =
-        summary(&outcome, &loaded.config, TRUST_DOMAIN_HINT, &|item| loaded.origins.get(item).cloned());
+    let stderr = summary(&outcome, &|item| loaded.origins.get(item).cloned());
     if outcome.has_errors() {
         return Ok((stderr, 1));
     }

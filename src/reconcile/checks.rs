@@ -33,8 +33,6 @@ pub struct Inputs<'i, 'a> {
     pub pools: &'i PoolIndex<'a>,
     pub served: &'i ServedApis,
     pub trust_domain: Option<&'i str>,
-    /// How to set the trust domain, for the message when it is missing.
-    pub trust_domain_hint: &'i str,
     /// Earlier names of the service accounts (kustomize renames).
     pub service_accounts: &'i Renames<'a>,
 }
@@ -76,10 +74,7 @@ pub fn evaluate<'a>(binding: &BindingInput<'a>, inputs: &Inputs<'_, 'a>) -> Resu
     let trust_domain = inputs.trust_domain.ok_or_else(|| {
         Failure::new(
             Reason::MissingTrustDomain,
-            format!(
-                "trustDomain must be set before SPIFFE IDs can be rendered: {}",
-                inputs.trust_domain_hint
-            ),
+            "no trust domain is configured (trustDomain), so no SPIFFE ID can be rendered".to_string(),
         )
     })?;
 

@@ -51,9 +51,6 @@ pub struct Context<'c> {
     /// Whether new outputs get file path and index annotations (KRM mode) or not (plain
     /// streams, where nothing writes files and the annotations would reach the cluster).
     pub output_files: bool,
-    /// How to set the trust domain where this run was started (the functionConfig, or
-    /// flags and variables), for the messages that ask for it.
-    pub trust_domain_hint: &'c str,
 }
 
 /// The reconciled items and what to tell the user.
@@ -183,13 +180,10 @@ impl Plan {
         let config = ctx.config;
         let mut results = Vec::new();
         if config.trust_domain.is_none() {
-            results.push(
-                KrmResult::new(
-                    Severity::Error,
-                    format!("trustDomain is required: {}", ctx.trust_domain_hint),
-                )
-                .with_field("spec.trustDomain"),
-            );
+            let mut missing =
+                KrmResult::new(Severity::Error, "trustDomain is required").with_field("spec.trustDomain");
+            missing.topic = Topic::TrustDomain;
+            results.push(missing);
         }
         let seen = self.evaluated.len();
         let bindings: HashMap<(String, String), stale::Binding> = self
@@ -309,7 +303,6 @@ fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputE
         pools: &pools,
         served: &served,
         trust_domain: config.trust_domain.as_deref(),
-        trust_domain_hint: ctx.trust_domain_hint,
         service_accounts: &service_accounts,
     };
 
@@ -342,17 +335,9 @@ fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputE
     }
 
     // 9. The ClusterSPIFFEID API must be served.
-    if !served.serves(csid::GROUP, csid::VERSION, csid::KIND) {
+    if let Some(failure) = served::cluster_spiffe_id_missing(&served) {
         for outcome in outcomes.iter_mut().filter(|o| o.is_ok()) {
-            *outcome = Err(Failure::new(
-                Reason::ClusterSPIFFEIDCRDMissing,
-                format!(
-                    "the target cluster does not serve {}/{}: install SPIRE Controller Manager's CRD \
-                     or list the API in apiVersions",
-                    csid::API_VERSION,
-                    csid::KIND
-                ),
-            ));
+            *outcome = Err(failure.clone());
         }
     }
 

@@ -30,9 +30,11 @@ pub struct KrmResult {
 /// What a result is about.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Topic {
-    /// The run as a whole: its configuration, its summary.
+    /// The run as a whole: its summary.
     #[default]
     Run,
+    /// The trust domain is missing: each mode adds how to set it there.
+    TrustDomain,
     /// A binding's failure; the binding's position in the input.
     Binding(usize),
     /// A finding about the item at this position of the input.

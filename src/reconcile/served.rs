@@ -2,7 +2,9 @@
 //! functionConfig, `KUBE_API_VERSIONS` and the CustomResourceDefinitions in the input. With
 //! no source, every API is taken as served.
 
+use crate::api::cluster_spiffe_id as csid;
 use crate::api::fields;
+use crate::reconcile::reason::{Failure, Reason};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -75,6 +77,23 @@ fn is_crd(item: &Value) -> bool {
 /// Splits `KUBE_API_VERSIONS` (comma-separated) into entries.
 pub fn split_list(list: &str) -> impl Iterator<Item = &str> {
     list.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// Check 9: the failure of every binding that passed checks 1 to 8 when the target cluster
+/// does not serve the ClusterSPIFFEID API; `None` when it does.
+pub fn cluster_spiffe_id_missing(served: &ServedApis) -> Option<Failure> {
+    if served.serves(csid::GROUP, csid::VERSION, csid::KIND) {
+        return None;
+    }
+    Some(Failure::new(
+        Reason::ClusterSPIFFEIDCRDMissing,
+        format!(
+            "the target cluster does not serve {}/{}: install SPIRE Controller Manager's CRD or list the API \
+             in apiVersions",
+            csid::API_VERSION,
+            csid::KIND
+        ),
+    ))
 }
 
 #[cfg(test)]
