@@ -263,3 +263,31 @@ fn piped_input_is_still_read_as_before() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
     assert!(!text(&out.stderr).contains("stdin is a terminal"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn an_empty_pipe_is_an_error_not_a_clean_result() {
+    // `kubectl kustomize broken | render-inference-identity explain -` without pipefail: the
+    // first command fails, this one reads nothing, and must not report "Findings: none".
+    for mode in ["render", "explain"] {
+        for stdin in [&b""[..], b"# only a comment\n---\n"] {
+            let out = run(&[mode, "-", "--trust-domain", "example.org"], stdin, &[]);
+            assert_eq!(out.status.code(), Some(1), "{mode}: {}", text(&out.stdout));
+            assert_eq!(text(&out.stdout), "", "{mode}");
+            let err = text(&out.stderr);
+            assert!(err.contains("<stdin> holds no YAML document") && err.contains("pipefail"), "{err}");
+        }
+    }
+}
+
+#[test]
+fn explain_fails_on_a_stale_output_under_failure_policy_fail() {
+    let files = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/explain-stale-overlay/files");
+    let files = files.to_str().unwrap();
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/explain-stale-overlay/config.yaml");
+    let config = config.to_str().unwrap();
+    let report = run(&["explain", "--config", config, files], b"", &[]);
+    assert_eq!(report.status.code(), Some(0), "{}", text(&report.stderr));
+    assert!(text(&report.stdout).contains("; 2 stale output(s) in the input (StaleOutput below)"));
+    let gate = run(&["explain", "--config", config, "--failure-policy", "Fail", files], b"", &[]);
+    assert_eq!(gate.status.code(), Some(1), "{}", text(&gate.stdout));
+}

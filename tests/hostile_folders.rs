@@ -398,14 +398,35 @@ fn discover_lists_objects_not_text_that_names_the_kind() {
 // A kpt package's Kptfile
 // ---------------------------------------------------------------------------------------
 
-/// `pkg/` holding the manifests, the sample Kptfile and the sample config as the Kptfile
-/// names it.
+/// `pkg/` holding the manifests and the shipped kpt package as a user copies it, whole:
+/// Kptfile, identity-config.yaml, schema.json and .krmignore.
 fn kpt_package(label: &str) -> TempDir {
     let dir = TempDir::new(label);
     dir.write("pkg/inference.yaml", &repo_file("fn-config/kustomize/exec-plugin/inference.yaml"));
-    dir.write("pkg/Kptfile", &repo_file("fn-config/kpt/Kptfile"));
-    dir.write("pkg/identity-config.yaml", &repo_file("fn-config/render-inference-identity.yaml"));
+    for file in ["Kptfile", "identity-config.yaml", "schema.json", ".krmignore"] {
+        dir.write(&format!("pkg/{file}"), &repo_file(&format!("fn-config/kpt/{file}")));
+    }
     dir
+}
+
+#[test]
+fn a_krmignore_leaves_out_what_kpt_leaves_out() {
+    // The shipped package's schema.json is no Kubernetes object: render refuses such a file,
+    // kpt never reads it (.krmignore), and neither does render.
+    let dir = kpt_package("krmignore");
+    let out = run(dir.path(), &["render", "pkg"]);
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    std::fs::remove_file(dir.join("pkg/.krmignore")).unwrap();
+    let out = run(dir.path(), &["render", "pkg"]);
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert!(out.stderr.contains("schema.json"), "{}", out.describe());
+    // gitignore patterns, as kpt reads them: a folder, and a name at any depth.
+    dir.write("pkg/.krmignore", "# kpt's ignore file\nschema.json\nscratch/\n");
+    dir.write("pkg/scratch/values.yaml", "replicas: 2\n");
+    dir.write("pkg/sub/schema.json", "{\"type\": \"object\"}\n");
+    let out = run(dir.path(), &["render", "pkg"]);
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    assert!(out.stdout.contains("kind: ClusterSPIFFEID"), "{}", out.describe());
 }
 
 #[test]

@@ -830,7 +830,6 @@ fn annotation<'a>(item: &'a Value, key: &str) -> Option<&'a str> {
     item.pointer("/metadata/annotations")?.get(key)?.as_str()
 }
 
-
 /// The (path, index) pairs an item claims, in either annotation form.
 fn slots(item: &Value) -> HashSet<(String, u64)> {
     let mut out: HashSet<(String, u64)> = file_of(item).into_iter().collect();

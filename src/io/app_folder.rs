@@ -53,7 +53,8 @@ fn kustomization(file: &Path) -> String {
          as an exec plugin (kubectl kustomize --enable-alpha-plugins {folder}, with the plugin \
          installed as fn-config/kustomize/exec-plugin shows), or pipe the build in with your \
          settings: kubectl kustomize {folder} | render-inference-identity render - --trust-domain \
-         DOMAIN (or --config FILE; `kustomize build {folder}` with standalone kustomize)",
+         DOMAIN (or --config FILE; `kustomize build {folder}` with standalone kustomize; \
+         `explain -` reads a piped build the same way)",
         quote(file)
     )
 }
@@ -63,7 +64,8 @@ fn chart(file: &Path) -> String {
     format!(
         "{}: {folder} is a Helm chart; its templates are not manifests until Helm renders them. \
          Pipe them in with your settings: helm template RELEASE {folder} | \
-         render-inference-identity render - --trust-domain DOMAIN (or --config FILE)",
+         render-inference-identity render - --trust-domain DOMAIN (or --config FILE; `explain -` \
+         reads it the same way)",
         quote(file)
     )
 }

@@ -33,7 +33,9 @@ pub fn run(request: &Request, format: Format) -> RunOutput {
         Ok((report, failure_policy)) => {
             // As in every mode: under failurePolicy: Fail a failing binding fails the run, and
             // under workloadPolicy: Fail so does a warning finding.
-            let failing = report.bindings.iter().any(|b| !b.ready);
+            // The input explain reads is what gets applied: a stale output in it ships an
+            // identity no binding renders any more, a failure of the same weight.
+            let failing = report.bindings.iter().any(|b| !b.ready) || stale(&report) > 0;
             let exit_code = i32::from(
                 report.findings.iter().any(|f| f.severity == "error")
                     || (failing && failure_policy == FailurePolicy::Fail),
@@ -202,8 +204,12 @@ fn text(report: &Report) -> String {
         format!("Config: {}\n", report.config.as_deref().unwrap_or("none (flags and variables only)"));
     let ready = report.bindings.iter().filter(|b| b.ready).count();
     let reaching = report.bindings.iter().filter(|b| !b.workloads.is_empty()).count();
+    let stale = match stale(report) {
+        0 => String::new(),
+        n => format!("; {n} stale output(s) in the input (StaleOutput below)"),
+    };
     out.push_str(&format!(
-        "Bindings: {}, {ready} ready, {} failing, {reaching} reaching pod templates of the input\n",
+        "Bindings: {}, {ready} ready, {} failing, {reaching} reaching pod templates of the input{stale}\n",
         report.bindings.len(),
         report.bindings.len() - ready
     ));
@@ -267,6 +273,11 @@ fn text(report: &Report) -> String {
     out
 }
 
+/// How many managed outputs of the input are stale.
+fn stale(report: &Report) -> usize {
+    report.findings.iter().filter(|f| f.kind == Kind::StaleOutput).count()
+}
+
 /// The width text lines are wrapped to, for a terminal.
 const WIDTH: usize = 100;
 
@@ -289,7 +300,8 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut line = String::new();
     for word in text.split(' ') {
         if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
-            lines.push(std::mem::take(&mut line));
+            // A run of spaces that ends a line is not kept at its end.
+            lines.push(std::mem::take(&mut line).trim_end().to_string());
         }
         if !line.is_empty() {
             line.push(' ');

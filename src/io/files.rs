@@ -19,8 +19,12 @@
 //!   counted while reading: no file is read past the limit.
 //! - Names in messages and in `discover`'s output go through [`quote`], so a name cannot
 //!   forge a line.
+//! - A folder's `.krmignore` is honoured as kpt honours it (gitignore patterns, read with
+//!   the `ignore` crate): what kpt leaves out of a package (its `schema.json`, say) is not
+//!   a manifest here either.
 
 use crate::yaml::MAX_INPUT_BYTES;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use std::collections::{HashSet, VecDeque};
 use std::fmt::Write as _;
 use std::fs::{self, File, Metadata};
@@ -60,6 +64,7 @@ pub fn find(paths: &[PathBuf], skip: &[PathBuf], wanted: fn(&Path) -> bool) -> R
         files: Vec::new(),
         links: VecDeque::new(),
         root: 0,
+        ignores: Vec::new(),
     };
     for path in skip {
         if let Ok(meta) = fs::metadata(path) {
@@ -104,7 +109,15 @@ struct Walk {
     links: VecDeque<(usize, PathBuf)>,
     /// The root being walked.
     root: usize,
+    /// Each folder's `.krmignore`, for the entries under it.
+    ignores: Vec<(PathBuf, Gitignore)>,
 }
+
+/// The file kpt reads a package's ignore patterns from.
+const KRMIGNORE: &str = ".krmignore";
+
+/// Most bytes of a `.krmignore` read.
+const KRMIGNORE_MAX: u64 = 64 << 10;
 
 impl Walk {
     fn folder(&mut self, dir: &Path) -> Result<(), String> {
@@ -114,12 +127,18 @@ impl Walk {
             entries.push(entry.map_err(reading)?.path());
         }
         entries.sort_by(|a, b| a.as_os_str().as_bytes().cmp(b.as_os_str().as_bytes()));
+        if entries.iter().any(|e| e.file_name().is_some_and(|n| n == KRMIGNORE)) {
+            self.ignores.push((dir.to_path_buf(), krmignore(dir)?));
+        }
         for entry in entries {
             if entry.file_name().is_some_and(|n| n.as_bytes().starts_with(b".")) {
                 continue;
             }
             let meta = fs::symlink_metadata(&entry).map_err(|e| format!("reading {}: {e}", quote(&entry)))?;
             let kind = meta.file_type();
+            if self.ignored(&entry, kind.is_dir()) {
+                continue;
+            }
             if kind.is_symlink() {
                 self.links.push_back((self.root, entry));
             } else if kind.is_dir() {
@@ -134,6 +153,13 @@ impl Walk {
             }
         }
         Ok(())
+    }
+
+    /// Whether a `.krmignore` of a folder above `path` leaves it out.
+    fn ignored(&self, path: &Path, is_dir: bool) -> bool {
+        self.ignores.iter().any(|(base, patterns)| {
+            path.starts_with(base) && patterns.matched_path_or_any_parents(path, is_dir).is_ignore()
+        })
     }
 
     /// A link met in a folder: followed when it stays inside the roots.
@@ -174,6 +200,24 @@ impl Walk {
             self.files.push(Found { path: path.to_path_buf(), root: self.root, id: id(meta) });
         }
     }
+}
+
+/// The patterns of `dir`'s `.krmignore`: a regular file, opened as every file is (never a
+/// FIFO that could block), of at most 64 KiB.
+fn krmignore(dir: &Path) -> Result<Gitignore, String> {
+    let path = dir.join(KRMIGNORE);
+    let reading = |e: std::io::Error| format!("reading {}: {e}", quote(&path));
+    let meta = fs::symlink_metadata(&path).map_err(reading)?;
+    if !meta.is_file() {
+        return Err(format!("{}: kpt's ignore file must be a regular file", quote(&path)));
+    }
+    let mut text = String::new();
+    open(&path).map_err(reading)?.take(KRMIGNORE_MAX).read_to_string(&mut text).map_err(reading)?;
+    let mut patterns = GitignoreBuilder::new(dir);
+    for line in text.lines() {
+        patterns.add_line(None, line).map_err(|e| format!("{}: {e}", quote(&path)))?;
+    }
+    patterns.build().map_err(|e| format!("{}: {e}", quote(&path)))
 }
 
 /// Whether a name in a folder is a manifest's: `.yaml`, `.yml` or `.json`.

@@ -151,8 +151,17 @@ pub(super) fn load(request: &Request) -> Result<Loaded, String> {
     let names: Vec<String> =
         sources.iter().map(|f| f.map_or_else(|| "<stdin>".to_string(), |f| quote(&f.path))).collect();
     let mut streams = Vec::with_capacity(sources.len());
-    for (name, stream) in names.iter().zip(read::streams(texts)) {
-        streams.push(stream.map_err(|e| format!("{name}: {e}"))?);
+    for ((name, source), stream) in names.iter().zip(&sources).zip(read::streams(texts)) {
+        let stream = stream.map_err(|e| format!("{name}: {e}"))?;
+        // A pipe whose first command failed still runs this one, on nothing: rendering or
+        // explaining nothing would pass for a clean result.
+        if source.is_none() && stream.parts.is_empty() {
+            return Err(format!(
+                "{name} holds no YAML document: did the command before the pipe fail? (a shell runs \
+                 the rest of a pipe anyway; `set -o pipefail` makes it stop)"
+            ));
+        }
+        streams.push(stream);
     }
 
     let mut items = Vec::new();

@@ -155,7 +155,7 @@ fn first_of(names: &BTreeSet<&str>, count: usize) -> String {
 
 /// The name of `names` nearest to `wanted` when it is close enough to be a typo: at most a
 /// third of its characters edited (at least one). The first in order wins a tie.
-fn nearest<'a>(wanted: &str, names: &BTreeSet<&'a str>) -> Option<&'a str> {
+pub fn nearest<'a>(wanted: &str, names: &BTreeSet<&'a str>) -> Option<&'a str> {
     if names.len() > SUGGEST_AMONG {
         return None;
     }

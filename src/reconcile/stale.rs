@@ -99,7 +99,9 @@ pub fn find(
                 let moved = owner.as_ref().and_then(|(_, b)| moved_to(b, bindings)).unwrap_or_default();
                 format!(
                     "ClusterSPIFFEID {name} of the input {gone} (deleted, renamed or moved to another \
-                     namespace){moved}: a render prunes it, and its pods lose SPIFFE ID {spiffe_id} on the next apply"
+                     namespace){moved}: a render prunes it, and its pods lose SPIFFE ID {spiffe_id} on the next \
+                     apply. If a kustomize overlay renamed or moved the binding after the function ran, list the \
+                     function in the outermost kustomization instead"
                 )
             }
         };
@@ -131,7 +133,7 @@ pub fn find(
 /// Why a namespace on a ClusterSPIFFEID is a sign of a stale render.
 const CLUSTER_SCOPED: &str = "which a cluster-scoped object does not have: a namespace transformer (kustomize's \
                               namespace:) ran after the function; list the function in the outermost \
-                              kustomization, the last one that renames or moves";
+                              kustomization, the last one that renames or moves anything";
 
 /// How a managed output of the input differs from the fresh render of the same name.
 fn differences(old: &Value, fresh: &ClusterSpiffeId) -> Vec<String> {

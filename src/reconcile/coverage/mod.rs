@@ -268,7 +268,7 @@ pub fn coverage(
             reached_templates.entry(t).or_default().push(identity.binding());
         }
     }
-    pool_findings(uses, bound, &index, &mut out.findings);
+    pool_findings(uses, bound, &index, &reached_templates, &mut out.findings);
     other_findings(identities, seen, &index, &reached_templates, binding_refs, &mut out.findings);
     out.findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
     out
@@ -430,7 +430,13 @@ fn verb(count: usize, one: &'static str, many: &'static str) -> &'static str {
 
 /// `WorkloadWithoutVariant` and `VariantNotBound`: templates a pool in use selects that no
 /// identity of that pool can reach.
-fn pool_findings(uses: &[Arc<PoolUse>], bound: &[Bound], index: &Index<'_>, out: &mut Vec<Finding>) {
+fn pool_findings(
+    uses: &[Arc<PoolUse>],
+    bound: &[Bound],
+    index: &Index<'_>,
+    reached: &BTreeMap<usize, Vec<usize>>,
+    out: &mut Vec<Finding>,
+) {
     let mut pools: BTreeMap<(&str, PoolApi, &str), Vec<&PoolUse>> = BTreeMap::new();
     for u in uses {
         pools.entry((&u.namespace, u.pool_api, &u.pool)).or_default().push(u);
@@ -444,7 +450,9 @@ fn pool_findings(uses: &[Arc<PoolUse>], bound: &[Bound], index: &Index<'_>, out:
         let bound_list = listed(&bound_here.iter().copied().collect::<Vec<_>>(), 8);
         for &t in index.candidates(ns, &pairs_of) {
             let template = &index.templates[t];
-            if !template.has(labels) {
+            // A template an identity reaches is bound, whichever pool that identity is of
+            // (two pools may select the same pods).
+            if !template.has(labels) || reached.contains_key(&t) {
                 continue;
             }
             let (kind, message) = match template.template.label(VARIANT_LABEL) {
@@ -498,7 +506,15 @@ fn unbound_fix(bound: &[Bound], ns: &str, pool: &str, variant: &str) -> String {
             b.name
         );
     }
-    format!("add a binding for variant {variant}, or give the pods a bound variant")
+    let variants: BTreeSet<&str> =
+        bound.iter().filter(|b| b.namespace == ns).map(|b| b.variant.as_str()).collect();
+    match crate::reconcile::not_found::nearest(variant, &variants) {
+        Some(near) => format!(
+            "did you mean {near:?}? A binding in {ns} binds variant {near}: correct the pods' \
+             {VARIANT_LABEL} label, or add a binding for variant {variant}"
+        ),
+        None => format!("add a binding for variant {variant}, or give the pods a bound variant"),
+    }
 }
 
 /// `WorkloadMatchesSeveralIdentities`: a template a rendered identity reaches that another
