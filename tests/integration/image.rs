@@ -7,8 +7,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-/// The tag the tests build the image under.
-const IMAGE: &str = "localhost/render-inference-identity:integration";
+/// The tag the tests build the image under: one per checkout, so that two checkouts testing
+/// at once on one machine do not run each other's image.
+fn tag() -> String {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    env!("CARGO_MANIFEST_DIR").hash(&mut hasher);
+    format!("localhost/render-inference-identity:integration-{:016x}", hasher.finish())
+}
 
 /// The cargo target folder of this build.
 fn target_dir() -> PathBuf {
@@ -55,8 +61,9 @@ fn static_binary() -> &'static Path {
 
 /// The image, built once per test run from the shipped Dockerfile and image/ files.
 fn image() -> &'static str {
-    static BUILT: OnceLock<()> = OnceLock::new();
+    static BUILT: OnceLock<String> = OnceLock::new();
     BUILT.get_or_init(|| {
+        let tag = tag();
         let tmp = TempDir::new("image-build");
         for file in ["passwd", "group"] {
             tmp.write(&format!("context/image/{file}"), &repo_file(&format!("image/{file}")));
@@ -71,12 +78,12 @@ fn image() -> &'static str {
             "-f",
             concat!(env!("CARGO_MANIFEST_DIR"), "/Dockerfile"),
             "-t",
-            IMAGE,
+            &tag,
             tmp.join("context").to_str().unwrap(),
         ]);
         assert_success(&out);
-    });
-    IMAGE
+        tag
+    })
 }
 
 #[test]
