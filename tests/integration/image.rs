@@ -70,6 +70,8 @@ fn image() -> &'static str {
         }
         std::fs::create_dir_all(tmp.join("build")).unwrap();
         std::fs::copy(static_binary(), tmp.join("build/render-inference-identity")).expect("copy the binary");
+        // The image the tag named before, removed once replaced so reruns leave none behind.
+        let old = podman(&["image", "inspect", "--format", "{{.Id}}", &tag]);
         let build_context = format!("build={}", tmp.join("build").display());
         let out = podman(&[
             "build",
@@ -82,6 +84,10 @@ fn image() -> &'static str {
             tmp.join("context").to_str().unwrap(),
         ]);
         assert_success(&out);
+        let old_id = stdout(&old).trim().to_string();
+        if old.status.success() && !stdout(&out).contains(&old_id) {
+            let _ = podman(&["rmi", &old_id]);
+        }
         tag
     })
 }
