@@ -1,15 +1,25 @@
-# The function on a distroless base, running as non-root, the function as entrypoint.
+# The function as a container image: FROM scratch, one statically linked binary, the passwd
+# entries function runners need (image/), a non-root user, the function as entrypoint.
 # Build: docker build -t render-inference-identity .
 #
-# Built against glibc (Debian 12) and run on distroless/cc, which ships the same glibc. The
-# binary brings its own allocator (mimalloc, built from C sources by cargo: the build image's
-# gcc compiles it, with the options in .cargo/config.toml, which COPY brings along).
+# The `build` stage compiles the binary against glibc, linked statically (+crt-static), so
+# the final stage needs no libc. The final stage takes only /render-inference-identity from
+# it: `podman build --build-context build=<folder>` replaces the stage with a folder holding
+# a binary built the same way (tests/integration/image.rs does). The binary brings its own
+# allocator (mimalloc, built from C sources by cargo with the options in .cargo/config.toml,
+# which COPY brings along).
 FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY . .
-RUN cargo build --release --locked --bin render-inference-identity
+RUN RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked \
+        --target "$(uname -m)-unknown-linux-gnu" --bin render-inference-identity \
+    && cp "target/$(uname -m)-unknown-linux-gnu/release/render-inference-identity" /render-inference-identity
 
-FROM gcr.io/distroless/cc-debian12:nonroot
-COPY --from=build /src/target/release/render-inference-identity /usr/local/bin/render-inference-identity
-USER nonroot:nonroot
+FROM scratch
+COPY image/passwd /etc/passwd
+COPY image/group /etc/group
+COPY --from=build /render-inference-identity /usr/local/bin/render-inference-identity
+# A scratch image sets no PATH: Argo CD's plugin sidecar finds the function by name on it.
+ENV PATH=/usr/local/bin
+USER 65532:65532
 ENTRYPOINT ["/usr/local/bin/render-inference-identity"]

@@ -57,3 +57,22 @@ fn a_policy_other_than_the_default_says_why() {
     // Both kustomize samples fail on failing bindings and on workload findings.
     assert_eq!(departures, 4, "the kustomize samples set failurePolicy and workloadPolicy to Fail");
 }
+
+#[test]
+fn the_catalog_metadata_has_the_catalog_fields_and_the_crate_license() {
+    let metadata =
+        render_inference_identity::yaml::parse(&repo_file("metadata.yaml")).expect("metadata.yaml is YAML");
+    for field in ["image", "description", "sourceURL", "license"] {
+        assert!(metadata[field].as_str().is_some_and(|v| !v.is_empty()), "metadata.yaml has no {field}");
+    }
+    assert!(metadata["tags"].as_array().is_some_and(|tags| tags.iter().any(|t| t == "mutator")));
+    let license = format!("license = \"{}\"", metadata["license"].as_str().unwrap());
+    assert!(
+        repo_file("Cargo.toml").contains(&license),
+        "metadata.yaml and Cargo.toml name different licenses"
+    );
+    for url in metadata["examplePackageURLs"].as_array().expect("examplePackageURLs") {
+        let folder = url.as_str().unwrap().rsplit_once("/tree/main/").expect("a folder URL").1;
+        assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join(folder).join("Kptfile").is_file(), "{url}");
+    }
+}

@@ -1,4 +1,5 @@
-//! `kubectl kustomize --enable-alpha-plugins` (embedded kustomize v5) running the binary as
+//! `kubectl kustomize --enable-alpha-plugins` (embedded kustomize v5, with kubectl v1.32
+//! (kustomize v5.5.0) and v1.35 (kustomize v5.7.1) in turn) running the binary as
 //! an exec plugin, installed under `$XDG_CONFIG_HOME/kustomize/plugin/...`, with copies of
 //! the shipped fn-config/kustomize/exec-plugin/ files; overlays that rename; and the
 //! krm-exec sample, which kubectl cannot run.
@@ -10,6 +11,34 @@ use std::process::{Command, Output};
 const PLUGIN_DIR: &str = "xdg/kustomize/plugin/fn.kleym.sonda.red/v1alpha1/renderinferenceidentity";
 const SHIPPED: [&str; 4] =
     ["kustomization.yaml", "inference.yaml", "RenderInferenceIdentity.yaml", "name-references.yaml"];
+
+thread_local! {
+    /// The kubectl the test of this thread runs (set by `with_each_kubectl!`).
+    static KUBECTL: std::cell::Cell<&'static str> = const { std::cell::Cell::new("kubectl") };
+}
+
+/// The kubectl builds the tests run with: the machine's (v1.32, kustomize v5.5.0) and
+/// v1.35 (kustomize v5.7.1), as tests/tools.txt names them.
+macro_rules! with_each_kubectl {
+    ($($test:ident),* $(,)?) => {
+        mod kubectl_1_32 {
+            $(#[test] fn $test() { super::KUBECTL.set("kubectl"); super::$test() })*
+        }
+        mod kubectl_1_35 {
+            $(#[test] fn $test() { super::KUBECTL.set("kubectl-1.35"); super::$test() })*
+        }
+    };
+}
+
+with_each_kubectl!(
+    the_exec_plugin_adds_the_cluster_spiffe_id_and_the_binding_status,
+    other_kustomize_features_still_apply_to_passed_through_items,
+    a_failing_binding_under_fail_makes_kubectl_exit_non_zero_with_the_message,
+    a_name_prefix_overlay_renders_with_the_final_names_and_fixes_the_binding,
+    stacked_overlays_with_prefix_and_suffix_render_with_the_final_names,
+    an_overlay_that_leaves_pods_on_the_old_account_fails_the_build_with_the_finding,
+    the_krm_exec_sample_says_kubectl_skips_it_and_kubectl_does,
+);
 
 /// A temp folder with the plugin installed under `xdg/` and the shipped example in `app/`.
 fn setup(label: &str) -> TempDir {
@@ -29,7 +58,7 @@ fn build(tmp: &TempDir) -> Output {
 
 /// `kubectl kustomize --enable-alpha-plugins` on `tmp/folder`, with the plugin of `tmp`.
 fn build_folder(tmp: &TempDir, folder: &str) -> Output {
-    let mut cmd = Command::new(require_tool("kubectl"));
+    let mut cmd = Command::new(require_tool(KUBECTL.get()));
     cmd.args(["kustomize", "--enable-alpha-plugins"])
         .arg(tmp.join(folder))
         .env("XDG_CONFIG_HOME", tmp.join("xdg"));
@@ -49,7 +78,6 @@ fn labels(item: &Value) -> &Value {
     &item["metadata"]["labels"]
 }
 
-#[test]
 fn the_exec_plugin_adds_the_cluster_spiffe_id_and_the_binding_status() {
     let tmp = setup("kustomize-render");
     let out = build(&tmp);
@@ -76,7 +104,6 @@ fn the_exec_plugin_adds_the_cluster_spiffe_id_and_the_binding_status() {
     }
 }
 
-#[test]
 fn other_kustomize_features_still_apply_to_passed_through_items() {
     let tmp = setup("kustomize-features");
     tmp.write(
@@ -128,7 +155,6 @@ fn other_kustomize_features_still_apply_to_passed_through_items() {
     assert!(!text.contains("kustomize.config.k8s.io/"), "{text}");
 }
 
-#[test]
 fn a_failing_binding_under_fail_makes_kubectl_exit_non_zero_with_the_message() {
     // The shipped plugin config sets failurePolicy: Fail.
     let tmp = setup("kustomize-fail");
@@ -283,14 +309,12 @@ fn assert_identity_matches_the_pods(out: &Output, service_account: &str, pool: &
     assert!(selectors.contains(&format!("k8s:sa:{service_account}").as_str()), "{selectors:?}");
 }
 
-#[test]
 fn a_name_prefix_overlay_renders_with_the_final_names_and_fixes_the_binding() {
     let tmp = renaming_overlay("kustomize-prefix", "namePrefix: pd-\n");
     let out = build_folder(&tmp, "overlay");
     assert_identity_matches_the_pods(&out, "pd-vllm", "pd-llama", "pd-llama-prefill");
 }
 
-#[test]
 fn stacked_overlays_with_prefix_and_suffix_render_with_the_final_names() {
     // base -> mid (namePrefix) -> overlay (nameSuffix and the transformer): two renames each.
     let tmp = renaming_overlay("kustomize-stacked", "nameSuffix: -v2\n");
@@ -302,7 +326,6 @@ fn stacked_overlays_with_prefix_and_suffix_render_with_the_final_names() {
     assert_identity_matches_the_pods(&out, "a-vllm-v2", "a-llama-v2", "a-llama-prefill-v2");
 }
 
-#[test]
 fn an_overlay_that_leaves_pods_on_the_old_account_fails_the_build_with_the_finding() {
     // A LeaderWorkerSet is a kind kustomize does not know: its namePrefix renames the
     // ServiceAccount (and, through the function, the binding's account), while the pods keep
@@ -369,7 +392,6 @@ fn both_kustomize_samples_ship_the_same_name_references() {
     }
 }
 
-#[test]
 fn the_krm_exec_sample_says_kubectl_skips_it_and_kubectl_does() {
     // What the sample and the README warn of: kubectl's kustomize cannot run exec KRM
     // functions, and says nothing about it.

@@ -18,7 +18,20 @@ fn listed() -> Vec<String> {
 #[test]
 fn the_ci_check_and_the_tests_name_a_missing_tool_alike() {
     let tools = listed();
-    assert_eq!(tools, ["kpt", "kubectl", "script", "sarif-multitool-linux", "git", "pre-commit"]);
+    assert_eq!(
+        tools,
+        [
+            "kpt",
+            "kubectl",
+            "script",
+            "sarif-multitool-linux",
+            "git",
+            "pre-commit",
+            "podman",
+            "helm",
+            "kubectl-1.35"
+        ]
+    );
     let empty = TempDir::new("tools-empty-path");
     let out = Command::new("/bin/bash")
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/check-tools"))
@@ -90,5 +103,20 @@ fn a_test_that_needs_the_corpus_fails_without_it_with_the_message() {
         let text = format!("{}{}", stdout(&out), stderr(&out));
         assert!(text.contains("1 failed"), "{setting:?}: {text}");
         assert!(text.contains(corpus::MISSING), "{setting:?}: {text}");
+    }
+}
+
+#[test]
+fn the_two_kubectls_embed_kustomize_v5_5_and_v5_7() {
+    // tests/integration/kustomize.rs runs every kubectl test with each of them.
+    for (tool, kustomize) in [("kubectl", "v5.5."), ("kubectl-1.35", "v5.7.")] {
+        let out =
+            Command::new(require_tool(tool)).args(["version", "--client"]).output().expect("kubectl runs");
+        assert_success(&out);
+        assert!(
+            stdout(&out).contains(&format!("Kustomize Version: {kustomize}")),
+            "{tool}: {}",
+            describe(&out)
+        );
     }
 }

@@ -1,0 +1,180 @@
+//! Helm 4 running the function as its post-renderer plugin (fn-config/helm/, installed with
+//! `helm plugin install`) on `helm template` of a small chart: a pool and model-server
+//! Deployments, with bindings given as `--post-renderer-args`.
+
+use crate::common::*;
+use serde_json::Value;
+use std::process::{Command, Output};
+
+/// The chart's pool and Deployments, in the release's namespace.
+const POOL: &str = "\
+apiVersion: inference.networking.k8s.io/v1
+kind: InferencePool
+metadata:
+  name: llama
+  namespace: {{ .Release.Namespace }}
+spec:
+  targetPorts:
+  - number: 8000
+  selector:
+    matchLabels:
+      app: llama
+";
+
+const DEPLOYMENTS: &str = "\
+{{- range list \"prefill\" \"decode\" }}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llama-{{ . }}
+  namespace: {{ $.Release.Namespace }}
+  labels:
+    app.kubernetes.io/instance: {{ $.Release.Name }}
+spec:
+  replicas: {{ $.Values.replicas }}
+  selector:
+    matchLabels:
+      app: llama
+      identity.kleym.sonda.red/variant: {{ . }}
+  template:
+    metadata:
+      labels:
+        app: llama
+        identity.kleym.sonda.red/variant: {{ . }}
+    spec:
+      serviceAccountName: llama
+      containers:
+      - name: server
+        image: vllm/vllm-openai:v0.9.0
+        args: [\"--model\", \"meta-llama/Llama-3.1-8B\"]
+{{- end }}
+";
+
+/// A temp folder with Helm's homes under `helm/`, the plugin installed from a copy of
+/// fn-config/helm/, the chart in `chart/` and bindings for each variant in `bindings.yaml`.
+fn setup(label: &str) -> TempDir {
+    let tmp = TempDir::new(label);
+    for file in ["plugin.yaml", "post-render.sh"] {
+        let path = tmp.write(&format!("plugin/{file}"), &repo_file(&format!("fn-config/helm/{file}")));
+        if file.ends_with(".sh") {
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    tmp.write("chart/Chart.yaml", "apiVersion: v2\nname: llama\nversion: 0.1.0\n");
+    tmp.write("chart/values.yaml", "replicas: 2\n");
+    tmp.write("chart/templates/pool.yaml", POOL);
+    tmp.write("chart/templates/deployments.yaml", DEPLOYMENTS);
+    tmp.write(
+        "bindings.yaml",
+        &format!(
+            "{}---\n{}",
+            binding("llama-prefill", "llama", "prefill"),
+            binding("llama-decode", "llama", "decode")
+        ),
+    );
+    let out = helm(&tmp, &["plugin", "install", tmp.join("plugin").to_str().unwrap()]);
+    assert_success(&out);
+    tmp
+}
+
+/// `helm` with its homes in `tmp/helm/` and the binary under test first on PATH.
+fn helm(tmp: &TempDir, args: &[&str]) -> Output {
+    let mut cmd = Command::new(require_tool("helm"));
+    cmd.args(args)
+        .env("PATH", path_with_bin_dir())
+        .env("HELM_DATA_HOME", tmp.join("helm/data"))
+        .env("HELM_CONFIG_HOME", tmp.join("helm/config"))
+        .env("HELM_CACHE_HOME", tmp.join("helm/cache"))
+        .env_remove("HELM_PLUGINS");
+    for var in AMBIENT_VARS {
+        cmd.env_remove(var);
+    }
+    cmd.output().expect("helm starts")
+}
+
+/// `helm template` of the chart in namespace serving, post-rendered by the plugin with
+/// `args` as its --post-renderer-args (none: no post-renderer).
+fn template(tmp: &TempDir, args: &[&str]) -> Output {
+    let chart = tmp.join("chart");
+    let mut all = vec!["template", "llama", chart.to_str().unwrap(), "--namespace", "serving"];
+    if !args.is_empty() {
+        all.extend(["--post-renderer", "render-inference-identity"]);
+    }
+    let flags: Vec<String> = args.iter().map(|a| format!("--post-renderer-args={a}")).collect();
+    all.extend(flags.iter().map(String::as_str));
+    helm(tmp, &all)
+}
+
+fn identity(doc: &Value) -> (String, String) {
+    let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    (text(&doc["kind"]), text(&doc["metadata"]["name"]))
+}
+
+#[test]
+fn helm_template_through_the_plugin_adds_identities_and_passes_the_chart_through() {
+    let tmp = setup("helm-render");
+    let bindings = tmp.join("bindings.yaml");
+    let out = template(&tmp, &[bindings.to_str().unwrap(), "--trust-domain=prod.example.org"]);
+    assert_success(&out);
+    let docs = documents(&stdout(&out));
+
+    // The identities appear, one per binding, under the trust domain given as an argument.
+    let ids = of_kind(&docs, "ClusterSPIFFEID");
+    assert_eq!(ids.len(), 2, "{}", describe(&out));
+    for id in &ids {
+        let template = id["spec"]["spiffeIDTemplate"].as_str().unwrap_or_default();
+        assert!(template.starts_with("spiffe://prod.example.org/ns/serving/sa/llama/"), "{template}");
+    }
+    for binding in of_kind(&docs, "InferenceIdentityBinding") {
+        assert_eq!(condition_reason(binding, "Ready"), Some("Reconciled"), "{}", describe(&out));
+    }
+
+    // Every object of the chart comes through as the chart rendered it.
+    let plain = template(&tmp, &[]);
+    assert_success(&plain);
+    let chart_docs = documents(&stdout(&plain));
+    assert_eq!(chart_docs.len(), 3, "{}", describe(&plain));
+    for chart_doc in &chart_docs {
+        let found: Vec<&Value> = docs.iter().filter(|d| identity(d) == identity(chart_doc)).collect();
+        assert_eq!(found, [chart_doc], "{:?} changed:\n{}", identity(chart_doc), describe(&out));
+    }
+    assert_eq!(docs.len(), chart_docs.len() + 4, "{}", describe(&out));
+}
+
+#[test]
+fn a_failing_binding_under_fail_fails_helm_template_with_its_message() {
+    let tmp = setup("helm-fail");
+    let orphan = tmp.write("orphan.yaml", ORPHAN);
+    let out =
+        template(&tmp, &[orphan.to_str().unwrap(), "--trust-domain=example.org", "--failure-policy=Fail"]);
+    assert_ne!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(stdout(&out).is_empty(), "{}", describe(&out));
+    let text = stderr(&out);
+    assert!(text.contains("serving/orphan"), "{text}");
+    assert!(text.contains("TargetPoolNotFound"), "{text}");
+    assert!(text.contains("InferencePool \"missing-pool\" was not found"), "{text}");
+
+    // Under Report the same render succeeds, the failure in the binding's status.
+    let out = template(&tmp, &[orphan.to_str().unwrap(), "--trust-domain=example.org"]);
+    assert_success(&out);
+    let docs = documents(&stdout(&out));
+    assert_eq!(
+        condition_reason(of_kind(&docs, "InferenceIdentityBinding")[0], "Ready"),
+        Some("TargetPoolNotFound")
+    );
+}
+
+#[test]
+fn a_chart_without_bindings_comes_through_whole() {
+    // Helm 4 fails a post-render that prints nothing; a chart with no binding keeps its objects.
+    let tmp = setup("helm-no-bindings");
+    let out = template(&tmp, &["--trust-domain=example.org"]);
+    assert_success(&out);
+    let plain = template(&tmp, &[]);
+    assert_success(&plain);
+    let docs = documents(&stdout(&out));
+    assert!(!docs.is_empty(), "{}", describe(&out));
+    assert_eq!(docs, documents(&stdout(&plain)), "{}", describe(&out));
+}
