@@ -450,6 +450,54 @@ fn a_binding_without_status_last_in_a_file_without_a_final_newline_gets_its_stat
     assert_status_follows("the ResourceList", &out, 4);
 }
 
+/// Every way an item is written, as the last of a file: the output is the same whether
+/// the file ends with a newline or not.
+#[test]
+fn a_file_without_a_final_newline_renders_as_with_one() {
+    let binding = |name: &str, rest: &str| BARE_BINDING.replace("name: b,", &format!("name: {name},")) + rest;
+    let files = [
+        // No status: it is appended.
+        binding("append", ""),
+        // A status last: it is replaced, nothing after it.
+        binding("replace-last", "\nstatus: {}"),
+        // A status before another field: replaced, the field after it.
+        binding("replace-before", "\nstatus:\n  conditions: []\nnotes: kept"),
+        // A status in flow style in a flow mapping: the binding is written from its value.
+        "{apiVersion: kleym.sonda.red/v1alpha1, kind: InferenceIdentityBinding, metadata: {name: flow, namespace: ns}, \
+         spec: {poolRef: {name: pool}, serviceAccountName: sa, identityBoundary: {variant: w}}}"
+            .to_string(),
+        // Copied as it stands.
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}  # kept".to_string(),
+    ];
+    let render_with = |end: &str| {
+        let dir = TempDir::new("final-newline");
+        dir.write("0.yaml", POOL);
+        for (i, text) in files.iter().enumerate() {
+            dir.write(&format!("{}.yaml", i + 1), &format!("{text}{end}"));
+        }
+        let config = dir.write("config.yaml", CONFIG);
+        let request = Request {
+            paths: vec![dir.path().to_path_buf()],
+            config_file: Some(config),
+            ..Request::default()
+        };
+        let mut out = render::run(&request);
+        out.stderr = out.stderr.replace(&dir.path().display().to_string(), "DIR");
+        out
+    };
+    let with_newline = render_with("\n");
+    assert_eq!(with_newline.exit_code, 0, "{}", with_newline.stderr);
+    assert!(with_newline.stdout.contains("notes: kept\n---\n") && with_newline.stdout.contains("# kept\n"));
+    assert_eq!(with_newline.stdout.matches("type: Ready").count(), 4, "{}", with_newline.stdout);
+    assert_same("files without a final newline", &with_newline, &render_with(""));
+    // The plugin stream, each shape last.
+    for text in &files {
+        let stream = |end: &str| format!("{POOL}---\n{text}{end}");
+        let plugin = |end: &str| plugin::run(CONFIG, &stream(end), &Env::default());
+        assert_same(&format!("a stream ending {text:?}"), &plugin("\n"), &plugin(""));
+    }
+}
+
 #[test]
 fn an_items_key_glued_to_a_comment_sign_is_no_items_key() {
     // `items:#c` is one plain scalar, not the key `items` and a comment: the full reader

@@ -1,7 +1,7 @@
 //! Writing output items as text: an item that leaves unchanged is copied from its input
 //! text, a binding gets its new `status` put in place in its own text, and everything else
 //! (new and replaced outputs, items that cannot be copied) is serialized. Large outputs are
-//! written over two threads.
+//! written over two threads, small ones in one chunk by the calling thread: one path.
 
 use super::read::{ItemText, Place};
 use crate::api::binding::InferenceIdentityBindingStatus;
@@ -44,14 +44,11 @@ pub fn items<W: Write>(
     form: Form,
 ) -> Result<(), String> {
     let writer = Writer { sources, form };
-    let costly = items.iter().filter(|item| !writer.copied(item)).count();
-    if !two_threads(costly, crate::parallel::cores()) {
-        return writer.part(out, items, 0);
-    }
-    let chunks = writer.chunks(items, costly.div_ceil(CHUNKS));
+    let chunks = writer.plan(items, crate::parallel::cores());
     let (sender, receiver) = std::sync::mpsc::sync_channel::<Result<Vec<u8>, String>>(1);
     std::thread::scope(|scope| {
         let (chunks, writer) = (&chunks, &writer);
+        // The second thread serializes every other chunk: none when there is one chunk.
         scope.spawn(move || {
             for &(first, chunk) in chunks.iter().skip(1).step_by(2) {
                 let mut buffer = Vec::new();
@@ -130,6 +127,17 @@ impl<'a> Writer<'_, 'a> {
 
     fn copied(&self, item: &Item) -> bool {
         matches!(self.emit(item), Emit::Copy(_))
+    }
+
+    /// The items cut into chunks for two threads to write in turn; one chunk holding them
+    /// all when this thread writes them alone (few to serialize, or one core).
+    fn plan<'i>(&self, items: &'i [Item], cores: usize) -> Vec<(usize, &'i [Item])> {
+        let costly = items.iter().filter(|item| !self.copied(item)).count();
+        if two_threads(costly, cores) {
+            self.chunks(items, costly.div_ceil(CHUNKS))
+        } else {
+            vec![(0, items)]
+        }
     }
 
     /// `items` cut after every `per_chunk` items that cost more than a copy, each chunk with
@@ -295,6 +303,31 @@ mod tests {
                 assert!(parallel == expected, "{form:?}, {costly} to serialize, two cores");
             }
         }
+    }
+
+    #[test]
+    fn one_chunk_below_the_threshold_many_from_it_on() {
+        let plan = |costly: usize, copies: usize, cores: usize| {
+            let (mut items, mut text, mut texts, _) = mixed(costly, Form::Stream);
+            // Only the items to serialize, then `copies` copies.
+            items.retain(|item| matches!(item, Item::Input(n, _) if n % 2 == 0));
+            for n in 0..copies {
+                let start = text.len();
+                text.push_str("copied: true\n");
+                texts.push(ItemText { chunk: start..text.len(), copy: true, status: None });
+                items.push(Item::Input(texts.len() - 1, Input::Whole(json!({ "copied": n }))));
+            }
+            let sources: Vec<Source<'_>> = texts.iter().map(|item| Source { text: &text, item }).collect();
+            let writer = Writer { sources: &sources, form: Form::Stream };
+            let chunks = writer.plan(&items, cores);
+            assert_eq!(chunks.iter().map(|(_, chunk)| chunk.len()).sum::<usize>(), items.len());
+            chunks.len()
+        };
+        assert_eq!(plan(PARALLEL_FROM - 1, 0, 2), 1);
+        assert_eq!(plan(PARALLEL_FROM - 1, PARALLEL_FROM + 1, 2), 1, "copies cost nothing");
+        assert_eq!(plan(PARALLEL_FROM, 0, 1), 1, "one core");
+        assert_eq!(plan(PARALLEL_FROM, 0, 2), PARALLEL_FROM.div_ceil(PARALLEL_FROM.div_ceil(CHUNKS)));
+        assert_eq!(plan(0, 3, 2), 1);
     }
 
     #[test]
