@@ -498,6 +498,31 @@ fn a_file_without_a_final_newline_renders_as_with_one() {
     }
 }
 
+/// Inputs the fast reader answers for itself, with the exact reader's answer: an entry or
+/// a document holding a scalar it leaves to the full reader (`on`), a kind spelled with an
+/// escape (read whole all the same), the items first (no header) or last (no tail).
+#[test]
+fn the_fast_reader_answers_for_deferred_scalars_escaped_kinds_and_missing_parts() {
+    let binding = "kind: \"InferenceIdentity\\x42inding\"\n  metadata: {name: b}";
+    for list in [
+        "kind: ResourceList\nitems:\n- kind: ConfigMap\n  data: {a: on}\n".to_string(),
+        format!("kind: ResourceList\nitems:\n- {binding}\n"),
+        "items:\n- kind: ConfigMap\nkind: ResourceList\n".to_string(),
+        "kind: ResourceList\nitems:\n- kind: ConfigMap\n".to_string(),
+    ] {
+        let fast = read::list_with(list.clone(), Reader::Fast).expect("read");
+        let exact = read::list_with(list.clone(), Reader::Exact).expect("read");
+        assert!(fast::list(&list).is_some(), "{list:?}");
+        assert!(fast.parts == exact.parts && fast.function_config == exact.function_config, "{list:?}");
+    }
+    for stream in ["a: on\n".to_string(), "a: 1\n---\nb: on\n".to_string(), binding.replace("\n  ", "\n")] {
+        let fast = read::streams_with(vec![stream.clone()], Reader::Fast).pop().unwrap().expect("read");
+        let exact = read::streams_with(vec![stream.clone()], Reader::Exact).pop().unwrap().expect("read");
+        assert!(fast::streams(&[&stream]).pop().unwrap().is_some(), "{stream:?}");
+        assert!(fast.parts == exact.parts, "{stream:?}");
+    }
+}
+
 #[test]
 fn an_items_key_glued_to_a_comment_sign_is_no_items_key() {
     // `items:#c` is one plain scalar, not the key `items` and a comment: the full reader

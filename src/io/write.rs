@@ -335,8 +335,13 @@ mod tests {
         let (items, text, texts, _) = mixed(PARALLEL_FROM + 5, Form::Stream);
         let sources: Vec<Source<'_>> = texts.iter().map(|item| Source { text: &text, item }).collect();
         let writer = Writer { sources: &sources, form: Form::Stream };
-        for per_chunk in [1, 7, PARALLEL_FROM.div_ceil(CHUNKS)] {
-            let chunks = writer.chunks(&items, per_chunk);
+        // The items end with a copy, or with one to serialize (the last chunk then full).
+        let (ending_in_a_copy, ending_costly) = (&items[..], &items[..items.len() - 1]);
+        for (items, per_chunk) in [1, 7, PARALLEL_FROM.div_ceil(CHUNKS)]
+            .into_iter()
+            .flat_map(|per_chunk| [(ending_in_a_copy, per_chunk), (ending_costly, per_chunk)])
+        {
+            let chunks = writer.chunks(items, per_chunk);
             let mut next = 0;
             for (i, &(first, chunk)) in chunks.iter().enumerate() {
                 assert_eq!(first, next, "chunk {i} starts where the last ended");

@@ -87,7 +87,7 @@ pub fn list_within(text: &str, bounds: Bounds) -> Option<ListRead> {
     // An entry sits two levels down (the list, `items`), counted from its own sequence.
     let limits = Limits { depth: bounds.depth - 1, counts: bounds.counts };
     let parts = parallel::map(layout.entries, |chunk| {
-        let counted = budget.left(limits).and_then(|limits| read(text, chunk, Form::Entry, limits))?;
+        let counted = read(text, chunk, Form::Entry, limits)?;
         budget.spend(counted.1)?;
         counted.0
     });
@@ -120,7 +120,7 @@ pub fn streams_within(texts: &[&str], bounds: Bounds) -> Vec<Option<Vec<Part>>> 
         .collect();
     let read = parallel::map(work, |(t, chunk)| {
         let budget = &budgets[t];
-        let counted = budget.left(limits).and_then(|limits| read(texts[t], chunk, Form::Document, limits));
+        let counted = read(texts[t], chunk, Form::Document, limits);
         let outcome = counted.and_then(|(part, counts)| budget.spend(counts).map(|()| part));
         (t, outcome)
     });
@@ -137,7 +137,10 @@ pub fn streams_within(texts: &[&str], bounds: Bounds) -> Vec<Option<Vec<Part>>> 
 }
 
 /// The budget of one input, shared by the threads reading its parts: what it may count,
-/// and what it has counted.
+/// and what it has counted. Each part is walked within the whole budget and then spends
+/// what it counted; the first part to take the total past the budget fails the input. (A
+/// part walked while others are, on other threads, can never see what is left; and the
+/// walks of an input over the budget cost no more than those of one within it.)
 struct Budget {
     cap: Counts,
     used: Mutex<Counts>,
@@ -146,12 +149,6 @@ struct Budget {
 impl Budget {
     fn new(cap: Counts, used: Counts) -> Self {
         Budget { cap, used: Mutex::new(used) }
-    }
-
-    /// `limits` with the counts left.
-    fn left(&self, limits: Limits) -> Option<Limits> {
-        let used = *self.used.lock().ok()?;
-        Some(Limits { counts: self.cap.minus(used)?, ..limits })
     }
 
     /// Adds what a part counted; `None` when the input is over the budget.
@@ -194,7 +191,10 @@ fn read(text: &str, chunk: Range<usize>, form: Form, limits: Limits) -> Option<(
         // chunk on its own, as it reads it in place.
         let value = yaml::parse(part).ok()?;
         match (form, value) {
-            (Form::Entry, Value::Array(mut entries)) if entries.len() == 1 => entries.pop()?,
+            (Form::Entry, Value::Array(entries)) => {
+                let [entry] = <[Value; 1]>::try_from(entries).ok()?;
+                entry
+            }
             (Form::Document, value @ Value::Object(_)) => value,
             _ => return None,
         }
