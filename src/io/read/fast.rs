@@ -159,6 +159,12 @@ impl Budget {
     }
 }
 
+/// What the full reader counts for an empty document after a `---` beyond what the part
+/// read on its own counts: the null it holds, a node and an event. Counted for every empty
+/// part (also a lead of comments, or after `...`, where the full reader counts nothing):
+/// stricter, never looser.
+const EMPTY_DOCUMENT: Counts = Counts { nodes: 1, events: 1, comment_bytes: 0 };
+
 /// What a chunk must hold.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Form {
@@ -179,7 +185,7 @@ fn read(text: &str, chunk: Range<usize>, form: Form, limits: Limits) -> Option<(
     };
     let whole = input::may_read_whole(part);
     let (node, counts) = walk(if whole { Build::Whole } else { Build::Head }).ok()?;
-    let Some(mut node) = node else { return Some((None, counts)) };
+    let Some(mut node) = node else { return Some((None, counts.plus(EMPTY_DOCUMENT))) };
     if !whole && node.value.as_ref().is_some_and(reads_whole) {
         // The kind is spelled so that the text search missed it (escapes, say).
         node = walk(Build::Whole).ok()?.0?;
