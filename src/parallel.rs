@@ -1,20 +1,58 @@
 //! Spreading independent per-item work over the machine's cores, keeping the order.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Below this many items a second thread costs more than it saves.
-const PARALLEL_FROM: usize = 1_000;
+#[doc(hidden)]
+pub const PARALLEL_FROM: usize = 1_000;
 /// Chunks per thread: small enough that a thread slowed down (a busy core on a shared
 /// machine) leaves its share to the others, large enough to cost nothing to hand out.
 const CHUNKS_PER_THREAD: usize = 16;
+/// The most threads one piece of work is spread over.
+const MAX_THREADS: usize = 8;
+
+/// The cores set by [`with_cores`] while it runs; 0 when none is set.
+static CORES: AtomicUsize = AtomicUsize::new(0);
+/// Held while [`with_cores`] runs, so two callers never set the cores at once.
+static SETTING: Mutex<()> = Mutex::new(());
+
+/// The cores work is spread over: the machine's, or those set by [`with_cores`].
+pub fn cores() -> usize {
+    match CORES.load(Ordering::Relaxed) {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        set => set,
+    }
+}
+
+/// Runs `f` as if the machine had `cores` cores: with 1 every piece of work runs on the
+/// calling thread, with more the parallel paths run past their thresholds whatever the
+/// machine. The output never depends on it; tests compare the two.
+#[doc(hidden)]
+pub fn with_cores<R>(cores: usize, f: impl FnOnce() -> R) -> R {
+    struct Reset<'g>(#[allow(dead_code)] MutexGuard<'g, ()>);
+    impl Drop for Reset<'_> {
+        fn drop(&mut self) {
+            CORES.store(0, Ordering::Relaxed);
+        }
+    }
+    let _reset = Reset(SETTING.lock().unwrap_or_else(PoisonError::into_inner));
+    CORES.store(cores.max(1), Ordering::Relaxed);
+    f()
+}
+
+/// The threads [`map`] spreads `items` items over on `cores` cores.
+#[doc(hidden)]
+pub fn threads_for(items: usize, cores: usize) -> usize {
+    if items < PARALLEL_FROM { 1 } else { cores.clamp(1, MAX_THREADS) }
+}
 
 /// `items.into_iter().map(f)`, in order, split across the available cores. The items are
 /// cut into chunks that threads take in turn as they finish the last, so the work
 /// balances itself.
 pub fn map<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    if threads < 2 || items.len() < PARALLEL_FROM {
+    let threads = threads_for(items.len(), cores());
+    if threads == 1 {
         return items.into_iter().map(f).collect();
     }
     let total = items.len();
@@ -51,16 +89,53 @@ pub fn map<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R>
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use std::thread::{self, ThreadId};
+
     #[test]
-    fn keeps_the_order() {
-        let items: Vec<usize> = (0..10_001).collect();
-        let doubled = super::map(items, |i| i * 2);
-        assert_eq!(doubled, (0..10_001).map(|i| i * 2).collect::<Vec<_>>());
+    fn the_threads_grow_with_the_items_from_the_threshold_up_to_the_bound() {
+        assert_eq!(threads_for(0, 8), 1);
+        assert_eq!(threads_for(PARALLEL_FROM - 1, 8), 1);
+        assert_eq!(threads_for(PARALLEL_FROM, 8), 8);
+        assert_eq!(threads_for(PARALLEL_FROM, 3), 3);
+        assert_eq!(threads_for(PARALLEL_FROM, 1), 1);
+        assert_eq!(threads_for(PARALLEL_FROM, MAX_THREADS + 5), MAX_THREADS);
     }
 
     #[test]
-    fn small_inputs_stay_on_one_thread_and_keep_the_order() {
-        let items: Vec<String> = (0..10).map(|i| i.to_string()).collect();
-        assert_eq!(super::map(items, |s| s.len()), vec![1; 10]);
+    fn the_cores_set_hold_while_they_are_set() {
+        let machine = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(with_cores(3, cores), 3);
+        assert_eq!(with_cores(0, cores), 1);
+        // None set (and no other test setting them): the machine's.
+        let _none_set = SETTING.lock().unwrap_or_else(PoisonError::into_inner);
+        assert_eq!(cores(), machine);
+    }
+
+    /// `map` over `n` numbers on `cores` cores: the results and the threads `f` ran on.
+    fn mapped(n: usize, cores: usize) -> (Vec<usize>, Vec<ThreadId>) {
+        let items: Vec<usize> = (0..n).collect();
+        let pairs = with_cores(cores, || map(items, |i| (i * 2 + 1, thread::current().id())));
+        pairs.into_iter().unzip()
+    }
+
+    #[test]
+    fn below_the_threshold_all_runs_on_the_calling_thread() {
+        for cores in [1, 2, 8] {
+            let (out, threads) = mapped(PARALLEL_FROM - 1, cores);
+            assert_eq!(out, (0..PARALLEL_FROM - 1).map(|i| i * 2 + 1).collect::<Vec<_>>());
+            assert!(threads.iter().all(|&t| t == thread::current().id()), "{cores} cores");
+        }
+    }
+
+    #[test]
+    fn from_the_threshold_on_the_work_leaves_the_calling_thread_and_keeps_the_order() {
+        for (n, cores) in [(PARALLEL_FROM, 2), (PARALLEL_FROM, 3), (PARALLEL_FROM + 1, 8), (10_001, 5)] {
+            let (out, threads) = mapped(n, cores);
+            assert_eq!(out, (0..n).map(|i| i * 2 + 1).collect::<Vec<_>>(), "{n} items on {cores} cores");
+            assert!(threads.iter().all(|&t| t != thread::current().id()), "{n} items on {cores} cores");
+        }
+        let (_, threads) = mapped(PARALLEL_FROM, 1);
+        assert!(threads.iter().all(|&t| t == thread::current().id()), "one core: no other thread");
     }
 }

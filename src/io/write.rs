@@ -1,7 +1,7 @@
 //! Writing output items as text: an item that leaves unchanged is copied from its input
 //! text, a binding gets its new `status` put in place in its own text, and everything else
 //! (new and replaced outputs, items that cannot be copied) is serialized. Large outputs are
-//! written over two threads.
+//! written over two threads, small ones in one chunk by the calling thread: one path.
 
 use super::read::{ItemText, Place};
 use crate::api::binding::InferenceIdentityBindingStatus;
@@ -12,7 +12,8 @@ use serde::Serialize;
 use std::io::Write;
 
 /// Below this many items to serialize, a second thread costs more than it saves.
-const PARALLEL_FROM: usize = 2_000;
+#[doc(hidden)]
+pub const PARALLEL_FROM: usize = 2_000;
 /// Large outputs are cut into this many chunks with equal shares of serializing (copies
 /// cost next to nothing). A second thread serializes every other chunk while this one
 /// serializes and writes the rest in order, so at most a few chunks wait as text.
@@ -43,15 +44,11 @@ pub fn items<W: Write>(
     form: Form,
 ) -> Result<(), String> {
     let writer = Writer { sources, form };
-    let costly = items.iter().filter(|item| !writer.copied(item)).count();
-    let parallel = costly >= PARALLEL_FROM && std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
-    if !parallel {
-        return writer.part(out, items, 0);
-    }
-    let chunks = writer.chunks(items, costly.div_ceil(CHUNKS));
+    let chunks = writer.plan(items, crate::parallel::cores());
     let (sender, receiver) = std::sync::mpsc::sync_channel::<Result<Vec<u8>, String>>(1);
     std::thread::scope(|scope| {
         let (chunks, writer) = (&chunks, &writer);
+        // The second thread serializes every other chunk: none when there is one chunk.
         scope.spawn(move || {
             for &(first, chunk) in chunks.iter().skip(1).step_by(2) {
                 let mut buffer = Vec::new();
@@ -71,6 +68,12 @@ pub fn items<W: Write>(
         }
         Ok(())
     })
+}
+
+/// Whether `costly` items to serialize or splice are written over two threads on `cores` cores.
+#[doc(hidden)]
+pub fn two_threads(costly: usize, cores: usize) -> bool {
+    costly >= PARALLEL_FROM && cores > 1
 }
 
 struct Writer<'s, 'a> {
@@ -124,6 +127,17 @@ impl<'a> Writer<'_, 'a> {
 
     fn copied(&self, item: &Item) -> bool {
         matches!(self.emit(item), Emit::Copy(_))
+    }
+
+    /// The items cut into chunks for two threads to write in turn; one chunk holding them
+    /// all when this thread writes them alone (few to serialize, or one core).
+    fn plan<'i>(&self, items: &'i [Item], cores: usize) -> Vec<(usize, &'i [Item])> {
+        let costly = items.iter().filter(|item| !self.copied(item)).count();
+        if two_threads(costly, cores) {
+            self.chunks(items, costly.div_ceil(CHUNKS))
+        } else {
+            vec![(0, items)]
+        }
     }
 
     /// `items` cut after every `per_chunk` items that cost more than a copy, each chunk with
@@ -228,5 +242,121 @@ mod tests {
     fn indenting_moves_every_line_but_empty_ones() {
         assert_eq!(indented("a: |\n  x\n\n  y\nb: 1\n", 2, false), "  a: |\n    x\n\n    y\n  b: 1\n");
         assert_eq!(indented("status:\n  a: 1\n", 4, true), "status:\n      a: 1\n");
+    }
+
+    use crate::parallel::with_cores;
+    use serde_json::json;
+
+    /// `costly` items written from their values among as many copied from their text (each
+    /// copy marked by a comment), in `form`; and the text they must come out as.
+    fn mixed(costly: usize, form: Form) -> (Vec<Item>, String, Vec<ItemText>, String) {
+        let dash = |n: usize| match form {
+            Form::List { indent } => format!("{}- count: {n}", " ".repeat(indent)),
+            Form::Stream => format!("count: {n}"),
+        };
+        let (mut items, mut text, mut texts, mut expected) =
+            (Vec::new(), String::new(), Vec::new(), String::new());
+        for n in 0..2 * costly {
+            let copy = n % 2 == 1;
+            let start = text.len();
+            text.push_str(&dash(n));
+            if copy {
+                text.push_str(" # copied");
+            }
+            // The last copy has no line end of its own: the writer gives it one.
+            if n + 1 < 2 * costly {
+                text.push('\n');
+            }
+            texts.push(ItemText { chunk: start..text.len(), copy, status: None });
+            items.push(Item::Input(n, Input::Whole(json!({ "count": n }))));
+            if form == Form::Stream && n > 0 {
+                expected.push_str("---\n");
+            }
+            expected.push_str(&format!("{}{}\n", dash(n), if copy { " # copied" } else { "" }));
+        }
+        (items, text, texts, expected)
+    }
+
+    fn written(items: &[Item], text: &str, texts: &[ItemText], form: Form, cores: usize) -> String {
+        let sources: Vec<Source<'_>> = texts.iter().map(|item| Source { text, item }).collect();
+        let mut out = Vec::new();
+        with_cores(cores, || super::items(&mut out, items, &sources, form)).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn two_threads_from_the_threshold_on_and_only_with_a_second_core() {
+        assert!(!two_threads(PARALLEL_FROM - 1, 8));
+        assert!(two_threads(PARALLEL_FROM, 2));
+        assert!(!two_threads(PARALLEL_FROM, 1));
+        assert!(!two_threads(0, 2));
+    }
+
+    #[test]
+    fn both_sides_of_the_threshold_write_what_one_thread_writes() {
+        for form in [Form::Stream, Form::List { indent: 0 }, Form::List { indent: 2 }] {
+            for costly in [1, PARALLEL_FROM - 1, PARALLEL_FROM, PARALLEL_FROM + CHUNKS + 1] {
+                let (items, text, texts, expected) = mixed(costly, form);
+                let serial = written(&items, &text, &texts, form, 1);
+                assert!(serial == expected, "{form:?}, {costly} to serialize, one core");
+                let parallel = written(&items, &text, &texts, form, 2);
+                assert!(parallel == expected, "{form:?}, {costly} to serialize, two cores");
+            }
+        }
+    }
+
+    #[test]
+    fn one_chunk_below_the_threshold_many_from_it_on() {
+        let plan = |costly: usize, copies: usize, cores: usize| {
+            let (mut items, mut text, mut texts, _) = mixed(costly, Form::Stream);
+            // Only the items to serialize, then `copies` copies.
+            items.retain(|item| matches!(item, Item::Input(n, _) if n % 2 == 0));
+            for n in 0..copies {
+                let start = text.len();
+                text.push_str("copied: true\n");
+                texts.push(ItemText { chunk: start..text.len(), copy: true, status: None });
+                items.push(Item::Input(texts.len() - 1, Input::Whole(json!({ "copied": n }))));
+            }
+            let sources: Vec<Source<'_>> = texts.iter().map(|item| Source { text: &text, item }).collect();
+            let writer = Writer { sources: &sources, form: Form::Stream };
+            let chunks = writer.plan(&items, cores);
+            assert_eq!(chunks.iter().map(|(_, chunk)| chunk.len()).sum::<usize>(), items.len());
+            chunks.len()
+        };
+        assert_eq!(plan(PARALLEL_FROM - 1, 0, 2), 1);
+        assert_eq!(plan(PARALLEL_FROM - 1, PARALLEL_FROM + 1, 2), 1, "copies cost nothing");
+        assert_eq!(plan(PARALLEL_FROM, 0, 1), 1, "one core");
+        assert_eq!(plan(PARALLEL_FROM, 0, 2), PARALLEL_FROM.div_ceil(PARALLEL_FROM.div_ceil(CHUNKS)));
+        assert_eq!(plan(0, 3, 2), 1);
+    }
+
+    #[test]
+    fn chunks_tile_the_items_with_equal_shares_to_serialize() {
+        let (items, text, texts, _) = mixed(PARALLEL_FROM + 5, Form::Stream);
+        let sources: Vec<Source<'_>> = texts.iter().map(|item| Source { text: &text, item }).collect();
+        let writer = Writer { sources: &sources, form: Form::Stream };
+        // The items end with a copy, or with one to serialize (the last chunk then full).
+        let (ending_in_a_copy, ending_costly) = (&items[..], &items[..items.len() - 1]);
+        for (items, per_chunk) in [1, 7, PARALLEL_FROM.div_ceil(CHUNKS)]
+            .into_iter()
+            .flat_map(|per_chunk| [(ending_in_a_copy, per_chunk), (ending_costly, per_chunk)])
+        {
+            let chunks = writer.chunks(items, per_chunk);
+            let mut next = 0;
+            for (i, &(first, chunk)) in chunks.iter().enumerate() {
+                assert_eq!(first, next, "chunk {i} starts where the last ended");
+                assert!(!chunk.is_empty(), "chunk {i} of {per_chunk} is empty");
+                assert!(std::ptr::eq(chunk, &items[first..first + chunk.len()]));
+                let costly = chunk.iter().filter(|item| !writer.copied(item)).count();
+                if i + 1 < chunks.len() {
+                    assert_eq!(costly, per_chunk, "chunk {i}");
+                    assert!(!writer.copied(chunk.last().unwrap()), "chunk {i} ends after a costly item");
+                } else {
+                    assert!(costly <= per_chunk);
+                }
+                next = first + chunk.len();
+            }
+            assert_eq!(next, items.len());
+        }
     }
 }

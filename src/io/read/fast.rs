@@ -20,9 +20,30 @@ use serde_json::{Map, Value};
 use std::ops::Range;
 use std::sync::Mutex;
 
-/// The full reader's budget, for a whole input.
-const BUDGET: Counts =
-    Counts { nodes: yaml::MAX_NODES, events: yaml::MAX_EVENTS, comment_bytes: yaml::MAX_COMMENT_BYTES };
+/// What the fast reader holds a whole input to; past any bound the exact reader reads it.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Bounds {
+    pub input_bytes: usize,
+    /// Documents of a stream, empty ones included.
+    pub documents: usize,
+    /// Deepest nesting, the outermost node at level 1.
+    pub depth: usize,
+    pub counts: Counts,
+}
+
+/// The full reader's limits.
+#[doc(hidden)]
+pub const FULL: Bounds = Bounds {
+    input_bytes: yaml::MAX_INPUT_BYTES,
+    documents: yaml::MAX_DOCUMENTS,
+    depth: yaml::MAX_DEPTH,
+    counts: Counts {
+        nodes: yaml::MAX_NODES,
+        events: yaml::MAX_EVENTS,
+        comment_bytes: yaml::MAX_COMMENT_BYTES,
+    },
+};
 
 /// A ResourceList read: its fields other than `items`, the items, the entries' indentation.
 pub struct ListRead {
@@ -33,11 +54,17 @@ pub struct ListRead {
 
 /// Reads a ResourceList, or returns `None` when it must be read by the exact reader.
 pub fn list(text: &str) -> Option<ListRead> {
-    if text.len() > yaml::MAX_INPUT_BYTES {
+    list_within(text, FULL)
+}
+
+/// [`list`] with other bounds than the full reader's: tests hold inputs to small ones.
+#[doc(hidden)]
+pub fn list_within(text: &str, bounds: Bounds) -> Option<ListRead> {
+    if text.len() > bounds.input_bytes {
         return None;
     }
     let layout = split::list(text)?;
-    let outside = Limits { depth: yaml::MAX_DEPTH, counts: BUDGET };
+    let outside = Limits { depth: bounds.depth, counts: bounds.counts };
     let (header_counts, header_root) = walk::count(&text[layout.header.clone()], outside)?;
     let (tail_counts, tail_root) = walk::count(&text[layout.tail.clone()], outside)?;
     for root in [header_root, tail_root] {
@@ -56,11 +83,11 @@ pub fn list(text: &str) -> Option<ListRead> {
     }
     // `items` and its sequence are two nodes more.
     let used = header_counts.plus(tail_counts).plus(Counts { nodes: 2, events: 0, comment_bytes: 0 });
-    let budget = Budget::new(used);
+    let budget = Budget::new(bounds.counts, used);
     // An entry sits two levels down (the list, `items`), counted from its own sequence.
-    let limits = Limits { depth: yaml::MAX_DEPTH - 1, counts: BUDGET };
+    let limits = Limits { depth: bounds.depth - 1, counts: bounds.counts };
     let parts = parallel::map(layout.entries, |chunk| {
-        let counted = budget.left(limits).and_then(|limits| read(text, chunk, Form::Entry, limits))?;
+        let counted = read(text, chunk, Form::Entry, limits)?;
         budget.spend(counted.1)?;
         counted.0
     });
@@ -71,16 +98,21 @@ pub fn list(text: &str) -> Option<ListRead> {
 /// Reads each text as a stream of documents; `None` for a text that must be read by the
 /// exact reader. All documents of all texts are read in one pass over the cores.
 pub fn streams(texts: &[&str]) -> Vec<Option<Vec<Part>>> {
+    streams_within(texts, FULL)
+}
+
+/// [`streams`] with other bounds than the full reader's: tests hold inputs to small ones.
+#[doc(hidden)]
+pub fn streams_within(texts: &[&str], bounds: Bounds) -> Vec<Option<Vec<Part>>> {
     let cut: Vec<Option<Vec<Range<usize>>>> = texts
         .iter()
         .map(|text| {
             let documents = split::documents(text)?;
-            (text.len() <= yaml::MAX_INPUT_BYTES && documents.len() <= yaml::MAX_DOCUMENTS)
-                .then_some(documents)
+            (text.len() <= bounds.input_bytes && documents.len() <= bounds.documents).then_some(documents)
         })
         .collect();
-    let budgets: Vec<Budget> = texts.iter().map(|_| Budget::new(Counts::default())).collect();
-    let limits = Limits { depth: yaml::MAX_DEPTH, counts: BUDGET };
+    let budgets: Vec<Budget> = texts.iter().map(|_| Budget::new(bounds.counts, Counts::default())).collect();
+    let limits = Limits { depth: bounds.depth, counts: bounds.counts };
     let work: Vec<(usize, Range<usize>)> = cut
         .iter()
         .enumerate()
@@ -88,7 +120,7 @@ pub fn streams(texts: &[&str]) -> Vec<Option<Vec<Part>>> {
         .collect();
     let read = parallel::map(work, |(t, chunk)| {
         let budget = &budgets[t];
-        let counted = budget.left(limits).and_then(|limits| read(texts[t], chunk, Form::Document, limits));
+        let counted = read(texts[t], chunk, Form::Document, limits);
         let outcome = counted.and_then(|(part, counts)| budget.spend(counts).map(|()| part));
         (t, outcome)
     });
@@ -104,27 +136,34 @@ pub fn streams(texts: &[&str]) -> Vec<Option<Vec<Part>>> {
     out
 }
 
-/// The budget of one input, shared by the threads reading its parts.
-struct Budget(Mutex<Counts>);
+/// The budget of one input, shared by the threads reading its parts: what it may count,
+/// and what it has counted. Each part is walked within the whole budget and then spends
+/// what it counted; the first part to take the total past the budget fails the input. (A
+/// part walked while others are, on other threads, can never see what is left; and the
+/// walks of an input over the budget cost no more than those of one within it.)
+struct Budget {
+    cap: Counts,
+    used: Mutex<Counts>,
+}
 
 impl Budget {
-    fn new(used: Counts) -> Self {
-        Budget(Mutex::new(used))
-    }
-
-    /// `limits` with the counts left.
-    fn left(&self, limits: Limits) -> Option<Limits> {
-        let used = *self.0.lock().ok()?;
-        Some(Limits { counts: BUDGET.minus(used)?, ..limits })
+    fn new(cap: Counts, used: Counts) -> Self {
+        Budget { cap, used: Mutex::new(used) }
     }
 
     /// Adds what a part counted; `None` when the input is over the budget.
     fn spend(&self, counts: Counts) -> Option<()> {
-        let mut used = self.0.lock().ok()?;
+        let mut used = self.used.lock().ok()?;
         *used = used.plus(counts);
-        BUDGET.minus(*used).map(|_| ())
+        self.cap.minus(*used).map(|_| ())
     }
 }
+
+/// What the full reader counts for an empty document after a `---` beyond what the part
+/// read on its own counts: the null it holds, a node and an event. Counted for every empty
+/// part (also a lead of comments, or after `...`, where the full reader counts nothing):
+/// stricter, never looser.
+const EMPTY_DOCUMENT: Counts = Counts { nodes: 1, events: 1, comment_bytes: 0 };
 
 /// What a chunk must hold.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -146,7 +185,7 @@ fn read(text: &str, chunk: Range<usize>, form: Form, limits: Limits) -> Option<(
     };
     let whole = input::may_read_whole(part);
     let (node, counts) = walk(if whole { Build::Whole } else { Build::Head }).ok()?;
-    let Some(mut node) = node else { return Some((None, counts)) };
+    let Some(mut node) = node else { return Some((None, counts.plus(EMPTY_DOCUMENT))) };
     if !whole && node.value.as_ref().is_some_and(reads_whole) {
         // The kind is spelled so that the text search missed it (escapes, say).
         node = walk(Build::Whole).ok()?.0?;
@@ -158,7 +197,10 @@ fn read(text: &str, chunk: Range<usize>, form: Form, limits: Limits) -> Option<(
         // chunk on its own, as it reads it in place.
         let value = yaml::parse(part).ok()?;
         match (form, value) {
-            (Form::Entry, Value::Array(mut entries)) if entries.len() == 1 => entries.pop()?,
+            (Form::Entry, Value::Array(entries)) => {
+                let [entry] = <[Value; 1]>::try_from(entries).ok()?;
+                entry
+            }
             (Form::Document, value @ Value::Object(_)) => value,
             _ => return None,
         }

@@ -145,6 +145,10 @@ mod tests {
         assert_eq!(entries, ["# first\n- a: 1\n\n  b: |\n    - x\n# between\n", "- c: 2\n"]);
         assert_eq!(tail, "functionConfig: {}\n");
         assert_eq!(layout.indent, 0);
+        // No entries: the next key starts the tail, the comment under `items:` with it.
+        let empty = "kind: ResourceList\nitems:\n# none\nfunctionConfig: {}\n";
+        let layout = list(empty).unwrap();
+        assert_eq!(parts(empty, &layout), ("kind: ResourceList\n", vec![], "# none\nfunctionConfig: {}\n"));
         let indented = list("items:\n  - a: 1\n  - b: 2\n").unwrap();
         assert_eq!(indented.indent, 2);
         assert_eq!(indented.entries.len(), 2);
