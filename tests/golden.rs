@@ -93,18 +93,7 @@ fn stream_golden_cases() {
             }
             _ => files.push(("expected.yaml", out.0.clone())),
         }
-        for (file, got) in &files {
-            let path = dir.join(file);
-            if update {
-                fs::write(&path, got).unwrap();
-                continue;
-            }
-            match fs::read_to_string(&path) {
-                Ok(want) if &want == got => {}
-                Ok(want) => problems.push(format!("{name}/{file}: {}", first_difference(&want, got))),
-                Err(_) => problems.push(format!("{name}/{file}: missing (run with UPDATE_GOLDEN=1)")),
-            }
-        }
+        compare(dir, &name, &files, update, &mut problems);
         if out.2 == 0 && !matches!(mode, StreamMode::Explain) {
             let again = run_stream(dir, mode, Some(&out.0));
             if again.0 != out.0 || again.2 != 0 {
@@ -165,18 +154,7 @@ fn diff_golden_cases() {
         files.push(("expected-github.txt", run(&["diff", base, "head", "-o", "github"]).0));
         files
             .push(("exit-code-grant", format!("{}\n", run(&["diff", base, "head", "--fail-on", "grant"]).2)));
-        for (file, got) in &files {
-            let path = dir.join(file);
-            if update {
-                fs::write(&path, got).unwrap();
-                continue;
-            }
-            match fs::read_to_string(&path) {
-                Ok(want) if &want == got => {}
-                Ok(want) => problems.push(format!("{name}/{file}: {}", first_difference(&want, got))),
-                Err(_) => problems.push(format!("{name}/{file}: missing (run with UPDATE_GOLDEN=1)")),
-            }
-        }
+        compare(dir, &name, &files, update, &mut problems);
     }
     assert!(problems.is_empty(), "{} golden problem(s):\n{}", problems.len(), problems.join("\n"));
     // The saved report of a base is as good a base as the base itself.
@@ -239,4 +217,27 @@ fn run_stream(dir: &std::path::Path, mode: &StreamMode, again: Option<&str>) -> 
     let out = child.wait_with_output().unwrap();
     let text = |b: &[u8]| String::from_utf8_lossy(b).to_string();
     (text(&out.stdout), text(&out.stderr), out.status.code().unwrap_or(-1))
+}
+
+/// Each expected file of a case against what the run gave, or rewritten under
+/// `UPDATE_GOLDEN=1`; what differs goes to `problems`.
+fn compare(
+    dir: &std::path::Path,
+    name: &str,
+    files: &[(&str, String)],
+    update: bool,
+    problems: &mut Vec<String>,
+) {
+    for (file, got) in files {
+        let path = dir.join(file);
+        if update {
+            fs::write(&path, got).unwrap();
+            continue;
+        }
+        match fs::read_to_string(&path) {
+            Ok(want) if &want == got => {}
+            Ok(want) => problems.push(format!("{name}/{file}: {}", first_difference(&want, got))),
+            Err(_) => problems.push(format!("{name}/{file}: missing (run with UPDATE_GOLDEN=1)")),
+        }
+    }
 }

@@ -254,3 +254,16 @@ pub fn proptest_config(default_cases: u32) -> ProptestConfig {
         ..ProptestConfig::default()
     }
 }
+
+/// Runs git in `repo` as a test user who signs nothing, and returns what it printed; a
+/// failing git fails the test.
+pub fn git(repo: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new(require_tool("git"))
+        .current_dir(repo)
+        .args(["-c", "user.name=test", "-c", "user.email=test@example.org", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert_success(&out);
+    stdout(&out)
+}

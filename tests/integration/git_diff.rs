@@ -6,17 +6,6 @@ use crate::common::*;
 use std::path::Path;
 use std::process::Command;
 
-fn git(repo: &Path, args: &[&str]) -> String {
-    let out = Command::new(require_tool("git"))
-        .current_dir(repo)
-        .args(["-c", "user.name=test", "-c", "user.email=test@example.org", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert_success(&out);
-    stdout(&out)
-}
-
 fn copy_folder(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {

@@ -6,16 +6,6 @@ use crate::common::*;
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn git(repo: &Path, args: &[&str]) {
-    let out = Command::new(require_tool("git"))
-        .current_dir(repo)
-        .args(["-c", "user.name=test", "-c", "user.email=test@example.org", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert_success(&out);
-}
-
 fn try_repo(repo: &Path, home: &Path) -> Output {
     Command::new(require_tool("pre-commit"))
         .current_dir(repo)
