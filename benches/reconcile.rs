@@ -31,7 +31,6 @@ fn bench(c: &mut Criterion) {
         config: &config,
         env_api_versions: Vec::new(),
         transition_time: "2026-01-01T00:00:00Z".parse().unwrap(),
-        output_files: true,
     };
     let mut group = c.benchmark_group("reconcile");
     group.sample_size(10);

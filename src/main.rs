@@ -6,6 +6,7 @@ use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 use render_inference_identity::api::crd;
 use render_inference_identity::config::{self, Override};
+use render_inference_identity::io::read::Reader;
 use render_inference_identity::io::render;
 use render_inference_identity::io::{self, Env};
 use render_inference_identity::yaml;
@@ -200,7 +201,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    let output = match (cli.command, cli.plugin_config) {
+    let finished = match (cli.command, cli.plugin_config) {
         (Some(Command::Schema), _) => {
             let schema = serde_json::to_string_pretty(&config::json_schema())?;
             return print(format!("{schema}\n"));
@@ -213,10 +214,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Ok(request) => request,
                 Err(code) => return Ok(code),
             };
-            let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-            let (stderr, code) = render::run_to(&request, stdout);
-            std::io::stderr().write_all(stderr.as_bytes())?;
-            return Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)));
+            render::run(&request)
         }
         (Some(Command::Explain { args, output }), _) => {
             let request = match with_stdin(args.into_request())? {
@@ -229,7 +227,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 "github" => io::explain::Format::Github,
                 _ => io::explain::Format::Text,
             };
-            io::explain::run(&request, format)
+            return finish(io::explain::run(&request, format));
         }
         (Some(Command::Diff { base, head, config, output, fail_on }), _) => {
             if base.as_os_str() == "-" && head.as_os_str() == "-" {
@@ -250,37 +248,39 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 _ => io::diff::Output::Text,
             };
             let fail_on = if fail_on == "grant" { io::diff::FailOn::Grant } else { io::diff::FailOn::Change };
-            io::diff::run(&base, &head, &request, output, fail_on)
+            return finish(io::diff::run(&base, &head, &request, output, fail_on));
         }
         (Some(Command::Discover { paths }), _) => match render::discover(&paths) {
             Ok(found) => return print(found.iter().map(|p| format!("{}\n", io::files::quote(p))).collect()),
-            Err(message) => io::error_output(&format!("searching for bindings: {message}")),
+            Err(message) => return finish(io::error_output(&format!("searching for bindings: {message}"))),
         },
         (None, Some(_)) if std::io::stdin().is_terminal() => return Ok(at_terminal(PLUGIN_AT_TERMINAL)),
         (None, None) if std::io::stdin().is_terminal() => return Ok(at_terminal(KRM_AT_TERMINAL)),
         (None, Some(plugin_config)) => {
             let from_env = std::env::var("KUSTOMIZE_PLUGIN_CONFIG_STRING").ok();
             match (io::plugin::read_config(&plugin_config, from_env), read_stdin()?) {
-                (Ok(config_text), Ok(input)) => io::plugin::run(&config_text, &input, &Env::from_process()),
-                (Err(message), _) | (_, Err(message)) => io::error_output(&message),
+                (Ok(config_text), Ok(input)) => io::plugin::run(&config_text, input, &Env::from_process()),
+                (Err(message), _) | (_, Err(message)) => return finish(io::error_output(&message)),
             }
         }
-        (None, None) => {
-            let out = match read_stdin()? {
-                Ok(input) => io::krm::evaluate(input, &Env::from_process()),
-                Err(message) => io::run_error(&message),
-            };
-            let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-            out.list.write_to(stdout).map_err(anyhow::Error::msg).context("writing stdout")?;
-            std::io::stderr().write_all(out.stderr.as_bytes())?;
-            let code = ExitCode::from(u8::try_from(out.exit_code).unwrap_or(1));
-            // The process ends here: freeing the items one allocation at a time would take
-            // longer than the exit that returns all of it at once.
-            std::mem::forget(out);
-            return Ok(code);
-        }
+        (None, None) => match read_stdin()? {
+            Ok(input) => io::krm::run(input, &Env::from_process(), Reader::Fast),
+            Err(message) => io::krm::unreadable(&message),
+        },
     };
-    finish(output)
+    write(finished)
+}
+
+/// Writes what a mode's run finished with: stdout, written as it goes, then stderr.
+fn write(finished: io::Finished) -> anyhow::Result<ExitCode> {
+    let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    finished.write_to(stdout).map_err(anyhow::Error::msg).context("writing stdout")?;
+    std::io::stderr().write_all(finished.stderr.as_bytes())?;
+    let code = ExitCode::from(u8::try_from(finished.exit_code).unwrap_or(1));
+    // The process ends here: freeing the items one allocation at a time would take longer
+    // than the exit that returns all of it at once.
+    std::mem::forget(finished);
+    Ok(code)
 }
 
 /// The request with standard input read when a path is `-`; the exit code instead when
@@ -298,7 +298,7 @@ fn with_stdin(mut request: render::Request) -> anyhow::Result<Result<render::Req
     Ok(Ok(request))
 }
 
-/// Writes what a plain-stream run produced and exits as it says.
+/// Writes what a run held as text produced and exits as it says.
 fn finish(output: io::RunOutput) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(output.stdout.as_bytes()).context("writing stdout")?;

@@ -215,7 +215,7 @@ fn a_missing_trust_domain_names_every_way_to_set_it_in_render() {
     // The failing binding's line names the file and document it came from.
     assert!(
         err.contains(
-            "serving/llama-prefill in ./identity/bindings.yml (document 0): RenderFailure/MissingTrustDomain"
+            "serving/llama-prefill in ./identity/bindings.yml (document 1): RenderFailure/MissingTrustDomain"
         ),
         "{err}"
     );

@@ -129,7 +129,7 @@ fn render_refuses_documents_that_are_not_objects() {
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("values.yaml (document 0): not a Kubernetes object"), "{stderr}");
+    assert!(stderr.contains("values.yaml (document 1): not a Kubernetes object"), "{stderr}");
 }
 
 #[test]
@@ -144,17 +144,41 @@ fn render_names_both_files_of_an_item_that_appears_twice() {
     let out = run(&["render", "--trust-domain", "example.org", dir.to_str().unwrap()], b"", &[]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("b-binding-copy.yaml (document 1): InferenceIdentityBinding serving/llama-prefill appears twice in the input (first in "), "{stderr}");
-    assert!(stderr.contains("a-binding.yaml (document 0))"), "{stderr}");
+    assert!(stderr.contains("b-binding-copy.yaml (document 2): InferenceIdentityBinding serving/llama-prefill appears twice in the input (first in "), "{stderr}");
+    assert!(stderr.contains("a-binding.yaml (document 1))"), "{stderr}");
     // A pool twice, the binding once: the pool's two files.
     std::fs::remove_file(dir.join("a-binding.yaml")).unwrap();
     let out = run(&["render", "--trust-domain", "example.org", dir.to_str().unwrap()], b"", &[]);
     std::fs::remove_dir_all(&dir).unwrap();
     let stderr = text(&out.stderr);
-    assert!(stderr.contains("c-pool-copy.yaml (document 0): InferencePool"), "{stderr}");
+    assert!(stderr.contains("c-pool-copy.yaml (document 1): InferencePool"), "{stderr}");
     assert!(
         stderr.contains("appears twice in the input (first in ")
-            && stderr.contains("b-binding-copy.yaml (document 0))"),
+            && stderr.contains("b-binding-copy.yaml (document 1))"),
+        "{stderr}"
+    );
+}
+
+/// The exec plugin names an item that appears twice as render does: both places, here the
+/// documents of its stream, numbered from 1.
+#[test]
+fn the_plugin_names_both_places_of_an_item_that_appears_twice() {
+    let dir = std::env::temp_dir().join(format!("rii-cli-plugin-twice-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.yaml");
+    std::fs::write(&config, PLUGIN_CONFIG).unwrap();
+    let binding = PLUGIN_STREAM.split("---\n").nth(1).unwrap();
+    let stream = format!("{PLUGIN_STREAM}---\n{binding}");
+    let out = run(&[config.to_str().unwrap()], stream.as_bytes(), &[]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains(
+            "error: <stdin> (document 3): InferenceIdentityBinding serving/llama-prefill appears twice in the \
+             input (first in <stdin> (document 2))"
+        ),
         "{stderr}"
     );
 }

@@ -6,8 +6,9 @@
 //! the parser. Lines of the block shape the lexer reads, and near misses, test the lexer.
 
 use proptest::prelude::*;
+use render_inference_identity::io::read::Reader;
 use render_inference_identity::io::read::check;
-use render_inference_identity::io::{self as krm, Env};
+use render_inference_identity::io::{self as krm, Env, RunOutput};
 use render_inference_identity::yaml;
 use std::path::Path;
 
@@ -70,7 +71,7 @@ fn mutation() -> impl Strategy<Value = Mutation> {
 }
 
 fn check_krm(input: &str) -> Result<(), TestCaseError> {
-    let out = krm::run(input, &Env::default());
+    let out = RunOutput::from(krm::krm::run(input.to_string(), &Env::default(), Reader::Fast));
     prop_assert!(out.exit_code == 0 || out.exit_code == 1, "exit {}", out.exit_code);
     let list =
         yaml::parse(&out.stdout).map_err(|e| TestCaseError::fail(format!("unreadable output: {e}")))?;
@@ -92,7 +93,7 @@ proptest! {
         check::list(&input).map_err(TestCaseError::fail)?;
         check::stream(&input).map_err(TestCaseError::fail)?;
         check::events(&input).map_err(TestCaseError::fail)?;
-        let plugin = krm::plugin::run("apiVersion: fn.kleym.sonda.red/v1alpha1\nkind: RenderInferenceIdentity\nmetadata: {name: x}\nspec: {trustDomain: example.org}\n", &input, &Env::default());
+        let plugin = krm::plugin::run("apiVersion: fn.kleym.sonda.red/v1alpha1\nkind: RenderInferenceIdentity\nmetadata: {name: x}\nspec: {trustDomain: example.org}\n", input.clone(), &Env::default());
         prop_assert!(plugin.exit_code == 0 || plugin.exit_code == 1);
     }
 

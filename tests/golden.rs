@@ -13,7 +13,6 @@ mod common;
 
 use common::BIN;
 use common::golden::{self, StreamMode};
-use render_inference_identity::io as krm;
 use std::fs;
 use std::process::{Command, Stdio};
 
@@ -41,7 +40,7 @@ fn golden_cases() {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
         let input = fs::read_to_string(dir.join("input.yaml")).unwrap();
         let env = golden::env_of(dir);
-        let out = krm::run(&input, &env);
+        let out = common::krm(&input, &env);
         let exit = format!("{}\n", out.exit_code);
         let files = [
             ("expected.yaml", out.stdout.as_str()),
@@ -61,7 +60,7 @@ fn golden_cases() {
             }
         }
         if out.exit_code == 0 {
-            let again = krm::run(&out.stdout, &env);
+            let again = common::krm(&out.stdout, &env);
             let (first, second) = (without_results(&out.stdout), without_results(&again.stdout));
             if first != second || again.exit_code != 0 {
                 problems.push(format!("{name}: not a fixed point: {}", first_difference(first, second)));

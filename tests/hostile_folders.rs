@@ -355,7 +355,7 @@ fn a_name_that_is_not_utf8_is_shown_escaped() {
 
     std::fs::write(dir.path().join(&name), "kind: NoApiVersion\n").unwrap();
     let out = run(dir.path(), MODES[0]);
-    out.refused(&["./b\\xff.yaml (document 0)"]);
+    out.refused(&["./b\\xff.yaml (document 1)"]);
     assert!(!out.stderr.contains('\u{fffd}'));
 }
 

@@ -1,4 +1,4 @@
-//! Property tests: generated ResourceLists go through `krm::run` and the output is checked
+//! Property tests: generated ResourceLists go through the KRM mode (`io::krm::run`) and the output is checked
 //! against the invariants of docs/reference.md (statuses, ownership, idempotency, byte
 //! stability) and against the vendored upstream CRD schemas in `tests/crds/`.
 //!
@@ -813,7 +813,7 @@ fn show(v: &Value) -> String {
 
 /// Runs the case once and parses the output.
 fn run(case: &Case) -> Result<(krm::RunOutput, Value), TestCaseError> {
-    let out = krm::run(&case.input, &case.env);
+    let out = common::krm(&case.input, &case.env);
     let list = parse_list(&out.stdout)?;
     Ok((out, list))
 }
@@ -879,7 +879,7 @@ proptest! {
     /// 1. No panic; exit 0 or 1; stdout is a ResourceList.
     #[test]
     fn never_panics_and_always_writes_a_resource_list(case in case()) {
-        let out = krm::run(&case.input, &case.env);
+        let out = common::krm(&case.input, &case.env);
         prop_assert!(
             out.exit_code == 0 || out.exit_code == 1,
             "exit code {}", out.exit_code
@@ -1066,8 +1066,8 @@ proptest! {
     /// 4. The output is a fixed point up to its results.
     #[test]
     fn output_is_a_fixed_point(case in case()) {
-        let first = krm::run(&case.input, &case.env);
-        let second = krm::run(&first.stdout, &case.env);
+        let first = common::krm(&case.input, &case.env);
+        let second = common::krm(&first.stdout, &case.env);
         let (a, b) = (without_results(&first.stdout), without_results(&second.stdout));
         if a != b {
             let line = a.lines().zip(b.lines()).position(|(x, y)| x != y);
@@ -1079,8 +1079,8 @@ proptest! {
     /// 5. The same input gives the same bytes.
     #[test]
     fn output_is_byte_stable(case in case()) {
-        let first = krm::run(&case.input, &case.env);
-        let second = krm::run(&case.input, &case.env);
+        let first = common::krm(&case.input, &case.env);
+        let second = common::krm(&case.input, &case.env);
         prop_assert_eq!(&first.stdout, &second.stdout);
         prop_assert_eq!(&first.stderr, &second.stderr);
         prop_assert_eq!(first.exit_code, second.exit_code);

@@ -15,7 +15,7 @@ use proptest::sample::select;
 use proptest::strategy::BoxedStrategy;
 use render_inference_identity::io::read::walk::{self, Build, Counts, Limits};
 use render_inference_identity::io::read::{self, Reader, check};
-use render_inference_identity::io::{self as krm, Env, RunOutput};
+use render_inference_identity::io::{Env, RunOutput};
 use render_inference_identity::yaml;
 use std::fs;
 
@@ -25,7 +25,7 @@ use std::fs;
 
 /// Both readings of one input: (fast, exact).
 fn both(input: &str, env: &Env) -> (RunOutput, RunOutput) {
-    (krm::run(input, env), krm::krm::run_with(input, env, Reader::Exact))
+    (common::krm(input, env), common::krm_with(input, env, Reader::Exact))
 }
 
 /// The fast reading's output when both readings of `input` give the same bytes (exit code,
@@ -195,7 +195,7 @@ fn golden_inputs_indented_read_the_same_both_ways() {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
         let input = fs::read_to_string(dir.join("input.yaml")).unwrap();
         let env = golden::env_of(dir);
-        let flat = krm::run(&input, &env);
+        let flat = common::krm(&input, &env);
         for indent in [2, 4] {
             let Some(indented) = indent_items(&input, indent) else { continue };
             match compare(&indented, &env) {
@@ -895,7 +895,7 @@ proptest! {
             }
         }
         if out.exit_code == 0 {
-            let again = krm::run(&out.stdout, &Env::default());
+            let again = common::krm(&out.stdout, &Env::default());
             prop_assert_eq!(without_results(&again.stdout), without_results(&out.stdout), "not a fixed point");
         }
     }

@@ -11,8 +11,8 @@ use common::TempDir;
 use render_inference_identity::io::read::fast::{self, Bounds, FULL};
 use render_inference_identity::io::read::walk::Counts;
 use render_inference_identity::io::read::{self, Reader};
-use render_inference_identity::io::render::{self, Request};
-use render_inference_identity::io::{self as krm, Env, RunOutput, plugin, write};
+use render_inference_identity::io::render::Request;
+use render_inference_identity::io::{Env, RunOutput, write};
 use render_inference_identity::parallel::{self, with_cores};
 
 // ---------------------------------------------------------------------------------------
@@ -158,7 +158,7 @@ fn assert_complete(what: &str, out: &RunOutput, bindings: usize, config_maps: us
 }
 
 fn krm_run(input: &str, reader: Reader) -> RunOutput {
-    krm::krm::run_with(input, &Env::default(), reader)
+    common::krm_with(input, &Env::default(), reader)
 }
 
 /// The ResourceList on one core and on four, and, when `exact`, against the exact reader.
@@ -177,7 +177,7 @@ fn check_streams(bindings: usize, config_maps: usize) {
     let docs = documents(bindings, config_maps);
     let input = stream(&docs);
     let what = format!("a stream of {bindings} bindings and {config_maps} ConfigMaps");
-    let plugin = on_all_cores(&what, || plugin::run(CONFIG, &input, &Env::default()));
+    let plugin = on_all_cores(&what, || common::plugin(CONFIG, &input, &Env::default()));
     assert_complete(&what, &plugin, bindings, config_maps);
     // The exact reader reads the same stream into the same parts.
     let fast = read::streams_with(vec![input.clone()], Reader::Fast).pop().unwrap().unwrap();
@@ -198,7 +198,7 @@ fn check_streams(bindings: usize, config_maps: usize) {
         env: Env::default(),
         ..Request::default()
     };
-    let rendered = on_all_cores(&format!("{what} in files"), || render::run(&request()));
+    let rendered = on_all_cores(&format!("{what} in files"), || common::render(&request()));
     assert_complete(&format!("{what} in files"), &rendered, bindings, config_maps);
 }
 
@@ -436,12 +436,12 @@ fn assert_status_follows(what: &str, out: &RunOutput, column: usize) {
 fn a_binding_without_status_last_in_a_file_without_a_final_newline_gets_its_status_on_a_line_of_its_own() {
     // The plugin stream and a render file: the binding is the last document.
     let stream = format!("{POOL}---\n{BARE_BINDING}");
-    assert_status_follows("the plugin stream", &plugin::run(CONFIG, &stream, &Env::default()), 0);
+    assert_status_follows("the plugin stream", &common::plugin(CONFIG, &stream, &Env::default()), 0);
     let dir = TempDir::new("bare-binding");
     let file = dir.write("m.yaml", &stream);
     let config = dir.write("config.yaml", CONFIG);
     let request = Request { paths: vec![file], config_file: Some(config), ..Request::default() };
-    assert_status_follows("a render file", &render::run(&request), 0);
+    assert_status_follows("a render file", &common::render(&request), 0);
     // A ResourceList whose last entry ends the input.
     let list = resource_list(&[POOL.to_string(), BARE_BINDING.to_string()]);
     assert!(!list.ends_with('\n'));
@@ -481,7 +481,7 @@ fn a_file_without_a_final_newline_renders_as_with_one() {
             config_file: Some(config),
             ..Request::default()
         };
-        let mut out = render::run(&request);
+        let mut out = common::render(&request);
         out.stderr = out.stderr.replace(&dir.path().display().to_string(), "DIR");
         out
     };
@@ -493,7 +493,7 @@ fn a_file_without_a_final_newline_renders_as_with_one() {
     // The plugin stream, each shape last.
     for text in &files {
         let stream = |end: &str| format!("{POOL}---\n{text}{end}");
-        let plugin = |end: &str| plugin::run(CONFIG, &stream(end), &Env::default());
+        let plugin = |end: &str| common::plugin(CONFIG, &stream(end), &Env::default());
         assert_same(&format!("a stream ending {text:?}"), &plugin("\n"), &plugin(""));
     }
 }

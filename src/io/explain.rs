@@ -5,10 +5,11 @@
 //! each under its name: as aligned text, or as a stable JSON document for automation.
 
 use super::annotations;
-use super::render::{self, Request};
-use super::{RunOutput, error_output};
+use super::pipeline;
+use super::render::{Files, Request};
+use super::{RunOutput, error_output, wording};
 use crate::api::binding::InferenceIdentityBindingStatus;
-use crate::config::{FailurePolicy, WorkloadPolicy};
+use crate::config::FailurePolicy;
 use crate::reconcile::Outcome;
 use crate::reconcile::coverage::selector::Answer;
 use crate::reconcile::findings::{Kind, Ref};
@@ -30,18 +31,17 @@ pub enum Format {
 /// The report of a request's manifests and the failure policy they run under, or why
 /// there is none.
 pub fn build_with_policy(request: &Request) -> Result<(Report, FailurePolicy), String> {
-    render::load(request).and_then(|mut loaded| {
-        let outcome = loaded.reconcile(request)?;
-        let mut report = report(&outcome, loaded.config.workload_policy);
-        report.config = loaded.config_source.take();
-        for b in &mut report.bindings {
-            b.at = loaded.location(b.item).map(At::from);
-        }
-        for f in &mut report.findings {
-            f.at = loaded.location(f.item).map(At::from);
-        }
-        Ok((report, loaded.config.failure_policy))
-    })
+    let mut files = Files::new(request);
+    let (outcome, config) = pipeline::reconcile(&mut files, &request.env).map_err(|stop| stop.message)?;
+    let mut report = report(&outcome);
+    report.config = files.config_source.take();
+    for b in &mut report.bindings {
+        b.at = files.location(b.item).map(At::from);
+    }
+    for f in &mut report.findings {
+        f.at = files.location(f.item).map(At::from);
+    }
+    Ok((report, config.failure_policy))
 }
 
 /// Explains the manifests of a request.
@@ -209,7 +209,7 @@ impl From<&Ref> for WorkloadRef {
     }
 }
 
-fn report(outcome: &Outcome, policy: WorkloadPolicy) -> Report {
+fn report(outcome: &Outcome) -> Report {
     let bindings = outcome
         .items
         .iter()
@@ -225,7 +225,7 @@ fn report(outcome: &Outcome, policy: WorkloadPolicy) -> Report {
             kind: f.kind,
             item: f.about.item,
             at: None,
-            severity: super::severity_word(f.severity(policy)),
+            severity: wording::severity(outcome.severity(f)),
             reason: f.kind.as_str(),
             message: f.message.clone(),
             refs: std::iter::once(&f.about).chain(&f.also).map(WorkloadRef::from).collect(),
@@ -319,10 +319,9 @@ fn binding(
         workloads: held_by(outcome, position, true),
         selected_without_identity: held_by(outcome, position, false),
         removes: outcome
-            .lost
-            .get(&position)
+            .failure_of(position)
             .into_iter()
-            .flatten()
+            .flat_map(|f| &f.removes)
             .map(|l| Removed { cluster_spiffe_id: l.output.clone(), spiffe_id: l.spiffe_id.clone() })
             .collect(),
     }

@@ -1,74 +1,125 @@
 //! KRM function mode: a `config.kubernetes.io/v1` ResourceList in, one out, with results
 //! (kpt fn eval and render, kustomize KRM function transformers). [`run`] holds the whole
-//! exchange apart from the process itself, so tests call it directly.
+//! exchange apart from the process itself, so tests call it directly; it is a [`Mode`] of
+//! the one pipeline.
 
+use super::Env;
+use super::pipeline::{self, Finished, Mode, Output, Stdout, Stop};
 use super::read::{self, List, ListError, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, Reader};
+use super::results::{self, KrmResult};
+use super::wording::Origin;
 use super::write::{self, Form, Source};
-use super::{Env, RunError, TRUST_DOMAIN_HINT, input_error, reconcile_items, stderr_block, summary};
-use crate::config::{self, ConfigError};
+use crate::api::cluster_spiffe_id::ClusterSpiffeId;
+use crate::config::{self, Config, ConfigError};
 use crate::reconcile::input::Input;
 use crate::reconcile::item::Item;
-use crate::reconcile::results::{KrmResult, Severity};
-use crate::reconcile::{Plan, files, ownership};
+use crate::reconcile::{Outcome, Plan, Severity, files, ownership};
 use crate::yaml;
 use serde_json::{Map, Value};
+use std::io::Write;
 
-/// What a KRM run produces: the output ResourceList, to be written, and the rest.
-pub struct KrmOutput {
-    pub list: OutputList,
-    pub stderr: String,
-    pub exit_code: i32,
+/// How to set the trust domain in the KRM modes.
+pub const TRUST_DOMAIN_HINT: &str =
+    "set spec.trustDomain in the functionConfig (data.trustDomain in its ConfigMap form)";
+
+/// Runs the function on the text of a ResourceList, read by `reader`. The output is written
+/// only when asked ([`Finished::write_to`]); the input text is kept to copy items from.
+pub fn run(input: String, env: &Env, reader: Reader) -> Finished {
+    pipeline::run(Krm::new(input, reader), env)
 }
 
-/// Runs the function on the text of a ResourceList, the output held as text.
-pub fn run(input: &str, env: &Env) -> super::RunOutput {
-    run_with(input, env, Reader::Fast)
+/// The output for input that could not even be read (for example not UTF-8): a ResourceList
+/// with one error result.
+pub fn unreadable(message: &str) -> Finished {
+    pipeline::stopped(Krm::new(String::new(), Reader::Fast), Stop::new(message))
 }
 
-/// [`run`] with the reader asked for.
-pub fn run_with(input: &str, env: &Env, reader: Reader) -> super::RunOutput {
-    let out = evaluate_with(input.to_string(), env, reader);
-    super::RunOutput { stdout: out.list.into_string(), stderr: out.stderr, exit_code: out.exit_code }
+/// The KRM mode: what it read, to write it back.
+struct Krm {
+    /// The input text, until it is read.
+    input: String,
+    reader: Reader,
+    read: Read,
+    function_config: Option<Value>,
+    /// Each item's `kind`, by position, for messages.
+    kinds: Vec<Option<String>>,
 }
 
-/// Runs the function on a ResourceList. The output is written only when asked, so a large
-/// run never holds its output as text; the input text is kept to copy items from.
-pub fn evaluate(input: String, env: &Env) -> KrmOutput {
-    evaluate_with(input, env, Reader::Fast)
-}
-
-/// [`evaluate`] with the reader asked for.
-pub fn evaluate_with(input: String, env: &Env, reader: Reader) -> KrmOutput {
-    let List { text, function_config, parts, indent } = match read::list_with(input, reader) {
-        Ok(list) => list,
-        Err(ListError { message, function_config }) => {
-            return fail(Read::empty(), function_config, message, None);
-        }
-    };
-    let kinds: Vec<Option<String>> = parts.iter().map(|p| p.head.kind.clone()).collect();
-    let (items, texts): (Vec<_>, Vec<_>) = parts.into_iter().map(|p| (p.input, p.text)).unzip();
-    let read = Read { text, texts, indent };
-    let config = match config::from_function_config(function_config.as_ref()) {
-        Ok(config) => config,
-        Err(e) => return fail(read.with(items), function_config, e.to_string(), Some(e.field)),
-    };
-    let check = |plan: &Plan, items: &[Input]| {
-        output_path_check(plan, items, &kinds, &config, function_config.as_ref())
-    };
-    match reconcile_items(items, &config, env, true, TRUST_DOMAIN_HINT, check) {
-        Err((RunError::Config(e), items)) => {
-            fail(read.with(items), function_config, e.to_string(), Some(e.field))
-        }
-        Err((RunError::Input(e), items)) => fail(read.with(items), function_config, input_error(&e), None),
-        Ok(mut outcome) => KrmOutput {
-            stderr: {
-                outcome.forget_workloads();
-                summary(&outcome, &super::no_origin)
-            },
-            exit_code: i32::from(outcome.has_errors()),
-            list: OutputList { items: outcome.items, read, function_config, results: outcome.results },
-        },
+impl Krm {
+    fn new(input: String, reader: Reader) -> Krm {
+        let read = Read { text: String::new(), texts: Vec::new(), indent: 0 };
+        Krm { input, reader, read, function_config: None, kinds: Vec::new() }
     }
+
+    /// The output ResourceList of `items`, with `results`.
+    fn list(self, items: Vec<Item>, results: Vec<KrmResult>) -> Stdout {
+        Some(Box::new(OutputList { items, read: self.read, function_config: self.function_config, results }))
+    }
+}
+
+impl Mode for Krm {
+    const TRUST_DOMAIN_HINT: &'static str = TRUST_DOMAIN_HINT;
+
+    fn load(&mut self) -> Result<(Vec<Input>, Config), Stop> {
+        let List { text, function_config, parts, indent } =
+            read::list_with(std::mem::take(&mut self.input), self.reader).map_err(
+                |ListError { message, function_config }| {
+                    self.function_config = function_config;
+                    Stop::new(message)
+                },
+            )?;
+        self.kinds = parts.iter().map(|p| p.head.kind.clone()).collect();
+        let (items, texts): (Vec<_>, Vec<_>) = parts.into_iter().map(|p| (p.input, p.text)).unzip();
+        self.read = Read { text, texts, indent };
+        self.function_config = function_config;
+        match config::from_function_config(self.function_config.as_ref()) {
+            Ok(config) => Ok((items, config)),
+            Err(e) => Err(Stop::config(e, items)),
+        }
+    }
+
+    fn origin(&self, position: usize) -> Origin {
+        Origin::Entry(position)
+    }
+
+    fn check(&self, plan: &Plan, items: &[Input], config: &Config) -> Result<(), ConfigError> {
+        output_path_check(plan, items, &self.kinds, config, self.function_config.as_ref())
+    }
+
+    /// The items unchanged, and one error result.
+    fn stopped(self, stop: Stop) -> Stdout {
+        let mut result = KrmResult::new(Severity::Error, stop.message);
+        if let Some(field) = stop.field {
+            result = result.with_field(field);
+        }
+        let items = stop.items.into_iter().enumerate().map(|(i, item)| Item::Input(i, item)).collect();
+        self.list(items, vec![result])
+    }
+
+    /// Every item, new outputs with their file annotations, and the results; also when the
+    /// run exits 1, as kpt reads a failed function's results from stdout.
+    fn written(self, outcome: Outcome) -> Stdout {
+        let results = results::of(&outcome, TRUST_DOMAIN_HINT);
+        let mut items = outcome.items;
+        for item in &mut items {
+            if let Item::Rendered(object, slot) = item
+                && let Some((path, index)) = slot.take()
+            {
+                annotate(object, &path, index);
+            }
+        }
+        self.list(items, results)
+    }
+}
+
+/// Puts a new output's file slot in its path and index annotations, in both forms.
+fn annotate(object: &mut ClusterSpiffeId, path: &str, index: u64) {
+    let target = &mut object.metadata.annotations;
+    let index = Value::String(index.to_string());
+    target.insert(files::LEGACY_INDEX.into(), index.clone());
+    target.insert(files::LEGACY_PATH.into(), Value::String(path.into()));
+    target.insert(files::INDEX.into(), index);
+    target.insert(files::PATH.into(), Value::String(path.into()));
 }
 
 /// Refuses an `outputPath` that puts a new output in a file of the package's own: one that
@@ -101,7 +152,7 @@ fn output_path_check(
             Some(object) => format!("{kind} {object}"),
             None => kind,
         };
-        return Err(refuse(name, &path, format!("input item items[{at}] ({object})")));
+        return Err(refuse(name, &path, format!("input item {} ({object})", Origin::Entry(at))));
     }
     let own = function_config.and_then(|fc| {
         [files::PATH, files::LEGACY_PATH]
@@ -126,29 +177,18 @@ struct Read {
     indent: usize,
 }
 
-impl Read {
-    fn empty() -> (Read, Vec<Item>) {
-        (Read { text: String::new(), texts: Vec::new(), indent: 0 }, Vec::new())
-    }
-
-    /// The input items, unchanged.
-    fn with(self, items: Vec<crate::reconcile::input::Input>) -> (Read, Vec<Item>) {
-        (self, items.into_iter().enumerate().map(|(i, item)| Item::Input(i, item)).collect())
-    }
-}
-
 /// The output ResourceList.
-pub struct OutputList {
+struct OutputList {
     items: Vec<Item>,
     read: Read,
     function_config: Option<Value>,
     results: Vec<KrmResult>,
 }
 
-impl OutputList {
+impl Output for OutputList {
     /// Writes the ResourceList as YAML to `out`; the items, the bulk of it, through
     /// [`write::items`], which copies what it can from the input text.
-    pub fn write_to<W: std::io::Write>(&self, out: W) -> Result<(), String> {
+    fn write_to(&self, out: &mut dyn Write) -> Result<(), String> {
         let mut out = out;
         let mut head = Map::new();
         head.insert("apiVersion".into(), RESOURCE_LIST_API_VERSION.into());
@@ -175,35 +215,4 @@ impl OutputList {
         }
         out.flush().map_err(|e| e.to_string())
     }
-
-    /// The ResourceList as YAML text.
-    pub fn into_string(self) -> String {
-        let mut out = Vec::new();
-        self.write_to(&mut out).expect("a JSON-shaped value always writes as YAML");
-        String::from_utf8(out).expect("YAML text is UTF-8")
-    }
-}
-
-/// Unusable input or configuration: the items unchanged, one error result, exit 1.
-fn fail(
-    read: (Read, Vec<Item>),
-    function_config: Option<Value>,
-    message: String,
-    field: Option<String>,
-) -> KrmOutput {
-    let (read, items) = read;
-    let mut result = KrmResult::new(Severity::Error, message.clone());
-    if let Some(field) = field.filter(|f| !f.is_empty()) {
-        result = result.with_field(field);
-    }
-    KrmOutput {
-        list: OutputList { items, read, function_config, results: vec![result] },
-        stderr: stderr_block(&format!("error: {message}")),
-        exit_code: 1,
-    }
-}
-
-/// The output for input that could not even be read (for example not UTF-8).
-pub fn run_error(message: &str) -> KrmOutput {
-    fail(Read::empty(), None, message.to_string(), None)
 }

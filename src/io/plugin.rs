@@ -4,10 +4,14 @@
 //! kustomize matches returned items to its own by `kustomize.config.k8s.io/id`, which
 //! passes through untouched; new outputs are added, removed ones dropped.
 
+use super::Env;
+use super::pipeline::{self, Finished, Mode, Stdout, Stop};
 use super::read::{self, Stream};
-use super::write::{self, Form, Source};
-use super::{Env, RunError, RunOutput, error_output, reconcile_items, summary};
-use crate::config;
+use super::wording::{self, Origin};
+use super::write::Documents;
+use crate::config::{self, Config};
+use crate::reconcile::Outcome;
+use crate::reconcile::input::Input;
 use crate::yaml;
 use std::path::Path;
 
@@ -29,36 +33,53 @@ pub fn read_config(path: &Path, from_env: Option<String>) -> Result<String, Stri
 }
 
 /// Runs as a kustomize exec plugin on the config text and the stdin stream.
-pub fn run(config_text: &str, input: &str, env: &Env) -> RunOutput {
-    let config_value = match yaml::parse(config_text) {
-        Ok(v) => v,
-        Err(e) => return error_output(&format!("the plugin config is not readable YAML: {e}")),
-    };
-    let config = match config::from_function_config(Some(&config_value)) {
-        Ok(c) => c,
-        Err(e) => return error_output(&e.to_string()),
-    };
-    let Stream { text, parts } = match read::stream(input.to_string()) {
-        Ok(stream) => stream,
-        Err(e) => return error_output(&format!("the resources on stdin are not readable: {e}")),
-    };
-    let (items, texts): (Vec<_>, Vec<_>) = parts.into_iter().map(|p| (p.input, p.text)).unzip();
-    match reconcile_items(items, &config, env, false, TRUST_DOMAIN_HINT, |_, _| Ok(())) {
-        Err((RunError::Config(e), _)) => error_output(&e.to_string()),
-        Err((RunError::Input(e), _)) => {
-            error_output(&format!("resource {}: {}", e.item, super::escape_controls(&e.message, false)))
+pub fn run(config_text: &str, input: String, env: &Env) -> Finished {
+    pipeline::run(Plugin { config_text, input, stream: None }, env)
+}
+
+/// The exec plugin mode: its config text, and the stream read from stdin.
+struct Plugin<'c> {
+    config_text: &'c str,
+    /// The input text, until it is read.
+    input: String,
+    stream: Option<Stream>,
+}
+
+impl Mode for Plugin<'_> {
+    const TRUST_DOMAIN_HINT: &'static str = TRUST_DOMAIN_HINT;
+
+    /// The config first: without one, the stream is not worth reading.
+    fn load(&mut self) -> Result<(Vec<Input>, Config), Stop> {
+        let config_value = yaml::parse(self.config_text)
+            .map_err(|e| Stop::new(format!("the plugin config is not readable YAML: {e}")))?;
+        let config =
+            config::from_function_config(Some(&config_value)).map_err(|e| Stop::new(e.to_string()))?;
+        let mut stream = read::stream(std::mem::take(&mut self.input))
+            .map_err(|e| Stop::new(format!("the resources on stdin are not readable: {e}")))?;
+        let items = stream
+            .parts
+            .iter_mut()
+            .map(|p| std::mem::replace(&mut p.input, Input::Passed(Default::default())))
+            .collect();
+        self.stream = Some(stream);
+        Ok((items, config))
+    }
+
+    fn origin(&self, position: usize) -> Origin {
+        Origin::document(wording::STDIN, position)
+    }
+
+    fn stopped(self, _: Stop) -> Stdout {
+        None
+    }
+
+    /// The stream, unless the run fails: nothing half-rendered reaches kustomize.
+    fn written(self, outcome: Outcome) -> Stdout {
+        if outcome.has_errors() {
+            return None;
         }
-        Ok(outcome) => {
-            let stderr = summary(&outcome, &super::no_origin);
-            if outcome.has_errors() {
-                return RunOutput { stdout: String::new(), stderr, exit_code: 1 };
-            }
-            let sources: Vec<Source<'_>> = texts.iter().map(|item| Source { text: &text, item }).collect();
-            let mut stdout = Vec::new();
-            if let Err(e) = write::items(&mut stdout, &outcome.items, &sources, Form::Stream) {
-                return error_output(&format!("writing the output: {e}"));
-            }
-            RunOutput { stdout: String::from_utf8(stdout).expect("YAML text is UTF-8"), stderr, exit_code: 0 }
-        }
+        let stream = self.stream.expect("a reconciled run has read its stream");
+        let kept = (0..stream.parts.len()).map(|i| (0, i)).collect();
+        Some(Box::new(Documents { items: outcome.items, streams: vec![stream], kept }))
     }
 }

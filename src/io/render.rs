@@ -5,16 +5,17 @@
 //! [`files`]; without `--config`, a folder's Kptfile may give the config ([`kptfile`]).
 
 use crate::config::{self, Config, Override};
+use crate::io::Env;
 use crate::io::app_folder;
 use crate::io::files::{self, Budget, Found, quote};
 use crate::io::kptfile;
+use crate::io::pipeline::{self, Finished, Mode, Stdout, Stop};
 use crate::io::read::{self, Head, Stream};
-use crate::io::write::{self, Form, Source};
-use crate::io::{Env, RunError, RunOutput, error_output, reconcile_items, summary};
+use crate::io::wording::{self, Origin};
+use crate::io::write::Documents;
 use crate::reconcile::Outcome;
 use crate::reconcile::input::{Input, Passed};
 use crate::yaml;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// How to set the trust domain in this mode: every way there is.
@@ -37,68 +38,36 @@ pub struct Request {
     pub stdin: Option<String>,
 }
 
-/// Renders the manifests of a request, the output held as text.
-pub fn run(request: &Request) -> RunOutput {
-    let mut stdout = Vec::new();
-    let (stderr, exit_code) = run_to(request, &mut stdout);
-    RunOutput { stdout: String::from_utf8(stdout).expect("YAML text is UTF-8"), stderr, exit_code }
+/// Renders the manifests of a request. The output is written only when asked
+/// ([`Finished::write_to`]), and only when the render succeeds.
+pub fn run(request: &Request) -> Finished {
+    pipeline::run(Files::new(request), &request.env)
 }
 
-/// Renders the manifests of a request onto `out`, which gets nothing unless the render
-/// succeeds; returns what goes to stderr and the exit code.
-pub fn run_to<W: Write>(request: &Request, out: W) -> (String, i32) {
-    match render(request, out) {
-        Ok(done) => done,
-        Err(message) => {
-            let failed = error_output(&message);
-            (failed.stderr, failed.exit_code)
-        }
-    }
-}
-
-fn render<W: Write>(request: &Request, mut out: W) -> Result<(String, i32), String> {
-    let mut loaded = load(request)?;
-    let outcome = loaded.reconcile(request)?;
-    let stderr = summary(&outcome, &|item| loaded.origins.get(item).cloned());
-    if outcome.has_errors() {
-        return Ok((stderr, 1));
-    }
-    write::items(&mut out, &outcome.items, &loaded.sources(), Form::Stream)?;
-    out.flush().map_err(|e| format!("writing the output: {e}"))?;
-    Ok((stderr, 0))
-}
-
-/// The manifests of a request, read, with the configuration they run under.
-pub(super) struct Loaded {
-    pub config: Config,
+/// The files mode (`render`, and `explain` and `diff`, which read as it does): the request,
+/// and what was read of it.
+pub(super) struct Files<'r> {
+    request: &'r Request,
     /// The config file or Kptfile entry the config came from, as `explain` names it.
     pub config_source: Option<String>,
     streams: Vec<Stream>,
-    /// By item position, (stream, part) it came from.
-    kept: Vec<(usize, usize)>,
-    items: Vec<Input>,
-    /// By item position, `file (document n)` for messages.
-    origins: Vec<String>,
+    /// By stream, how messages name it: its file, quoted, or `<stdin>`.
+    names: Vec<String>,
     /// By stream, the file it was read from; `None` for standard input.
     files: Vec<Option<PathBuf>>,
+    /// By item position, (stream, part) it came from.
+    kept: Vec<(usize, usize)>,
 }
 
-impl Loaded {
-    /// Reconciles the items (once: they move into the outcome); an unusable input or
-    /// configuration is the error.
-    pub fn reconcile(&mut self, request: &Request) -> Result<Outcome, String> {
-        let items = std::mem::take(&mut self.items);
-        match reconcile_items(items, &self.config, &request.env, false, TRUST_DOMAIN_HINT, |_, _| Ok(())) {
-            Err((RunError::Config(e), _)) => Err(e.to_string()),
-            Err((RunError::Input(e), _)) => {
-                let first = e.first.map(|f| format!(" (first in {})", self.origins[f])).unwrap_or_default();
-                Err(format!(
-                    "{}: {}{first}",
-                    self.origins[e.item],
-                    crate::io::escape_controls(&e.message, false)
-                ))
-            }
-            Ok(outcome) => Ok(outcome),
+impl<'r> Files<'r> {
+    pub fn new(request: &'r Request) -> Files<'r> {
+        Files {
+            request,
+            config_source: None,
+            streams: Vec::new(),
+            names: Vec::new(),
+            files: Vec::new(),
+            kept: Vec::new(),
         }
     }
 
@@ -112,92 +81,118 @@ impl Loaded {
         let file = self.files[f].as_ref().map(|path| relative(path));
         Some((file, line))
     }
+}
 
-    /// Where each item's text is, by item position.
-    pub fn sources(&self) -> Vec<Source<'_>> {
-        self.kept
-            .iter()
-            .map(|&(f, i)| Source { text: &self.streams[f].text, item: &self.streams[f].parts[i].text })
-            .collect()
+impl Mode for Files<'_> {
+    const TRUST_DOMAIN_HINT: &'static str = TRUST_DOMAIN_HINT;
+
+    fn load(&mut self) -> Result<(Vec<Input>, Config), Stop> {
+        self.read().map_err(Stop::new)
+    }
+
+    fn origin(&self, position: usize) -> Origin {
+        let (f, i) = self.kept[position];
+        Origin::document(&self.names[f], i)
+    }
+
+    /// Bindings come from many files: each stderr line names its own.
+    fn names_origin(&self) -> bool {
+        true
+    }
+
+    fn stopped(self, _: Stop) -> Stdout {
+        None
+    }
+
+    /// The stream, unless the render fails: nothing half-rendered is applied.
+    fn written(self, outcome: Outcome) -> Stdout {
+        if outcome.has_errors() {
+            return None;
+        }
+        Some(Box::new(Documents { items: outcome.items, streams: self.streams, kept: self.kept }))
     }
 }
 
-/// Reads the configuration and the manifests of a request, by the rule of [`files`].
-pub(super) fn load(request: &Request) -> Result<Loaded, String> {
-    let paths = if request.paths.is_empty() { vec![PathBuf::from(".")] } else { request.paths.clone() };
-    let mut budget = Budget::default();
-    if let Some(stdin) = &request.stdin {
-        budget.spend(stdin.len());
-    }
-    let folders: Vec<PathBuf> = paths.iter().filter(|p| p.as_os_str() != STDIN).cloned().collect();
-    let (config_value, config_source, skip) = match &request.config_file {
-        Some(path) => {
-            let text = files::read_named(path, &mut budget)?;
-            let value = yaml::parse(&text).map_err(|e| format!("{}: not readable YAML: {e}", quote(path)))?;
-            (Some(value), Some(format!("{} (--config)", quote(path))), vec![path.clone()])
+impl Files<'_> {
+    /// Reads the configuration and the manifests of the request, by the rule of [`files`].
+    fn read(&mut self) -> Result<(Vec<Input>, Config), String> {
+        let request = self.request;
+        let paths = if request.paths.is_empty() { vec![PathBuf::from(".")] } else { request.paths.clone() };
+        let mut budget = Budget::default();
+        if let Some(stdin) = &request.stdin {
+            budget.spend(stdin.len());
         }
-        None => match kptfile::config(&folders, &mut budget)? {
-            Some(found) => (Some(found.value), Some(found.source), found.file.into_iter().collect()),
-            None => (None, None, Vec::new()),
-        },
-    };
-    let config =
-        config::with_overrides(config_value.as_ref(), &request.overrides).map_err(|e| e.to_string())?;
-
-    let found = files::find(&folders, &skip, |p| files::is_manifest_name(p) || app_folder::is_marker(p))?;
-    app_folder::refuse(&found)?;
-    // Files first in the order given, standard input where `-` stands.
-    let mut sources: Vec<Option<&Found>> = found.iter().map(Some).collect();
-    if let Some(at) = paths.iter().position(|p| p.as_os_str() == STDIN) {
-        // The paths before `-` are the first `at` given to `find`.
-        let before = found.iter().position(|f| f.root >= at).unwrap_or(found.len());
-        sources.insert(before, None);
-    }
-    let mut texts = Vec::with_capacity(sources.len());
-    for source in &sources {
-        let text = match source {
-            None => request.stdin.clone().ok_or("`-` names standard input, and none was given")?,
-            Some(found) => files::read(found, &mut budget)?,
-        };
-        texts.push(text);
-    }
-    let names: Vec<String> =
-        sources.iter().map(|f| f.map_or_else(|| "<stdin>".to_string(), |f| quote(&f.path))).collect();
-    let mut streams = Vec::with_capacity(sources.len());
-    for ((name, source), stream) in names.iter().zip(&sources).zip(read::streams(texts)) {
-        let stream = stream.map_err(|e| format!("{name}: {e}"))?;
-        // A pipe whose first command failed still runs this one, on nothing: rendering or
-        // explaining nothing would pass for a clean result.
-        if source.is_none() && stream.parts.is_empty() {
-            return Err(format!(
-                "{name} holds no YAML document: did the command before the pipe fail? (a shell runs \
-                 the rest of a pipe anyway; `set -o pipefail` makes it stop)"
-            ));
-        }
-        streams.push(stream);
-    }
-
-    let mut items = Vec::new();
-    let mut kept = Vec::new();
-    let mut origins = Vec::new();
-    for (f, (name, stream)) in names.iter().zip(&mut streams).enumerate() {
-        for (index, part) in stream.parts.iter_mut().enumerate() {
-            if is_local_config(&part.head) {
-                continue;
+        let folders: Vec<PathBuf> = paths.iter().filter(|p| p.as_os_str() != STDIN).cloned().collect();
+        let (config_value, config_source, skip) = match &request.config_file {
+            Some(path) => {
+                let text = files::read_named(path, &mut budget)?;
+                let value =
+                    yaml::parse(&text).map_err(|e| format!("{}: not readable YAML: {e}", quote(path)))?;
+                (Some(value), Some(format!("{} (--config)", quote(path))), vec![path.clone()])
             }
-            if part.head.api_version.is_none() || part.head.kind.is_none() {
+            None => match kptfile::config(&folders, &mut budget)? {
+                Some(found) => (Some(found.value), Some(found.source), found.file.into_iter().collect()),
+                None => (None, None, Vec::new()),
+            },
+        };
+        self.config_source = config_source;
+        let config =
+            config::with_overrides(config_value.as_ref(), &request.overrides).map_err(|e| e.to_string())?;
+
+        let found = files::find(&folders, &skip, |p| files::is_manifest_name(p) || app_folder::is_marker(p))?;
+        app_folder::refuse(&found)?;
+        // Files first in the order given, standard input where `-` stands.
+        let mut sources: Vec<Option<&Found>> = found.iter().map(Some).collect();
+        if let Some(at) = paths.iter().position(|p| p.as_os_str() == STDIN) {
+            // The paths before `-` are the first `at` given to `find`.
+            let before = found.iter().position(|f| f.root >= at).unwrap_or(found.len());
+            sources.insert(before, None);
+        }
+        let mut texts = Vec::with_capacity(sources.len());
+        for source in &sources {
+            let text = match source {
+                None => request.stdin.clone().ok_or("`-` names standard input, and none was given")?,
+                Some(found) => files::read(found, &mut budget)?,
+            };
+            texts.push(text);
+        }
+        self.names = sources
+            .iter()
+            .map(|f| f.map_or_else(|| wording::STDIN.to_string(), |f| quote(&f.path)))
+            .collect();
+        for ((name, source), stream) in self.names.iter().zip(&sources).zip(read::streams(texts)) {
+            let stream = stream.map_err(|e| format!("{name}: {e}"))?;
+            // A pipe whose first command failed still runs this one, on nothing: rendering or
+            // explaining nothing would pass for a clean result.
+            if source.is_none() && stream.parts.is_empty() {
                 return Err(format!(
-                    "{name} (document {index}): not a Kubernetes object (no apiVersion and kind); \
-                     keep only manifests in the folders given to render"
+                    "{name} holds no YAML document: did the command before the pipe fail? (a shell runs \
+                     the rest of a pipe anyway; `set -o pipefail` makes it stop)"
                 ));
             }
-            items.push(std::mem::replace(&mut part.input, Input::Passed(Passed::default())));
-            kept.push((f, index));
-            origins.push(format!("{name} (document {index})"));
+            self.streams.push(stream);
         }
+
+        let mut items = Vec::new();
+        for (f, (name, stream)) in self.names.iter().zip(&mut self.streams).enumerate() {
+            for (index, part) in stream.parts.iter_mut().enumerate() {
+                if is_local_config(&part.head) {
+                    continue;
+                }
+                if part.head.api_version.is_none() || part.head.kind.is_none() {
+                    return Err(format!(
+                        "{}: not a Kubernetes object (no apiVersion and kind); keep only manifests in the \
+                         folders given to render",
+                        Origin::document(name, index)
+                    ));
+                }
+                items.push(std::mem::replace(&mut part.input, Input::Passed(Passed::default())));
+                self.kept.push((f, index));
+            }
+        }
+        self.files = sources.iter().map(|f| f.map(|f| f.path.clone())).collect();
+        Ok((items, config))
     }
-    let files = sources.iter().map(|f| f.map(|f| f.path.clone())).collect();
-    Ok(Loaded { config, config_source, streams, kept, items, origins, files })
 }
 
 /// `path` relative to the working folder when it is under it, else as it is.

@@ -3,7 +3,8 @@
 //! (new and replaced outputs, items that cannot be copied) is serialized. Large outputs are
 //! written over two threads, small ones in one chunk by the calling thread: one path.
 
-use super::read::{ItemText, Place};
+use super::pipeline::Output;
+use super::read::{ItemText, Place, Stream};
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::reconcile::input::Input;
 use crate::reconcile::item::Item;
@@ -70,6 +71,31 @@ pub fn items<W: Write>(
     })
 }
 
+/// Items to write as a stream of documents, with the streams their text came from (the exec
+/// plugin's standard input, the files of a render).
+pub struct Documents {
+    pub items: Vec<Item>,
+    pub streams: Vec<Stream>,
+    /// By item position: the stream and the part of it the item came from.
+    pub kept: Vec<(usize, usize)>,
+}
+
+impl Documents {
+    /// Where each item's text is, by item position.
+    pub fn sources(&self) -> Vec<Source<'_>> {
+        self.kept
+            .iter()
+            .map(|&(f, i)| Source { text: &self.streams[f].text, item: &self.streams[f].parts[i].text })
+            .collect()
+    }
+}
+
+impl Output for Documents {
+    fn write_to(&self, out: &mut dyn Write) -> Result<(), String> {
+        items(&mut &mut *out, &self.items, &self.sources(), Form::Stream)
+    }
+}
+
 /// Whether `costly` items to serialize or splice are written over two threads on `cores` cores.
 #[doc(hidden)]
 pub fn two_threads(costly: usize, cores: usize) -> bool {
@@ -121,7 +147,7 @@ impl<'a> Writer<'_, 'a> {
                     append,
                 }
             }
-            Item::Rendered(_) => Emit::Serialize,
+            Item::Rendered(..) => Emit::Serialize,
         }
     }
 

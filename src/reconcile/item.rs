@@ -1,9 +1,10 @@
 //! An item of the reconcile's output: an input item as it came, a binding with the status
-//! the reconcile wrote, or a rendered ClusterSPIFFEID. Statuses and renders stay typed
+//! the reconcile wrote, or a rendered ClusterSPIFFEID (a new one with the file slot it goes
+//! in). Statuses and renders stay typed
 //! until written, which costs a fraction of the memory of generic values; each variant
 //! serializes as the object it stands for.
 
-use super::files;
+use super::files::{self, FileSlot};
 use super::input::Input;
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
@@ -16,8 +17,10 @@ pub enum Item {
     Input(usize, Input),
     /// An input binding, with its position in the input, and the status that replaces its own.
     Binding(usize, Value, Box<InferenceIdentityBindingStatus>),
-    /// A ClusterSPIFFEID rendered by the reconcile.
-    Rendered(Box<ClusterSpiffeId>),
+    /// A ClusterSPIFFEID rendered by the reconcile: in place of a managed one of the input
+    /// (`None`), or new, with the file slot it goes in. The slot is data: an edge that writes
+    /// files puts it in the object's path and index annotations, the others leave it out.
+    Rendered(Box<ClusterSpiffeId>, Option<FileSlot>),
 }
 
 impl Item {
@@ -33,11 +36,11 @@ impl Item {
     pub fn position(&self) -> Option<usize> {
         match self {
             Item::Input(position, _) | Item::Binding(position, ..) => Some(*position),
-            Item::Rendered(_) => None,
+            Item::Rendered(..) => None,
         }
     }
 
-    /// The file slots the item takes.
+    /// The file slots the item takes: those its annotations name, and a new output's own.
     pub fn slots(&self) -> Vec<(&str, u64)> {
         match self {
             Item::Input(_, input) => input.slots(),
@@ -47,7 +50,9 @@ impl Item {
                 .into_iter()
                 .flat_map(files::file_slots)
                 .collect(),
-            Item::Rendered(object) => files::file_slots(&object.metadata.annotations).collect(),
+            Item::Rendered(object, slot) => files::file_slots(&object.metadata.annotations)
+                .chain(slot.iter().map(|(path, index)| (path.as_str(), *index)))
+                .collect(),
         }
     }
 
@@ -64,7 +69,7 @@ impl Item {
                 }
                 value
             }
-            Item::Rendered(object) => serde_json::to_value(*object).expect("a ClusterSPIFFEID serializes"),
+            Item::Rendered(object, _) => serde_json::to_value(*object).expect("a ClusterSPIFFEID serializes"),
         })
     }
 }
@@ -76,7 +81,7 @@ impl Serialize for Item {
             Item::Input(_, Input::Passed(_)) => {
                 Err(serde::ser::Error::custom("an item passed on is copied from its text, never serialized"))
             }
-            Item::Rendered(object) => object.serialize(serializer),
+            Item::Rendered(object, _) => object.serialize(serializer),
             // As `into_value` would have it: the status in place of the old one, else last.
             Item::Binding(_, Value::Object(map), status) => {
                 let has_status = map.contains_key("status");

@@ -1,7 +1,8 @@
 //! Output ownership (docs/reference.md#output-and-ownership): whether each output can be
 //! written (check 10); managed ClusterSPIFFEIDs are replaced in place or removed, stale
 //! ones pruned, foreign ones (the operator's among them) never touched, new ones appended
-//! sorted by name with a file path and a free index.
+//! sorted by name, each with the file slot it goes in (a path from `outputPath` and a free
+//! index), as data: the edges that write files annotate it.
 
 use super::input::{self, Input};
 use super::item::Item;
@@ -17,7 +18,7 @@ pub type Renders = BTreeMap<String, Box<ClusterSpiffeId>>;
 
 /// How many outputs each ownership rule touched.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Counts {
+pub struct OutputCounts {
     pub added: usize,
     pub replaced: usize,
     /// Managed outputs of bindings in the input that no longer render under that name.
@@ -27,17 +28,17 @@ pub struct Counts {
 }
 
 /// Places the renders (by name) among the items. `owner_present` says whether a binding of
-/// that namespace and name is in the input, rendered or not. With an `output_path`, new outputs get
-/// file path and index annotations, in a slot no item uses.
+/// that namespace and name is in the input, rendered or not. Each new output gets its slot:
+/// `output_path` with its name, and an index no item uses in that file.
 pub fn place(
     items: Vec<Item>,
     renders: Renders,
     owner_present: impl Fn(&str, &str) -> bool,
     prune: bool,
-    output_path: Option<&str>,
-) -> (Vec<Item>, Counts) {
+    output_path: &str,
+) -> (Vec<Item>, OutputCounts) {
     let mut renders = renders;
-    let mut counts = Counts::default();
+    let mut counts = OutputCounts::default();
     let mut out = Vec::with_capacity(items.len() + renders.len());
     for item in items {
         let Some(input) = item.input() else {
@@ -48,7 +49,7 @@ pub fn place(
             Fate::Replaced => {
                 let name = input.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
                 let render = renders.remove(name).expect("a replaced output has its render");
-                out.push(Item::Rendered(replace(input, render)));
+                out.push(Item::Rendered(replace(input, render), None));
                 counts.replaced += 1;
             }
             Fate::Removed => counts.removed += 1,
@@ -57,19 +58,14 @@ pub fn place(
         }
     }
     counts.added = renders.len();
-    match output_path {
-        None => out.extend(renders.into_values().map(Item::Rendered)),
-        Some(template) => {
-            let placed: Vec<(String, Box<ClusterSpiffeId>)> =
-                renders.into_iter().map(|(name, r)| (template.replace("{name}", &name), r)).collect();
-            let files = placed.iter().map(|(path, _)| path.clone()).collect();
-            let mut used = used_slots(&out, &files);
-            for (path, object) in placed {
-                let index = (0u64..).find(|i| !used.contains(&(path.clone(), *i))).expect("a free index");
-                used.insert((path.clone(), index));
-                out.push(Item::Rendered(with_file(object, &path, index)));
-            }
-        }
+    let placed: Vec<(String, Box<ClusterSpiffeId>)> =
+        renders.into_iter().map(|(name, r)| (output_path.replace("{name}", &name), r)).collect();
+    let files = placed.iter().map(|(path, _)| path.clone()).collect();
+    let mut used = used_slots(&out, &files);
+    for (path, object) in placed {
+        let index = (0u64..).find(|i| !used.contains(&(path.clone(), *i))).expect("a free index");
+        used.insert((path.clone(), index));
+        out.push(Item::Rendered(object, Some((path, index))));
     }
     (out, counts)
 }
@@ -150,16 +146,6 @@ fn replace(old: &Value, mut fresh: Box<ClusterSpiffeId>) -> Box<ClusterSpiffeId>
         .map(|(k, v)| (k.clone(), v.clone()));
     fresh.metadata.annotations.extend(kept);
     fresh
-}
-
-fn with_file(mut object: Box<ClusterSpiffeId>, path: &str, index: u64) -> Box<ClusterSpiffeId> {
-    let target = &mut object.metadata.annotations;
-    let index = Value::String(index.to_string());
-    target.insert(annotations::LEGACY_INDEX.into(), index.clone());
-    target.insert(annotations::LEGACY_PATH.into(), Value::String(path.into()));
-    target.insert(annotations::INDEX.into(), index);
-    target.insert(annotations::PATH.into(), Value::String(path.into()));
-    object
 }
 
 /// The (path, index) slots the items already use in the given files, in either annotation

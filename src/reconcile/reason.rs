@@ -136,6 +136,14 @@ impl Failure {
     }
 }
 
+/// A failure as every message names it, in each mode and in findings that quote it:
+/// `<Type>/<Reason>: <message>`.
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}: {}", self.reason.condition().as_str(), self.reason.as_str(), self.message)
+    }
+}
+
 /// The message as a condition may hold it: at most [`MESSAGE_MAX`] characters, the API
 /// server's limit. A longer one (it quotes a huge input value) is cut and ends in `...`.
 fn bounded(message: String) -> String {

@@ -1,81 +1,129 @@
-//! KRM function results (`results` of the output ResourceList): what kpt shows the user.
+//! What the reconcile returns, as data (docs/reference.md#results-and-exit-codes): the items,
+//! the failing bindings, the findings, the run's counts and the weight of each; or the input
+//! error that stops it. Nothing here is worded for a mode: each edge words these once, for
+//! the results, stderr or report it writes.
 
-use serde::Serialize;
+use super::coverage::Coverage;
+use super::findings::Finding;
+use super::input::Input;
+use super::item::Item;
+use super::ownership::OutputCounts;
+use super::reason::Failure;
+use super::stale::Lost;
+use crate::config::WorkloadPolicy;
 
-#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+/// How much a failure or finding weighs: an `Error` makes the run exit 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {
     Error,
     Warning,
     Info,
 }
 
-#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct KrmResult {
-    pub message: String,
-    pub severity: Severity,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub resource_ref: Option<ResourceRef>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub field: Option<FieldRef>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub file: Option<FileRef>,
-    /// What the result is about, for the edges that word it elsewhere (stderr, reports);
-    /// not part of the KRM output.
-    #[serde(skip)]
-    pub topic: Topic,
+/// The reconciled items and what the run found.
+#[derive(Debug)]
+pub struct Outcome {
+    pub items: Vec<Item>,
+    /// No trust domain is configured: an error of the run, beside each binding's failure.
+    pub trust_domain_missing: bool,
+    /// Each failing binding, in input order.
+    pub failures: Vec<BindingFailure>,
+    /// Every finding, ordered by the item it is about: stale outputs, and workload coverage
+    /// (none of those under `workloadPolicy: Ignore`).
+    pub findings: Vec<Finding>,
+    /// What the run did: bindings rendered and failed, outputs placed.
+    pub counts: Counts,
+    /// What each identity reaches (its findings are in `findings`).
+    pub coverage: Coverage,
+    /// The policy that weighs the findings ([`Outcome::severity`]).
+    pub workload_policy: WorkloadPolicy,
 }
 
-/// What a result is about.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Topic {
-    /// The run as a whole: its summary.
-    #[default]
-    Run,
-    /// The trust domain is missing: each mode adds how to set it there.
-    TrustDomain,
-    /// A binding's failure; the binding's position in the input.
-    Binding(usize),
-    /// A finding about the item at this position of the input.
-    Finding(usize),
-}
-
-#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct ResourceRef {
-    pub api_version: String,
-    pub kind: String,
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+/// A binding that does not render: which one, its failure, and what the failure costs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BindingFailure {
+    /// Its position in the input.
+    pub item: usize,
+    /// `None` when it has no readable namespace.
     pub namespace: Option<String>,
+    pub name: String,
+    /// The failing check: its reason (and so its condition), the message its status holds,
+    /// the field at fault.
+    pub failure: Failure,
+    /// `Warning` under `failurePolicy: Report`, `Error` under `Fail`.
+    pub severity: Severity,
+    /// The managed outputs of the input its failure removes, each an identity its pods lose.
+    pub removes: Vec<Lost>,
 }
 
-#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
-pub struct FieldRef {
-    pub path: String,
+/// What the run did, counted.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    pub bindings: usize,
+    pub failed: usize,
+    pub outputs: OutputCounts,
 }
 
-#[derive(Serialize, Clone, Debug, PartialEq, Eq)]
-pub struct FileRef {
-    pub path: String,
-    pub index: u64,
+impl Counts {
+    pub fn rendered(&self) -> usize {
+        self.bindings - self.failed
+    }
 }
 
-impl KrmResult {
-    pub fn new(severity: Severity, message: impl Into<String>) -> Self {
-        KrmResult {
-            message: message.into(),
-            severity,
-            resource_ref: None,
-            field: None,
-            file: None,
-            topic: Topic::Run,
-        }
+impl Outcome {
+    /// The severity of a finding's result, under the run's `workloadPolicy`.
+    pub fn severity(&self, finding: &Finding) -> Severity {
+        finding.severity(self.workload_policy)
     }
 
-    pub fn with_field(mut self, path: impl Into<String>) -> Self {
-        self.field = Some(FieldRef { path: path.into() });
-        self
+    /// Whether the run exits 1: the trust domain is missing, or a failure or finding is an
+    /// error.
+    pub fn has_errors(&self) -> bool {
+        self.trust_domain_missing
+            || self.failures.iter().any(|f| f.severity == Severity::Error)
+            || self.findings.iter().any(|f| self.severity(f) == Severity::Error)
+    }
+
+    /// The failure of the binding at `item`, when it fails.
+    pub fn failure_of(&self, item: usize) -> Option<&BindingFailure> {
+        self.failures.iter().find(|f| f.item == item)
+    }
+
+    /// Frees the pod templates of the items passed on, which only coverage and `explain`
+    /// read, before a large output is written.
+    pub fn forget_workloads(&mut self) {
+        for item in &mut self.items {
+            if let Item::Input(_, Input::Passed(passed)) = item {
+                passed.workload = None;
+            }
+        }
+    }
+}
+
+/// Input that cannot be reconciled at all: the item at fault and what is wrong with it. The
+/// edges name the item as their mode knows it (an entry of a ResourceList, a document of a
+/// file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    /// Position of the item in the input.
+    pub item: usize,
+    /// What is wrong, without the item's place. It may quote input: the edges escape control
+    /// characters where they print it.
+    pub message: String,
+    /// For an item that appears twice, the position of its first appearance: the edges name
+    /// both places.
+    pub first: Option<usize>,
+}
+
+impl InputError {
+    /// An item that repeats the one at `first`.
+    pub fn repeating(item: usize, first: usize, message: String) -> Self {
+        InputError { item, message, first: Some(first) }
+    }
+}
+
+impl From<(usize, String)> for InputError {
+    fn from((item, message): (usize, String)) -> Self {
+        InputError { item, message, first: None }
     }
 }

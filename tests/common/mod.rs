@@ -8,6 +8,9 @@ pub mod corpus;
 pub mod golden;
 
 use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};
+use render_inference_identity::io::read::Reader;
+use render_inference_identity::io::render::Request;
+use render_inference_identity::io::{self, Env, RunOutput};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -24,6 +27,26 @@ pub const AMBIENT_VARS: [&str; 3] = ["KUBE_API_VERSIONS", "SOURCE_DATE_EPOCH", "
 
 /// The name the example binding `serving/llama-prefill` on pool `llama` renders to.
 pub const LLAMA_PREFILL_OUTPUT: &str = "kleym-serving-llama-prefill-pool-ec7eebba";
+
+/// The KRM mode on the text of a ResourceList, in process, its output as text.
+pub fn krm(input: &str, env: &Env) -> RunOutput {
+    krm_with(input, env, Reader::Fast)
+}
+
+/// [`krm`] with the reader asked for.
+pub fn krm_with(input: &str, env: &Env, reader: Reader) -> RunOutput {
+    io::krm::run(input.to_string(), env, reader).into()
+}
+
+/// The exec plugin mode on its config text and a stream, in process, its output as text.
+pub fn plugin(config: &str, input: &str, env: &Env) -> RunOutput {
+    io::plugin::run(config, input.to_string(), env).into()
+}
+
+/// `render` of a request, in process, its output as text.
+pub fn render(request: &Request) -> RunOutput {
+    io::render::run(request).into()
+}
 
 /// The folder holding the binary under test.
 pub fn bin_dir() -> PathBuf {

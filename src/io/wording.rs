@@ -1,0 +1,120 @@
+//! How the edges word what the reconcile returns, each thing once for every mode: where an
+//! item came from, an input error, a failing binding, a finding, the missing trust domain,
+//! the run's summary, and the stderr account built of them. The reconcile's own sentences
+//! (a status message, a finding's message) are quoted as they are.
+
+use super::escape_controls;
+use crate::reconcile::findings::Finding;
+use crate::reconcile::{BindingFailure, Counts, InputError, Outcome, Severity};
+use std::fmt;
+
+/// What messages call standard input.
+pub const STDIN: &str = "<stdin>";
+
+/// Where an item came from, as messages name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// An entry of a ResourceList's `items`, by its index there: `items[3]`.
+    Entry(usize),
+    /// A document of a file or of standard input, numbered from 1 as lines are:
+    /// `bindings.yaml (document 2)`. Empty documents are not counted.
+    Document { file: String, number: usize },
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Entry(index) => write!(f, "items[{index}]"),
+            Origin::Document { file, number } => write!(f, "{file} (document {number})"),
+        }
+    }
+}
+
+impl Origin {
+    /// The document at `index` (from 0) of a stream read from `file`.
+    pub fn document(file: &str, index: usize) -> Origin {
+        Origin::Document { file: file.to_string(), number: index + 1 }
+    }
+}
+
+/// An input error as one line, its items named by `origin`: `items[2]: ... (first as
+/// items[1])`, `b.yaml (document 2): ... (first in a.yaml (document 1))`. Control characters
+/// of the input it quotes are escaped.
+pub fn input_error(e: &InputError, origin: impl Fn(usize) -> Origin) -> String {
+    let first = match e.first.map(&origin) {
+        None => String::new(),
+        Some(entry @ Origin::Entry(_)) => format!(" (first as {entry})"),
+        Some(document) => format!(" (first in {document})"),
+    };
+    escape_controls(&format!("{}: {}{first}", origin(e.item), e.message), false)
+}
+
+/// A failing binding: `<Type>/<Reason>: <message>`, then each identity its failure removes.
+pub fn failure(f: &BindingFailure) -> String {
+    let mut text = f.failure.to_string();
+    for lost in &f.removes {
+        text.push_str(&format!(
+            "; this removes ClusterSPIFFEID {} of the input, and its pods lose SPIFFE ID {} on the next apply",
+            lost.output, lost.spiffe_id
+        ));
+    }
+    text
+}
+
+/// A finding: `<Kind>: <message>`.
+pub fn finding(f: &Finding) -> String {
+    format!("{}: {}", f.kind.as_str(), f.message)
+}
+
+/// The missing trust domain, with `hint`, how to set it in the mode.
+pub fn trust_domain_missing(hint: &str) -> String {
+    format!("trustDomain is required: {hint}")
+}
+
+/// The run in one line: `1 binding(s): 1 rendered, 0 failed; ClusterSPIFFEIDs: 1 added, ...`.
+pub fn summary(counts: &Counts, findings: usize) -> String {
+    let outputs = &counts.outputs;
+    let findings = match findings {
+        0 => String::new(),
+        n => format!("; {n} finding(s)"),
+    };
+    format!(
+        "{} binding(s): {} rendered, {} failed; ClusterSPIFFEIDs: {} added, {} replaced, {} removed, {} \
+         pruned{findings}",
+        counts.bindings,
+        counts.rendered(),
+        counts.failed,
+        outputs.added,
+        outputs.replaced,
+        outputs.removed,
+        outputs.pruned,
+    )
+}
+
+/// How a severity reads in a line of text.
+pub fn severity(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "info",
+    }
+}
+
+/// The stderr account of a finished reconcile: one line per failing binding (`origin` names
+/// where it came from, in the modes that read many files), one per finding, and last the
+/// missing trust domain with `hint`.
+pub fn stderr(outcome: &Outcome, hint: &str, origin: impl Fn(usize) -> Option<Origin>) -> String {
+    let mut out = String::new();
+    for f in &outcome.failures {
+        let namespace = f.namespace.as_deref().filter(|ns| !ns.is_empty()).unwrap_or("<no namespace>");
+        let from = origin(f.item).map(|o| format!(" in {o}")).unwrap_or_default();
+        out.push_str(&super::stderr_line(&format!("{namespace}/{}{from}: {}", f.name, failure(f))));
+    }
+    for f in &outcome.findings {
+        out.push_str(&super::stderr_line(&format!("{}: {}", severity(outcome.severity(f)), finding(f))));
+    }
+    if outcome.trust_domain_missing {
+        out.push_str(&super::stderr_line(&format!("error: {}", trust_domain_missing(hint))));
+    }
+    out
+}

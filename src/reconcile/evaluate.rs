@@ -1,0 +1,272 @@
+//! The reconcile's phases over the bindings (docs/reference.md#order-of-checks): every
+//! binding is one [`Binding`] record, which each numbered phase of [`evaluate_all`] reads or
+//! narrows, from reading the input to each binding's status and render.
+
+use super::checks::{self, Inputs, Planned};
+use super::conflict::{self, Candidate};
+use super::coverage::Coverage;
+use super::input::{self, Input};
+use super::ownership::{self, OutputIndex, Renders};
+use super::reason::{Failure, Reason};
+use super::renames::Renames;
+use super::resolve::PoolIndex;
+use super::served::{self, ServedApis};
+use super::status::{self, RenderedIdentity};
+use super::{Context, InputError, identity, stale, workloads};
+use crate::api::binding::{self, BindingInput, ConflictEntry, InferenceIdentityBindingStatus};
+use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId, RenderInput};
+use crate::config::SelectorScope;
+use crate::parallel;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+
+/// One binding through the reconcile: its input, and what the phases so far decided.
+pub(super) struct Binding<'i, 'a> {
+    pub input: &'i BindingInput<'a>,
+    /// The identity it renders, or the first check it fails.
+    pub verdict: Result<Passing<'a>, Failure>,
+    /// The peers it conflicts with (check 8).
+    pub conflicts: Vec<ConflictEntry>,
+}
+
+/// What a binding that passes its checks so far renders.
+pub(super) struct Passing<'a> {
+    pub planned: Planned<'a>,
+    /// Its ClusterSPIFFEID's name.
+    pub output: String,
+}
+
+/// What the reconcile reads of the input beside the bindings.
+pub(super) struct Index<'a> {
+    pub pools: PoolIndex<'a>,
+    pub outputs: OutputIndex<'a>,
+    pub served: ServedApis,
+    pub service_accounts: Renames<'a>,
+}
+
+/// One binding after all phases: its status, and its failure when it does not render.
+pub(super) struct Evaluated {
+    pub item: usize,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub status: Box<InferenceIdentityBindingStatus>,
+    pub failure: Option<Failure>,
+}
+
+impl Evaluated {
+    /// What the binding does in this run, for the stale outputs.
+    pub fn verdict(&self) -> stale::Verdict {
+        match (&self.failure, &self.status.rendered_cluster_spiffeid) {
+            (None, Some(rendered)) => stale::Verdict::Renders(rendered.name.clone()),
+            (failure, _) => stale::Verdict::Fails(
+                failure
+                    .as_ref()
+                    .map(|f| format!("{}/{}", f.reason.condition().as_str(), f.reason.as_str()))
+                    .unwrap_or_default(),
+            ),
+        }
+    }
+}
+
+/// Everything [`super::plan`] works out: bindings evaluated, the renders, and coverage.
+pub(super) type Evaluation = (Vec<Evaluated>, Renders, Coverage);
+
+/// The phases, in order; each is one helper below.
+pub(super) fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputError> {
+    // 1. Read the bindings, and index what they refer to.
+    let (inputs, index) = read(items, ctx)?;
+    // 2. Checks 0 to 7, each binding on its own.
+    let mut bindings = check_each(&inputs, &index, ctx);
+    // 3. Check 8: conflicts among the bindings that passed.
+    find_conflicts(&mut bindings);
+    // 4. Check 9: the ClusterSPIFFEID API must be served.
+    require_served(&mut bindings, &index.served);
+    // 5. Check 10: every output must be writable.
+    require_writable(&mut bindings, &index.outputs, items);
+    // 6. Statuses and renders, with workload coverage beside them.
+    let (evaluated, renders, coverage) = finish_all(bindings, items, &inputs, &index, ctx);
+    Ok((evaluated, renders, coverage))
+}
+
+/// Phase 1. The indexes are independent passes over the items: the pool index, the largest,
+/// is built on a second thread. Errors are taken in the order they are found one by one.
+fn read<'a>(items: &'a [Input], ctx: &Context<'_>) -> Result<(Vec<BindingInput<'a>>, Index<'a>), InputError> {
+    let listed = ctx.config.api_versions.iter().chain(&ctx.env_api_versions).map(String::as_str);
+    let (bindings, pools, outputs, served, service_accounts) = std::thread::scope(|scope| {
+        let pools = scope.spawn(|| PoolIndex::build(items));
+        let bindings = read_bindings(items);
+        let outputs = ownership::index_outputs(items);
+        let served = ServedApis::collect(listed, input::values(items).map(|(_, item)| item));
+        let service_accounts = Renames::build(items, SERVICE_ACCOUNT, is_service_account);
+        (bindings, pools.join().expect("the pool index does not panic"), outputs, served, service_accounts)
+    });
+    let bindings = bindings?;
+    let index = Index {
+        pools: pools?,
+        outputs: outputs?,
+        served,
+        service_accounts: service_accounts.map_err(InputError::from)?,
+    };
+    Ok((bindings, index))
+}
+
+/// The bindings of the input, read; two with the same namespace and name are unusable input.
+fn read_bindings(items: &[Input]) -> Result<Vec<BindingInput<'_>>, InputError> {
+    let mut bindings = Vec::new();
+    let mut keys = HashMap::new();
+    for (i, item) in input::values(items).filter(|(_, item)| binding::is_binding(item)) {
+        let b = BindingInput::read(i, item)
+            .map_err(|m| InputError::from((i, format!("InferenceIdentityBinding {m}"))))?;
+        // Bindings without a readable namespace cannot collide: each gets its own status.
+        if let Ok(ns) = b.namespace
+            && let Some(first) = keys.insert((ns, b.name), i)
+        {
+            let message = format!("InferenceIdentityBinding {ns}/{} appears twice in the input", b.name);
+            return Err(InputError::repeating(i, first, message));
+        }
+        bindings.push(b);
+    }
+    Ok(bindings)
+}
+
+/// Phase 2: checks 0 to 7 on all cores, and the name of the output of each that passes.
+fn check_each<'i, 'a>(
+    inputs: &'i [BindingInput<'a>],
+    index: &Index<'a>,
+    ctx: &Context<'_>,
+) -> Vec<Binding<'i, 'a>> {
+    let against = Inputs {
+        pools: &index.pools,
+        served: &index.served,
+        trust_domain: ctx.config.trust_domain.as_deref(),
+        service_accounts: &index.service_accounts,
+    };
+    parallel::map(inputs.iter().collect(), |input| {
+        let verdict = checks::evaluate(input, &against).map(|planned| {
+            let output = identity::output_name(planned.namespace, input.name, &planned.spiffe_id);
+            Passing { planned, output }
+        });
+        Binding { input, verdict, conflicts: Vec::new() }
+    })
+}
+
+/// Phase 3: check 8. Only the bindings that passed 0 to 7 can conflict.
+fn find_conflicts(bindings: &mut [Binding<'_, '_>]) {
+    let passed: Vec<usize> = (0..bindings.len()).filter(|&i| bindings[i].verdict.is_ok()).collect();
+    let candidates: Vec<Candidate> = passed
+        .iter()
+        .map(|&i| {
+            let b = &bindings[i];
+            let p = &b.verdict.as_ref().expect("passed").planned;
+            Candidate {
+                name: b.input.name,
+                namespace: p.namespace,
+                service_account: p.service_account,
+                variant: p.variant,
+                spiffe_id: &p.spiffe_id,
+            }
+        })
+        .collect();
+    let reports = conflict::find_conflicts(&candidates);
+    for (&i, report) in passed.iter().zip(reports) {
+        if let Some(report) = report {
+            bindings[i].conflicts = report.entries;
+            bindings[i].verdict = Err(Failure::new(report.reason, report.message));
+        }
+    }
+}
+
+/// Phase 4: check 9, the same failure for every binding still passing.
+fn require_served(bindings: &mut [Binding<'_, '_>], served: &ServedApis) {
+    if let Some(failure) = served::cluster_spiffe_id_missing(served) {
+        for b in bindings.iter_mut().filter(|b| b.verdict.is_ok()) {
+            b.verdict = Err(failure.clone());
+        }
+    }
+}
+
+/// Phase 5: check 10. A valid label value, no foreign object, no name two bindings render.
+fn require_writable(bindings: &mut [Binding<'_, '_>], outputs: &OutputIndex<'_>, items: &[Input]) {
+    let names: Vec<&str> = bindings.iter().map(|b| b.input.name).collect();
+    let named: Vec<Option<String>> =
+        bindings.iter().map(|b| b.verdict.as_ref().ok().map(|p| p.output.clone())).collect();
+    for (i, message) in ownership::unwritable(&names, &named, outputs, items) {
+        bindings[i].verdict = Err(Failure::new(Reason::ManagedOutputApplyFailed, message));
+    }
+}
+
+/// Phase 6. Workload coverage reads what the identities select, and runs beside the
+/// statuses and renders: it is mostly one thread's work, which the cores finishing bindings
+/// share.
+fn finish_all<'a>(
+    bindings: Vec<Binding<'_, 'a>>,
+    items: &'a [Input],
+    inputs: &[BindingInput<'a>],
+    index: &Index<'a>,
+    ctx: &Context<'_>,
+) -> Evaluation {
+    let config = ctx.config;
+    let reach = workloads::Request::of(&bindings, config);
+    let (coverage, finished) = std::thread::scope(|scope| {
+        let coverage = scope.spawn(|| workloads::coverage(items, inputs, reach, index, config));
+        let finished = parallel::map(bindings, |b| finish(b, ctx));
+        (coverage.join().expect("workload coverage does not panic"), finished)
+    });
+    let mut evaluated = Vec::with_capacity(finished.len());
+    let mut renders = BTreeMap::new();
+    for (e, render) in finished {
+        evaluated.push(e);
+        renders.extend(render);
+    }
+    (evaluated, renders, coverage)
+}
+
+/// The status and render of one binding whose checks are done.
+fn finish(b: Binding<'_, '_>, ctx: &Context<'_>) -> (Evaluated, Option<(String, Box<ClusterSpiffeId>)>) {
+    let config = ctx.config;
+    let input = b.input;
+    let mut render = None;
+    let outcome = b.verdict.map(|Passing { planned: p, output: name }| {
+        let object = csid::render(RenderInput {
+            name: name.clone(),
+            binding_name: input.name,
+            binding_namespace: p.namespace,
+            spiffe_id: &p.spiffe_id,
+            pool_labels: p.pool_labels,
+            selectors: p.selectors.clone(),
+            class_name: config.class_name.as_deref(),
+            binding_scope: (config.selector_scope == SelectorScope::Binding).then_some(p.variant),
+        });
+        render = Some((name.clone(), Box::new(object)));
+        RenderedIdentity {
+            fingerprint: identity::selector_fingerprint(&p.selectors),
+            name,
+            spiffe_id: p.spiffe_id,
+            selectors: p.selectors,
+        }
+    });
+    let conditions = status::conditions(
+        outcome.as_ref().map(|r| r.name.as_str()),
+        &input.previous_conditions(),
+        input.generation,
+        ctx.transition_time,
+    );
+    let status =
+        status::status(config, conditions, outcome.as_ref().ok(), b.conflicts, input.operator_records());
+    let evaluated = Evaluated {
+        item: input.item,
+        namespace: input.namespace.as_ref().ok().map(|s| s.to_string()),
+        name: input.name.to_string(),
+        status: Box::new(status),
+        failure: outcome.err(),
+    };
+    (evaluated, render)
+}
+
+const SERVICE_ACCOUNT: &str = "ServiceAccount";
+
+/// A core `v1` ServiceAccount, as kustomize's nameReference for service accounts selects.
+fn is_service_account(item: &Value) -> bool {
+    item.get("kind").and_then(Value::as_str) == Some(SERVICE_ACCOUNT)
+        && item.get("apiVersion").and_then(Value::as_str) == Some("v1")
+}

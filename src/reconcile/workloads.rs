@@ -1,0 +1,141 @@
+//! Workload coverage in the reconcile (docs/reference.md#workload-coverage): what this run's
+//! bindings ask of [`coverage`] and [`spire`], taken from their records before their statuses
+//! are written, and the run of both beside them.
+
+use super::coverage::{self, Coverage, Identity, PoolUse};
+use super::evaluate::{Binding, Index};
+use super::findings::{self, Kind};
+use super::input::Input;
+use super::ownership;
+use super::spire;
+use crate::api::binding::BindingInput;
+use crate::api::fields;
+use crate::config::{Config, WorkloadPolicy};
+use crate::parallel;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// What coverage needs of the bindings, by binding.
+pub(super) struct Request<'a> {
+    /// For each binding that renders: its service account, variant and output name.
+    rendering: Vec<Option<(&'a str, &'a str, String)>>,
+    /// Every binding with a namespace and a variant, and whether it fails: coverage names
+    /// the failing one when pods carry its variant.
+    bound: Vec<coverage::Bound>,
+    /// The objects this run renders, as SPIRE Controller Manager will read them.
+    rendered: Vec<spire::Source>,
+}
+
+impl<'a> Request<'a> {
+    /// The request of the bindings; `None` under `workloadPolicy: Ignore`, which runs no
+    /// coverage.
+    pub fn of(bindings: &[Binding<'_, 'a>], config: &Config) -> Option<Request<'a>> {
+        if config.workload_policy == WorkloadPolicy::Ignore {
+            return None;
+        }
+        let rendering = bindings
+            .iter()
+            .map(|b| {
+                let p = b.verdict.as_ref().ok()?;
+                Some((p.planned.service_account, p.planned.variant, p.output.clone()))
+            })
+            .collect();
+        let bound = bindings
+            .iter()
+            .filter_map(|b| {
+                Some(coverage::Bound {
+                    item: b.input.item,
+                    namespace: b.input.namespace.clone().ok()?.to_string(),
+                    name: b.input.name.to_string(),
+                    variant: fields::str_at(b.input.value, "spec.identityBoundary.variant")?.to_string(),
+                    failure: b.verdict.as_ref().err().map(ToString::to_string),
+                })
+            })
+            .collect();
+        let rendered = bindings
+            .iter()
+            .filter_map(|b| {
+                let p = b.verdict.as_ref().ok()?;
+                let out = spire::RenderedOutput {
+                    name: &p.output,
+                    namespace: p.planned.namespace,
+                    variant: p.planned.variant,
+                    pool_labels: &p.planned.pool_labels,
+                    spiffe_id: &p.planned.spiffe_id,
+                    selectors: &p.planned.selectors,
+                    class_name: config.class_name.as_deref(),
+                };
+                Some(spire::Source::rendered(b.input.item, out, config.selector_scope))
+            })
+            .collect();
+        Some(Request { rendering, bound, rendered })
+    }
+}
+
+/// What every rendered identity reaches, and the findings; nothing without a request.
+pub(super) fn coverage<'a>(
+    items: &'a [Input],
+    bindings: &[BindingInput<'a>],
+    request: Option<Request<'a>>,
+    index: &Index<'a>,
+    config: &Config,
+) -> Coverage {
+    let Some(Request { rendering, bound, rendered }) = request else { return Coverage::default() };
+    let prune = config.prune;
+    // Each binding's pool on all cores, in order.
+    let resolved = parallel::map(bindings.iter().zip(&rendering).collect(), |(b, rendered)| {
+        let used = coverage::inputs::pool_use(b, &index.pools, &index.served)?;
+        let identity = rendered.as_ref().map(|(service_account, variant, name)| {
+            coverage::inputs::identity(&used, service_account, variant, name)
+        });
+        Some((used, identity))
+    });
+    let mut uses: Vec<Arc<PoolUse>> = Vec::with_capacity(resolved.len());
+    let mut identities: Vec<Identity> = Vec::with_capacity(resolved.len());
+    for (used, identity) in resolved.into_iter().flatten() {
+        identities.extend(identity);
+        uses.push(used);
+    }
+    let names: HashSet<&str> = rendering.iter().flatten().map(|(_, _, name)| name.as_str()).collect();
+    let present: HashSet<(&str, &str)> =
+        bindings.iter().filter_map(|b| Some((b.namespace.clone().ok()?, b.name))).collect();
+    let stays = |value: &Value| {
+        let fate = ownership::fate(value, |n| names.contains(n), |ns, n| present.contains(&(ns, n)), prune);
+        fate == ownership::Fate::Kept
+    };
+    let mut seen = coverage::inputs::seen(items, stays);
+    seen.accounts = coverage::inputs::renamed_accounts(&seen, &index.service_accounts);
+    let refs: HashMap<usize, findings::Ref> = bindings
+        .iter()
+        .map(|b| (b.item, findings::binding_ref(b.item, b.namespace.clone().ok(), b.name)))
+        .collect();
+    let binding_refs = |b: usize| refs[&b].clone();
+    let mut coverage = coverage::coverage(&identities, &uses, &bound, &seen, &binding_refs);
+    // What SPIRE Controller Manager will do with this run's objects and those the input keeps.
+    let mut sources = rendered;
+    sources.extend(seen.others.iter().map(|o| spire::Source {
+        name: o.name.clone(),
+        origin: spire::Origin::Input { item: o.item },
+        class_name: o.class_name.clone(),
+        fallback: o.fallback,
+        pods: o.pods.clone(),
+        namespaces: o.namespaces.clone(),
+        spiffe_id_template: o.spiffe_id_template.clone(),
+        selector_templates: o.selector_templates.clone(),
+    }));
+    let model = spire::simulate(sources, &seen, &config.spire, config.trust_domain.as_deref());
+    // A binding that reaches no pod: what its object selects instead, and what those pods hold.
+    for finding in coverage.findings.iter_mut().filter(|f| f.kind == Kind::NoMatchingWorkload) {
+        if let Some(instead) = spire::findings::selected_instead(&model, finding.about.item, &seen) {
+            finding.message.push_str("; ");
+            finding.message.push_str(&instead);
+        }
+    }
+    let cx =
+        spire::findings::Context { seen: &seen, scope: config.selector_scope, binding_refs: &binding_refs };
+    coverage.findings.extend(spire::findings::findings(&model, &cx));
+    coverage.findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
+    coverage.spire = model;
+    coverage
+}
