@@ -1,6 +1,7 @@
-//! Property tests: generated ResourceLists go through the KRM mode (`io::krm::run`) and the output is checked
-//! against the invariants of docs/reference.md (statuses, ownership, idempotency, byte
-//! stability) and against the vendored upstream CRD schemas in `tests/crds/`.
+//! Property tests: generated ResourceLists go through the KRM mode (`io::krm::run`) and the
+//! output is checked against the invariants of docs/reference.md (statuses, ownership,
+//! idempotency, byte stability) and against the vendored upstream CRD schemas in
+//! `tests/crds/`.
 //!
 //! The generator draws namespaces, pool names, service accounts and variants from small
 //! sets so that conflicts, shared pools and name collisions happen often, and mixes in

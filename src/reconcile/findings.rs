@@ -1,7 +1,10 @@
 //! The findings the reconcile reports beside statuses and outputs: what the identities
-//! reach (workload coverage, what SPIRE will do) and what becomes of the function's earlier outputs. Each is
-//! data: its kind, level, message, and the items it is about and names. Findings never
-//! change a status or an output; each mode words them where it reports them.
+//! reach (workload coverage, what SPIRE will do) and what becomes of the function's earlier
+//! outputs. Each is data: its kind, level, message, and the items it is about and names. The
+//! message is a sentence of its own, the same in every mode, naming no flag or file of one;
+//! each mode words the rest (the kind's name, the severity, where the item is) where it
+//! reports it (docs/reference.md#results-and-exit-codes). Findings never change a status
+//! or an output.
 
 use crate::api::binding;
 use crate::config::WorkloadPolicy;
