@@ -118,3 +118,24 @@ pub fn stderr(outcome: &Outcome, hint: &str, origin: impl Fn(usize) -> Option<Or
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_input_error_names_its_item_and_the_first_place_as_the_mode_knows_them() {
+        let twice = InputError::repeating(2, 1, "Pool serving/llama appears twice".to_string());
+        assert_eq!(
+            input_error(&twice, Origin::Entry),
+            "items[2]: Pool serving/llama appears twice (first as items[1])"
+        );
+        let documents = |item| Origin::document(if item == 1 { "a.yaml" } else { "b.yaml" }, item);
+        assert_eq!(
+            input_error(&twice, documents),
+            "b.yaml (document 3): Pool serving/llama appears twice (first in a.yaml (document 2))"
+        );
+        let quoting = InputError::from((0, "name \"a\nb\"".to_string()));
+        assert_eq!(input_error(&quoting, Origin::Entry), "items[0]: name \"a\\nb\"");
+    }
+}
