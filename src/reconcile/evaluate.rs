@@ -58,12 +58,10 @@ impl Evaluated {
     pub fn verdict(&self) -> stale::Verdict {
         match (&self.failure, &self.status.rendered_cluster_spiffeid) {
             (None, Some(rendered)) => stale::Verdict::Renders(rendered.name.clone()),
-            (failure, _) => stale::Verdict::Fails(
-                failure
-                    .as_ref()
-                    .map(|f| format!("{}/{}", f.reason.condition().as_str(), f.reason.as_str()))
-                    .unwrap_or_default(),
-            ),
+            (Some(f), _) => {
+                stale::Verdict::Fails(format!("{}/{}", f.reason.condition().as_str(), f.reason.as_str()))
+            }
+            (None, None) => unreachable!("a binding that does not fail renders"),
         }
     }
 }
@@ -84,8 +82,7 @@ pub(super) fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluat
     // 5. Check 10: every output must be writable.
     require_writable(&mut bindings, &index.outputs, items);
     // 6. Statuses and renders, with workload coverage beside them.
-    let (evaluated, renders, coverage) = finish_all(bindings, items, &inputs, &index, ctx);
-    Ok((evaluated, renders, coverage))
+    Ok(finish_all(bindings, items, &inputs, &index, ctx))
 }
 
 /// Phase 1. The indexes are independent passes over the items: the pool index, the largest,
