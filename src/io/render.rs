@@ -133,7 +133,9 @@ pub(super) fn load(request: &Request) -> Result<Loaded, String> {
     let (config_value, config_source, skip) = match &request.config_file {
         Some(path) => {
             let text = files::read_named(path, &mut budget)?;
-            let value = yaml::parse(&text).map_err(|e| format!("{}: not readable YAML: {e}", quote(path)))?;
+            let value = yaml::parse(&text).map_err(|e| {
+                format!("{}: not readable YAML: {}", quote(path), yaml::in_file(&e, &quote(path)))
+            })?;
             (Some(value), Some(format!("{} (--config)", quote(path))), vec![path.clone()])
         }
         None => match kptfile::config(&folders, &mut budget)? {
@@ -165,7 +167,7 @@ pub(super) fn load(request: &Request) -> Result<Loaded, String> {
         sources.iter().map(|f| f.map_or_else(|| "<stdin>".to_string(), |f| quote(&f.path))).collect();
     let mut streams = Vec::with_capacity(sources.len());
     for ((name, source), stream) in names.iter().zip(&sources).zip(read::streams(texts)) {
-        let stream = stream.map_err(|e| format!("{name}: {e}"))?;
+        let stream = stream.map_err(|e| format!("{name}: {}", yaml::in_file(&e, name)))?;
         // A pipe whose first command failed still runs this one, on nothing: rendering or
         // explaining nothing would pass for a clean result.
         if source.is_none() && stream.parts.is_empty() {
