@@ -103,7 +103,7 @@ fn side(path: &PathBuf, request: &Request) -> Result<(Value, Option<(Report, Fai
     let text = if path.as_os_str() == "-" {
         request.stdin.clone()
     } else if path.is_file() {
-        Some(std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?)
+        Some(super::files::read_named(path, &mut super::files::Budget::default())?)
     } else {
         None
     };
