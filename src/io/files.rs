@@ -189,8 +189,7 @@ impl Walk {
         if under.iter().all(|inside| is_hidden(inside)) {
             return Err(format!(
                 "{}: a symbolic link to a hidden entry (a name starting with \".\", such as .git), \
-                 which is never read, through a link or otherwise. Remove the link, or name its \
-                 target as a path of its own",
+                 which is never read. Remove the link, or name its target as a path of its own",
                 quote(link)
             ));
         }
