@@ -66,13 +66,15 @@ pub struct ConfigSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(pattern(TIME_PATTERN))]
     pub transition_time: Option<String>,
-    /// File path of new outputs; `{name}` is replaced by the object name. Relative, with
-    /// `/` separators, no empty or `.` segments, no `..` anywhere, not a `Kptfile`; in kpt
-    /// mode never a file that holds an input item (other than this function's outputs) or
-    /// the functionConfig.
+    /// File path of new outputs; `{name}` is replaced by the object name. A relative path
+    /// with `/` separators ending in `.yaml` or `.yml`: segments of ASCII letters, digits,
+    /// `.`, `_`, `-` and `{name}`, none starting or ending with `.`, no `..` anywhere, no
+    /// segment `Kptfile` (in any case); in kpt mode never a file that holds an input item
+    /// (other than this function's outputs) or the functionConfig, nor a folder where such
+    /// a file stands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(pattern(OUTPUT_PATH_PATTERN))]
-    #[schemars(extend("not" = {"type": "string", "pattern": "(^|/)Kptfile$"}))]
+    #[schemars(extend("not" = {"type": "string", "pattern": KPTFILE_SEGMENT_PATTERN}))]
     pub output_path: Option<String>,
     /// What a rendered ClusterSPIFFEID selects: `Pool` (default) the operator's objects
     /// (`podSelector` = the pool's labels); `Binding` also adds `namespaceSelector`
@@ -146,9 +148,11 @@ const API_VERSION_PATTERN: &str = r"^[^/\s]+(/[^/\s]+){0,2}$";
 /// An RFC 3339 time with its offset, or empty (unset).
 const TIME_PATTERN: &str =
     r"^$|^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$";
-/// Segments of one or more characters other than `/` and `\`, each with one that is not `.`,
-/// and no `..` anywhere (a dot is followed by another character than a dot).
-const OUTPUT_PATH_PATTERN: &str = r"^(\.?[^./\\])+\.?(/(\.?[^./\\])+\.?)*$";
+/// Segments of ASCII letters, digits, `_`, `-` and `{name}`, joined by single dots inside
+/// a segment (none at its ends, no `..`), the last ending in `.yaml` or `.yml`.
+const OUTPUT_PATH_PATTERN: &str = r"^(([A-Za-z0-9_-]|\{name\})+(\.([A-Za-z0-9_-]|\{name\})+)*/)*([A-Za-z0-9_-]|\{name\})+(\.([A-Za-z0-9_-]|\{name\})+)*\.ya?ml$";
+/// A segment `Kptfile`, in any case.
+const KPTFILE_SEGMENT_PATTERN: &str = "(^|/)[Kk][Pp][Tt][Ff][Ii][Ll][Ee](/|$)";
 
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FailurePolicy {
@@ -512,27 +516,51 @@ pub fn parse_time(text: &str) -> Result<Timestamp, String> {
         .map_err(|e| format!("{text:?} is not an RFC 3339 time such as 2026-01-02T03:04:05Z: {e}"))
 }
 
+/// What `outputPath` may be, for its messages.
+const OUTPUT_PATH_RULE: &str = "Give a relative path to a .yaml or .yml file, such as the default \
+     clusterspiffeids/{name}.yaml, whose names hold only ASCII letters, digits, '.', '_', '-' and \
+     {name}, none starting or ending with '.'";
+
+/// Where kpt may write new outputs (docs/reference.md#outputpath): a path of portable
+/// names ending in `.yaml` or `.yml`, so that it names no package file that is not an input
+/// (`README.md`, `schema.json`, `.krmignore`, `.git/config`), no Kptfile or folder of one
+/// in any case (a case-insensitive disk takes `kptfile` for `Kptfile`), and nothing kpt
+/// refuses after the function has run.
 fn validate_output_path(path: &str) -> Result<(), String> {
+    let refuse = |why: String| Err(format!("{why}. {OUTPUT_PATH_RULE}"));
     if path.is_empty() {
-        return Err("must not be empty".into());
+        return refuse("must not be empty".into());
     }
     if path.starts_with('/') || path.contains('\\') {
-        return Err(format!("{path:?} must be a relative path with '/' separators"));
+        return refuse(format!("{path:?} must be a relative path with '/' separators"));
     }
-    if path.split('/').any(|seg| seg.is_empty() || seg == "." || seg == "..") {
-        return Err(format!("{path:?} must not hold empty, '.' or '..' segments"));
+    let names = path.replace("{name}", "n");
+    if let Some(c) =
+        names.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/')))
+    {
+        return refuse(format!("{path:?} holds {c:?}, which is not a portable file name character"));
     }
     // kpt (kyaml's package writer) refuses to write any path that holds `..`, even inside
     // a name ("resource must be written under package"), after the function has run.
     if path.contains("..") {
-        return Err(format!(
-            "{path:?} holds \"..\": kpt refuses to write a file whose path holds it, so choose a path without it"
+        return refuse(format!("{path:?} holds \"..\": kpt refuses to write a file whose path holds it"));
+    }
+    if path.split('/').any(|seg| seg.is_empty() || seg.starts_with('.') || seg.ends_with('.')) {
+        return refuse(format!(
+            "{path:?} has an empty name or one starting or ending with '.': hidden files and folders \
+             (.git, .krmignore) are no outputs"
         ));
     }
-    if path.rsplit('/').next() == Some("Kptfile") {
-        return Err(format!(
-            "{path:?} names a Kptfile: outputs would be written into the package's own Kptfile; \
-             choose another file, such as the default {DEFAULT_OUTPUT_PATH}"
+    if path.split('/').any(|seg| seg.eq_ignore_ascii_case("Kptfile")) {
+        return refuse(format!(
+            "{path:?} names a Kptfile (in any case, as a case-insensitive disk compares names): \
+             outputs would go into or under the package's own Kptfile"
+        ));
+    }
+    if !(path.ends_with(".yaml") || path.ends_with(".yml")) {
+        return refuse(format!(
+            "{path:?} does not end in .yaml or .yml: kpt would replace a package file that is not an \
+             input (README.md, schema.json) with the outputs"
         ));
     }
     Ok(())
@@ -575,4 +603,40 @@ fn require(schema: &mut schemars::Schema, field: &str) {
 /// The JSON schema of the typed functionConfig.
 pub fn json_schema() -> Value {
     serde_json::to_value(schemars::schema_for!(RenderInferenceIdentity)).expect("schema serializes")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::validate_output_path;
+
+    #[test]
+    fn output_paths_name_yaml_files_of_portable_names_only() {
+        for ok in ["clusterspiffeids/{name}.yaml", "all.yml", "{name}/id.yaml", "A_b-C.9/{name}.v1.yaml"] {
+            assert_eq!(validate_output_path(ok), Ok(()), "{ok}");
+        }
+        for (bad, why) in [
+            ("", "must not be empty"),
+            ("/abs/{name}.yaml", "relative"),
+            ("a\\b.yaml", "relative"),
+            ("my outputs/{name}.yaml", "holds ' '"),
+            ("ünï/{name}.yaml", "holds 'ü'"),
+            ("{nam}.yaml", "holds '{'"),
+            ("..{name}.yaml", "holds \"..\""),
+            ("a//b.yaml", "empty name"),
+            ("./a.yaml", "starting or ending with '.'"),
+            (".git/config", "starting or ending with '.'"),
+            (".krmignore", "starting or ending with '.'"),
+            ("a./b.yaml", "starting or ending with '.'"),
+            ("Kptfile", "names a Kptfile"),
+            ("kptfile/{name}.yaml", "names a Kptfile"),
+            ("a/KPTFILE/b.yml", "names a Kptfile"),
+            ("README.md", "does not end in .yaml or .yml"),
+            ("schema.json", "does not end in .yaml or .yml"),
+            ("x.YAML", "does not end in .yaml or .yml"),
+        ] {
+            let message = validate_output_path(bad).expect_err(bad);
+            assert!(message.contains(why), "{bad}: {message}");
+            assert!(message.contains("Give a relative path to a .yaml or .yml file"), "{bad}: {message}");
+        }
+    }
 }

@@ -104,6 +104,27 @@ pub fn write_to<T: Serialize, W: std::io::Write>(out: W, value: &T) -> Result<()
     serde_saphyr::to_io_writer_with_options(&mut out, value, write_options()).map_err(|e| e.to_string())
 }
 
+/// The name snippet headers give the text they quote (` --> <input>:2:3`) until
+/// [`in_file`] names it.
+const SOURCE: &str = "<input>";
+
+/// A message of this layer about the text of `name` (a file, `<stdin>`), with its snippet
+/// headers naming it: ` --> pkg/a.yaml:2:3`. Only header lines change: the lines of a
+/// snippet open with their number, and the message with its sentence.
+pub fn in_file(message: &str, name: &str) -> String {
+    let header = format!("--> {SOURCE}:");
+    message
+        .split_inclusive('\n')
+        .map(|line| {
+            let body = line.trim_start_matches(' ');
+            match body.strip_prefix(&header) {
+                Some(place) => format!("{}--> {name}:{place}", &line[..line.len() - body.len()]),
+                None => line.to_string(),
+            }
+        })
+        .collect()
+}
+
 /// The user-facing text of a parse error in `input`: a sentence, the place, and a snippet.
 fn message(error: &Error, input: &str) -> String {
     if let Some(tab) = misplaced_tab(error, input) {
@@ -167,7 +188,7 @@ fn snippet(input: &str, line: usize, column: usize) -> String {
         starts.push(out.chars().count());
         (out, starts)
     };
-    let mut out = format!("{:>width$}--> <input>:{line}:{column}\n{:>width$} |\n", "", "");
+    let mut out = format!("{:>width$}--> {SOURCE}:{line}:{column}\n{:>width$} |\n", "", "");
     for (n, text) in input.lines().enumerate().map(|(i, l)| (i + 1, l)).skip(first - 1).take(last + 1 - first)
     {
         let (text, starts) = shown(text);
@@ -392,6 +413,21 @@ mod tests {
         // A tab the scanner already reports where it stands keeps its place and words.
         let err = parse("a:\n\tb: c\n").unwrap_err();
         assert!(err.starts_with("line 2 ") && !err.contains("indent with spaces"), "{err}");
+    }
+
+    #[test]
+    fn snippet_headers_name_the_file() {
+        let err = parse("a: b\n  c: d\n").unwrap_err();
+        assert!(err.contains(" --> <input>:2:"), "{err}");
+        let named = in_file(&err, "pkg/a.yaml");
+        assert!(named.contains(" --> pkg/a.yaml:2:") && !named.contains("<input>"), "{named}");
+        assert_eq!(named.lines().count(), err.lines().count(), "{named}");
+        // A tab's own snippet too; a line of the text that reads like a header stays.
+        let err = parse("a:\n  b: c\n\td: e\n# --> <input>:1:1\n").unwrap_err();
+        let named = in_file(&err, "t.yaml");
+        assert!(named.contains("--> t.yaml:3:1"), "{named}");
+        let quoted = in_file("line 1 column 1: x\n1 | --> <input>:1:1\n", "t.yaml");
+        assert!(quoted.contains("1 | --> <input>:1:1"), "{quoted}");
     }
 
     #[test]

@@ -51,6 +51,8 @@ enum Stdin {
     None,
     /// Bytes without end, until the child stops reading.
     Endless,
+    /// These bytes, then the end.
+    Bytes(Vec<u8>),
 }
 
 /// Runs the binary in `dir` with a clean environment and a watchdog.
@@ -62,15 +64,20 @@ fn run_in(dir: &Path, args: &[&OsStr], stdin: Stdin, env: &[(&str, &str)]) -> Ru
     }
     cmd.stdin(match stdin {
         Stdin::None => Stdio::null(),
-        Stdin::Endless => Stdio::piped(),
+        Stdin::Endless | Stdin::Bytes(_) => Stdio::piped(),
     })
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("the binary starts");
     if let Some(mut input) = child.stdin.take() {
-        std::thread::spawn(move || {
-            let chunk = vec![b'#'; 1 << 16];
-            while input.write_all(&chunk).is_ok() {}
+        std::thread::spawn(move || match stdin {
+            Stdin::Bytes(bytes) => {
+                let _ = input.write_all(&bytes);
+            }
+            _ => {
+                let chunk = vec![b'#'; 1 << 16];
+                while input.write_all(&chunk).is_ok() {}
+            }
         });
     }
     let stdout = reader(&mut child, true);
@@ -236,6 +243,137 @@ fn a_link_to_a_folder_inside_is_followed() {
     assert_eq!(found.stdout, "./real/inference.yaml\n", "{}", found.describe());
 }
 
+#[test]
+fn a_link_to_an_outside_dotfile_is_refused_without_quoting_it() {
+    let outside = TempDir::new("outside-dotfile");
+    let netrc = outside.write(".netrc", "machine example.com login me password NETRC-SECRET\n");
+    let dir = package("outside-dotfile-link");
+    symlink(&netrc, dir.join("n.yaml")).unwrap();
+    for mode in MODES {
+        let out = run(dir.path(), mode);
+        out.refused(&["n.yaml", "points outside"]);
+        assert!(!out.stderr.contains("NETRC-SECRET"), "{}", out.describe());
+    }
+    let out = run(dir.path(), &["render", "n.yaml"]);
+    out.refused(&["n.yaml", "leads out of it"]);
+    assert!(!out.stderr.contains("NETRC-SECRET"), "{}", out.describe());
+}
+
+#[test]
+fn a_link_to_a_hidden_entry_is_never_followed() {
+    let dir = package("hidden-link");
+    dir.write(".git/config", GIT_CONFIG);
+    symlink(".git/config", dir.join("leak.yaml")).unwrap();
+    let leaks = |out: &Run| out.stderr.contains("GIT-SECRET") || out.stdout.contains("GIT-SECRET");
+    for mode in MODES {
+        let out = run(dir.path(), mode);
+        out.refused(&["./leak.yaml", "hidden entry"]);
+        assert!(!leaks(&out), "{}", out.describe());
+    }
+    // Named as a path of its own, the link leads to a hidden entry just the same.
+    let out = run(dir.path(), &["render", "leak.yaml"]);
+    out.refused(&["leak.yaml", "symbolic link in the working folder that leads to a hidden entry"]);
+    assert!(!leaks(&out), "{}", out.describe());
+    // A link to a hidden folder, or into one.
+    std::fs::remove_file(dir.join("leak.yaml")).unwrap();
+    dir.write(".cache/old/binding.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: hidden\n");
+    for (link, target) in [("git", ".git"), ("old", ".cache/old")] {
+        symlink(target, dir.join(link)).unwrap();
+        for mode in MODES {
+            run(dir.path(), mode).refused(&[&format!("./{link}:"), "hidden entry"]);
+        }
+        std::fs::remove_file(dir.join(link)).unwrap();
+    }
+    // A hidden folder given by its own path is read.
+    let out = run(dir.path(), &["render", "--trust-domain", "example.org", ".cache/old"]);
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    assert!(out.stdout.contains("name: hidden"), "{}", out.describe());
+}
+
+/// A git config holding a credential, as a CI checkout leaves one.
+const GIT_CONFIG: &str = "[core]\n\trepositoryformatversion = 0\n[http \"https://github.com/\"]\n\t\
+                          extraheader = AUTHORIZATION: basic GIT-SECRET\n";
+
+#[test]
+fn a_path_given_through_a_link_out_of_the_working_folder_is_refused() {
+    let outside = TempDir::new("given-outside");
+    outside.write(
+        "secret.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: x\nstringData:\n  token: OUTSIDE-SECRET\n",
+    );
+    let dir = package("given-link");
+    symlink(outside.path(), dir.join("deploy")).unwrap();
+    symlink("/proc/self/environ", dir.join("e.yaml")).unwrap();
+    symlink(outside.join("secret.yaml"), dir.join("c.yaml")).unwrap();
+    let out_of_it = "a symbolic link in the working folder that leads out of it";
+    for args in [
+        &["render", "deploy"][..],
+        &["explain", "deploy"],
+        &["discover", "deploy"],
+        &["render", "e.yaml"],
+        &["explain", "e.yaml"],
+        &["discover", "e.yaml"],
+        &["render", "--config", "c.yaml", "inference.yaml"],
+        &["explain", "--config", "c.yaml", "inference.yaml"],
+        &["diff", "e.yaml", "inference.yaml"],
+        &["diff", "inference.yaml", "deploy"],
+    ] {
+        let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        let out = run_in(dir.path(), &args, Stdin::None, &[("RII_MARKER", "ENVIRON-MARKER")]);
+        out.refused(&[out_of_it, "real path"]);
+        for secret in ["OUTSIDE-SECRET", "ENVIRON-MARKER", &*outside.path().to_string_lossy()] {
+            assert!(!out.stderr.contains(secret), "{args:?}: {}", out.describe());
+        }
+    }
+    // A path under the link names the link.
+    run(dir.path(), &["render", "deploy/secret.yaml"])
+        .refused(&["deploy/secret.yaml: reached through deploy,", out_of_it]);
+    // By its real path, the place is read: that is the caller's choice, not the folder's.
+    let real = outside.path().to_str().unwrap();
+    let out = run(dir.path(), &["render", "--trust-domain", "example.org", real]);
+    assert_eq!(out.code, Some(0), "{}", out.describe());
+    assert!(out.stdout.contains("OUTSIDE-SECRET"), "{}", out.describe());
+    // A path that climbs out without a link (`../other`), and a link that stays inside.
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    let found = run(&dir.join("sub"), &["discover", "../inference.yaml"]);
+    assert_eq!((found.code, found.stdout.as_str()), (Some(0), "../inference.yaml\n"), "{}", found.describe());
+    symlink("inference.yaml", dir.join("in.yaml")).unwrap();
+    let found = run(dir.path(), &["discover", "in.yaml"]);
+    assert_eq!((found.code, found.stdout.as_str()), (Some(0), "in.yaml\n"), "{}", found.describe());
+}
+
+#[test]
+fn a_link_whose_target_is_missing_is_an_error_saying_what_it_leaves_out() {
+    let dir = package("dangling");
+    symlink("missing.yaml", dir.join("x.yaml")).unwrap();
+    for mode in MODES {
+        run(dir.path(), mode).refused(&[
+            "./x.yaml",
+            "target does not exist",
+            "the manifest it names",
+            ".krmignore",
+        ]);
+    }
+    std::fs::remove_file(dir.join("x.yaml")).unwrap();
+    // A folder link without a manifest name: its bindings would vanish with exit 0.
+    symlink("gone", dir.join("deploy")).unwrap();
+    for mode in MODES {
+        run(dir.path(), mode).refused(&[
+            "./deploy",
+            "target does not exist",
+            "if it named a folder",
+            ".krmignore",
+        ]);
+    }
+    run(dir.path(), &["render", "deploy"]).refused(&["deploy", "target does not exist", "fix the link"]);
+    // Left out by a .krmignore, it is no longer read.
+    dir.write(".krmignore", "deploy\n");
+    for mode in MODES {
+        let out = run(dir.path(), mode);
+        assert_eq!(out.code, Some(0), "{}", out.describe());
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Special files
 // ---------------------------------------------------------------------------------------
@@ -256,15 +394,88 @@ fn a_fifo_named_as_a_manifest_is_refused_without_blocking() {
 // The input limit
 // ---------------------------------------------------------------------------------------
 
+/// A file of `len` bytes of YAML comment lines.
+fn comments(path: &Path, len: usize) {
+    let line = format!("#{}\n", "x".repeat(1022));
+    let mut text = line.repeat(len / line.len());
+    text.push_str(&"#".repeat(len - text.len()));
+    std::fs::write(path, text).unwrap();
+}
+
+/// A file of `len` bytes that reads as NUL bytes (sparse): refused as no YAML text when
+/// read, and over the limit without being read when it does not fit.
+fn sparse(path: &Path, len: usize) {
+    std::fs::File::create(path).unwrap().set_len(len as u64).unwrap();
+}
+
+/// The refusal of a file over what is left of the limit.
+const OVER: [&str; 2] = ["limit", "134217728"];
+
 #[test]
 fn the_limit_holds_across_files() {
     let dir = TempDir::new("limit-files");
-    for name in ["a.yaml", "b.yaml"] {
-        let file = std::fs::File::create(dir.join(name)).unwrap();
-        file.set_len((70 << 20) as u64).unwrap();
-    }
+    comments(&dir.join("a.yaml"), 70 << 20);
+    sparse(&dir.join("b.yaml"), 70 << 20);
     for mode in MODES {
-        run(dir.path(), mode).refused(&["b.yaml", "limit", &LIMIT.to_string()]);
+        run(dir.path(), mode).refused(&["b.yaml", OVER[0], OVER[1]]);
+    }
+}
+
+#[test]
+fn standard_input_and_files_share_the_limit() {
+    let dir = TempDir::new("limit-stdin-files");
+    let stdin = "# piped\n".repeat(1000).into_bytes();
+    // What is left after standard input, and one byte more.
+    sparse(&dir.join("fits.yaml"), LIMIT - stdin.len());
+    sparse(&dir.join("over.yaml"), LIMIT - stdin.len() + 1);
+    fn args(file: &str) -> Vec<&OsStr> {
+        ["render", "--trust-domain", "example.org", "-", file].into_iter().map(OsStr::new).collect()
+    }
+    run_in(dir.path(), &args("over.yaml"), Stdin::Bytes(stdin.clone()), &[]).refused(&["over.yaml", OVER[0]]);
+    // At the limit exactly, the file is read (and found to be no YAML text).
+    run_in(dir.path(), &args("fits.yaml"), Stdin::Bytes(stdin), &[]).refused(&["fits.yaml", "not YAML text"]);
+}
+
+#[test]
+fn the_config_and_the_kptfile_count_against_the_limit() {
+    // --config: what is left after it, and one byte more.
+    let dir = package("limit-config");
+    let config = dir.write("config.yaml", &repo_file("fn-config/render-inference-identity.yaml"));
+    let config_len = std::fs::metadata(&config).unwrap().len() as usize;
+    sparse(&dir.join("big.yaml"), LIMIT - config_len + 1);
+    run(dir.path(), &["render", "--config", "config.yaml", "big.yaml"]).refused(&["big.yaml", OVER[0]]);
+    sparse(&dir.join("big.yaml"), LIMIT - config_len);
+    run(dir.path(), &["render", "--config", "config.yaml", "big.yaml"])
+        .refused(&["big.yaml", "not YAML text"]);
+
+    // A package: its Kptfile and the config it names both count.
+    let dir = kpt_package("limit-kptfile");
+    std::fs::remove_file(dir.join("pkg/inference.yaml")).unwrap();
+    let len = |name: &str| std::fs::metadata(dir.join(name)).unwrap().len() as usize;
+    let package = len("pkg/Kptfile") + len("pkg/identity-config.yaml");
+    sparse(&dir.join("pkg/big.yaml"), LIMIT - package + 1);
+    for mode in [&["render", "pkg"][..], &["explain", "pkg"]] {
+        run(dir.path(), mode).refused(&["pkg/big.yaml", OVER[0]]);
+    }
+    sparse(&dir.join("pkg/big.yaml"), LIMIT - package);
+    run(dir.path(), &["render", "pkg"]).refused(&["pkg/big.yaml", "not YAML text"]);
+}
+
+#[test]
+fn a_hard_link_and_a_file_two_paths_name_are_read_once() {
+    let dir = package("hard-link");
+    std::fs::hard_link(dir.join("inference.yaml"), dir.join("hard.yaml")).unwrap();
+    let found = run(dir.path(), &["discover"]);
+    assert_eq!(found.stdout, "./hard.yaml\n", "{}", found.describe());
+    for args in [
+        &["render", "--trust-domain", "example.org"][..],
+        &["render", "--trust-domain", "example.org", ".", "inference.yaml"],
+        &["render", "--trust-domain", "example.org", "inference.yaml", "./inference.yaml", "hard.yaml"],
+    ] {
+        let out = run(dir.path(), args);
+        assert_eq!(out.code, Some(0), "{args:?}: {}", out.describe());
+        assert_eq!(out.stdout.matches(BINDING).count(), 1, "{args:?}: {}", out.describe());
+        assert_eq!(out.stdout.matches("kind: ClusterSPIFFEID").count(), 1, "{args:?}: {}", out.describe());
     }
 }
 
@@ -292,7 +503,7 @@ fn a_path_too_long_to_open_is_an_error_naming_it() {
     let dir = package("long-path");
     deep_file(dir.path(), &"s".repeat(200), 25, &repo_file("fn-config/kustomize/exec-plugin/inference.yaml"));
     for mode in MODES {
-        run(dir.path(), mode).refused(&["sssssss", "File name too long"]);
+        run(dir.path(), mode).refused(&["sssssss", "File name too long", "shorten the folder names"]);
     }
 }
 
@@ -357,6 +568,68 @@ fn a_name_that_is_not_utf8_is_shown_escaped() {
     let out = run(dir.path(), MODES[0]);
     out.refused(&["./b\\xff.yaml (document 1)"]);
     assert!(!out.stderr.contains('\u{fffd}'));
+}
+
+#[test]
+fn escapes_and_bidi_controls_in_names_are_shown_escaped() {
+    let dir = TempDir::new("escape-names");
+    dir.write("esc\u{1b}[31mred.yaml", "kind: NoApiVersion\n");
+    let out = run(dir.path(), MODES[0]);
+    out.refused(&["./esc\\u{1b}[31mred.yaml (document 1)"]);
+    assert!(!out.stderr.contains('\u{1b}'), "{}", out.describe());
+
+    let dir = TempDir::new("bidi-names");
+    dir.write("rtl\u{202e}lmay.yaml", &repo_file("fn-config/kustomize/exec-plugin/inference.yaml"));
+    dir.write("iso\u{2066}x\u{2069}.yaml", "kind: NoApiVersion\n");
+    let found = run(dir.path(), &["discover"]);
+    assert_eq!(found.stdout, "./rtl\\u{202e}lmay.yaml\n", "{}", found.describe());
+    let out = run(dir.path(), MODES[0]);
+    out.refused(&["./iso\\u{2066}x\\u{2069}.yaml (document 1)"]);
+    for c in ['\u{202e}', '\u{2066}', '\u{2069}'] {
+        assert!(!out.stderr.contains(c) && !found.stdout.contains(c), "{}", out.describe());
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// What is quoted of a file
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn text_yaml_never_holds_is_refused_without_quoting_it() {
+    let dir = package("not-yaml-text");
+    for (content, character) in [
+        ("HOME=/root\0TOKEN=ENV-SECRET\0", "U+0000 (line 1, column 11)"),
+        ("a: b\nc: \u{1b}]0;ENV-SECRET\u{7}\n", "U+001B (line 2, column 4)"),
+        ("a: \u{85}ok\nb: \u{9b}ENV-SECRET\n", "U+009B (line 2, column 4)"),
+    ] {
+        dir.write("env.yaml", content);
+        for mode in MODES {
+            let out = run(dir.path(), mode);
+            out.refused(&["./env.yaml: not YAML text", character, "content is not shown"]);
+            assert!(!out.stderr.contains("ENV-SECRET"), "{}", out.describe());
+        }
+    }
+}
+
+#[test]
+fn a_yaml_excerpt_names_its_file() {
+    let dir = package("excerpt-name");
+    dir.write("sub/bad.yaml", "a: b\n  c: d\n");
+    let out = run(dir.path(), MODES[0]);
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert!(
+        out.stderr.contains(" --> ./sub/bad.yaml:2:") && !out.stderr.contains("<input>"),
+        "{}",
+        out.describe()
+    );
+    let config = dir.write("config.yaml", "trustDomain: x\n  y: z\n");
+    let out = run(dir.path(), &["render", "--config", config.to_str().unwrap(), "inference.yaml"]);
+    assert!(out.stderr.contains(&format!(" --> {}:2:", config.display())), "{}", out.describe());
+
+    let dir = kpt_package("excerpt-kptfile");
+    dir.write("pkg/Kptfile", "apiVersion: kpt.dev/v1\n  kind: Kptfile\n");
+    let out = run(dir.path(), &["explain", "pkg"]);
+    assert!(out.stderr.contains(" --> pkg/Kptfile:2:"), "{}", out.describe());
 }
 
 // ---------------------------------------------------------------------------------------
@@ -504,6 +777,31 @@ fn a_kptfile_config_path_outside_the_package_is_refused() {
     let out = run(dir.path(), &["explain", "pkg"]);
     out.refused(&["pkg/Kptfile", "configPath", "inside"]);
     assert!(!out.stderr.contains("OUTSIDE-SECRET"));
+}
+
+#[test]
+fn a_kptfile_config_path_to_a_hidden_entry_is_refused() {
+    let dir = kpt_package("kptfile-hidden");
+    dir.write("pkg/.git/config", GIT_CONFIG);
+    symlink(".git/config", dir.join("pkg/linked.yaml")).unwrap();
+    for config_path in [".git/config", "linked.yaml"] {
+        let kptfile = repo_file("fn-config/kpt/Kptfile")
+            .replace("configPath: identity-config.yaml", &format!("configPath: {config_path}"));
+        dir.write("pkg/Kptfile", &kptfile);
+        let out = run(dir.path(), &["explain", "pkg"]);
+        out.refused(&["pkg/Kptfile", "configPath", "hidden entry"]);
+        assert!(!out.stderr.contains("GIT-SECRET"), "{}", out.describe());
+    }
+}
+
+#[test]
+fn a_kptfile_that_is_a_link_is_refused_saying_so() {
+    let dir = kpt_package("kptfile-link");
+    std::fs::rename(dir.join("pkg/Kptfile"), dir.join("pkg/kptfile.txt")).unwrap();
+    symlink("kptfile.txt", dir.join("pkg/Kptfile")).unwrap();
+    for mode in [&["explain", "pkg"][..], &["render", "pkg"]] {
+        run(dir.path(), mode).refused(&["pkg/Kptfile: a symbolic link", "Replace the link with a copy"]);
+    }
 }
 
 #[test]

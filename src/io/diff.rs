@@ -12,7 +12,7 @@ use crate::config::FailurePolicy;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::Path;
 
 /// The output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +40,7 @@ pub const DIFFERS: i32 = 2;
 
 /// Compares two sides; `request` holds the configuration and standard input, its paths
 /// are ignored.
-pub fn run(base: &PathBuf, head: &PathBuf, request: &Request, output: Output, fail_on: FailOn) -> RunOutput {
+pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on: FailOn) -> RunOutput {
     let sides = side(base, request).and_then(|b| Ok((b, side(head, request)?)));
     let ((before, _), (after, head_report)) = match sides {
         Ok(sides) => sides,
@@ -98,12 +98,12 @@ pub fn run(base: &PathBuf, head: &PathBuf, request: &Request, output: Output, fa
 
 /// One side as the report's JSON document: a saved report as it is, else the report of
 /// the manifests there, which is also given (it knows the line of each item).
-fn side(path: &PathBuf, request: &Request) -> Result<(Value, Option<(Report, FailurePolicy)>), String> {
+fn side(path: &Path, request: &Request) -> Result<(Value, Option<(Report, FailurePolicy)>), String> {
     let name = super::files::quote(path);
     let text = if path.as_os_str() == "-" {
         request.stdin.clone()
     } else if path.is_file() {
-        Some(std::fs::read_to_string(path).map_err(|e| format!("{name}: {e}"))?)
+        Some(super::files::read_named(path, &mut super::files::Budget::default())?)
     } else {
         None
     };
@@ -112,7 +112,7 @@ fn side(path: &PathBuf, request: &Request) -> Result<(Value, Option<(Report, Fai
         return Ok((report, None));
     }
     let side = Request {
-        paths: vec![path.clone()],
+        paths: vec![path.to_path_buf()],
         config_file: request.config_file.clone(),
         overrides: request.overrides.clone(),
         env: request.env.clone(),

@@ -5,11 +5,15 @@
 //! - Only regular files and folders are read. A FIFO, socket or device whose name would be
 //!   read (`*.yaml`, `*.yml`, `*.json`) is an error naming it, and is never opened (the type
 //!   is checked before opening; files open non-blocking and are checked again once open).
-//! - A symbolic link is followed only when its target, resolved, lies inside one of the
-//!   paths given (the roots). A link that would be read (a folder, or a manifest name) and
-//!   points elsewhere is an error naming the link; its target is never opened or quoted.
-//!   Links are followed after the folders themselves are walked, so a file keeps its own
-//!   name when a link also reaches it.
+//! - A path given is followed through a symbolic link of the working folder only to a place
+//!   inside that folder that is not hidden ([`check_given`]): `render deploy`, with
+//!   `deploy -> /etc` put there by a pull request, is refused; `render ../other` is not.
+//! - A symbolic link met in a folder is followed only when its target, resolved, lies
+//!   inside one of the paths given (the roots) and is not hidden there (`.git/config`). A
+//!   link that would be read (a folder, or a manifest name) and points elsewhere is an error
+//!   naming the link; its target is never opened or quoted. A link whose target is missing
+//!   is an error too: it may have named a folder of manifests. Links are followed after the
+//!   folders themselves are walked, so a file keeps its own name when a link also reaches it.
 //! - Each file and folder is read once (by device and inode): links back into the tree
 //!   (`ln -s . d`) add nothing and cannot loop.
 //! - Nothing is skipped silently: an entry that cannot be examined (a path too long to
@@ -17,6 +21,8 @@
 //!   without a manifest extension are not manifests and are left alone, as before.
 //! - All input together (files and standard input) is held to [`yaml::MAX_INPUT_BYTES`],
 //!   counted while reading: no file is read past the limit.
+//! - A file holding a control character YAML never allows (NUL, ESC, ...) is refused as not
+//!   YAML text, without quoting it: an environment block or a binary is never excerpted.
 //! - Names in messages and in `discover`'s output go through [`quote`], so a name cannot
 //!   forge a line.
 //! - A folder's `.krmignore` is honoured as kpt honours it (gitignore patterns, read with
@@ -73,8 +79,9 @@ pub fn find(paths: &[PathBuf], skip: &[PathBuf], wanted: fn(&Path) -> bool) -> R
     }
     let mut metas = Vec::with_capacity(paths.len());
     for path in paths {
-        let meta = fs::metadata(path).map_err(|e| format!("reading {}: {e}", quote(path)))?;
-        let root = fs::canonicalize(path).map_err(|e| format!("reading {}: {e}", quote(path)))?;
+        check_given(path)?;
+        let meta = fs::metadata(path).map_err(|e| unreadable(path, &e))?;
+        let root = fs::canonicalize(path).map_err(|e| unreadable(path, &e))?;
         walk.roots.push(root);
         metas.push(meta);
     }
@@ -121,7 +128,7 @@ const KRMIGNORE_MAX: u64 = 64 << 10;
 
 impl Walk {
     fn folder(&mut self, dir: &Path) -> Result<(), String> {
-        let reading = |e: std::io::Error| format!("reading folder {}: {e}", quote(dir));
+        let reading = |e: std::io::Error| unreadable(dir, &e);
         let mut entries = Vec::new();
         for entry in fs::read_dir(dir).map_err(reading)? {
             entries.push(entry.map_err(reading)?.path());
@@ -134,7 +141,7 @@ impl Walk {
             if entry.file_name().is_some_and(|n| n.as_bytes().starts_with(b".")) {
                 continue;
             }
-            let meta = fs::symlink_metadata(&entry).map_err(|e| format!("reading {}: {e}", quote(&entry)))?;
+            let meta = fs::symlink_metadata(&entry).map_err(|e| unreadable(&entry, &e))?;
             let kind = meta.file_type();
             if self.ignored(&entry, kind.is_dir()) {
                 continue;
@@ -162,24 +169,27 @@ impl Walk {
         })
     }
 
-    /// A link met in a folder: followed when it stays inside the roots.
+    /// A link met in a folder: followed when it stays inside the roots and out of their
+    /// hidden entries.
     fn follow(&mut self, link: &Path) -> Result<(), String> {
         let manifest = (self.wanted)(link);
-        let target = match fs::canonicalize(link) {
-            Ok(target) => target,
-            // A dangling or looping link that would not be read is no manifest.
-            Err(_) if !manifest => return Ok(()),
-            Err(e) => return Err(format!("{}: a symbolic link that cannot be followed: {e}", quote(link))),
-        };
-        let inside = self.roots.iter().any(|root| target.starts_with(root));
-        let meta = fs::metadata(&target).map_err(|e| format!("reading {}: {e}", quote(link)))?;
+        let target = fs::canonicalize(link).map_err(|e| unfollowable(link, &e, manifest))?;
+        let meta = fs::metadata(&target).map_err(|e| unreadable(link, &e))?;
         if !(meta.is_dir() || manifest) {
             return Ok(());
         }
-        if !inside {
+        let under: Vec<&Path> = self.roots.iter().filter_map(|root| target.strip_prefix(root).ok()).collect();
+        if under.is_empty() {
             return Err(format!(
                 "{}: a symbolic link that points outside the folders given; links are followed only \
                  inside them. Remove the link, or name its target as a path of its own",
+                quote(link)
+            ));
+        }
+        if under.iter().all(|inside| is_hidden(inside)) {
+            return Err(format!(
+                "{}: a symbolic link to a hidden entry (a name starting with \".\", such as .git), \
+                 which is never read. Remove the link, or name its target as a path of its own",
                 quote(link)
             ));
         }
@@ -240,6 +250,106 @@ fn special(path: &Path, meta: &Metadata) -> String {
     format!("{}: {what}; only regular files and folders are read, so it is refused", quote(path))
 }
 
+/// Whether a path (relative to a folder given) passes through a hidden entry.
+pub fn is_hidden(path: &Path) -> bool {
+    path.components().any(|c| c.as_os_str().as_bytes().starts_with(b"."))
+}
+
+/// The error for an entry that cannot be examined or read, with what to do when the
+/// system's words say nothing of it.
+fn unreadable(path: &Path, e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(libc::ENAMETOOLONG) => format!(
+            "{}: the path is longer than the system can open ({e}), so the files under it cannot be \
+             read; shorten the folder names, or leave the folder out with a .krmignore entry",
+            quote(path)
+        ),
+        Some(libc::EACCES) => format!(
+            "{}: not readable by this user ({e}); give read permission, or leave it out with a \
+             .krmignore entry",
+            quote(path)
+        ),
+        _ => format!("reading {}: {e}", quote(path)),
+    }
+}
+
+/// The error for a symbolic link whose target cannot be resolved: missing, looping, or
+/// too long. Whatever its name, it may have named a folder of manifests.
+fn unfollowable(link: &Path, e: &std::io::Error, manifest: bool) -> String {
+    let what = broken_link(e);
+    let lost = if manifest {
+        "the manifest it names cannot be read"
+    } else {
+        "if it named a folder, the manifests there would be left out"
+    };
+    format!(
+        "{}: {what}; {lost}, so the run stops. Fix or remove the link, or leave it out with a \
+         .krmignore entry",
+        quote(link)
+    )
+}
+
+/// What is wrong with a link that does not resolve.
+fn broken_link(e: &std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        "a symbolic link whose target does not exist".to_string()
+    } else {
+        format!("a symbolic link that cannot be followed ({e})")
+    }
+}
+
+/// Checks a path named on the command line (a root, `--config`, a side of `diff`): a
+/// symbolic link of the working folder may lead it only to a place inside that folder and
+/// not hidden there. A pull request can replace a folder that CI or a hook names
+/// (`deploy`) by a link to `/etc`, or a file by a link to `.git/config`; a path whose
+/// resolution meets no such link (`../other`, `/srv/manifests`, `.github/x.yaml`) is taken
+/// as given. The path is resolved a component at a time as the system resolves it (`..`
+/// after a link climbs from the link's target).
+pub fn check_given(path: &Path) -> Result<(), String> {
+    use std::path::Component;
+    let Ok(cwd) = fs::canonicalize(".") else { return Ok(()) };
+    let mut at = if path.is_absolute() { PathBuf::from("/") } else { cwd.clone() };
+    let mut link: Option<PathBuf> = None;
+    let mut given = PathBuf::new();
+    for component in path.components() {
+        given.push(component);
+        match component {
+            Component::Normal(name) => {
+                let next = at.join(name);
+                let Ok(meta) = fs::symlink_metadata(&next) else { return Ok(()) };
+                if !meta.file_type().is_symlink() {
+                    at = next;
+                    continue;
+                }
+                if link.is_none() && next.starts_with(&cwd) {
+                    link = Some(given.clone());
+                }
+                at = fs::canonicalize(&next).map_err(|e| {
+                    format!("{}: {}; fix the link, or name another path", quote(&given), broken_link(&e))
+                })?;
+            }
+            Component::ParentDir => {
+                at.pop();
+            }
+            Component::RootDir => at = PathBuf::from("/"),
+            Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    let Some(link) = link else { return Ok(()) };
+    let place = match at.strip_prefix(&cwd) {
+        Err(_) => "out of it",
+        Ok(inside) if is_hidden(inside) => "to a hidden entry (a name starting with \".\", such as .git)",
+        Ok(_) => return Ok(()),
+    };
+    let through = if link == path { String::new() } else { format!("reached through {}, ", quote(&link)) };
+    Err(format!(
+        "{}: {through}a symbolic link in the working folder that leads {place}; a path given is \
+         followed through a link of the working folder only to a place inside it that is not \
+         hidden. Name the place by its real path if you mean it",
+        quote(path)
+    ))
+}
+
 /// What is left of the input limit, shared by every file (and standard input) of a run.
 #[derive(Debug)]
 pub struct Budget {
@@ -271,7 +381,7 @@ impl Budget {
 /// non-blocking and must still be the regular file that was found.
 pub fn read(found: &Found, budget: &mut Budget) -> Result<String, String> {
     let path = &found.path;
-    let reading = |e: std::io::Error| format!("reading {}: {e}", quote(path));
+    let reading = |e: std::io::Error| unreadable(path, &e);
     let file = open(path).map_err(reading)?;
     let meta = file.metadata().map_err(reading)?;
     if !meta.is_file() || id(&meta) != found.id {
@@ -280,13 +390,20 @@ pub fn read(found: &Found, budget: &mut Budget) -> Result<String, String> {
             quote(path)
         ));
     }
-    read_open(path, file, meta.len(), budget)
+    read_within(path, file, meta.len(), budget)
 }
 
-/// Reads a file named on its own (a config file): a regular file, within `budget`.
+/// Reads a file named on the command line on its own (`--config`, a side of `diff`): a
+/// path given ([`check_given`]) to a regular file, within `budget`.
 pub fn read_named(path: &Path, budget: &mut Budget) -> Result<String, String> {
-    let reading = |e: std::io::Error| format!("reading {}: {e}", quote(path));
-    let meta = fs::metadata(path).map_err(reading)?;
+    check_given(path)?;
+    read_file(path, budget)
+}
+
+/// Reads a file whose place the caller has checked (a Kptfile, its `configPath`): a
+/// regular file, within `budget`.
+pub fn read_file(path: &Path, budget: &mut Budget) -> Result<String, String> {
+    let meta = fs::metadata(path).map_err(|e| unreadable(path, &e))?;
     if !meta.is_file() {
         return Err(special(path, &meta));
     }
@@ -297,19 +414,45 @@ fn open(path: &Path) -> std::io::Result<File> {
     fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path)
 }
 
-fn read_open(path: &Path, file: File, len: u64, budget: &mut Budget) -> Result<String, String> {
+/// Reads `file`, of `len` bytes by its metadata, within what is left of `budget`: a file
+/// already over it is not read at all, and no file is read past it.
+fn read_within(path: &Path, file: impl Read, len: u64, budget: &mut Budget) -> Result<String, String> {
     if len > budget.left as u64 {
         return Err(Budget::over(path));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-    file.take(budget.left as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("reading {}: {e}", quote(path)))?;
+    file.take(budget.left as u64 + 1).read_to_end(&mut bytes).map_err(|e| unreadable(path, &e))?;
     if bytes.len() > budget.left {
         return Err(Budget::over(path));
     }
     budget.left -= bytes.len();
-    String::from_utf8(bytes).map_err(|e| format!("{}: not UTF-8 text: {e}", quote(path)))
+    let text = String::from_utf8(bytes).map_err(|e| format!("{}: not UTF-8 text: {e}", quote(path)))?;
+    match not_yaml(&text) {
+        None => Ok(text),
+        Some((c, line, column)) => Err(format!(
+            "{}: not YAML text: it holds the control character U+{:04X} (line {line}, column {column}), \
+             which YAML never allows, so it is no manifest; its content is not shown",
+            quote(path),
+            u32::from(c)
+        )),
+    }
+}
+
+/// The first character of `text` that YAML allows nowhere (C0 controls other than tab,
+/// line feed and carriage return, DEL, and the C1 controls other than NEL), with its line
+/// and column; `None` for text YAML can hold. An environment block, a binary or a
+/// terminal escape is caught here, before a parser's error quotes its first lines.
+fn not_yaml(text: &str) -> Option<(char, usize, usize)> {
+    // By bytes: in UTF-8 the C1 controls are 0xC2 followed by 0x80..=0x9F (NEL is 0x85).
+    let bytes = text.as_bytes();
+    let at = (0..bytes.len()).find(|&i| match bytes[i] {
+        b'\t' | b'\n' | b'\r' => false,
+        b => b < 0x20 || b == 0x7f || (b == 0xc2 && matches!(bytes[i + 1], 0x80..=0x84 | 0x86..=0x9f)),
+    })?;
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before[before.rfind('\n').map_or(0, |i| i + 1)..].chars().count() + 1;
+    Some((text[at..].chars().next()?, line, column))
 }
 
 /// Standard input as bytes, read to the input limit and no further: `None` when it holds
@@ -360,6 +503,44 @@ fn needs_escape(c: char) -> bool {
 mod tests {
     use super::*;
     use std::ffi::OsStr;
+
+    /// A file that fails the test when read.
+    struct Unread;
+
+    impl Read for Unread {
+        fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+            panic!("read although its size is over what is left of the limit")
+        }
+    }
+
+    #[test]
+    fn a_file_over_what_is_left_is_never_read() {
+        let mut budget = Budget { left: 10 };
+        let err = read_within(Path::new("big.yaml"), Unread, 11, &mut budget).unwrap_err();
+        assert!(err.starts_with("big.yaml: the input goes over the limit"), "{err}");
+        assert_eq!(budget.left, 10);
+        // A file that grows past its size while read is read to the limit and no further.
+        let err = read_within(Path::new("growing.yaml"), std::io::repeat(b'#'), 5, &mut budget).unwrap_err();
+        assert!(err.contains("over the limit"), "{err}");
+        // What is left exactly is read, and spent.
+        assert_eq!(
+            read_within(Path::new("a.yaml"), &b"#123456789"[..], 10, &mut budget).as_deref(),
+            Ok("#123456789")
+        );
+        assert_eq!(budget.left, 0);
+    }
+
+    #[test]
+    fn text_yaml_never_holds_is_found_with_its_place() {
+        assert_eq!(not_yaml("a: b\n\tc: \"d\"\r\n# \u{85} \u{a0} \u{feff}\n"), None);
+        assert_eq!(not_yaml("a=b\0c"), Some(('\0', 1, 4)));
+        assert_eq!(not_yaml("a: b\nc: \u{1b}[31m"), Some(('\u{1b}', 2, 4)));
+        assert_eq!(not_yaml("ü\u{7f}"), Some(('\u{7f}', 1, 2)));
+        assert_eq!(not_yaml("x\u{80}"), Some(('\u{80}', 1, 2)));
+        assert_eq!(not_yaml("\u{9f}"), Some(('\u{9f}', 1, 1)));
+        // 0xC2 leads other characters too: U+00A0..U+00BF are text.
+        assert_eq!(not_yaml("\u{a0}\u{bf}"), None);
+    }
 
     #[test]
     fn quote_escapes_what_could_forge_a_line() {

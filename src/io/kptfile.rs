@@ -31,11 +31,16 @@ pub fn config(paths: &[PathBuf], budget: &mut Budget) -> Result<Option<PackageCo
     for folder in paths.iter().filter(|p| p.is_dir()) {
         let kptfile = under(folder, "Kptfile");
         let Ok(meta) = std::fs::symlink_metadata(&kptfile) else { continue };
-        if !meta.is_file() {
-            return Err(format!("{}: not a regular file; a Kptfile is read only as one", quote(&kptfile)));
+        if meta.file_type().is_symlink() {
+            return Err(format!(
+                "{}: a symbolic link; a package's Kptfile is read only as a regular file, so that a \
+                 link cannot lead the config elsewhere. Replace the link with a copy of the file it \
+                 points to",
+                quote(&kptfile)
+            ));
         }
-        let text = files::read_named(&kptfile, budget)?;
-        let value = yaml::parse(&text).map_err(|e| format!("{}: not readable YAML: {e}", quote(&kptfile)))?;
+        let text = files::read_file(&kptfile, budget)?;
+        let value = parse(&text, &kptfile)?;
         for entry in entries(&value) {
             let Some(config) = entry_config(folder, &kptfile, entry, budget)? else { continue };
             match &found {
@@ -112,13 +117,28 @@ fn entry_config(
     let root = std::fs::canonicalize(folder).map_err(|e| format!("reading {}: {e}", quote(folder)))?;
     let target = std::fs::canonicalize(&path)
         .map_err(|e| format!("{}: configPath {relative:?}: {e}", quote(kptfile)))?;
-    if Path::new(relative).is_absolute() || !target.starts_with(&root) {
+    let inside = target.strip_prefix(&root).map_err(|_| outside())?;
+    if Path::new(relative).is_absolute() {
         return Err(outside());
     }
-    let text = files::read_named(&path, budget)?;
-    let value = yaml::parse(&text).map_err(|e| format!("{}: not readable YAML: {e}", quote(&path)))?;
+    if files::is_hidden(inside) {
+        return Err(format!(
+            "{}: configPath {relative:?} is a hidden entry (a name starting with \".\") of {}, or a \
+             link to one; hidden entries are never read. Keep the config in a file of the package",
+            quote(kptfile),
+            quote(folder)
+        ));
+    }
+    let text = files::read_file(&path, budget)?;
+    let value = parse(&text, &path)?;
     let source = format!("{} (from {})", quote(&path), quote(kptfile));
     Ok(Some(PackageConfig { value, file: Some(path), source }))
+}
+
+/// The one YAML document of a package file, or an error naming it.
+fn parse(text: &str, path: &Path) -> Result<Value, String> {
+    let name = quote(path);
+    yaml::parse(text).map_err(|e| format!("{name}: not readable YAML: {}", yaml::in_file(&e, &name)))
 }
 
 /// `name` in `folder`, as the user would type it: without a leading `./`.

@@ -137,37 +137,43 @@ fn output_path_check(
         Some("ConfigMap") => "data.outputPath",
         _ => "spec.outputPath",
     };
-    let refuse = |name: &str, path: &str, what: String| ConfigError {
-        field: field.to_string(),
-        message: format!(
-            "{template:?} puts ClusterSPIFFEID {name} in {path}, which holds {what}: kpt would write the \
-             output into that file. Choose a path no input file uses, such as the default {}",
-            config::DEFAULT_OUTPUT_PATH
-        ),
-    };
-    if let Some((name, path, at)) = ownership::clash(plan.output_names(), template, items) {
-        let kind = kinds.get(at).cloned().flatten().unwrap_or_else(|| "object".to_string());
-        let object = match items[at].value().and_then(|v| v.pointer("/metadata/name")).and_then(Value::as_str)
-        {
-            Some(object) => format!("{kind} {object}"),
-            None => kind,
+    let refuse = |clash: &ownership::Clash<'_>, what: String| {
+        let (name, path, held) = (clash.name, &clash.path, &clash.held);
+        let place = if held == path {
+            format!("{held}, which holds {what}: kpt would write the output into that file")
+        } else if held.to_lowercase() == path.to_lowercase() {
+            format!(
+                "{path}, the file {held} on a case-insensitive disk (macOS), which holds {what}: kpt \
+                 would write the output into that file"
+            )
+        } else if path.len() > held.len() {
+            format!("{path}, under {held}, a file that holds {what}: kpt cannot make a folder there")
+        } else {
+            format!("{path}, a folder where {held} holds {what}: kpt cannot write a file there")
         };
-        return Err(refuse(name, &path, format!("input item {} ({object})", Origin::Entry(at))));
-    }
-    let own = function_config.and_then(|fc| {
-        [files::PATH, files::LEGACY_PATH]
-            .iter()
-            .find_map(|key| fc.pointer("/metadata/annotations")?.get(*key)?.as_str())
-            .map(ownership::normal_path)
-    });
-    if let Some(own) = own {
-        for name in plan.output_names() {
-            if ownership::normal_path(&template.replace("{name}", name)) == own {
-                return Err(refuse(name, &own, "this function's own config".to_string()));
+        ConfigError {
+            field: field.to_string(),
+            message: format!(
+                "{template:?} puts ClusterSPIFFEID {name} in {place}. Choose a path no input file uses, \
+                 such as the default {}",
+                config::DEFAULT_OUTPUT_PATH
+            ),
+        }
+    };
+    let Some(clash) = ownership::clash(plan.output_names(), template, items, function_config) else {
+        return Ok(());
+    };
+    let what = match clash.holder {
+        ownership::Holder::Config => "this function's own config".to_string(),
+        ownership::Holder::Item(at) => {
+            let kind = kinds.get(at).cloned().flatten().unwrap_or_else(|| "object".to_string());
+            match items[at].value().and_then(|v| v.pointer("/metadata/name")).and_then(Value::as_str) {
+                Some(object) => format!("input item {} ({kind} {object})", Origin::Entry(at)),
+                None => format!("input item {} ({kind})", Origin::Entry(at)),
             }
         }
-    }
-    Ok(())
+    };
+    Err(refuse(&clash, what))
 }
 
 /// The input text items are copied from, with where each item stands in it.

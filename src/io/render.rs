@@ -126,8 +126,9 @@ impl Files<'_> {
         let (config_value, config_source, skip) = match &request.config_file {
             Some(path) => {
                 let text = files::read_named(path, &mut budget)?;
-                let value =
-                    yaml::parse(&text).map_err(|e| format!("{}: not readable YAML: {e}", quote(path)))?;
+                let value = yaml::parse(&text).map_err(|e| {
+                    format!("{}: not readable YAML: {}", quote(path), yaml::in_file(&e, &quote(path)))
+                })?;
                 (Some(value), Some(format!("{} (--config)", quote(path))), vec![path.clone()])
             }
             None => match kptfile::config(&folders, &mut budget)? {
@@ -161,7 +162,7 @@ impl Files<'_> {
             .map(|f| f.map_or_else(|| wording::STDIN.to_string(), |f| quote(&f.path)))
             .collect();
         for ((name, source), stream) in self.names.iter().zip(&sources).zip(read::streams(texts)) {
-            let stream = stream.map_err(|e| format!("{name}: {e}"))?;
+            let stream = stream.map_err(|e| format!("{name}: {}", yaml::in_file(&e, name)))?;
             // A pipe whose first command failed still runs this one, on nothing: rendering or
             // explaining nothing would pass for a clean result.
             if source.is_none() && stream.parts.is_empty() {

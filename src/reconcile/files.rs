@@ -1,5 +1,6 @@
 //! The annotations kpt and kustomize put on items: file path and index (both the
-//! `internal.` and the legacy form), ids, sequence indent. They come back as they came.
+//! `internal.` and the legacy form), package path, ids, sequence indent. They come back as
+//! they came.
 
 use serde_json::{Map, Value};
 
@@ -7,6 +8,9 @@ pub const PATH: &str = "internal.config.kubernetes.io/path";
 pub const INDEX: &str = "internal.config.kubernetes.io/index";
 pub const LEGACY_PATH: &str = "config.kubernetes.io/path";
 pub const LEGACY_INDEX: &str = "config.kubernetes.io/index";
+/// The package folder kpt's render gives items, absolute: an item's path is relative to
+/// it, so a subpackage's `x.yaml` is not the root package's.
+pub const PACKAGE_PATH: &str = "internal.config.kubernetes.io/package-path";
 
 /// Annotation prefixes that belong to the caller (kpt, kustomize); kept on replaced outputs.
 const CALLER_PREFIXES: [&str; 4] =
@@ -23,6 +27,11 @@ pub fn file_slots(annotations: &Map<String, Value>) -> impl Iterator<Item = (&st
         let index = annotations.get(index_key).and_then(Value::as_str).and_then(|i| i.parse().ok());
         Some((path, index.unwrap_or(0)))
     })
+}
+
+/// The package an item's annotations place it in (kpt's render), when they do.
+pub fn package_of(annotations: &Map<String, Value>) -> Option<&str> {
+    annotations.get(PACKAGE_PATH)?.as_str()
 }
 
 pub fn is_caller_annotation(key: &str) -> bool {

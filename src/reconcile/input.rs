@@ -46,6 +46,8 @@ pub enum Input {
 pub struct Passed {
     /// The file slots it takes, so new outputs never land on them.
     pub slots: Vec<FileSlot>,
+    /// The package its file is in (kpt's render), when the input says.
+    pub package: Option<String>,
     /// Its pod templates, when it holds any.
     pub workload: Option<Box<Workload>>,
 }
@@ -73,6 +75,16 @@ impl Input {
         }
     }
 
+    /// The package folder the item's file is in (kpt's render), when the input says.
+    pub fn package(&self) -> Option<&str> {
+        match self {
+            Input::Whole(value) => {
+                value.pointer("/metadata/annotations").and_then(Value::as_object).and_then(files::package_of)
+            }
+            Input::Passed(passed) => passed.package.as_deref(),
+        }
+    }
+
     /// The file slots the item takes.
     pub fn slots(&self) -> Vec<(&str, u64)> {
         match self {
@@ -96,7 +108,8 @@ impl Passed {
         let annotations = value.pointer("/metadata/annotations").and_then(Value::as_object);
         let slots =
             annotations.into_iter().flat_map(files::file_slots).map(|(p, i)| (p.to_string(), i)).collect();
-        Passed { slots, workload: workload::workload_of(value).map(Box::new) }
+        let package = annotations.and_then(files::package_of).map(str::to_string);
+        Passed { slots, package, workload: workload::workload_of(value).map(Box::new) }
     }
 }
 
@@ -131,7 +144,10 @@ mod tests {
             "spec": {"replicas": 1},
         });
         let passed = Input::of(deployment);
-        assert_eq!(passed, Input::Passed(Passed { slots: vec![("d.yaml".into(), 0)], workload: None }));
+        assert_eq!(
+            passed,
+            Input::Passed(Passed { slots: vec![("d.yaml".into(), 0)], package: None, workload: None })
+        );
         assert_eq!(passed.slots(), [("d.yaml", 0)]);
     }
 

@@ -56,6 +56,17 @@ impl Item {
         }
     }
 
+    /// The package folder the item's file is in (kpt's render), when its annotations say.
+    pub fn package(&self) -> Option<&str> {
+        match self {
+            Item::Input(_, input) => input.package(),
+            Item::Binding(_, value, _) => {
+                value.pointer("/metadata/annotations").and_then(Value::as_object).and_then(files::package_of)
+            }
+            Item::Rendered(object, _) => files::package_of(&object.metadata.annotations),
+        }
+    }
+
     /// The item as a generic value, the status written into the binding; `None` for an
     /// input item the reconcile only passed on (it never became a value).
     pub fn into_value(self) -> Option<Value> {

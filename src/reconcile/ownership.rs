@@ -12,6 +12,7 @@ use crate::reconcile::InputError;
 use crate::reconcile::files::{self as annotations, FileSlot};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
 
 /// Rendered ClusterSPIFFEIDs by name.
 pub type Renders = BTreeMap<String, Box<ClusterSpiffeId>>;
@@ -70,27 +71,83 @@ pub fn place(
     (out, counts)
 }
 
-/// Where a new output would land in a file of the package's own (kpt mode): the first
-/// output name whose path (`template` with the name) is a file holding an input item other
-/// than this function's managed ClusterSPIFFEIDs, with that path and the item's position.
-/// Paths compare without `./` and empty segments.
+/// What holds a file a new output must not be written to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holder {
+    /// The input item at this position.
+    Item(usize),
+    /// The functionConfig, by its own file annotation.
+    Config,
+}
+
+/// A new output that would land on a file of the package's own: its name, its path, and
+/// the file in the way (`held`, by its holder): the same path, a file where the output
+/// needs a folder (`inference.yaml` for `inference.yaml/{name}.yaml`), or a file under the
+/// folder the output would be (`sub/x.yaml` for `sub`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Clash<'a> {
+    pub name: &'a str,
+    pub path: String,
+    pub held: String,
+    pub holder: Holder,
+}
+
+/// The first output name whose file (`template` with the name) is in the way of a file
+/// of the package's own (kpt mode): one that holds an input item other than this
+/// function's managed ClusterSPIFFEIDs, or the functionConfig's (`config`, its value).
+/// Files compare as kpt writes them: under their package (kpt's render places a
+/// subpackage's `x.yaml` at `sub/x.yaml`; new outputs go to the package the function runs
+/// in, the shortest package path given), without `./` and empty segments, and without
+/// regard to case, as a case-insensitive disk (macOS) compares names.
 pub fn clash<'a>(
     names: impl Iterator<Item = &'a str>,
     template: &str,
     items: &[Input],
-) -> Option<(&'a str, String, usize)> {
-    let mut held: HashMap<String, usize> = HashMap::new();
+    config: Option<&Value>,
+) -> Option<Clash<'a>> {
+    let config_annotations =
+        config.and_then(|c| c.pointer("/metadata/annotations")).and_then(Value::as_object);
+    let packages =
+        items.iter().filter_map(Input::package).chain(config_annotations.and_then(annotations::package_of));
+    let root = packages.min_by_key(|p| p.len()).map(Path::new);
+    // A file's path in the package the function runs in; `None` outside it.
+    let placed = |package: Option<&str>, path: &str| -> Option<String> {
+        let under = match (package, root) {
+            (Some(package), Some(root)) => Path::new(package).strip_prefix(root).ok()?.to_str()?,
+            _ => "",
+        };
+        Some(normal_path(&format!("{under}/{path}")))
+    };
+    let mut held: HashMap<String, (String, Holder)> = HashMap::new();
+    let mut hold = |package: Option<&str>, path: &str, holder: Holder| {
+        if let Some(file) = placed(package, path) {
+            held.entry(file.to_lowercase()).or_insert((file, holder));
+        }
+    };
     for (position, item) in items.iter().enumerate() {
         if item.value().is_some_and(|v| csid::is_cluster_spiffe_id(v) && csid::is_managed(v)) {
             continue;
         }
         for (path, _) in item.slots() {
-            held.entry(normal_path(path)).or_insert(position);
+            hold(item.package(), path, Holder::Item(position));
+        }
+    }
+    for (path, _) in config_annotations.into_iter().flat_map(annotations::file_slots) {
+        hold(config_annotations.and_then(annotations::package_of), path, Holder::Config);
+    }
+    // The folders the held files stand in, each with a file under it.
+    let mut folders: HashMap<String, (String, Holder)> = HashMap::new();
+    for (key, file) in &held {
+        for (at, _) in key.match_indices('/') {
+            folders.entry(key[..at].to_string()).or_insert_with(|| file.clone());
         }
     }
     names.into_iter().find_map(|name| {
         let path = normal_path(&template.replace("{name}", name));
-        held.get(&path).map(|&position| (name, path, position))
+        let key = path.to_lowercase();
+        let folder_of_output = key.match_indices('/').find_map(|(at, _)| held.get(&key[..at]));
+        let (file, holder) = held.get(&key).or(folder_of_output).or_else(|| folders.get(&key))?.clone();
+        Some(Clash { name, path, held: file, holder })
     })
 }
 
@@ -149,14 +206,18 @@ fn replace(old: &Value, mut fresh: Box<ClusterSpiffeId>) -> Box<ClusterSpiffeId>
 }
 
 /// The (path, index) slots the items already use in the given files, in either annotation
-/// form. Only the candidate files are collected.
+/// form. Only the candidate files are collected, and only in the package new outputs go
+/// to (the shortest package path; a subpackage's `x.yaml` is another file).
 fn used_slots(items: &[Item], files: &HashSet<String>) -> HashSet<FileSlot> {
-    let slots = |item: &Item| -> Vec<FileSlot> {
+    fn slots<'a>(item: &'a Item, files: &HashSet<String>) -> (Option<&'a str>, Vec<FileSlot>) {
         let found = item.slots().into_iter().filter(|(path, _)| files.contains(*path));
-        found.map(|(path, index)| (path.to_string(), index)).collect()
-    };
+        (item.package(), found.map(|(path, index)| (path.to_string(), index)).collect())
+    }
     // Reading every item's annotations is the cost; the items are many.
-    crate::parallel::map(items.iter().collect(), slots).into_iter().flatten().collect()
+    let found = crate::parallel::map(items.iter().collect(), |item| slots(item, files));
+    let root = found.iter().filter_map(|(package, _)| *package).min_by_key(|p| p.len());
+    let in_root = |package: &Option<&str>| package.is_none() || *package == root;
+    found.into_iter().filter(|(package, _)| in_root(package)).flat_map(|(_, slots)| slots).collect()
 }
 
 /// ClusterSPIFFEIDs of the input by name: the item position and whether it is managed.
@@ -239,4 +300,73 @@ fn foreign(name: &str, item: &Value) -> String {
         csid::ANNOTATION_RENDERED_BY,
         csid::RENDERED_BY
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// An item of `kind` in `path` of the package at `package`.
+    fn at(kind: &str, path: &str, package: Option<&str>) -> Input {
+        let mut annotations = json!({"internal.config.kubernetes.io/path": path});
+        if let Some(package) = package {
+            annotations[annotations::PACKAGE_PATH] = json!(package);
+        }
+        Input::of(
+            json!({"apiVersion": "v1", "kind": kind, "metadata": {"name": "x", "annotations": annotations}}),
+        )
+    }
+
+    fn clash_of(template: &str, items: &[Input], config: Option<&Value>) -> Option<(String, String, Holder)> {
+        clash(["out"].into_iter(), template, items, config).map(|c| (c.path, c.held, c.holder))
+    }
+
+    #[test]
+    fn files_compare_under_their_package_as_kpt_writes_them() {
+        let items = [
+            at("Kptfile", "Kptfile", Some("/pkg")),
+            at("Kptfile", "Kptfile", Some("/pkg/sub")),
+            at("ConfigMap", "x.yaml", Some("/pkg/sub")),
+        ];
+        assert_eq!(clash_of("x.yaml", &items, None), None);
+        let found = Some(("sub/x.yaml".into(), "sub/x.yaml".into(), Holder::Item(2)));
+        assert_eq!(clash_of("sub/x.yaml", &items, None), found);
+        assert_eq!(clash_of("./sub//x.yaml", &items, None).map(|c| c.2), Some(Holder::Item(2)));
+        // A package outside the one the function runs in is no file of it.
+        let stray = [at("Kptfile", "Kptfile", Some("/pkg")), at("ConfigMap", "x.yaml", Some("/other"))];
+        assert_eq!(clash_of("x.yaml", &stray, None), None);
+        // Without package paths (kpt fn eval, kustomize), paths are the package's already.
+        assert_eq!(
+            clash_of("sub/x.yaml", &[at("ConfigMap", "sub/x.yaml", None)], None).map(|c| c.2),
+            Some(Holder::Item(0))
+        );
+    }
+
+    #[test]
+    fn names_compare_without_case_and_folders_clash_with_files() {
+        let items = [at("Deployment", "apps/web.yaml", None)];
+        let case = clash_of("APPS/Web.yaml", &items, None);
+        assert_eq!(case, Some(("APPS/Web.yaml".into(), "apps/web.yaml".into(), Holder::Item(0))));
+        // The output needs a folder where the file is; the output file is where a folder is.
+        assert_eq!(
+            clash_of("apps/web.yaml/{name}.yaml", &items, None).map(|c| c.1),
+            Some("apps/web.yaml".into())
+        );
+        assert_eq!(clash_of("Apps", &items, None).map(|c| c.1), Some("apps/web.yaml".into()));
+        assert_eq!(clash_of("apps/other.yaml", &items, None), None);
+    }
+
+    #[test]
+    fn the_config_file_is_held_and_managed_outputs_are_not() {
+        let config = json!({"metadata": {"annotations": {"config.kubernetes.io/path": "fn/config.yaml"}}});
+        assert_eq!(clash_of("fn/Config.yaml", &[], Some(&config)).map(|c| c.2), Some(Holder::Config));
+        let managed = Input::of(json!({
+            "apiVersion": "spire.spiffe.io/v1alpha1", "kind": "ClusterSPIFFEID",
+            "metadata": {"name": "out", "annotations": {
+                "kleym.sonda.red/rendered-by": "render-inference-identity",
+                "internal.config.kubernetes.io/path": "ids.yaml"}},
+        }));
+        assert_eq!(clash_of("ids.yaml", &[managed], None), None);
+    }
 }

@@ -522,3 +522,66 @@ fn a_failing_binding_reports_under_report_and_fails_the_render_under_fail() {
     assert!(text.contains("serving/orphan"), "{text}");
     assert_eq!(snapshot(&pkg), before, "a failed render must not change the package");
 }
+
+/// The package's config, with `outputPath` set to `output`.
+fn with_output_path(tmp: &TempDir, output: &str) {
+    let config = replace_once(
+        &fn_config("example.org", "Report"),
+        "outputPath: clusterspiffeids/{name}.yaml",
+        &format!("outputPath: {output:?}"),
+    );
+    tmp.write("pkg/identity-config.yaml", &config);
+}
+
+#[test]
+fn output_path_names_files_as_kpt_writes_them_in_subpackages() {
+    // kpt's render gives a subpackage's items their path in that package (`x.yaml`) and the
+    // package's folder apart; new outputs go to the root package.
+    let tmp = TempDir::new("kpt-subpackage-output-path");
+    let pkg = package(&tmp, "Report");
+    tmp.write("pkg/sub/Kptfile", "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: sub\n");
+    let settings = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: serving\n";
+    tmp.write("pkg/sub/x.yaml", settings);
+
+    // `sub/x.yaml` is the subpackage's file: refused, nothing written.
+    with_output_path(&tmp, "sub/x.yaml");
+    let before = snapshot(&pkg);
+    let out = render(&pkg);
+    assert_ne!(out.status.code(), Some(0), "{}", describe(&out));
+    assert!(kpt_text(&out).contains("in sub/x.yaml, which holds input item"), "{}", kpt_text(&out));
+    assert_eq!(snapshot(&pkg), before, "a refused outputPath must not change the package");
+
+    // `x.yaml` is a new file of the root package, whatever the subpackage holds.
+    with_output_path(&tmp, "x.yaml");
+    assert_success(&render(&pkg));
+    assert_eq!(read(&pkg.join("sub/x.yaml")), settings, "the subpackage's file is untouched");
+    let docs = documents(&read(&pkg.join("x.yaml")));
+    assert_eq!(of_kind(&docs, "ClusterSPIFFEID").len(), 1, "{docs:?}");
+    assert_eq!(docs.len(), 1, "{docs:?}");
+}
+
+#[test]
+fn output_paths_kpt_would_write_over_package_files_or_fail_on_are_refused_first() {
+    // Each of these kpt takes (exit 0, the file overwritten) or fails on after the function
+    // has run (`mkdir .../Kptfile: not a directory`); the function refuses them, and the
+    // package stays as it was.
+    for output in [
+        "README.md",
+        "schema.json",
+        ".krmignore",
+        "Kptfile/{name}.yaml",
+        "kptfile/{name}.yaml",
+        "inference.yaml/{name}.yaml",
+        "INFERENCE.yaml",
+    ] {
+        let tmp = TempDir::new("kpt-output-path-refused");
+        let pkg = package(&tmp, "Report");
+        tmp.write("pkg/README.md", "# The package\n");
+        with_output_path(&tmp, output);
+        let before = snapshot(&pkg);
+        let out = render(&pkg);
+        assert_ne!(out.status.code(), Some(0), "{output}: {}", describe(&out));
+        assert!(kpt_text(&out).contains("spec.outputPath"), "{output}: {}", kpt_text(&out));
+        assert_eq!(snapshot(&pkg), before, "{output}: the package changed");
+    }
+}
