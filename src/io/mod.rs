@@ -100,9 +100,10 @@ pub fn reconcile_items(
     }
 }
 
-/// The stderr lines of a finished reconcile: one per failing binding (`origin` names where a
-/// binding came from, when the mode knows more than its results say), one per finding, and
-/// last the missing trust domain with how to set it in this mode.
+/// The stderr lines of a finished reconcile, each tagged with its severity: one per failing
+/// binding (`origin` names where a binding came from, when the mode knows more than its
+/// results say), one per finding, and last the missing trust domain with how to set it in
+/// this mode.
 pub fn summary(outcome: &Outcome, origin: &dyn Fn(usize) -> Option<String>) -> String {
     let mut stderr = String::new();
     let mut last = String::new();
@@ -122,7 +123,12 @@ pub fn summary(outcome: &Outcome, origin: &dyn Fn(usize) -> Option<String>) -> S
                 let ns = about.and_then(|r| r.namespace.as_deref()).filter(|ns| !ns.is_empty());
                 let name = about.map_or("", |r| r.name.as_str());
                 let from = origin(item).map(|o| format!(" in {o}")).unwrap_or_default();
-                format!("{}/{name}{from}: {}", ns.unwrap_or("<no namespace>"), result.message)
+                format!(
+                    "{}: {}/{name}{from}: {}",
+                    severity_word(result.severity),
+                    ns.unwrap_or("<no namespace>"),
+                    result.message
+                )
             }
             Topic::Finding(_) => format!("{}: {}", severity_word(result.severity), result.message),
         };
