@@ -15,6 +15,7 @@ use crate::reconcile::findings::{Kind, Ref};
 use crate::reconcile::item::Item;
 use serde::Serialize;
 use serde_json::Value;
+use std::path::PathBuf;
 
 /// The output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,16 +100,17 @@ pub struct Reach {
     pub spiffe_ids: Vec<String>,
 }
 
-/// Where an item starts: its file (`None` for standard input) and line.
+/// Where an item starts: its file (`None` for standard input), its name's bytes as they
+/// are, and line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct At {
-    pub file: Option<String>,
+    pub file: Option<PathBuf>,
     pub line: usize,
 }
 
-impl From<(Option<std::path::PathBuf>, usize)> for At {
-    fn from((file, line): (Option<std::path::PathBuf>, usize)) -> Self {
-        At { file: file.map(|f| f.to_string_lossy().into_owned()), line }
+impl From<(Option<PathBuf>, usize)> for At {
+    fn from((file, line): (Option<PathBuf>, usize)) -> Self {
+        At { file, line }
     }
 }
 
