@@ -359,10 +359,40 @@ fn diff_exits_1_on_everything_but_a_difference() {
     let stale = diff(&["-", "head", "--config", "config.yaml"], br#"{"bindings": [], "findings": []}"#);
     assert_eq!(stale.status.code(), Some(1));
     assert!(
-        text(&stale.stderr).contains("a saved explain report, but it has no `reach` list"),
+        text(&stale.stderr).contains(
+            "-: a saved explain report, but missing field `config`: save it again with `explain -o json`"
+        ),
         "{}",
         text(&stale.stderr)
     );
+    // A report that is not one is refused naming the field, never read as nothing there.
+    for (report, field) in [
+        (&br#"{"bindings":[{"foo":1}],"reach":[{"bar":2}],"findings":[{"x":1}]}"#[..], "bindings[0].foo"),
+        (br#"{"config":null,"bindings":[],"workloads":[],"findings":[],"reach":[{"apiVersion":"v1","kind":"Pod","namespace":null,"name":"p","spiffeIDs":"zz"}]}"#, "reach[0].spiffeIDs"),
+    ] {
+        let out = diff(&["-", "head", "--config", "config.yaml"], report);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(field), "{field}: {}", text(&out.stderr));
+    }
+    // Without a trust domain a side cannot render, as render says: an error, not a change.
+    let untrusted = diff(&["base", "head"], b"");
+    assert_eq!(untrusted.status.code(), Some(1), "{}", text(&untrusted.stderr));
+    assert!(
+        text(&untrusted.stderr).contains("error: base: trustDomain is required"),
+        "{}",
+        text(&untrusted.stderr)
+    );
+    // A file side's own error names it once; a file past the input limit is never read.
+    let scratch = tempdir("diff-file-side");
+    std::fs::write(scratch.join("base.yaml"), "kind: [\n").unwrap();
+    let broken = diff(&[scratch.join("base.yaml").to_str().unwrap(), "head", "--config", "config.yaml"], b"");
+    assert_eq!(broken.status.code(), Some(1));
+    assert_eq!(text(&broken.stderr).matches("base.yaml").count(), 1, "{}", text(&broken.stderr));
+    let huge = std::fs::File::create(scratch.join("huge.yaml")).unwrap();
+    huge.set_len(render_inference_identity::yaml::MAX_INPUT_BYTES as u64 + 1).unwrap();
+    let over = diff(&[scratch.join("huge.yaml").to_str().unwrap(), "head", "--config", "config.yaml"], b"");
+    assert_eq!(over.status.code(), Some(1));
+    assert!(text(&over.stderr).contains("over the limit of"), "{}", text(&over.stderr));
     // A side on standard input is read as a stream, and the same version is no change.
     let mut all = Vec::new();
     for file in ["pools.yaml", "workloads.yaml", "bindings.yaml"] {
@@ -385,6 +415,22 @@ fn diff_exits_1_on_everything_but_a_difference() {
     assert!(text(&saved_head.stderr).contains("a saved report has none"), "{}", text(&saved_head.stderr));
     let help = diff(&["--help"], b"");
     assert_eq!(help.status.code(), Some(0));
+}
+
+/// `explain` exits as `render` would: without a trust domain, 1 with the error.
+#[test]
+fn explain_without_a_trust_domain_is_an_error_as_render_is() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/diff-label-grants/base");
+    for mode in ["render", "explain"] {
+        let out = run(&[mode, base.to_str().unwrap()], b"", &[]);
+        assert_eq!(out.status.code(), Some(1), "{mode}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("error: trustDomain is required"),
+            "{mode}: {}",
+            text(&out.stderr)
+        );
+        assert!(out.stdout.is_empty(), "{mode}");
+    }
 }
 
 #[test]

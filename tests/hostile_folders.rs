@@ -558,8 +558,11 @@ fn only_the_pipeline_entry_that_runs_this_function_counts() {
         out.describe()
     );
     assert!(out.stdout.contains("spiffe://example.org/"), "{}", out.describe());
-    // Without an entry that runs it, the Kptfile gives nothing.
+    // Without an entry that runs it, the Kptfile gives nothing (not even a trust domain).
     dir.write("pkg/Kptfile", &kptfile.replace("render-inference-identity", "other-function"));
     let out = run(dir.path(), &["explain", "pkg"]);
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert!(out.stderr.contains("trustDomain is required"), "{}", out.describe());
+    let out = run(dir.path(), &["explain", "pkg", "--trust-domain", "example.org"]);
     assert!(out.stdout.starts_with("Config: none"), "{}", out.describe());
 }

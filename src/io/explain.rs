@@ -8,13 +8,16 @@ use super::annotations;
 use super::render::{self, Request};
 use super::{RunOutput, error_output};
 use crate::api::binding::InferenceIdentityBindingStatus;
+use crate::api::cluster_spiffe_id::ClusterSpiffeId;
 use crate::config::{FailurePolicy, WorkloadPolicy};
 use crate::reconcile::Outcome;
 use crate::reconcile::coverage::selector::Answer;
 use crate::reconcile::findings::{Kind, Ref};
 use crate::reconcile::item::Item;
-use serde::Serialize;
+use crate::reconcile::results::Topic;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 /// The output formats.
@@ -29,10 +32,14 @@ pub enum Format {
 }
 
 /// The report of a request's manifests and the failure policy they run under, or why
-/// there is none.
+/// there is none. Without a trust domain no binding can render, and `render` fails: so
+/// does the report.
 pub fn build_with_policy(request: &Request) -> Result<(Report, FailurePolicy), String> {
     render::load(request).and_then(|mut loaded| {
         let outcome = loaded.reconcile(request)?;
+        if let Some(missing) = outcome.results.iter().find(|r| r.topic == Topic::TrustDomain) {
+            return Err(missing.message.clone());
+        }
         let mut report = report(&outcome, loaded.config.workload_policy);
         report.config = loaded.config_source.take();
         for b in &mut report.bindings {
@@ -114,6 +121,13 @@ impl From<(Option<PathBuf>, usize)> for At {
     }
 }
 
+/// A label selector of a rendered ClusterSPIFFEID (`matchLabels` is all it uses).
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LabelSelector {
+    pub match_labels: BTreeMap<String, String>,
+}
+
 /// One pod template, as SPIRE Controller Manager will treat its pods.
 #[derive(Serialize, Debug)]
 #[serde(rename_all = "camelCase")]
@@ -156,6 +170,10 @@ pub struct BindingReport {
     pub cluster_spiffe_id: Option<String>,
     /// `spec.className` of its ClusterSPIFFEID.
     pub class_name: Option<String>,
+    /// What its ClusterSPIFFEID makes entries for: the pods its `podSelector` selects, in the
+    /// namespaces its `namespaceSelector` selects (all when null): its scope.
+    pub pod_selector: Option<LabelSelector>,
+    pub namespace_selector: Option<LabelSelector>,
     pub selectors: Vec<String>,
     /// The pod templates that get its SVID.
     pub workloads: Vec<WorkloadRef>,
@@ -212,11 +230,21 @@ impl From<&Ref> for WorkloadRef {
 }
 
 fn report(outcome: &Outcome, policy: WorkloadPolicy) -> Report {
+    let rendered: HashMap<&str, &ClusterSpiffeId> = outcome
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Rendered(object) => Some((object.metadata.name.as_str(), &**object)),
+            _ => None,
+        })
+        .collect();
     let bindings = outcome
         .items
         .iter()
         .filter_map(|item| match item {
-            Item::Binding(position, value, status) => Some(binding(*position, value, status, outcome)),
+            Item::Binding(position, value, status) => {
+                Some(binding(*position, value, status, &rendered, outcome))
+            }
             _ => None,
         })
         .collect();
@@ -301,11 +329,16 @@ fn binding(
     position: usize,
     value: &Value,
     status: &InferenceIdentityBindingStatus,
+    objects: &HashMap<&str, &ClusterSpiffeId>,
     outcome: &Outcome,
 ) -> BindingReport {
     let text = |pointer: &str| value.pointer(pointer).and_then(Value::as_str).map(str::to_string);
     let ready = status.conditions.iter().find(|c| c.type_ == "Ready");
     let rendered = status.rendered_cluster_spiffeid.as_ref();
+    let object = rendered.and_then(|r| objects.get(r.name.as_str()));
+    let selector = |labels: &crate::api::labels::Labels| LabelSelector {
+        match_labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+    };
     BindingReport {
         item: position,
         at: None,
@@ -317,6 +350,10 @@ fn binding(
         spiffe_id: rendered.map(|r| r.spiffe_id.clone()),
         cluster_spiffe_id: rendered.map(|r| r.name.clone()),
         class_name: rendered.and(status.cluster_spiffeid_class_name.clone()),
+        pod_selector: object.map(|o| selector(&o.spec.pod_selector.match_labels)),
+        namespace_selector: object
+            .and_then(|o| o.spec.namespace_selector.as_ref())
+            .map(|n| selector(&n.match_labels)),
         selectors: status.rendered_selectors.first().map(|s| s.selectors.clone()).unwrap_or_default(),
         workloads: held_by(outcome, position, true),
         selected_without_identity: held_by(outcome, position, false),
