@@ -417,6 +417,42 @@ fn diff_exits_1_on_everything_but_a_difference() {
     assert_eq!(help.status.code(), Some(0));
 }
 
+/// docs/review.md: a baseline report committed at the repository root under a hidden name is
+/// out of the way of `explain .`, and serves as the base; inside the manifests folder it
+/// stops the run, as the page says.
+#[test]
+fn a_baseline_report_beside_the_manifests_folder_is_left_alone() {
+    let repo = tempdir("baseline-report");
+    let manifests = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/diff-label-grants/base");
+    std::fs::create_dir_all(repo.join("deploy")).unwrap();
+    for file in ["pools.yaml", "workloads.yaml", "bindings.yaml"] {
+        std::fs::copy(manifests.join(file), repo.join("deploy").join(file)).unwrap();
+    }
+    let in_repo = |args: &[&str]| {
+        Command::new(BIN)
+            .current_dir(&repo)
+            .args(args)
+            .args(["--trust-domain", "example.org"])
+            .output()
+            .unwrap()
+    };
+    let report = in_repo(&["explain", "deploy", "-o", "json"]);
+    assert_eq!(report.status.code(), Some(0), "{}", text(&report.stderr));
+    std::fs::write(repo.join(".identities.json"), &report.stdout).unwrap();
+    let whole = in_repo(&["explain", "."]);
+    assert_eq!(whole.status.code(), Some(0), "{}", text(&whole.stderr));
+    let same = in_repo(&["diff", ".identities.json", "deploy"]);
+    assert_eq!(same.status.code(), Some(0), "{}{}", text(&same.stdout), text(&same.stderr));
+    std::fs::write(repo.join("deploy/identities.json"), &report.stdout).unwrap();
+    let inside = in_repo(&["explain", "deploy"]);
+    assert_eq!(inside.status.code(), Some(1));
+    assert!(
+        text(&inside.stderr).contains("identities.json (document 0): not a Kubernetes object"),
+        "{}",
+        text(&inside.stderr)
+    );
+}
+
 /// `explain` exits as `render` would: without a trust domain, 1 with the error.
 #[test]
 fn explain_without_a_trust_domain_is_an_error_as_render_is() {
