@@ -924,5 +924,12 @@ mod tests {
         assert!(!cut.contains("| removed |"), "{cut}");
         assert!(cut.contains("Left out to stay under GitHub's comment limit: "), "{cut}");
         assert!(cut.contains("1 identity change") || cut.contains("identity changes"), "{cut}");
+        // Far more than a comment holds, at the real limit: under GitHub's 65,536 characters.
+        let many: Vec<Value> =
+            (0..2_000).map(|i| binding(&format!("binding-{i:05}"), &["k8s:ns:ns"])).collect();
+        let diff = compare(&report(json!([]), json!([])), &report(json!(many), json!([])));
+        let text = markdown(&diff, MARKDOWN_LIMIT);
+        assert!(markdown(&diff, usize::MAX).chars().count() > 65_536);
+        assert!(text.chars().count() <= 65_536 && text.contains("Left out"), "{}", text.chars().count());
     }
 }
