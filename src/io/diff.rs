@@ -891,6 +891,23 @@ mod tests {
     }
 
     #[test]
+    fn every_report_explain_writes_reads_back_as_a_saved_one() {
+        // What `Saved::of` expects of every live report, held on the goldens' reports.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+        let mut read = 0;
+        for case in std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()) {
+            let file = case.join("expected.json");
+            if case.file_name().unwrap().to_string_lossy().starts_with("explain-") && file.is_file() {
+                let text = std::fs::read_to_string(&file).unwrap();
+                assert!(is_saved_report(&text), "{file:?}");
+                Saved::read(&text).unwrap_or_else(|e| panic!("{file:?}: {e}"));
+                read += 1;
+            }
+        }
+        assert!(read >= 10, "{read} reports");
+    }
+
+    #[test]
     fn markdown_escapes_what_github_would_take_for_markup() {
         assert_eq!(
             md("<release namespace>-<name> & *x* a|b\nc"),
