@@ -135,20 +135,25 @@ fn message(error: &Error, input: &str) -> String {
     text.strip_prefix("error: ").map(str::to_string).unwrap_or(text)
 }
 
-/// A tab the scanner found while reading a plain scalar that goes on over lines is reported
-/// at the scalar's start (`c: d` on line 8 for a tab that opens line 9), where kubectl and a
-/// reader of the file look for it. This points at the tab itself: the first one at or after
-/// the reported place. `None` for every other error, and when the place is the tab already.
+/// A tab the scanner reports away from where it stands, pointed at where kubectl and a reader
+/// of the file look for it. Reading a plain scalar that goes on over lines, the scanner
+/// reports a tab that opens a later line at the scalar's start (`c: d` on line 8 for a tab
+/// that opens line 9); it reports a tab before a block entry or key at the entry (the `-`
+/// after it), and one that opens a block scalar's content at the `|`. The tab
+/// at fault stands in a line's indentation: the first tab there, on the reported line or a
+/// later line that holds content (a tab inside a scalar, `d\tx`, is content and fine).
+/// `None` for every other error, and when the place is the tab already.
 fn misplaced_tab(error: &Error, input: &str) -> Option<String> {
     let mut inner = error;
     while let Error::WithSnippet { error, .. } = inner {
         inner = error;
     }
-    if !UserMessageFormatter.format_message(inner).contains("found a tab") {
+    let words = UserMessageFormatter.format_message(inner);
+    if !["found a tab", "tabs disallowed", "start with a tab"].iter().any(|w| words.contains(w)) {
         return None;
     }
     let location = error.location()?;
-    let line_start =
+    let line_start: usize =
         input.split_inclusive('\n').take(location.line().checked_sub(1)? as usize).map(str::len).sum();
     let reported = line_start
         + input[line_start..]
@@ -159,13 +164,31 @@ fn misplaced_tab(error: &Error, input: &str) -> Option<String> {
     if input[reported..].starts_with('\t') {
         return None;
     }
-    let at = reported + input[reported..].find('\t')?;
+    let at = tab_in_indentation(input, line_start)?;
     let line = input[..at].matches('\n').count() + 1;
     let column = input[input[..at].rfind('\n').map_or(0, |i| i + 1)..at].chars().count() + 1;
     Some(format!(
         "line {line} column {column}: found a tab character where YAML allows only spaces: indent with spaces\n{}",
         snippet(input, line, column)
     ))
+}
+
+/// The first tab in the indentation of a line of `input` that starts at `from` or after it,
+/// skipping lines that hold only white space or a comment (a tab there is allowed).
+fn tab_in_indentation(input: &str, from: usize) -> Option<usize> {
+    let mut start = from;
+    for line in input[from..].split_inclusive('\n') {
+        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        let content = line[indent..].trim_end_matches(['\n', '\r']);
+        if !content.is_empty()
+            && !content.starts_with('#')
+            && let Some(tab) = line[..indent].find('\t')
+        {
+            return Some(start + tab);
+        }
+        start += line.len();
+    }
+    None
 }
 
 /// The lines around `line` with a caret under `column`, laid out as serde-saphyr lays out
@@ -410,9 +433,38 @@ mod tests {
         assert!(err.contains("9 |     e: f\n  | ^ found a tab character"), "{err}");
         let err = parse_stream(text).unwrap_err();
         assert!(err.starts_with("line 9 column 1:"), "{err}");
-        // A tab the scanner already reports where it stands keeps its place and words.
+        // Before a key, the scanner reports the key.
         let err = parse("a:\n\tb: c\n").unwrap_err();
-        assert!(err.starts_with("line 2 ") && !err.contains("indent with spaces"), "{err}");
+        assert!(err.starts_with("line 2 column 1: found a tab"), "{err}");
+        // After spaces, in a line's indentation.
+        let err = parse("a:\n  b: c\n  \td: e\n").unwrap_err();
+        assert!(err.starts_with("line 3 column 3: found a tab"), "{err}");
+        // Opening a block scalar's content, the scanner reports the `|`.
+        let err = parse("a: |\n\tx\n").unwrap_err();
+        assert!(err.starts_with("line 2 column 1: found a tab"), "{err}");
+    }
+
+    #[test]
+    fn a_tab_after_a_valid_one_is_the_one_reported() {
+        // Line 8 holds a tab inside its scalar, which YAML allows; the tab that opens line 9
+        // is the one at fault.
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: y\ndata:\n  a: b\n  c: d\tx\n\te: f\n";
+        let err = parse(text).unwrap_err();
+        assert!(err.starts_with("line 9 column 1: found a tab character"), "{err}");
+        assert!(err.contains("9 |     e: f\n  | ^ found a tab character"), "{err}");
+        // A comment line with a tab between is not the one.
+        let err = parse("a: b\n\t# note\n  c\n\td\n").unwrap_err();
+        assert!(err.starts_with("line 4 column 1:"), "{err}");
+    }
+
+    #[test]
+    fn a_tab_before_a_block_entry_is_reported_where_it_stands() {
+        // The scanner reports the `-` after the tab.
+        let err = parse("a:\n\t- z\n").unwrap_err();
+        assert!(err.starts_with("line 2 column 1: found a tab character"), "{err}");
+        assert!(err.contains("2 |     - z\n  | ^ found a tab character"), "{err}");
+        let err = parse("a:\n\t\t- z\n").unwrap_err();
+        assert!(err.starts_with("line 2 column 1:"), "{err}");
     }
 
     #[test]

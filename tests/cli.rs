@@ -383,10 +383,41 @@ fn diff_exits_1_on_everything_but_a_difference() {
     let stale = diff(&["-", "head", "--config", "config.yaml"], br#"{"bindings": [], "findings": []}"#);
     assert_eq!(stale.status.code(), Some(1));
     assert!(
-        text(&stale.stderr).contains("a saved explain report, but it has no `reach` list"),
+        text(&stale.stderr).contains(
+            "-: a saved explain report, but missing field `config`: save it again with `explain -o json`"
+        ),
         "{}",
         text(&stale.stderr)
     );
+    // A report that is not one is refused naming the field, never read as nothing there.
+    for (report, field) in [
+        (&br#"{"bindings":[{"foo":1}],"reach":[{"bar":2}],"findings":[{"x":1}]}"#[..], "bindings[0].foo"),
+        (br#"{"config":null,"bindings":[],"workloads":[],"findings":[],"reach":[{"apiVersion":"v1","kind":"Pod","namespace":null,"name":"p","spiffeIDs":"zz"}]}"#, "reach[0].spiffeIDs"),
+    ] {
+        let out = diff(&["-", "head", "--config", "config.yaml"], report);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(field), "{field}: {}", text(&out.stderr));
+    }
+    // Without a trust domain a side cannot render, as render says: an error, not a change.
+    let untrusted = diff(&["base", "head"], b"");
+    assert_eq!(untrusted.status.code(), Some(1), "{}", text(&untrusted.stderr));
+    assert!(
+        text(&untrusted.stderr).contains("error: base: trustDomain is required"),
+        "{}",
+        text(&untrusted.stderr)
+    );
+    // A file side's own error names it once; a file past the input limit is never read.
+    let scratch = tempdir("diff-file-side");
+    std::fs::write(scratch.join("base.yaml"), "kind: [\n").unwrap();
+    let broken = diff(&[scratch.join("base.yaml").to_str().unwrap(), "head", "--config", "config.yaml"], b"");
+    assert_eq!(broken.status.code(), Some(1));
+    let first_line = text(&broken.stderr).lines().next().unwrap_or_default().to_string();
+    assert_eq!(first_line.matches("base.yaml").count(), 1, "{}", text(&broken.stderr));
+    let huge = std::fs::File::create(scratch.join("huge.yaml")).unwrap();
+    huge.set_len(render_inference_identity::yaml::MAX_INPUT_BYTES as u64 + 1).unwrap();
+    let over = diff(&[scratch.join("huge.yaml").to_str().unwrap(), "head", "--config", "config.yaml"], b"");
+    assert_eq!(over.status.code(), Some(1));
+    assert!(text(&over.stderr).contains("over the limit of"), "{}", text(&over.stderr));
     // A side on standard input is read as a stream, and the same version is no change.
     let mut all = Vec::new();
     for file in ["pools.yaml", "workloads.yaml", "bindings.yaml"] {
@@ -409,6 +440,58 @@ fn diff_exits_1_on_everything_but_a_difference() {
     assert!(text(&saved_head.stderr).contains("a saved report has none"), "{}", text(&saved_head.stderr));
     let help = diff(&["--help"], b"");
     assert_eq!(help.status.code(), Some(0));
+}
+
+/// docs/review.md: a baseline report committed at the repository root under a hidden name is
+/// out of the way of `explain .`, and serves as the base; inside the manifests folder it
+/// stops the run, as the page says.
+#[test]
+fn a_baseline_report_beside_the_manifests_folder_is_left_alone() {
+    let repo = tempdir("baseline-report");
+    let manifests = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/diff-label-grants/base");
+    std::fs::create_dir_all(repo.join("deploy")).unwrap();
+    for file in ["pools.yaml", "workloads.yaml", "bindings.yaml"] {
+        std::fs::copy(manifests.join(file), repo.join("deploy").join(file)).unwrap();
+    }
+    let in_repo = |args: &[&str]| {
+        Command::new(BIN)
+            .current_dir(&repo)
+            .args(args)
+            .args(["--trust-domain", "example.org"])
+            .output()
+            .unwrap()
+    };
+    let report = in_repo(&["explain", "deploy", "-o", "json"]);
+    assert_eq!(report.status.code(), Some(0), "{}", text(&report.stderr));
+    std::fs::write(repo.join(".identities.json"), &report.stdout).unwrap();
+    let whole = in_repo(&["explain", "."]);
+    assert_eq!(whole.status.code(), Some(0), "{}", text(&whole.stderr));
+    let same = in_repo(&["diff", ".identities.json", "deploy"]);
+    assert_eq!(same.status.code(), Some(0), "{}{}", text(&same.stdout), text(&same.stderr));
+    std::fs::write(repo.join("deploy/identities.json"), &report.stdout).unwrap();
+    let inside = in_repo(&["explain", "deploy"]);
+    assert_eq!(inside.status.code(), Some(1));
+    assert!(
+        text(&inside.stderr).contains("identities.json (document 1): not a Kubernetes object"),
+        "{}",
+        text(&inside.stderr)
+    );
+}
+
+/// `explain` exits as `render` would: without a trust domain, 1 with the error.
+#[test]
+fn explain_without_a_trust_domain_is_an_error_as_render_is() {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/diff-label-grants/base");
+    for mode in ["render", "explain"] {
+        let out = run(&[mode, base.to_str().unwrap()], b"", &[]);
+        assert_eq!(out.status.code(), Some(1), "{mode}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("error: trustDomain is required"),
+            "{mode}: {}",
+            text(&out.stderr)
+        );
+        assert!(out.stdout.is_empty(), "{mode}");
+    }
 }
 
 #[test]

@@ -103,7 +103,8 @@ fn stream_golden_cases() {
     assert!(problems.is_empty(), "{} golden problem(s):\n{}", problems.len(), problems.join("\n"));
 }
 
-/// The `diff` cases, `testdata/diff-*/`: `base/` and `head/` folders (with `config.yaml`),
+/// The `diff` cases, `testdata/diff-*/`: `base/` and `head/` folders (with `config.yaml`, or
+/// each with its own Kptfile config),
 /// compared as text (`expected.txt`), markdown (`expected.md`) and JSON (`expected.json`),
 /// the new findings as GitHub annotations (`expected-github.txt`),
 /// with the exit status (`exit-code`) and that under `--fail-on grant`
@@ -123,13 +124,16 @@ fn diff_golden_cases() {
     let mut problems = Vec::new();
     for dir in &cases {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        // Without a config.yaml, each side runs under its own Kptfile's config.
+        let config: &[&str] =
+            if dir.join("config.yaml").is_file() { &["--config", "config.yaml"] } else { &[] };
         let run = |args: &[&str]| {
             let out = Command::new(BIN)
                 .current_dir(dir)
                 .env_clear()
                 .env("PATH", "/usr/bin:/bin")
                 .args(args)
-                .args(["--config", "config.yaml"])
+                .args(config)
                 .output()
                 .unwrap();
             let text = |b: &[u8]| String::from_utf8_lossy(b).to_string();

@@ -316,7 +316,7 @@ fn a_path_given_through_a_link_out_of_the_working_folder_is_refused() {
         &["render", "--config", "c.yaml", "inference.yaml"],
         &["explain", "--config", "c.yaml", "inference.yaml"],
         &["diff", "e.yaml", "inference.yaml"],
-        &["diff", "inference.yaml", "deploy"],
+        &["diff", "--trust-domain", "example.org", "inference.yaml", "deploy"],
     ] {
         let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
         let out = run_in(dir.path(), &args, Stdin::None, &[("RII_MARKER", "ENVIRON-MARKER")]);
@@ -667,6 +667,43 @@ fn discover_lists_objects_not_text_that_names_the_kind() {
     );
 }
 
+#[test]
+fn discover_lists_every_binding_render_reads_however_its_yaml_is_spelled() {
+    let dir = TempDir::new("discover-shapes");
+    let rest = "metadata:\n  name: b\n  namespace: serving\nspec:\n  poolRef:\n    name: llama\n  \
+                serviceAccountName: llama\n  identityBoundary:\n    variant: prefill\n";
+    let shapes = [
+        ("bom.yaml", format!("\u{feff}apiVersion: kleym.sonda.red/v1alpha1\nkind: InferenceIdentityBinding\n{rest}")),
+        ("quoted.yaml", format!("\"apiVersion\": \"kleym.sonda.red/v1alpha1\"\n\"kind\": \"InferenceIdentityBinding\"\n{rest}")),
+        ("tag.yaml", format!("apiVersion: kleym.sonda.red/v1alpha1\nkind: !!str InferenceIdentityBinding\n{rest}")),
+        ("anchor.yaml", format!("apiVersion: kleym.sonda.red/v1alpha1\nkind: &k InferenceIdentityBinding\n{rest}")),
+        ("next-line.yaml", format!("apiVersion:\n  kleym.sonda.red/v1alpha1\nkind:\n  InferenceIdentityBinding\n{rest}")),
+        ("flow.yaml", "{apiVersion: kleym.sonda.red/v1alpha1, kind: InferenceIdentityBinding, metadata: {name: b, namespace: serving}}\n".to_string()),
+    ];
+    for (file, text) in &shapes {
+        dir.write(file, text);
+        // What render reads as a binding, on its own: one binding.
+        let report = run(dir.path(), &["explain", file, "--trust-domain", "example.org", "-o", "json"]);
+        assert!(report.stdout.contains("\"name\": \"b\""), "{file}: {}", report.describe());
+    }
+    // Neither a binding render leaves out (kpt's local config) nor a file that is no YAML
+    // (a Helm template naming the kind) is one.
+    dir.write(
+        "local.yaml",
+        "apiVersion: kleym.sonda.red/v1alpha1\nkind: InferenceIdentityBinding\nmetadata:\n  name: l\n  \
+         annotations:\n    config.kubernetes.io/local-config: \"true\"\n",
+    );
+    dir.write(
+        "template.yaml",
+        "{{- if .Values.identity }}\napiVersion: kleym.sonda.red/v1alpha1\nkind: InferenceIdentityBinding\n{{- end }}\n",
+    );
+    let found = run(dir.path(), &["discover"]);
+    assert_eq!(found.code, Some(0), "{}", found.describe());
+    let mut want: Vec<String> = shapes.iter().map(|(file, _)| format!("./{file}")).collect();
+    want.sort();
+    assert_eq!(found.stdout, format!("{}\n", want.join("\n")), "{}", found.describe());
+}
+
 // ---------------------------------------------------------------------------------------
 // A kpt package's Kptfile
 // ---------------------------------------------------------------------------------------
@@ -819,8 +856,11 @@ fn only_the_pipeline_entry_that_runs_this_function_counts() {
         out.describe()
     );
     assert!(out.stdout.contains("spiffe://example.org/"), "{}", out.describe());
-    // Without an entry that runs it, the Kptfile gives nothing.
+    // Without an entry that runs it, the Kptfile gives nothing (not even a trust domain).
     dir.write("pkg/Kptfile", &kptfile.replace("render-inference-identity", "other-function"));
     let out = run(dir.path(), &["explain", "pkg"]);
+    assert_eq!(out.code, Some(1), "{}", out.describe());
+    assert!(out.stderr.contains("trustDomain is required"), "{}", out.describe());
+    let out = run(dir.path(), &["explain", "pkg", "--trust-domain", "example.org"]);
     assert!(out.stdout.starts_with("Config: none"), "{}", out.describe());
 }

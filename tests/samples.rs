@@ -1,5 +1,6 @@
 //! The shipped fn-config/ samples agree with each other: the two functionConfig forms carry
-//! the same settings, and a sample whose failurePolicy departs from the default says why.
+//! the same settings, a sample whose failurePolicy departs from the default says why, and
+//! every sample that sets the trust domain says className (as the README's quick start does).
 
 mod common;
 
@@ -75,4 +76,54 @@ fn the_catalog_metadata_has_the_catalog_fields_and_the_crate_license() {
         let folder = url.as_str().unwrap().rsplit_once("/tree/main/").expect("a folder URL").1;
         assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join(folder).join("Kptfile").is_file(), "{url}");
     }
+}
+
+/// Every file of `fn-config/`, by path relative to the repository.
+fn samples(folder: &Path, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            samples(&path, out);
+        } else {
+            let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+            out.push(path.strip_prefix(root).unwrap().to_string_lossy().into_owned());
+        }
+    }
+}
+
+#[test]
+fn every_sample_that_sets_the_trust_domain_says_class_name() {
+    let mut files = Vec::new();
+    samples(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fn-config"), &mut files);
+    files.sort();
+    // The config's key, Argo CD's plugin env entry, the flag.
+    let sets_trust_domain = ["trustDomain", "TRUST_DOMAIN", "--trust-domain"];
+    let sets_class_name = ["className", "CLASS_NAME", "--class-name"];
+    let mut setting = 0;
+    for file in &files {
+        let text = repo_file(file);
+        if !sets_trust_domain.iter().any(|s| text.contains(s)) {
+            continue;
+        }
+        setting += 1;
+        assert!(
+            sets_class_name.iter().any(|s| text.contains(s)),
+            "{file} sets the trust domain and says nothing of className"
+        );
+        // Says why: a manager with a class ignores the classless.
+        assert!(text.contains("ignore"), "{file} names className without saying that a manager ignores");
+    }
+    // The typed and ConfigMap configs, their schema twice, kpt's, both kustomize ones, Argo
+    // CD's plugin, Helm's plugin.
+    assert!(setting >= 9, "samples that set the trust domain: {setting} of {files:?}");
+}
+
+#[test]
+fn the_quick_start_says_class_name() {
+    let readme = repo_file("README.md");
+    let start = readme.find("Quick start").expect("a quick start");
+    let end = start + readme[start..].find("Run the tests").expect("the quick start ends");
+    let quick_start = &readme[start..end];
+    assert!(quick_start.contains("className"), "{quick_start}");
+    assert!(quick_start.contains("IgnoredBySpire"), "{quick_start}");
 }

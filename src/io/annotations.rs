@@ -11,6 +11,8 @@ use crate::reconcile::results::Severity;
 use serde_sarif::sarif;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
+use std::os::unix::ffi::OsStrExt as _;
+use std::path::{Component, Path, PathBuf};
 
 /// One thing to show: a failing binding or a finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -202,11 +204,52 @@ pub fn sarif(annotations: &[Annotation]) -> String {
     out
 }
 
-/// A relative path as a URI reference: bytes other than unreserved characters and `/`
-/// percent-encoded.
-fn uri(path: &str) -> String {
-    path.bytes()
-        .map(|b| match b {
+/// Where a file is, as SARIF names an artifact: under the working folder, a relative
+/// reference (GitHub resolves it against the checkout); anywhere else, an absolute `file://`
+/// URI, since a bare `/srv/...` is no URI of a file. `.` and `..` are resolved first.
+fn uri(path: &Path) -> String {
+    match std::env::current_dir() {
+        Ok(cwd) => uri_from(path, &cwd),
+        Err(_) => encode(&normal(path)),
+    }
+}
+
+fn uri_from(path: &Path, cwd: &Path) -> String {
+    let absolute = normal(&cwd.join(path));
+    match absolute.strip_prefix(normal(cwd)) {
+        Ok(under) => encode(under),
+        Err(_) => format!("file://{}", encode(&absolute)),
+    }
+}
+
+/// `path` with `.` left out and each `..` taking the component before it away, by the text
+/// alone (as a URI's dot segments are resolved); `..` at the root stays there.
+fn normal(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                // Above the root is the root.
+                Some(Component::RootDir) => {}
+                _ => out.push(part),
+            },
+            part => out.push(part),
+        }
+    }
+    out
+}
+
+/// A path's own bytes as URI text: bytes other than unreserved characters and `/`
+/// percent-encoded, so a name that is not UTF-8 keeps its bytes.
+fn encode(path: &Path) -> String {
+    path.as_os_str()
+        .as_bytes()
+        .iter()
+        .map(|&b| match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
                 (b as char).to_string()
             }
@@ -228,7 +271,9 @@ pub fn github(annotations: &[Annotation]) -> String {
         let mut properties = Vec::new();
         if let Some(at) = &a.at {
             if let Some(file) = &at.file {
-                properties.push(format!("file={}", property(file)));
+                // Named as messages name it: control characters and bytes that are not
+                // UTF-8 escaped, never replaced.
+                properties.push(format!("file={}", property(&super::files::quote(file))));
             }
             properties.push(format!("line={}", at.line));
         }
@@ -238,9 +283,21 @@ pub fn github(annotations: &[Annotation]) -> String {
     out
 }
 
-/// A command's message, escaped as GitHub's runner unescapes it.
+/// A command's message, escaped as GitHub's runner unescapes it (`%`, `\r`, `\n`); any
+/// other control character, which the runner would pass on raw to the log, is written as
+/// Rust escapes it (`\u{1b}`).
 fn data(text: &str) -> String {
-    text.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            c if c.is_control() => out.extend(c.escape_default()),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A command's property value: as a message, and `:` and `,` too.
@@ -256,12 +313,42 @@ mod tests {
     fn workflow_commands_escape_what_github_unescapes() {
         assert_eq!(data("50% a\r\nb"), "50%25 a%0D%0Ab");
         assert_eq!(property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
+        assert_eq!(data("a\u{1b}[31mb\t"), "a\\u{1b}[31mb\\t");
+    }
+
+    #[test]
+    fn a_file_in_a_workflow_command_is_named_as_messages_name_it() {
+        let file = PathBuf::from(std::ffi::OsStr::from_bytes(b"a\x1b[31m,b\xff.yaml"));
+        let annotation = Annotation {
+            rule: "NoMatchingWorkload",
+            severity: Severity::Warning,
+            message: "m".to_string(),
+            at: Some(At { file: Some(file), line: 3 }),
+            fingerprint: String::new(),
+        };
+        assert_eq!(
+            github(&[annotation]),
+            "::warning file=a\\u{1b}[31m%2Cb\\xff.yaml,line=3,title=NoMatchingWorkload::m\n"
+        );
     }
 
     #[test]
     fn uris_encode_what_is_not_a_path_character() {
-        assert_eq!(uri("apps/a b/x#1.yaml"), "apps/a%20b/x%231.yaml");
-        assert_eq!(uri("ü.yaml"), "%C3%BC.yaml");
+        let cwd = Path::new("/srv/repo");
+        assert_eq!(uri_from(Path::new("apps/a b/x#1.yaml"), cwd), "apps/a%20b/x%231.yaml");
+        assert_eq!(uri_from(Path::new("ü.yaml"), cwd), "%C3%BC.yaml");
+        // A name that is not UTF-8 keeps its byte, never U+FFFD's.
+        assert_eq!(uri_from(Path::new(std::ffi::OsStr::from_bytes(b"b\xff.yaml")), cwd), "b%FF.yaml");
+    }
+
+    #[test]
+    fn uris_outside_the_working_folder_are_absolute_file_uris_and_dot_segments_go() {
+        let cwd = Path::new("/srv/repo");
+        assert_eq!(uri_from(Path::new("deploy/../deploy/./a.yaml"), cwd), "deploy/a.yaml");
+        assert_eq!(uri_from(Path::new("/srv/repo/deploy/a.yaml"), cwd), "deploy/a.yaml");
+        assert_eq!(uri_from(Path::new("/srv/x y.yaml"), cwd), "file:///srv/x%20y.yaml");
+        assert_eq!(uri_from(Path::new("../base/a.yaml"), cwd), "file:///srv/base/a.yaml");
+        assert_eq!(uri_from(Path::new("/a/../../b.yaml"), cwd), "file:///b.yaml");
     }
 
     #[test]

@@ -6,16 +6,20 @@
 
 use super::annotations;
 use super::pipeline;
+use super::pipeline::Mode as _;
 use super::render::{Files, Request};
 use super::{RunOutput, error_output, wording};
 use crate::api::binding::InferenceIdentityBindingStatus;
+use crate::api::cluster_spiffe_id::ClusterSpiffeId;
 use crate::config::FailurePolicy;
 use crate::reconcile::Outcome;
 use crate::reconcile::coverage::selector::Answer;
 use crate::reconcile::findings::{Kind, Ref};
 use crate::reconcile::item::Item;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 
 /// The output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,10 +33,14 @@ pub enum Format {
 }
 
 /// The report of a request's manifests and the failure policy they run under, or why
-/// there is none.
+/// there is none. Without a trust domain no binding can render, and `render` fails: so
+/// does the report.
 pub fn build_with_policy(request: &Request) -> Result<(Report, FailurePolicy), String> {
     let mut files = Files::new(request);
     let (outcome, config) = pipeline::reconcile(&mut files, &request.env).map_err(|stop| stop.message)?;
+    if outcome.trust_domain_missing {
+        return Err(wording::trust_domain_missing(Files::TRUST_DOMAIN_HINT));
+    }
     let mut report = report(&outcome);
     report.config = files.config_source.take();
     for b in &mut report.bindings {
@@ -99,17 +107,25 @@ pub struct Reach {
     pub spiffe_ids: Vec<String>,
 }
 
-/// Where an item starts: its file (`None` for standard input) and line.
+/// Where an item starts: its file (`None` for standard input), its name's bytes as they
+/// are, and line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct At {
-    pub file: Option<String>,
+    pub file: Option<PathBuf>,
     pub line: usize,
 }
 
-impl From<(Option<std::path::PathBuf>, usize)> for At {
-    fn from((file, line): (Option<std::path::PathBuf>, usize)) -> Self {
-        At { file: file.map(|f| f.to_string_lossy().into_owned()), line }
+impl From<(Option<PathBuf>, usize)> for At {
+    fn from((file, line): (Option<PathBuf>, usize)) -> Self {
+        At { file, line }
     }
+}
+
+/// A label selector of a rendered ClusterSPIFFEID (`matchLabels` is all it uses).
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LabelSelector {
+    pub match_labels: BTreeMap<String, String>,
 }
 
 /// One pod template, as SPIRE Controller Manager will treat its pods.
@@ -154,6 +170,10 @@ pub struct BindingReport {
     pub cluster_spiffe_id: Option<String>,
     /// `spec.className` of its ClusterSPIFFEID.
     pub class_name: Option<String>,
+    /// What its ClusterSPIFFEID makes entries for: the pods its `podSelector` selects, in the
+    /// namespaces its `namespaceSelector` selects (all when null): its scope.
+    pub pod_selector: Option<LabelSelector>,
+    pub namespace_selector: Option<LabelSelector>,
     pub selectors: Vec<String>,
     /// The pod templates that get its SVID.
     pub workloads: Vec<WorkloadRef>,
@@ -210,11 +230,21 @@ impl From<&Ref> for WorkloadRef {
 }
 
 fn report(outcome: &Outcome) -> Report {
+    let rendered: HashMap<&str, &ClusterSpiffeId> = outcome
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Rendered(object, _) => Some((object.metadata.name.as_str(), &**object)),
+            _ => None,
+        })
+        .collect();
     let bindings = outcome
         .items
         .iter()
         .filter_map(|item| match item {
-            Item::Binding(position, value, status) => Some(binding(*position, value, status, outcome)),
+            Item::Binding(position, value, status) => {
+                Some(binding(*position, value, status, &rendered, outcome))
+            }
             _ => None,
         })
         .collect();
@@ -299,11 +329,16 @@ fn binding(
     position: usize,
     value: &Value,
     status: &InferenceIdentityBindingStatus,
+    objects: &HashMap<&str, &ClusterSpiffeId>,
     outcome: &Outcome,
 ) -> BindingReport {
     let text = |pointer: &str| value.pointer(pointer).and_then(Value::as_str).map(str::to_string);
     let ready = status.conditions.iter().find(|c| c.type_ == "Ready");
     let rendered = status.rendered_cluster_spiffeid.as_ref();
+    let object = rendered.and_then(|r| objects.get(r.name.as_str()));
+    let selector = |labels: &crate::api::labels::Labels| LabelSelector {
+        match_labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+    };
     BindingReport {
         item: position,
         at: None,
@@ -315,6 +350,10 @@ fn binding(
         spiffe_id: rendered.map(|r| r.spiffe_id.clone()),
         cluster_spiffe_id: rendered.map(|r| r.name.clone()),
         class_name: rendered.and(status.cluster_spiffeid_class_name.clone()),
+        pod_selector: object.map(|o| selector(&o.spec.pod_selector.match_labels)),
+        namespace_selector: object
+            .and_then(|o| o.spec.namespace_selector.as_ref())
+            .map(|n| selector(&n.match_labels)),
         selectors: status.rendered_selectors.first().map(|s| s.selectors.clone()).unwrap_or_default(),
         workloads: held_by(outcome, position, true),
         selected_without_identity: held_by(outcome, position, false),

@@ -206,65 +206,32 @@ fn relative(path: &Path) -> PathBuf {
 /// The path that names standard input.
 const STDIN: &str = "-";
 
-/// Argo CD discovery: the manifest files under `paths` (read by the rule of [`files`]) that
-/// hold an InferenceIdentityBinding, by [`holds_binding`]. Empty when none does.
+/// Argo CD discovery: the manifest files under `paths` (found and read by the rule of
+/// [`files`]) that hold an object `render` reads as a binding. Each file's documents are read
+/// by the reader every mode reads through, so a binding is found however its YAML is spelled
+/// (a byte-order mark, quoted keys, tags, anchors, a value on the next line) and text that
+/// only names the kind (a kustomize fieldSpec, a comment) is not one. A file that does not
+/// read as YAML (a Helm template, say) holds no binding here; `render` names its error. Empty
+/// when no file holds one.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let paths = if paths.is_empty() { vec![PathBuf::from(".")] } else { paths.to_vec() };
     let mut budget = Budget::default();
-    let mut found = Vec::new();
-    for file in files::find(&paths, &[], files::is_manifest_name)? {
-        let text = files::read(&file, &mut budget)?;
-        if holds_binding(&file.path, &text) {
-            found.push(file.path);
-        }
+    let found = files::find(&paths, &[], files::is_manifest_name)?;
+    let mut texts = Vec::with_capacity(found.len());
+    for file in &found {
+        texts.push(files::read(file, &mut budget)?);
     }
-    Ok(found)
-}
-
-/// Whether a manifest holds an object of kind InferenceIdentityBinding in API group
-/// kleym.sonda.red, by a cheap scan: in a YAML document, the top-level keys `kind:` and
-/// `apiVersion:` (lines at column 0); in a `.json` file, the members of the top-level
-/// object. Text elsewhere (a kustomize fieldSpec naming the kind) does not count.
-pub fn holds_binding(path: &Path, text: &str) -> bool {
-    let is_binding = |api_version: &str, kind: &str| {
-        kind == BINDING_KIND
-            && api_version.starts_with(BINDING_GROUP)
-            && api_version[BINDING_GROUP.len()..].starts_with('/')
+    let holds_binding = |stream: &Stream| {
+        stream.parts.iter().any(|part| {
+            !is_local_config(&part.head) && part.input.value().is_some_and(crate::api::binding::is_binding)
+        })
     };
-    if path.extension().is_some_and(|e| e == "json")
-        && let Ok(value) = serde_json::from_str::<serde_json::Value>(text)
-    {
-        let field = |key: &str| value.get(key).and_then(serde_json::Value::as_str).unwrap_or_default();
-        return is_binding(field("apiVersion"), field("kind"));
-    }
-    let (mut api_version, mut kind) = (String::new(), String::new());
-    for line in text.lines().chain(std::iter::once("---")) {
-        if line.starts_with("---") || line.starts_with("...") {
-            if is_binding(&api_version, &kind) {
-                return true;
-            }
-            api_version.clear();
-            kind.clear();
-        } else if let Some(value) = line.strip_prefix("kind:") {
-            kind = scalar(value);
-        } else if let Some(value) = line.strip_prefix("apiVersion:") {
-            api_version = scalar(value);
-        }
-    }
-    false
-}
-
-const BINDING_KIND: &str = "InferenceIdentityBinding";
-const BINDING_GROUP: &str = "kleym.sonda.red";
-
-/// A plain or quoted one-line scalar after a key, without a trailing comment.
-fn scalar(text: &str) -> String {
-    let text = text.split(" #").next().unwrap_or_default().trim();
-    let unquoted = text
-        .strip_prefix('"')
-        .and_then(|t| t.strip_suffix('"'))
-        .or_else(|| text.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')));
-    unquoted.unwrap_or(text).to_string()
+    Ok(found
+        .into_iter()
+        .zip(read::streams(texts))
+        .filter(|(_, stream)| stream.as_ref().is_ok_and(holds_binding))
+        .map(|(file, _)| file.path)
+        .collect())
 }
 
 /// Objects that configure the render and never go to a cluster: kpt's local-config

@@ -100,15 +100,16 @@ pub fn severity(severity: Severity) -> &'static str {
     }
 }
 
-/// The stderr account of a finished reconcile: one line per failing binding (`origin` names
-/// where it came from, in the modes that read many files), one per finding, and last the
-/// missing trust domain with `hint`.
+/// The stderr account of a finished reconcile, each line tagged with its severity: one per
+/// failing binding (`origin` names where it came from, in the modes that read many files),
+/// one per finding, and last the missing trust domain with `hint`.
 pub fn stderr(outcome: &Outcome, hint: &str, origin: impl Fn(usize) -> Option<Origin>) -> String {
     let mut out = String::new();
     for f in &outcome.failures {
         let namespace = f.namespace.as_deref().filter(|ns| !ns.is_empty()).unwrap_or("<no namespace>");
         let from = origin(f.item).map(|o| format!(" in {o}")).unwrap_or_default();
-        out.push_str(&super::stderr_line(&format!("{namespace}/{}{from}: {}", f.name, failure(f))));
+        let line = format!("{}: {namespace}/{}{from}: {}", severity(f.severity), f.name, failure(f));
+        out.push_str(&super::stderr_line(&line));
     }
     for f in &outcome.findings {
         out.push_str(&super::stderr_line(&format!("{}: {}", severity(outcome.severity(f)), finding(f))));

@@ -1,23 +1,52 @@
 //! The CI recipes of docs/review.md: the GitHub Actions workflow and the GitLab CI job parse
-//! as YAML of the shape their runners read, and every shell script in them (each `run:` of
-//! the workflow, each `script:` line of the job) is valid bash (`bash -n`).
+//! as YAML of the shape their runners read, every shell script in them (each `run:` of the
+//! workflow, each `script:` line of the job) is valid bash (`bash -n`), and actionlint finds
+//! nothing in the workflow (deprecated actions, expressions, its scripts through shellcheck
+//! where that is installed).
 
 use crate::common::*;
 use serde_json::Value;
 use std::process::Command;
 
-/// The fenced ```yaml blocks of docs/review.md, in order.
-fn yaml_blocks() -> Vec<Value> {
+/// The fenced ```yaml blocks of docs/review.md, in order, as text.
+fn yaml_texts() -> Vec<String> {
     let doc = repo_file("docs/review.md");
     let mut blocks = Vec::new();
     let mut rest = doc.as_str();
     while let Some(start) = rest.find("```yaml\n") {
         let body = &rest[start + 8..];
         let end = body.find("```").expect("a closed block");
-        blocks.push(render_inference_identity::yaml::parse(&body[..end]).expect("the block parses as YAML"));
+        blocks.push(body[..end].to_string());
         rest = &body[end + 3..];
     }
     blocks
+}
+
+/// The same blocks, read.
+fn yaml_blocks() -> Vec<Value> {
+    let parse =
+        |text: &String| render_inference_identity::yaml::parse(text).expect("the block parses as YAML");
+    yaml_texts().iter().map(parse).collect()
+}
+
+#[test]
+fn actionlint_finds_nothing_in_the_workflow() {
+    let workflow =
+        yaml_texts().into_iter().find(|t| t.contains("\njobs:\n")).expect("a GitHub Actions workflow");
+    let repo = TempDir::new("actionlint");
+    let file = repo.write(".github/workflows/identities.yml", &workflow);
+    let out = Command::new(require_tool("actionlint"))
+        .current_dir(repo.path())
+        .arg(&file)
+        .output()
+        .expect("actionlint runs");
+    assert_success(&out);
+    // It does look: a deprecated action is found.
+    let old = repo
+        .write(".github/workflows/old.yml", &workflow.replace("actions/checkout@v5", "actions/checkout@v4"));
+    let out = Command::new(require_tool("actionlint")).current_dir(repo.path()).arg(&old).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(stdout(&out).contains("actions/checkout@v4"), "{}", describe(&out));
 }
 
 fn bash_n(script: &str, what: &str) {

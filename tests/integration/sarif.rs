@@ -97,3 +97,36 @@ fn the_new_findings_of_a_diff_are_valid_sarif() {
     );
     assert_eq!(problems(&stdout(&out), &scratch), Vec::<String>::new());
 }
+
+#[test]
+fn files_outside_the_working_folder_and_names_that_are_not_utf8_are_valid_uris() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let scratch = TempDir::new("sarif-uris");
+    let app = scratch.join("elsewhere/deploy");
+    std::fs::create_dir_all(&app).unwrap();
+    let stream = repo_file("testdata/explain-lines/files/app.yaml");
+    std::fs::write(app.join(std::ffi::OsStr::from_bytes(b"b\xff.yaml")), &stream).unwrap();
+    let work = scratch.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    // An absolute path and a relative one that climbs out, with a dot segment.
+    let absolute = app.to_str().unwrap().to_string();
+    for given in [absolute.as_str(), "../elsewhere/deploy/../deploy"] {
+        let log = explain_sarif(&work, &[given, "--trust-domain", "example.org"], None);
+        let value: Value = serde_json::from_str(&log).unwrap();
+        let uri =
+            value["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{log}"))
+                .to_string();
+        assert_eq!(uri, format!("file://{}/b%FF.yaml", app.to_str().unwrap()), "{given}");
+        assert_eq!(problems(&log, &scratch), Vec::<String>::new(), "{given}");
+    }
+    // Under the working folder, relative, the dot segments gone.
+    let log = explain_sarif(
+        &scratch.join("elsewhere"),
+        &["deploy/../deploy", "--trust-domain", "example.org"],
+        None,
+    );
+    assert!(log.contains("\"uri\": \"deploy/b%FF.yaml\""), "{log}");
+    assert_eq!(problems(&log, &scratch), Vec::<String>::new());
+}

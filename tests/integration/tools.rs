@@ -29,7 +29,8 @@ fn the_ci_check_and_the_tests_name_a_missing_tool_alike() {
             "pre-commit",
             "podman",
             "helm",
-            "kubectl-1.35"
+            "kubectl-1.35",
+            "actionlint"
         ]
     );
     let empty = TempDir::new("tools-empty-path");
