@@ -4,7 +4,9 @@
 
 use crate::common::*;
 use serde_json::Value;
-use std::process::{Command, Output};
+use std::fs::{File, OpenOptions};
+use std::os::unix::net::UnixStream;
+use std::process::{Command, Output, Stdio};
 
 /// The chart's pool and Deployments, in the release's namespace.
 const POOL: &str = "\
@@ -81,6 +83,11 @@ fn setup(label: &str) -> TempDir {
 
 /// `helm` with its homes in `tmp/helm/` and the binary under test first on PATH.
 fn helm(tmp: &TempDir, args: &[&str]) -> Output {
+    helm_command(tmp, args).output().expect("helm starts")
+}
+
+/// The command [`helm`] runs, for a test that gives it its own stderr.
+fn helm_command(tmp: &TempDir, args: &[&str]) -> Command {
     let mut cmd = Command::new(require_tool("helm"));
     cmd.args(args)
         .env("PATH", path_with_bin_dir())
@@ -91,20 +98,32 @@ fn helm(tmp: &TempDir, args: &[&str]) -> Output {
     for var in AMBIENT_VARS {
         cmd.env_remove(var);
     }
-    cmd.output().expect("helm starts")
+    cmd
 }
 
 /// `helm template` of the chart in namespace serving, post-rendered by the plugin with
 /// `args` as its --post-renderer-args (none: no post-renderer).
 fn template(tmp: &TempDir, args: &[&str]) -> Output {
+    helm(tmp, &template_args(tmp, args).iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+/// The arguments of [`template`].
+fn template_args(tmp: &TempDir, args: &[&str]) -> Vec<String> {
     let chart = tmp.join("chart");
     let mut all = vec!["template", "llama", chart.to_str().unwrap(), "--namespace", "serving"];
     if !args.is_empty() {
         all.extend(["--post-renderer", "render-inference-identity"]);
     }
-    let flags: Vec<String> = args.iter().map(|a| format!("--post-renderer-args={a}")).collect();
-    all.extend(flags.iter().map(String::as_str));
-    helm(tmp, &all)
+    let mut all: Vec<String> = all.into_iter().map(str::to_string).collect();
+    all.extend(args.iter().map(|a| format!("--post-renderer-args={a}")));
+    all
+}
+
+/// `helm template` as [`template`] runs it, with `stderr` as Helm's standard error.
+fn template_with_stderr(tmp: &TempDir, args: &[&str], stderr: Stdio) -> std::process::ExitStatus {
+    let all = template_args(tmp, args);
+    let mut cmd = helm_command(tmp, &all.iter().map(String::as_str).collect::<Vec<_>>());
+    cmd.stdout(Stdio::null()).stderr(stderr).status().expect("helm starts")
 }
 
 fn identity(doc: &Value) -> (String, String) {
@@ -177,4 +196,49 @@ fn a_chart_without_bindings_comes_through_whole() {
     let docs = documents(&stdout(&out));
     assert!(!docs.is_empty(), "{}", describe(&out));
     assert_eq!(docs, documents(&stdout(&plain)), "{}", describe(&out));
+}
+
+#[test]
+fn helm_with_a_socket_as_stderr_renders_through_the_plugin() {
+    // Systemd units and some CI runners give Helm a socket as stderr, which no process can
+    // open again through /proc: the plugin must not fail the render over it.
+    let tmp = setup("helm-socket");
+    let bindings = tmp.join("bindings.yaml");
+    let (ours, theirs) = UnixStream::pair().expect("a socket pair");
+    let status = template_with_stderr(
+        &tmp,
+        &[bindings.to_str().unwrap(), "--trust-domain=example.org"],
+        Stdio::from(std::os::fd::OwnedFd::from(theirs)),
+    );
+    drop(ours);
+    assert!(status.success(), "helm template with a socket as stderr: {status}");
+}
+
+#[test]
+fn a_failing_binding_s_message_reaches_a_file_helm_appends_to() {
+    let tmp = setup("helm-append");
+    let orphan = tmp.write("orphan.yaml", ORPHAN);
+    let log = tmp.join("helm.log");
+    let file = OpenOptions::new().create(true).append(true).open(&log).unwrap();
+    let args = [orphan.to_str().unwrap(), "--trust-domain=example.org", "--failure-policy=Fail"];
+    let status = template_with_stderr(&tmp, &args, Stdio::from(file));
+    assert!(!status.success());
+    let text = read(&log);
+    assert!(text.contains("InferencePool \"missing-pool\" was not found"), "{text}");
+    assert!(text.contains("exited with error"), "Helm's own error: {text}");
+}
+
+#[test]
+fn helm_s_own_error_stays_whole_in_a_file_it_does_not_append_to() {
+    // `2>file`: Helm writes from its own offset, over anything another process appended, so
+    // the plugin leaves such a file to Helm rather than have both messages cut.
+    let tmp = setup("helm-truncate");
+    let orphan = tmp.write("orphan.yaml", ORPHAN);
+    let log = tmp.join("helm.log");
+    let args = [orphan.to_str().unwrap(), "--trust-domain=example.org", "--failure-policy=Fail"];
+    let status = template_with_stderr(&tmp, &args, Stdio::from(File::create(&log).unwrap()));
+    assert!(!status.success());
+    let text = read(&log);
+    assert!(text.starts_with("Error:"), "{text}");
+    assert!(!text.contains("pools in serving"), "a cut message of the function: {text}");
 }

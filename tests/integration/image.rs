@@ -32,6 +32,8 @@ fn containers_conf() -> &'static Path {
 }
 
 fn podman(args: &[&str]) -> Output {
+    // containers.conf names runc as the runtime: without it podman fails with no hint.
+    require_tool("runc");
     Command::new(require_tool("podman"))
         .args(args)
         .env("CONTAINERS_CONF", containers_conf())

@@ -28,6 +28,7 @@ fn the_ci_check_and_the_tests_name_a_missing_tool_alike() {
             "git",
             "pre-commit",
             "podman",
+            "runc",
             "helm",
             "kubectl-1.35",
             "actionlint"
