@@ -128,6 +128,17 @@ struct Pending {
     at_column: usize,
 }
 
+/// What the content at the start of a node reads as.
+enum Content<'t> {
+    /// A key: its scalar, and the offset of its `:`.
+    Key(Event<'t>, usize),
+    /// No key: a value, if the lexer reads it at all.
+    Value,
+    /// A shape the lexer leaves to the parser (a key longer than it reads, a space before
+    /// the `:`, an indicator).
+    Unsure,
+}
+
 struct Lexer<'t> {
     text: &'t str,
     out: Events<'t>,
@@ -266,18 +277,23 @@ impl<'t> Lexer<'t> {
             Some(_) => {}
         }
         let column = line.column(content);
-        if let Some((key, colon)) = self.key(line, content)? {
-            self.open(Open::Mapping(column), line, content)?;
-            self.push_span(key, line, content, colon);
-            return self.after_key(line, colon, column);
+        match self.key(line, content) {
+            Content::Key(key, colon) => {
+                self.open(Open::Mapping(column), line, content)?;
+                self.push_span(key, line, content, colon);
+                self.after_key(line, colon, column)
+            }
+            Content::Value => {
+                let end = self.value(line, content)?;
+                self.rest(line, end)
+            }
+            Content::Unsure => None,
         }
-        let end = self.value(line, content)?;
-        self.rest(line, end)
     }
 
     /// A line holding a key of the mapping whose keys stand at `column`.
     fn key_line(&mut self, line: &Line<'t>, at: usize, column: usize) -> Option<()> {
-        let (key, colon) = self.key(line, at)??;
+        let Content::Key(key, colon) = self.key(line, at) else { return None };
         self.push_span(key, line, at, colon);
         self.after_key(line, colon, column)
     }
@@ -301,15 +317,16 @@ impl<'t> Lexer<'t> {
         }
     }
 
-    /// The key starting at `at`, and where its `:` is; `Some(None)` when the content at
-    /// `at` is not a key (but may be a value).
-    fn key(&self, line: &Line<'t>, at: usize) -> Option<Option<(Event<'t>, usize)>> {
+    /// Reads the content starting at `at` as a key.
+    fn key(&self, line: &Line<'t>, at: usize) -> Content<'t> {
         let bytes = &self.text.as_bytes()[..line.end];
         let (event, end) = match bytes[at] {
             b'"' | b'\'' => {
-                let (text, style, end) = quoted(self.text, at, line.end)?;
+                let Some((text, style, end)) = quoted(self.text, at, line.end) else {
+                    return Content::Unsure;
+                };
                 if bytes.get(end) != Some(&b':') || !matches!(bytes.get(end + 1), None | Some(b' ')) {
-                    return Some(None);
+                    return Content::Value;
                 }
                 (Event::Scalar(text, style, 0, None), end)
             }
@@ -317,23 +334,23 @@ impl<'t> Lexer<'t> {
                 let mut i = at;
                 let colon = loop {
                     match bytes.get(i) {
-                        None => return Some(None),
+                        None => return Content::Value,
                         Some(b':') if matches!(bytes.get(i + 1), None | Some(b' ')) => break i,
-                        Some(b' ') if bytes.get(i + 1) == Some(&b'#') => return Some(None),
+                        Some(b' ') if bytes.get(i + 1) == Some(&b'#') => return Content::Value,
                         Some(_) => i += 1,
                     }
                 };
                 if bytes[colon - 1] == b' ' {
-                    return None;
+                    return Content::Unsure;
                 }
                 (Event::Scalar(Cow::Borrowed(&self.text[at..colon]), ScalarStyle::Plain, 0, None), colon)
             }
-            _ => return None,
+            _ => return Content::Unsure,
         };
         if end - at > MAX_KEY {
-            return None;
+            return Content::Unsure;
         }
-        Some(Some((event, end)))
+        Content::Key(event, end)
     }
 
     /// The value starting at `at` on its line, pushed; where it ends.
