@@ -962,6 +962,19 @@ fn lookalikes_comments_and_tags_are_copied_as_they_stand() {
     }
 }
 
+/// A tab after an entry's `-` starts the entry as a space does (YAML's entry indicator is a
+/// `-` before white space): both readers find each entry there, and copy it.
+#[test]
+fn an_entry_after_a_tab_is_copied_as_it_stands() {
+    let entries = "-\tapiVersion: v1\n  kind: ConfigMap  # tabbed\n  metadata: {name: a}\n\
+                   - apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b}\n-\t{apiVersion: v1, kind: Secret, metadata: {name: c}}\n";
+    let input = list(entries);
+    assert!(fast_reads(&input), "the fast reader cuts at a tab-separated dash too");
+    let out = assert_equivalent(&input, &Env::default());
+    assert_eq!(out.exit_code, 0, "{}", out.stderr);
+    assert_eq!(items_section(&out.stdout), entries);
+}
+
 /// A binding's status is replaced where it stands, or put after its last line, and every
 /// other byte of the binding stays; a binding in flow style is rebuilt, alone.
 #[test]

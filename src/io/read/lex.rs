@@ -9,6 +9,7 @@
 //! Markers carry byte offsets, lines and columns as the parser's do; their character index
 //! is the byte offset too (the walker reads byte offsets).
 
+use super::text::is_entry;
 use serde_saphyr::granit_parser::{Event, Marker, ScalarStyle, Span, StructureStyle};
 use std::borrow::Cow;
 
@@ -411,11 +412,6 @@ impl<'t> Lexer<'t> {
     }
 }
 
-/// Whether content is a block sequence entry: a `-` then a space or the line end.
-fn is_entry(content: &[u8]) -> bool {
-    content.first() == Some(&b'-') && matches!(content.get(1), None | Some(b' '))
-}
-
 /// Whether a plain scalar may start with `first` (then `second`): not an indicator, but
 /// `-` before a character other than a space.
 fn starts_plain(first: u8, second: Option<u8>) -> bool {
@@ -587,8 +583,9 @@ mod tests {
             let text = std::fs::read_to_string(&path).unwrap();
             // Each document and each entry of a ResourceList, as the fast reader cuts them.
             let mut parts: Vec<&str> = vec![&text];
-            if let Some(documents) = crate::io::read::split::documents(&text) {
-                parts.extend(documents.into_iter().map(|r| &text[r]));
+            let documents = crate::io::read::split::documents(&text);
+            if documents.apart {
+                parts.extend(documents.chunks.into_iter().map(|r| &text[r]));
             }
             if let Some(layout) = crate::io::read::split::list(&text) {
                 parts.extend(layout.entries.into_iter().map(|r| &text[r]));

@@ -14,78 +14,17 @@ pub mod check;
 pub mod exact;
 pub mod fast;
 pub mod lex;
+pub mod part;
 pub mod split;
 pub mod text;
 pub mod walk;
 
-use crate::api::fields::type_name;
-use crate::reconcile::input::Input;
+pub use part::{Head, ItemText, Part, Place, StatusSlot};
+
 use serde_json::{Map, Value};
-use std::ops::Range;
 
 pub const RESOURCE_LIST_API_VERSION: &str = "config.kubernetes.io/v1";
 pub const RESOURCE_LIST_KIND: &str = "ResourceList";
-
-/// One item read: what the reconcile reads of it, its text, and its head.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Part {
-    pub input: Input,
-    pub text: ItemText,
-    pub head: Head,
-}
-
-/// Where an item's text stands in the input, and how it may be written back.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ItemText {
-    /// The item's text: for a ResourceList entry from the start of its `-` line to the next
-    /// entry's, for a document the text between its markers.
-    pub chunk: Range<usize>,
-    /// Whether the text stands on its own (no alias to an anchor outside it; the entries of
-    /// a block sequence); otherwise the item is written from its value.
-    pub copy: bool,
-    /// For an item the reconcile reads, where a new `status` goes in its text; `None` when
-    /// it cannot go there (a mapping in flow style), and the item is written from its value.
-    pub status: Option<StatusSlot>,
-}
-
-/// Where a binding's new `status` goes in its text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StatusSlot {
-    /// The column of the mapping's keys.
-    pub column: usize,
-    pub place: Place,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Place {
-    /// The old `status` entry: from its key to the start of the line after its value.
-    Replace(Range<usize>),
-    /// No `status` yet: it goes at this line start, after the item's last content.
-    Append(usize),
-}
-
-/// An item's type and whether it configures the render rather than the cluster; all the
-/// plain-stream modes need of an item beside what the reconcile reads.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Head {
-    /// `apiVersion` and `kind`, when they are strings.
-    pub api_version: Option<String>,
-    pub kind: Option<String>,
-    /// Marked `config.kubernetes.io/local-config: "true"`.
-    pub local_config: bool,
-}
-
-impl Head {
-    pub fn of(value: &Value) -> Head {
-        let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
-        let local = value.pointer("/metadata/annotations/config.kubernetes.io~1local-config");
-        Head {
-            api_version: text("apiVersion"),
-            kind: text("kind"),
-            local_config: local.and_then(Value::as_str) == Some("true"),
-        }
-    }
-}
 
 /// A ResourceList read.
 pub struct List {
@@ -132,17 +71,14 @@ pub fn list_with(text: String, reader: Reader) -> Result<List, ListError> {
         Reader::Exact => None,
     };
     let read = match fast {
-        Some(read) => read,
+        Some(read) => {
+            check_kind(&read.fields)?;
+            read
+        }
         None => exact::list(&text)?,
     };
     let mut fields = read.fields;
     let function_config = fields.remove("functionConfig").filter(|v| !v.is_null());
-    let kind = fields.get("kind").and_then(Value::as_str).unwrap_or_default();
-    if kind != RESOURCE_LIST_KIND {
-        let message =
-            format!("input kind is {kind:?}: expected a {RESOURCE_LIST_API_VERSION} ResourceList on stdin");
-        return Err(ListError { message, function_config: None });
-    }
     Ok(List { text, function_config, parts: read.parts, indent: read.indent })
 }
 
@@ -177,17 +113,14 @@ pub fn streams_with(texts: Vec<String>, reader: Reader) -> Vec<Result<Stream, St
         .collect()
 }
 
-/// The items of a ResourceList value, checked to be mappings.
-fn items_of(fields: &mut Map<String, Value>) -> Result<Vec<Value>, String> {
-    let items = match fields.remove("items") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) => items,
-        Some(other) => {
-            return Err(format!("ResourceList items must be a sequence, not a {}", type_name(&other)));
-        }
-    };
-    if let Some((i, item)) = items.iter().enumerate().find(|(_, item)| !item.is_object()) {
-        return Err(format!("items[{i}] must be a mapping, not a {}", type_name(item)));
+/// Checks that a ResourceList's top-level fields name its kind: the one check of it,
+/// whichever reader read the list.
+fn check_kind(fields: &Map<String, Value>) -> Result<(), ListError> {
+    let kind = fields.get("kind").and_then(Value::as_str).unwrap_or_default();
+    if kind == RESOURCE_LIST_KIND {
+        return Ok(());
     }
-    Ok(items)
+    let message =
+        format!("input kind is {kind:?}: expected a {RESOURCE_LIST_API_VERSION} ResourceList on stdin");
+    Err(ListError { message, function_config: None })
 }
