@@ -2,7 +2,7 @@
 //! (kpt fn eval and render, kustomize KRM function transformers). [`run`] holds the whole
 //! exchange apart from the process itself, so tests call it directly.
 
-use super::read::{self, List, ListError, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, Reader};
+use super::read::{self, List, ListError, Options, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, Reader};
 use super::write::{self, Form, Source};
 use super::{Env, RunError, TRUST_DOMAIN_HINT, input_error, reconcile_items, stderr_block, summary};
 use crate::config::{self, ConfigError};
@@ -39,7 +39,7 @@ pub fn evaluate(input: String, env: &Env) -> KrmOutput {
 
 /// [`evaluate`] with the reader asked for.
 pub fn evaluate_with(input: String, env: &Env, reader: Reader) -> KrmOutput {
-    let List { text, function_config, parts, indent } = match read::list_with(input, reader) {
+    let List { text, function_config, parts, indent } = match read::list(input, Options { reader }) {
         Ok(list) => list,
         Err(ListError { message, function_config }) => {
             return fail(Read::empty(), function_config, message, None);

@@ -4,7 +4,7 @@
 //! kustomize matches returned items to its own by `kustomize.config.k8s.io/id`, which
 //! passes through untouched; new outputs are added, removed ones dropped.
 
-use super::read::{self, Stream};
+use super::read::{self, Options, Stream};
 use super::write::{self, Form, Source};
 use super::{Env, RunError, RunOutput, error_output, reconcile_items, summary};
 use crate::config;
@@ -38,7 +38,7 @@ pub fn run(config_text: &str, input: &str, env: &Env) -> RunOutput {
         Ok(c) => c,
         Err(e) => return error_output(&e.to_string()),
     };
-    let Stream { text, parts } = match read::stream(input.to_string()) {
+    let Stream { text, parts } = match read::stream(input.to_string(), Options::default()) {
         Ok(stream) => stream,
         Err(e) => return error_output(&format!("the resources on stdin are not readable: {e}")),
     };

@@ -8,7 +8,7 @@ use crate::config::{self, Config, Override};
 use crate::io::app_folder;
 use crate::io::files::{self, Budget, Found, quote};
 use crate::io::kptfile;
-use crate::io::read::{self, Head, Stream};
+use crate::io::read::{self, Head, Options, Stream};
 use crate::io::write::{self, Form, Source};
 use crate::io::{Env, RunError, RunOutput, error_output, reconcile_items, summary};
 use crate::reconcile::Outcome;
@@ -164,7 +164,7 @@ pub(super) fn load(request: &Request) -> Result<Loaded, String> {
     let names: Vec<String> =
         sources.iter().map(|f| f.map_or_else(|| "<stdin>".to_string(), |f| quote(&f.path))).collect();
     let mut streams = Vec::with_capacity(sources.len());
-    for ((name, source), stream) in names.iter().zip(&sources).zip(read::streams(texts)) {
+    for ((name, source), stream) in names.iter().zip(&sources).zip(read::files(texts, Options::default())) {
         let stream = stream.map_err(|e| format!("{name}: {e}"))?;
         // A pipe whose first command failed still runs this one, on nothing: rendering or
         // explaining nothing would pass for a clean result.

@@ -22,7 +22,6 @@ use std::ops::Range;
 use std::sync::Mutex;
 
 /// What the fast reader holds a whole input to; past any bound the exact reader reads it.
-#[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 pub struct Bounds {
     pub input_bytes: usize,
@@ -33,8 +32,8 @@ pub struct Bounds {
     pub counts: Counts,
 }
 
-/// The full reader's limits.
-#[doc(hidden)]
+/// The full reader's limits, which the fast reader holds every input to; tests pass
+/// smaller ones.
 pub const FULL: Bounds = Bounds {
     input_bytes: yaml::MAX_INPUT_BYTES,
     documents: yaml::MAX_DOCUMENTS,
@@ -46,14 +45,8 @@ pub const FULL: Bounds = Bounds {
     },
 };
 
-/// Reads a ResourceList, or returns `None` when it must be read by the exact reader.
-pub fn list(text: &str) -> Option<ListRead> {
-    list_within(text, FULL)
-}
-
-/// [`list`] with other bounds than the full reader's: tests hold inputs to small ones.
-#[doc(hidden)]
-pub fn list_within(text: &str, bounds: Bounds) -> Option<ListRead> {
+/// Reads a ResourceList within `bounds`, or returns `None` when the exact reader must.
+pub fn list(text: &str, bounds: Bounds) -> Option<ListRead> {
     if text.len() > bounds.input_bytes {
         return None;
     }
@@ -92,15 +85,9 @@ pub fn list_within(text: &str, bounds: Bounds) -> Option<ListRead> {
     Some(ListRead { fields, parts, indent: layout.indent })
 }
 
-/// Reads each text as a stream of documents; `None` for a text that must be read by the
-/// exact reader. All documents of all texts are read in one pass over the cores.
-pub fn streams(texts: &[&str]) -> Vec<Option<Vec<Part>>> {
-    streams_within(texts, FULL)
-}
-
-/// [`streams`] with other bounds than the full reader's: tests hold inputs to small ones.
-#[doc(hidden)]
-pub fn streams_within(texts: &[&str], bounds: Bounds) -> Vec<Option<Vec<Part>>> {
+/// Reads each text as a stream of documents within `bounds`; `None` for a text the exact
+/// reader must read. All documents of all texts are read in one pass over the cores.
+pub fn streams(texts: &[&str], bounds: Bounds) -> Vec<Option<Vec<Part>>> {
     let cut: Vec<Option<Vec<Range<usize>>>> = texts
         .iter()
         .map(|text| {

@@ -1,14 +1,47 @@
-//! The text-preserving reader every mode reads through: a ResourceList (KRM functions) or a
-//! stream of documents (the kustomize plugin, `render`) becomes the items the reconcile
-//! reads, each with the exact text it came as, so the writer can copy it unchanged or put a
-//! binding's new `status` in place.
+//! The text-preserving reader every mode reads through: a ResourceList (the KRM function
+//! modes), a plain stream (the kustomize plugin) or the files of a render (`render`,
+//! `explain`, `diff`) become the items the reconcile reads, each with the exact text it came
+//! as, so the writer can copy it unchanged or put a binding's new `status` in place. One
+//! entry point per input form: [`list`], [`stream`] and [`files`].
 //!
-//! Two readers give the same answer. The fast one ([`fast`]) cuts the text by lines and
-//! walks the parts on all cores, building only the items the reconcile reads; the exact one
-//! ([`exact`]) reads the whole text with the full reader and finds each item's text with
-//! one pass of the parser's events. The fast one answers only when it can vouch for the
-//! result; otherwise the exact one does, and its errors are the full reader's. The
-//! reader never accepts what the full reader refuses, and drops no item's text.
+//! # The readers
+//!
+//! - **The full reader** is [`crate::yaml::parse`] and [`crate::yaml::parse_stream`]:
+//!   serde-saphyr into `serde_json::Value`, within the input limits, duplicate keys refused.
+//!   It is the reference every other reader is held to: what it refuses is refused, its
+//!   values are the items' values, and its words are in every error. It keeps no text. The
+//!   exact reader reads every text with it; the fast reader a ResourceList's header and
+//!   tail, and a part whose scalars the walker cannot vouch for.
+//! - **The exact reader** ([`exact`]) answers for any input: the full reader reads the whole
+//!   text and words any error, and one walk of the parser's events over the same text finds
+//!   each item's chunk. The entry points call it when the fast reader does not answer, or
+//!   when [`Options`] ask for it (the tests that compare the two).
+//! - **The fast reader** ([`fast`]) cuts the text by lines ([`split`]) and walks each part on
+//!   its own, on all cores, building whole only the items the reconcile reads. It answers
+//!   only when every part reads as its place requires and gives `None` otherwise, so it
+//!   words no error of its own. The entry points call it first.
+//! - **The walker** ([`walk`]) reads one node from the parser's events, built as far as its
+//!   caller asks (whole; the head and pod templates of an item the reconcile only passes
+//!   on; nothing), and where it stands in the text. The fast reader builds its items with
+//!   it; the exact reader finds its chunks with it.
+//! - **The lexer** ([`lex`]) gives the parser's own events, several times faster, for text
+//!   of the plainest block shape. The walker reads the fast reader's parts through it where
+//!   it can, through the parser otherwise.
+//!
+//! Beside them, shared by all: [`part`] builds what a reader gives of each item, [`split`]
+//! holds the line passes (a stream's documents, for both readers; a ResourceList's parts,
+//! for the fast one) and [`text`] the line arithmetic and the line tests.
+//!
+//! # What holds them to which
+//!
+//! [`check`] states it on any text: the entry points refuse what the full reader refuses,
+//! with its words in their errors, and read every list and stream of mappings it reads,
+//! with its values; each item's text reads on its own as that item, and no byte of the
+//! items is lost; the fast reader gives the exact reader's parts; the lexer gives the
+//! parser's events. `tests/reader.rs` and
+//! `tests/fuzz.rs` run the checks on golden, generated and mutated input, the
+//! coverage-guided target in `fuzz/` on anything, and `tests/thresholds.rs` drives the fast
+//! reader to its bounds and past them.
 
 pub mod check;
 pub mod exact;
@@ -49,25 +82,28 @@ pub struct Stream {
     pub parts: Vec<Part>,
 }
 
+/// How to read: what the callers of the entry points differ in. The modes read with the
+/// default; tests ask for the exact reader alone, to compare.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    pub reader: Reader,
+}
+
 /// Which reader reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Reader {
     /// The fast reader, and the exact one where the fast one cannot vouch for its answer.
+    #[default]
     Fast,
     /// Only the exact reader: the reference the fast one is held to.
     Exact,
 }
 
 /// Reads a ResourceList.
-pub fn list(text: String) -> Result<List, ListError> {
-    list_with(text, Reader::Fast)
-}
-
-/// Reads a ResourceList with the reader asked for.
-pub fn list_with(text: String, reader: Reader) -> Result<List, ListError> {
+pub fn list(text: String, options: Options) -> Result<List, ListError> {
     let text = text::normalize(text);
-    let fast = match reader {
-        Reader::Fast => fast::list(&text),
+    let fast = match options.reader {
+        Reader::Fast => fast::list(&text, fast::FULL),
         Reader::Exact => None,
     };
     let read = match fast {
@@ -83,21 +119,16 @@ pub fn list_with(text: String, reader: Reader) -> Result<List, ListError> {
 }
 
 /// Reads a stream of documents; empty documents are skipped.
-pub fn stream(text: String) -> Result<Stream, String> {
-    streams(vec![text]).pop().expect("one result per text")
+pub fn stream(text: String, options: Options) -> Result<Stream, String> {
+    files(vec![text], options).pop().expect("one result per text")
 }
 
-/// Reads several streams (the files of a render) in one pass over the cores.
-pub fn streams(texts: Vec<String>) -> Vec<Result<Stream, String>> {
-    streams_with(texts, Reader::Fast)
-}
-
-/// Reads several streams with the reader asked for.
-pub fn streams_with(texts: Vec<String>, reader: Reader) -> Vec<Result<Stream, String>> {
+/// Reads the texts of several files, each a stream, in one pass over the cores.
+pub fn files(texts: Vec<String>, options: Options) -> Vec<Result<Stream, String>> {
     let texts: Vec<String> = texts.into_iter().map(text::normalize).collect();
     let borrowed: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let fast = match reader {
-        Reader::Fast => fast::streams(&borrowed),
+    let fast = match options.reader {
+        Reader::Fast => fast::streams(&borrowed, fast::FULL),
         Reader::Exact => vec![None; texts.len()],
     };
     texts
