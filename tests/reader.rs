@@ -14,7 +14,7 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::strategy::BoxedStrategy;
 use render_inference_identity::io::read::walk::{self, Build, Counts, Limits};
-use render_inference_identity::io::read::{self, Reader, check};
+use render_inference_identity::io::read::{self, Options, Reader, check};
 use render_inference_identity::io::{Env, RunOutput};
 use render_inference_identity::yaml;
 use std::fs;
@@ -51,9 +51,10 @@ fn compare(input: &str, env: &Env) -> Result<RunOutput, String> {
             shorten(&exact.stdout)
         ));
     }
-    if let (Ok(f), Ok(e)) =
-        (read::list_with(input.to_string(), Reader::Fast), read::list_with(input.to_string(), Reader::Exact))
-        && (f.parts != e.parts || f.indent != e.indent || f.function_config != e.function_config)
+    if let (Ok(f), Ok(e)) = (
+        read::list(input.to_string(), Options { reader: Reader::Fast }),
+        read::list(input.to_string(), Options { reader: Reader::Exact }),
+    ) && (f.parts != e.parts || f.indent != e.indent || f.function_config != e.function_config)
     {
         problems.push(format!("the parts read differ:\n  fast:  {:?}\n  exact: {:?}", f.parts, e.parts));
     }
@@ -127,7 +128,7 @@ fn list(items: &str) -> String {
 
 /// Whether the fast reader answers for `input` itself.
 fn fast_reads(input: &str) -> bool {
-    read::fast::list(&read::text::normalize(input.to_string())).is_some()
+    read::fast::list(&read::text::normalize(input.to_string()), read::fast::FULL).is_some()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -962,6 +963,19 @@ fn lookalikes_comments_and_tags_are_copied_as_they_stand() {
     }
 }
 
+/// A tab after an entry's `-` starts the entry as a space does (YAML's entry indicator is a
+/// `-` before white space): both readers find each entry there, and copy it.
+#[test]
+fn an_entry_after_a_tab_is_copied_as_it_stands() {
+    let entries = "-\tapiVersion: v1\n  kind: ConfigMap  # tabbed\n  metadata: {name: a}\n\
+                   - apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b}\n-\t{apiVersion: v1, kind: Secret, metadata: {name: c}}\n";
+    let input = list(entries);
+    assert!(fast_reads(&input), "the fast reader cuts at a tab-separated dash too");
+    let out = assert_equivalent(&input, &Env::default());
+    assert_eq!(out.exit_code, 0, "{}", out.stderr);
+    assert_eq!(items_section(&out.stdout), entries);
+}
+
 /// A binding's status is replaced where it stands, or put after its last line, and every
 /// other byte of the binding stays; a binding in flow style is rebuilt, alone.
 #[test]
@@ -1125,8 +1139,8 @@ fn streams_read_the_same_both_ways_and_keep_each_document() {
         "# file head\n---\n{}--- # second\n{}---\n\n---\n{}",
         documents[0], documents[1], documents[2]
     );
-    let fast = read::stream(stream.clone()).unwrap();
-    let exact = read::streams_with(vec![stream.clone()], Reader::Exact).pop().unwrap().unwrap();
+    let fast = read::stream(stream.clone(), Options::default()).unwrap();
+    let exact = read::stream(stream.clone(), Options { reader: Reader::Exact }).unwrap();
     assert_eq!(fast.parts, exact.parts);
     let texts: Vec<&str> = fast.parts.iter().map(|p| &fast.text[p.text.chunk.clone()]).collect();
     assert_eq!(texts, documents);
@@ -1243,11 +1257,11 @@ fn events_past_the_event_limit_are_refused() {
 fn a_refused_character_in_a_comment_left_out_of_the_parts_is_refused() {
     for stream in ["a: 1\n--- # NUL \0 here\nb: 2\n", "a: 1\n--- # DEL \u{7f}\nb: 2\n"] {
         check::stream(stream).unwrap();
-        assert!(read::stream(stream.to_string()).is_err(), "{stream:?}");
+        assert!(read::stream(stream.to_string(), Options::default()).is_err(), "{stream:?}");
     }
     let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: # NUL \0\n- a: 1\n";
     check::list(list).unwrap();
-    assert!(read::list(list.to_string()).is_err());
+    assert!(read::list(list.to_string(), Options::default()).is_err());
 }
 
 /// Found by the coverage-guided target: a document that is only a tag (`!x`) holds a null,
@@ -1256,7 +1270,7 @@ fn a_refused_character_in_a_comment_left_out_of_the_parts_is_refused() {
 fn a_document_that_is_only_a_tag_is_an_empty_document() {
     for stream in ["!piVersionitems:#:", "a: 1\n--- !x\n"] {
         check::stream(stream).unwrap();
-        let read = read::stream(stream.to_string()).unwrap();
+        let read = read::stream(stream.to_string(), Options::default()).unwrap();
         assert_eq!(read.parts.len(), usize::from(stream.starts_with("a:")), "{stream:?}");
     }
 }
@@ -1267,10 +1281,10 @@ fn a_document_that_is_only_a_tag_is_an_empty_document() {
 fn comments_under_an_items_without_entries_are_read() {
     let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n# a vertical tab \u{b} here\nfunctionConfig: {}\n";
     check::list(list).unwrap();
-    assert!(read::list(list.to_string()).is_err());
+    assert!(read::list(list.to_string(), Options::default()).is_err());
     let fine = list.replace('\u{b}', "");
     check::list(&fine).unwrap();
-    assert!(read::list(fine).is_ok());
+    assert!(read::list(fine, Options::default()).is_ok());
 }
 
 /// Found by the coverage-guided target: a byte-order mark at the start of a document after
@@ -1286,14 +1300,17 @@ fn a_byte_order_mark_where_a_cut_begins_is_refused_as_the_full_reader_refuses_it
         "a: 1\n---\n\n# c\n\n\u{feff}# d\nb: 2\n",
     ] {
         check::stream(stream).unwrap();
-        assert!(read::stream(stream.to_string()).is_err(), "{stream:?}");
+        assert!(read::stream(stream.to_string(), Options::default()).is_err(), "{stream:?}");
     }
     let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- a: 1\n\u{feff}functionConfig: {}\n";
     check::list(list).unwrap();
-    assert!(read::list(list.to_string()).is_err());
+    assert!(read::list(list.to_string(), Options::default()).is_err());
     // At the very start of the text a byte-order mark is allowed, and dropped.
     check::stream("\u{feff}a: 1\n---\nb: 2\n").unwrap();
-    assert_eq!(read::stream("\u{feff}a: 1\n---\nb: 2\n".to_string()).unwrap().parts.len(), 2);
+    assert_eq!(
+        read::stream("\u{feff}a: 1\n---\nb: 2\n".to_string(), Options::default()).unwrap().parts.len(),
+        2
+    );
 }
 
 /// Found by the coverage-guided target: a pod template under an item's `metadata` (or in
@@ -1334,7 +1351,7 @@ fn pod_templates_anywhere_in_a_passed_item_are_found_by_both_readers() {
             "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: apps/v1\n  kind: Deployment\n{place}"
         );
         check::list(&list).unwrap_or_else(|e| panic!("{e}\n{list}"));
-        let read = read::list(list.clone()).unwrap();
+        let read = read::list(list.clone(), Options::default()).unwrap();
         let workload = read.parts[0].input.workload().unwrap_or_else(|| panic!("no workload in\n{list}"));
         assert!(format!("{workload:?}").contains(expected_path), "{workload:?}\n{list}");
     }

@@ -10,7 +10,7 @@ mod common;
 use common::TempDir;
 use render_inference_identity::io::read::fast::{self, Bounds, FULL};
 use render_inference_identity::io::read::walk::Counts;
-use render_inference_identity::io::read::{self, Reader};
+use render_inference_identity::io::read::{self, Options, Reader};
 use render_inference_identity::io::render::Request;
 use render_inference_identity::io::{Env, RunOutput, write};
 use render_inference_identity::parallel::{self, with_cores};
@@ -180,8 +180,8 @@ fn check_streams(bindings: usize, config_maps: usize) {
     let plugin = on_all_cores(&what, || common::plugin(CONFIG, &input, &Env::default()));
     assert_complete(&what, &plugin, bindings, config_maps);
     // The exact reader reads the same stream into the same parts.
-    let fast = read::streams_with(vec![input.clone()], Reader::Fast).pop().unwrap().unwrap();
-    let exact = read::streams_with(vec![input.clone()], Reader::Exact).pop().unwrap().unwrap();
+    let fast = read::stream(input.clone(), Options { reader: Reader::Fast }).unwrap();
+    let exact = read::stream(input.clone(), Options { reader: Reader::Exact }).unwrap();
     assert!(fast.parts == exact.parts, "{what}: the parts read differ");
 
     // Files: the documents over several files, the last of each without a final newline.
@@ -313,11 +313,11 @@ fn parsed(text: &str) -> (usize, usize, usize) {
 }
 
 fn list_reads(text: &str, bounds: Bounds) -> bool {
-    fast::list_within(text, bounds).is_some()
+    fast::list(text, bounds).is_some()
 }
 
 fn stream_reads(text: &str, bounds: Bounds) -> bool {
-    fast::streams_within(&[text], bounds).pop().expect("one answer per text").is_some()
+    fast::streams(&[text], bounds).pop().expect("one answer per text").is_some()
 }
 
 /// `reads` holds at `at` and fails one below it.
@@ -510,15 +510,15 @@ fn the_fast_reader_answers_for_deferred_scalars_escaped_kinds_and_missing_parts(
         "items:\n- kind: ConfigMap\nkind: ResourceList\n".to_string(),
         "kind: ResourceList\nitems:\n- kind: ConfigMap\n".to_string(),
     ] {
-        let fast = read::list_with(list.clone(), Reader::Fast).expect("read");
-        let exact = read::list_with(list.clone(), Reader::Exact).expect("read");
-        assert!(fast::list(&list).is_some(), "{list:?}");
+        let fast = read::list(list.clone(), Options { reader: Reader::Fast }).expect("read");
+        let exact = read::list(list.clone(), Options { reader: Reader::Exact }).expect("read");
+        assert!(fast::list(&list, FULL).is_some(), "{list:?}");
         assert!(fast.parts == exact.parts && fast.function_config == exact.function_config, "{list:?}");
     }
     for stream in ["a: on\n".to_string(), "a: 1\n---\nb: on\n".to_string(), binding.replace("\n  ", "\n")] {
-        let fast = read::streams_with(vec![stream.clone()], Reader::Fast).pop().unwrap().expect("read");
-        let exact = read::streams_with(vec![stream.clone()], Reader::Exact).pop().unwrap().expect("read");
-        assert!(fast::streams(&[&stream]).pop().unwrap().is_some(), "{stream:?}");
+        let fast = read::stream(stream.clone(), Options { reader: Reader::Fast }).expect("read");
+        let exact = read::stream(stream.clone(), Options { reader: Reader::Exact }).expect("read");
+        assert!(fast::streams(&[&stream], FULL).pop().unwrap().is_some(), "{stream:?}");
         assert!(fast.parts == exact.parts, "{stream:?}");
     }
 }
@@ -531,11 +531,11 @@ fn an_items_key_glued_to_a_comment_sign_is_no_items_key() {
         "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:#c\n",
         "kind: ResourceList\nitems:#c\n- a: 1\n",
     ] {
-        assert!(fast::list(text).is_none(), "{text:?}");
-        assert!(read::list(text.to_string()).is_err(), "{text:?}");
+        assert!(fast::list(text, FULL).is_none(), "{text:?}");
+        assert!(read::list(text.to_string(), Options::default()).is_err(), "{text:?}");
     }
     // With a space, it is the key and a comment.
-    assert!(fast::list("kind: ResourceList\nitems: #c\n- a: 1\n").is_some());
+    assert!(fast::list("kind: ResourceList\nitems: #c\n- a: 1\n", FULL).is_some());
 }
 
 /// An 8.4 MB ResourceList of 4.2 million scalars, past the node limit.
@@ -567,8 +567,8 @@ fn a_flow_list_of_scalars_is_read_up_to_the_node_bound() {
 #[ignore = "full size (4.2 million nodes, 16 s in a debug build): run with --release --ignored"]
 fn a_list_of_millions_of_scalars_is_refused_at_the_node_limit() {
     let input = millions_of_scalars();
-    assert!(fast::list(&input).is_none(), "the fast reader leaves it to the exact one");
-    let error = read::list(input).err().expect("refused").message;
+    assert!(fast::list(&input, FULL).is_none(), "the fast reader leaves it to the exact one");
+    let error = read::list(input, Options::default()).err().expect("refused").message;
     assert!(error.contains("nodes"), "{error}");
 }
 
@@ -580,9 +580,12 @@ fn an_empty_document_past_the_node_limit_is_refused() {
     // The mapping, its key and the sequence: three nodes besides the scalars.
     let scalars = render_inference_identity::yaml::MAX_NODES - 3;
     let at_limit = format!("a: [{}1]\n", "1,".repeat(scalars - 1));
-    assert!(read::stream(at_limit.clone()).is_ok(), "at the limit");
+    assert!(read::stream(at_limit.clone(), Options::default()).is_ok(), "at the limit");
     let past = format!("{at_limit}---\n");
-    assert!(fast::streams(&[&past]).pop().unwrap().is_none(), "the fast reader leaves it to the exact one");
-    let error = read::stream(past).err().expect("refused");
+    assert!(
+        fast::streams(&[&past], FULL).pop().unwrap().is_none(),
+        "the fast reader leaves it to the exact one"
+    );
+    let error = read::stream(past, Options::default()).err().expect("refused");
     assert!(error.contains("nodes"), "{error}");
 }

@@ -5,7 +5,7 @@
 
 use super::Env;
 use super::pipeline::{self, Finished, Mode, Output, Stdout, Stop};
-use super::read::{self, List, ListError, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, Reader};
+use super::read::{self, List, ListError, Options, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, Reader};
 use super::results::{self, KrmResult};
 use super::wording::Origin;
 use super::write::{self, Form, Source};
@@ -62,7 +62,7 @@ impl Mode for Krm {
 
     fn load(&mut self) -> Result<(Vec<Input>, Config), Stop> {
         let List { text, function_config, parts, indent } =
-            read::list_with(std::mem::take(&mut self.input), self.reader).map_err(
+            read::list(std::mem::take(&mut self.input), Options { reader: self.reader }).map_err(
                 |ListError { message, function_config }| {
                     self.function_config = function_config;
                     Stop::new(message)

@@ -6,7 +6,7 @@
 
 use super::Env;
 use super::pipeline::{self, Finished, Mode, Stdout, Stop};
-use super::read::{self, Stream};
+use super::read::{self, Options, Stream};
 use super::wording::{self, Origin};
 use super::write::Documents;
 use crate::config::{self, Config};
@@ -54,7 +54,7 @@ impl Mode for Plugin<'_> {
             .map_err(|e| Stop::new(format!("the plugin config is not readable YAML: {e}")))?;
         let config =
             config::from_function_config(Some(&config_value)).map_err(|e| Stop::new(e.to_string()))?;
-        let mut stream = read::stream(std::mem::take(&mut self.input))
+        let mut stream = read::stream(std::mem::take(&mut self.input), Options::default())
             .map_err(|e| Stop::new(format!("the resources on stdin are not readable: {e}")))?;
         let items = stream
             .parts

@@ -10,7 +10,7 @@ use crate::io::app_folder;
 use crate::io::files::{self, Budget, Found, quote};
 use crate::io::kptfile;
 use crate::io::pipeline::{self, Finished, Mode, Stdout, Stop};
-use crate::io::read::{self, Head, Stream};
+use crate::io::read::{self, Head, Options, Stream};
 use crate::io::wording::{self, Origin};
 use crate::io::write::Documents;
 use crate::reconcile::Outcome;
@@ -161,7 +161,9 @@ impl Files<'_> {
             .iter()
             .map(|f| f.map_or_else(|| wording::STDIN.to_string(), |f| quote(&f.path)))
             .collect();
-        for ((name, source), stream) in self.names.iter().zip(&sources).zip(read::streams(texts)) {
+        for ((name, source), stream) in
+            self.names.iter().zip(&sources).zip(read::files(texts, Options::default()))
+        {
             let stream = stream.map_err(|e| format!("{name}: {}", yaml::in_file(&e, name)))?;
             // A pipe whose first command failed still runs this one, on nothing: rendering or
             // explaining nothing would pass for a clean result.
@@ -228,7 +230,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     };
     Ok(found
         .into_iter()
-        .zip(read::streams(texts))
+        .zip(read::files(texts, Options::default()))
         .filter(|(_, stream)| stream.as_ref().is_ok_and(holds_binding))
         .map(|(file, _)| file.path)
         .collect())

@@ -9,7 +9,7 @@
 //! - The lexer's events are the parser's: where it reads a text at all, the same events
 //!   in the same places, and as many comments of as many bytes.
 
-use super::{Reader, exact, fast, lex, text};
+use super::{Options, exact, fast, lex, text};
 use crate::reconcile::input::Input;
 use crate::yaml;
 use serde_json::Value;
@@ -19,7 +19,7 @@ use serde_saphyr::granit_parser::{Event, Marker, Span, StructureStyle};
 pub fn list(input: &str) -> Result<(), String> {
     let text = text::normalize(input.to_string());
     let full = yaml::parse(&text);
-    let read = super::list_with(input.to_string(), Reader::Fast);
+    let read = super::list(input.to_string(), Options::default());
     let items = match (&full, &read) {
         (Err(full), Ok(_)) => return Err(format!("the full reader refuses ({full}), the reader accepts")),
         (Err(full), Err(e)) if !e.message.contains(full.as_str()) => {
@@ -49,7 +49,7 @@ pub fn list(input: &str) -> Result<(), String> {
         }
     };
     parts_match(&read.text, &read.parts, &items, true)?;
-    if let Some(fast) = fast::list(&text) {
+    if let Some(fast) = fast::list(&text, fast::FULL) {
         let fields: serde_json::Map<String, Value> = match &full {
             Ok(Value::Object(map)) => {
                 map.iter().filter(|(k, _)| *k != "items").map(|(k, v)| (k.clone(), v.clone())).collect()
@@ -85,7 +85,7 @@ pub fn stream(input: &str) -> Result<(), String> {
     // Documents holding nothing (a tagged null among them) are no items.
     let full =
         yaml::parse_stream(&text).map(|docs| docs.into_iter().filter(|d| !d.is_null()).collect::<Vec<_>>());
-    let read = super::stream(input.to_string());
+    let read = super::stream(input.to_string(), Options::default());
     let documents = match (full, read) {
         (Err(full), Ok(_)) => return Err(format!("the full reader refuses ({full}), the reader accepts")),
         (Err(full), Err(e)) if !e.contains(&full) => {
@@ -104,7 +104,7 @@ pub fn stream(input: &str) -> Result<(), String> {
             documents
         }
     };
-    if let Some(Some(fast)) = fast::streams(&[&text]).pop() {
+    if let Some(Some(fast)) = fast::streams(&[&text], fast::FULL).pop() {
         parts_match(&text, &fast, &documents, false)?;
         let exact = exact::stream(&text).map_err(|e| format!("the exact reader refuses: {e}"))?;
         if exact != fast {

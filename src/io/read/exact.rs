@@ -4,14 +4,13 @@
 //! uses an alias to an anchor of another item, or the items are a flow sequence) is
 //! written from its value.
 
-use super::fast::{ListRead, status_slot};
-use super::text::{line_end, line_start, lines};
+use super::part::{ListRead, Part};
+use super::text::{is_entry, line_end, line_start, lines};
 use super::walk::{Build, Limits, Node, Walker};
-use super::{Head, ItemText, ListError, Part, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, split};
+use super::{ListError, check_kind, split};
 use crate::api::fields::type_name;
-use crate::reconcile::input::Input;
 use crate::yaml;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use serde_saphyr::granit_parser::{Event, ScalarStyle, StructureStyle};
 use std::ops::Range;
 
@@ -24,26 +23,15 @@ pub fn list(text: &str) -> Result<ListRead, ListError> {
         let message = format!("input must be a ResourceList mapping, not a {}", type_name(&value));
         return Err(fail(message, None));
     };
-    let kind = fields.get("kind").and_then(Value::as_str).unwrap_or_default();
-    if kind != RESOURCE_LIST_KIND {
-        let message =
-            format!("input kind is {kind:?}: expected a {RESOURCE_LIST_API_VERSION} ResourceList on stdin");
-        return Err(fail(message, None));
-    }
-    let items = super::items_of(&mut fields).map_err(|m| {
+    check_kind(&fields)?;
+    let items = items_of(&mut fields).map_err(|m| {
         let function_config = fields.get("functionConfig").filter(|v| !v.is_null()).cloned();
         fail(m, function_config)
     })?;
     let places = entries(text).unwrap_or_default();
     let (places, indent) = if places.0.len() == items.len() { places } else { (Vec::new(), 0) };
-    let parts = items
-        .into_iter()
-        .enumerate()
-        .map(|(i, value)| match places.get(i) {
-            Some((chunk, node)) => part(value, chunk.clone(), node),
-            None => rebuilt(value),
-        })
-        .collect();
+    let mut places = places.into_iter();
+    let parts = items.into_iter().map(|value| part(value, places.next().unwrap_or(Found::Nowhere))).collect();
     Ok(ListRead { fields, parts, indent })
 }
 
@@ -51,39 +39,50 @@ pub fn list(text: &str) -> Result<ListRead, ListError> {
 pub fn stream(text: &str) -> Result<Vec<Part>, String> {
     let documents = yaml::parse_stream(text)?;
     let places = document_places(text).filter(|p| p.len() == documents.len()).unwrap_or_default();
+    let mut places = places.into_iter();
     let mut parts = Vec::new();
     for (i, value) in documents.into_iter().enumerate() {
+        let found = places.next().unwrap_or(Found::Nowhere);
         match value {
             Value::Null => {}
-            Value::Object(_) => parts.push(match places.get(i).and_then(Option::as_ref) {
-                Some((chunk, node)) => part(value, chunk.clone(), node),
-                None => rebuilt(value),
-            }),
+            Value::Object(_) => parts.push(part(value, found)),
             other => return Err(format!("document {i} must be a mapping, not a {}", type_name(&other))),
         }
     }
     Ok(parts)
 }
 
-/// An item whose text stands where `chunk` says.
-fn part(value: Value, chunk: Range<usize>, node: &Node) -> Part {
-    if node.outside_alias {
-        return rebuilt(value);
+/// The items of a ResourceList value, checked to be mappings.
+fn items_of(fields: &mut Map<String, Value>) -> Result<Vec<Value>, String> {
+    let items = match fields.remove("items") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            return Err(format!("ResourceList items must be a sequence, not a {}", type_name(&other)));
+        }
+    };
+    if let Some((i, item)) = items.iter().enumerate().find(|(_, item)| !item.is_object()) {
+        return Err(format!("items[{i}] must be a mapping, not a {}", type_name(item)));
     }
-    let head = Head::of(&value);
-    let input = Input::of(value);
-    let status = input.value().and_then(|_| status_slot(node));
-    Part { input, text: ItemText { chunk, copy: true, status }, head }
+    Ok(items)
 }
 
-/// An item written from its value.
-fn rebuilt(value: Value) -> Part {
-    let head = Head::of(&value);
-    Part { input: Input::Whole(value), text: ItemText { chunk: 0..0, copy: false, status: None }, head }
+/// Where an item's text stands, as the walk of the whole text finds it.
+enum Found {
+    /// Its chunk, and the walk of its node.
+    Chunk(Range<usize>, Node),
+    /// No chunk it could be copied from (a document that holds no mapping, an item of a
+    /// flow sequence): the item is written from its value.
+    Nowhere,
 }
 
-/// An item's chunk, and its walk.
-type Found = (Range<usize>, Node);
+/// The item `value`, copied from its text where one was found.
+fn part(value: Value, found: Found) -> Part {
+    match found {
+        Found::Chunk(chunk, node) => Part::copied(value, chunk, &node),
+        Found::Nowhere => Part::rebuilt(value),
+    }
+}
 
 /// The chunk and walk of every entry of a ResourceList's block sequence `items`, and the
 /// entries' indentation; `None` when the items are not a block sequence in a block mapping.
@@ -143,28 +142,31 @@ fn entries(text: &str) -> Option<(Vec<Found>, usize)> {
         let starts: Vec<usize> =
             found.iter().enumerate().map(|(i, (dash, _))| if i == 0 { first } else { *dash }).collect();
         let ends = starts.iter().skip(1).copied().chain([end]);
-        let chunks: Vec<Found> =
-            starts.iter().zip(ends).zip(found).map(|((&start, end), (_, node))| (start..end, node)).collect();
+        let chunks: Vec<Found> = starts
+            .iter()
+            .zip(ends)
+            .zip(found)
+            .map(|((&start, end), (_, node))| Found::Chunk(start..end, node))
+            .collect();
         return Some((chunks, indent));
     }
 }
 
 /// The start of the line that holds an entry's `-`: the last line between `from` and the
-/// entry's content at `to` that starts with `-` once indented.
+/// entry's content at `to` that starts an entry once indented.
 fn dash_line(text: &str, from: usize, to: usize) -> Option<usize> {
     let region = &text[line_start(text, from)..to];
     let base = line_start(text, from);
     lines(region)
-        .filter(|(_, line)| line.trim_start_matches(' ').starts_with('-'))
+        .filter(|(_, line)| is_entry(line.trim_start_matches(' ').as_bytes()))
         .map(|(at, _)| base + at)
         .last()
 }
 
-/// By document, the chunk and walk of each document's mapping (`None` for a document
-/// holding something else); `None` when the text does not walk. Documents holding nothing
-/// or a null are left out, as the full reader leaves them out.
-fn document_places(text: &str) -> Option<Vec<Option<Found>>> {
-    let chunks = document_chunks(text);
+/// By document, where each document's mapping stands; `None` when the text does not walk.
+/// Documents holding nothing or a null are left out, as the full reader leaves them out.
+fn document_places(text: &str) -> Option<Vec<Found>> {
+    let chunks = split::documents(text).chunks;
     let mut walker = Walker::new(text, 0, Limits::NONE, true);
     walker.expect(|e| matches!(e, Event::StreamStart)).ok()?;
     let mut places = Vec::new();
@@ -186,54 +188,48 @@ fn document_places(text: &str) -> Option<Vec<Option<Found>>> {
         let chunk =
             chunks.iter().find(|c| c.start <= node.span.start && node.span.start < c.end.max(c.start + 1));
         places.push(match (is_mapping, chunk) {
-            (true, Some(chunk)) => Some((chunk.start..chunk.end.max(node.span.end), node)),
-            _ => None,
+            (true, Some(chunk)) => Found::Chunk(chunk.start..chunk.end.max(node.span.end), node),
+            _ => Found::Nowhere,
         });
     }
-}
-
-/// The text between a stream's document markers and directives; where a marker line
-/// carries a node (`--- {a: 1}`), the next document's text starts at it.
-fn document_chunks(text: &str) -> Vec<Range<usize>> {
-    let mut chunks = Vec::new();
-    let mut start = 0;
-    for (at, line) in lines(text) {
-        let marker = split::is_marker(line, "---") || split::is_marker(line, "...");
-        if !(marker || line.starts_with('%')) {
-            continue;
-        }
-        chunks.push(start..at);
-        let rest = if marker { line[3..].trim_start_matches([' ', '\t']) } else { "" };
-        start = if rest.is_empty() || rest.starts_with('#') {
-            line_end(text, at)
-        } else {
-            at + line.len() - rest.len()
-        };
-    }
-    chunks.push(start..text.len());
-    chunks
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The chunks found, and whether each uses an alias to an anchor outside it.
+    fn found<'t>(text: &'t str, places: &[Found]) -> Vec<Option<(&'t str, bool)>> {
+        let place = |found: &Found| match found {
+            Found::Chunk(chunk, node) => Some((&text[chunk.clone()], node.outside_alias)),
+            Found::Nowhere => None,
+        };
+        places.iter().map(place).collect()
+    }
+
     #[test]
     fn entries_are_found_by_their_dash_lines() {
         let text = "kind: ResourceList\nitems:\n  # first\n  - &a {x: 1}\n  -\n    # own line\n    b: *a\nfunctionConfig: {}\n...\n";
         let (chunks, indent) = entries(text).unwrap();
-        let texts: Vec<&str> = chunks.iter().map(|(r, _)| &text[r.clone()]).collect();
-        assert_eq!(texts, ["  # first\n  - &a {x: 1}\n", "  -\n    # own line\n    b: *a\n"]);
+        let first = ("  # first\n  - &a {x: 1}\n", false);
+        let second = ("  -\n    # own line\n    b: *a\n", true);
+        assert_eq!(found(text, &chunks), [Some(first), Some(second)], "b uses the anchor of another entry");
         assert_eq!(indent, 2);
-        assert!(!chunks[0].1.outside_alias);
-        assert!(chunks[1].1.outside_alias, "b uses the anchor of another entry");
+        // A tab after the dash starts an entry, as a space does.
+        let tabbed = "items:\n- a: 1\n-\tb: 2\n";
+        assert_eq!(
+            found(tabbed, &entries(tabbed).unwrap().0),
+            [Some(("- a: 1\n", false)), Some(("-\tb: 2\n", false))]
+        );
     }
 
     #[test]
     fn documents_keep_their_text_between_markers() {
         let text = "# lead\n---\na: 1\n# foot\n--- {b: 2}\n...\n%YAML 1.2\n---\nc: 3\n";
         let places = document_places(text).unwrap();
-        let texts: Vec<&str> = places.iter().flatten().map(|(r, _)| &text[r.clone()]).collect();
-        assert_eq!(texts, ["a: 1\n# foot\n", "{b: 2}\n", "c: 3\n"]);
+        let copied = |chunk| Some((chunk, false));
+        assert_eq!(found(text, &places), [copied("a: 1\n# foot\n"), copied("{b: 2}\n"), copied("c: 3\n")]);
+        let places = document_places("a: 1\n--- [b]\n").unwrap();
+        assert_eq!(found("", &places[1..]), [None], "a document holding a sequence has no chunk");
     }
 }

@@ -11,17 +11,17 @@
 //! on its own, so no cut falls inside one. A stream is cut only at its document markers,
 //! which YAML forbids anywhere else, and documents share nothing (no directives here).
 
-use super::walk::{self, Abandon, Build, Counts, Limits, Node, Root, StatusAt};
-use super::{Head, ItemText, Part, Place, StatusSlot, split};
+use super::part::{ListRead, Part};
+use super::split;
+use super::walk::{self, Abandon, Build, Counts, Limits, Node, Root};
 use crate::parallel;
-use crate::reconcile::input::{self, Input, Passed};
+use crate::reconcile::input;
 use crate::yaml;
 use serde_json::{Map, Value};
 use std::ops::Range;
 use std::sync::Mutex;
 
 /// What the fast reader holds a whole input to; past any bound the exact reader reads it.
-#[doc(hidden)]
 #[derive(Debug, Clone, Copy)]
 pub struct Bounds {
     pub input_bytes: usize,
@@ -32,8 +32,8 @@ pub struct Bounds {
     pub counts: Counts,
 }
 
-/// The full reader's limits.
-#[doc(hidden)]
+/// The full reader's limits, which the fast reader holds every input to; tests pass
+/// smaller ones.
 pub const FULL: Bounds = Bounds {
     input_bytes: yaml::MAX_INPUT_BYTES,
     documents: yaml::MAX_DOCUMENTS,
@@ -45,21 +45,8 @@ pub const FULL: Bounds = Bounds {
     },
 };
 
-/// A ResourceList read: its fields other than `items`, the items, the entries' indentation.
-pub struct ListRead {
-    pub fields: Map<String, Value>,
-    pub parts: Vec<Part>,
-    pub indent: usize,
-}
-
-/// Reads a ResourceList, or returns `None` when it must be read by the exact reader.
-pub fn list(text: &str) -> Option<ListRead> {
-    list_within(text, FULL)
-}
-
-/// [`list`] with other bounds than the full reader's: tests hold inputs to small ones.
-#[doc(hidden)]
-pub fn list_within(text: &str, bounds: Bounds) -> Option<ListRead> {
+/// Reads a ResourceList within `bounds`, or returns `None` when the exact reader must.
+pub fn list(text: &str, bounds: Bounds) -> Option<ListRead> {
     if text.len() > bounds.input_bytes {
         return None;
     }
@@ -87,28 +74,26 @@ pub fn list_within(text: &str, bounds: Bounds) -> Option<ListRead> {
     // An entry sits two levels down (the list, `items`), counted from its own sequence.
     let limits = Limits { depth: bounds.depth - 1, counts: bounds.counts };
     let parts = parallel::map(layout.entries, |chunk| {
-        let counted = read(text, chunk, Form::Entry, limits)?;
-        budget.spend(counted.1)?;
-        counted.0
+        let (read, counts) = read(text, chunk, Form::Entry, limits).ok()?;
+        budget.spend(counts).ok()?;
+        match read {
+            Chunk::Item(part) => Some(part),
+            Chunk::Empty => None,
+        }
     });
     let parts = parts.into_iter().collect::<Option<Vec<Part>>>()?;
     Some(ListRead { fields, parts, indent: layout.indent })
 }
 
-/// Reads each text as a stream of documents; `None` for a text that must be read by the
-/// exact reader. All documents of all texts are read in one pass over the cores.
-pub fn streams(texts: &[&str]) -> Vec<Option<Vec<Part>>> {
-    streams_within(texts, FULL)
-}
-
-/// [`streams`] with other bounds than the full reader's: tests hold inputs to small ones.
-#[doc(hidden)]
-pub fn streams_within(texts: &[&str], bounds: Bounds) -> Vec<Option<Vec<Part>>> {
+/// Reads each text as a stream of documents within `bounds`; `None` for a text the exact
+/// reader must read. All documents of all texts are read in one pass over the cores.
+pub fn streams(texts: &[&str], bounds: Bounds) -> Vec<Option<Vec<Part>>> {
     let cut: Vec<Option<Vec<Range<usize>>>> = texts
         .iter()
         .map(|text| {
-            let documents = split::documents(text)?;
-            (text.len() <= bounds.input_bytes && documents.len() <= bounds.documents).then_some(documents)
+            let documents = split::documents(text);
+            let within = text.len() <= bounds.input_bytes && documents.chunks.len() <= bounds.documents;
+            (documents.apart && within).then_some(documents.chunks)
         })
         .collect();
     let budgets: Vec<Budget> = texts.iter().map(|_| Budget::new(bounds.counts, Counts::default())).collect();
@@ -121,16 +106,16 @@ pub fn streams_within(texts: &[&str], bounds: Bounds) -> Vec<Option<Vec<Part>>> 
     let read = parallel::map(work, |(t, chunk)| {
         let budget = &budgets[t];
         let counted = read(texts[t], chunk, Form::Document, limits);
-        let outcome = counted.and_then(|(part, counts)| budget.spend(counts).map(|()| part));
+        let outcome = counted.and_then(|(read, counts)| budget.spend(counts).map(|()| read));
         (t, outcome)
     });
     let mut out: Vec<Option<Vec<Part>>> = cut.iter().map(|c| c.as_ref().map(|_| Vec::new())).collect();
     for (t, outcome) in read {
         match (outcome, &mut out[t]) {
-            (Some(Some(part)), Some(parts)) => parts.push(part),
-            (Some(None), _) => {}
-            (None, slot) => *slot = None,
-            (Some(Some(_)), None) => {}
+            (Ok(Chunk::Item(part)), Some(parts)) => parts.push(part),
+            (Ok(Chunk::Empty), _) => {}
+            (Err(Abandon), slot) => *slot = None,
+            (Ok(Chunk::Item(_)), None) => {}
         }
     }
     out
@@ -151,11 +136,11 @@ impl Budget {
         Budget { cap, used: Mutex::new(used) }
     }
 
-    /// Adds what a part counted; `None` when the input is over the budget.
-    fn spend(&self, counts: Counts) -> Option<()> {
-        let mut used = self.used.lock().ok()?;
+    /// Adds what a part counted; [`Abandon`] when the input is over the budget.
+    fn spend(&self, counts: Counts) -> Result<(), Abandon> {
+        let mut used = self.used.lock().map_err(|_| Abandon)?;
         *used = used.plus(counts);
-        self.cap.minus(*used).map(|_| ())
+        self.cap.minus(*used).map(|_| ()).ok_or(Abandon)
     }
 }
 
@@ -174,8 +159,16 @@ enum Form {
     Document,
 }
 
-/// Reads one chunk: `Some((None, _))` for a document with no node.
-fn read(text: &str, chunk: Range<usize>, form: Form, limits: Limits) -> Option<(Option<Part>, Counts)> {
+/// What a chunk held.
+enum Chunk {
+    /// An item.
+    Item(Part),
+    /// No node at all: a document of comments, or empty.
+    Empty,
+}
+
+/// Reads one chunk, and counts it.
+fn read(text: &str, chunk: Range<usize>, form: Form, limits: Limits) -> Result<(Chunk, Counts), Abandon> {
     let part = &text[chunk.clone()];
     let walk = |build| -> Result<(Option<Node>, Counts), Abandon> {
         match form {
@@ -184,47 +177,32 @@ fn read(text: &str, chunk: Range<usize>, form: Form, limits: Limits) -> Option<(
         }
     };
     let whole = input::may_read_whole(part);
-    let (node, counts) = walk(if whole { Build::Whole } else { Build::Head }).ok()?;
-    let Some(mut node) = node else { return Some((None, counts.plus(EMPTY_DOCUMENT))) };
+    let (node, counts) = walk(if whole { Build::Whole } else { Build::Head })?;
+    let Some(mut node) = node else { return Ok((Chunk::Empty, counts.plus(EMPTY_DOCUMENT))) };
     if !whole && node.value.as_ref().is_some_and(reads_whole) {
         // The kind is spelled so that the text search missed it (escapes, say).
-        node = walk(Build::Whole).ok()?.0?;
+        node = walk(Build::Whole)?.0.ok_or(Abandon)?;
     }
     let value = if node.exact {
-        node.value.take()?
+        node.value.take().ok_or(Abandon)?
     } else {
         // A scalar, key or tag this reader does not vouch for: the full reader reads the
         // chunk on its own, as it reads it in place.
-        let value = yaml::parse(part).ok()?;
+        let value = yaml::parse(part).map_err(|_| Abandon)?;
         match (form, value) {
             (Form::Entry, Value::Array(entries)) => {
-                let [entry] = <[Value; 1]>::try_from(entries).ok()?;
+                let [entry] = <[Value; 1]>::try_from(entries).map_err(|_| Abandon)?;
                 entry
             }
             (Form::Document, value @ Value::Object(_)) => value,
-            _ => return None,
+            _ => return Err(Abandon),
         }
     };
-    let head = Head::of(&value);
-    let reads_whole = reads_whole(&value);
-    let status = reads_whole.then(|| status_slot(&node)).flatten();
-    let input = if reads_whole { Input::Whole(value) } else { Input::Passed(Passed::of(&value)) };
-    Some((Some(Part { input, text: ItemText { chunk, copy: true, status }, head }), counts))
+    Ok((Chunk::Item(Part::copied(value, chunk, &node)), counts))
 }
 
 fn reads_whole(value: &Value) -> bool {
     value.get("kind").and_then(Value::as_str).is_some_and(input::reads_whole)
-}
-
-/// Where a walked mapping's status goes, when it can be put in its text.
-pub fn status_slot(node: &Node) -> Option<StatusSlot> {
-    let column = node.block_column?;
-    let place = match &node.status {
-        StatusAt::At(range) => Place::Replace(range.clone()),
-        StatusAt::Absent => Place::Append(node.span.end),
-        StatusAt::Unusable => return None,
-    };
-    Some(StatusSlot { column, place })
 }
 
 /// A part outside the items, as a mapping (or nothing).

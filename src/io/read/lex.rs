@@ -9,6 +9,7 @@
 //! Markers carry byte offsets, lines and columns as the parser's do; their character index
 //! is the byte offset too (the walker reads byte offsets).
 
+use super::text::is_entry;
 use serde_saphyr::granit_parser::{Event, Marker, ScalarStyle, Span, StructureStyle};
 use std::borrow::Cow;
 
@@ -126,6 +127,17 @@ struct Pending {
     at: usize,
     line: usize,
     at_column: usize,
+}
+
+/// What the content at the start of a node reads as.
+enum Content<'t> {
+    /// A key: its scalar, and the offset of its `:`.
+    Key(Event<'t>, usize),
+    /// No key: a value, if the lexer reads it at all.
+    Value,
+    /// A shape the lexer leaves to the parser (a key longer than it reads, a space before
+    /// the `:`, an indicator).
+    Unsure,
 }
 
 struct Lexer<'t> {
@@ -266,18 +278,23 @@ impl<'t> Lexer<'t> {
             Some(_) => {}
         }
         let column = line.column(content);
-        if let Some((key, colon)) = self.key(line, content)? {
-            self.open(Open::Mapping(column), line, content)?;
-            self.push_span(key, line, content, colon);
-            return self.after_key(line, colon, column);
+        match self.key(line, content) {
+            Content::Key(key, colon) => {
+                self.open(Open::Mapping(column), line, content)?;
+                self.push_span(key, line, content, colon);
+                self.after_key(line, colon, column)
+            }
+            Content::Value => {
+                let end = self.value(line, content)?;
+                self.rest(line, end)
+            }
+            Content::Unsure => None,
         }
-        let end = self.value(line, content)?;
-        self.rest(line, end)
     }
 
     /// A line holding a key of the mapping whose keys stand at `column`.
     fn key_line(&mut self, line: &Line<'t>, at: usize, column: usize) -> Option<()> {
-        let (key, colon) = self.key(line, at)??;
+        let Content::Key(key, colon) = self.key(line, at) else { return None };
         self.push_span(key, line, at, colon);
         self.after_key(line, colon, column)
     }
@@ -301,15 +318,16 @@ impl<'t> Lexer<'t> {
         }
     }
 
-    /// The key starting at `at`, and where its `:` is; `Some(None)` when the content at
-    /// `at` is not a key (but may be a value).
-    fn key(&self, line: &Line<'t>, at: usize) -> Option<Option<(Event<'t>, usize)>> {
+    /// Reads the content starting at `at` as a key.
+    fn key(&self, line: &Line<'t>, at: usize) -> Content<'t> {
         let bytes = &self.text.as_bytes()[..line.end];
         let (event, end) = match bytes[at] {
             b'"' | b'\'' => {
-                let (text, style, end) = quoted(self.text, at, line.end)?;
+                let Some((text, style, end)) = quoted(self.text, at, line.end) else {
+                    return Content::Unsure;
+                };
                 if bytes.get(end) != Some(&b':') || !matches!(bytes.get(end + 1), None | Some(b' ')) {
-                    return Some(None);
+                    return Content::Value;
                 }
                 (Event::Scalar(text, style, 0, None), end)
             }
@@ -317,23 +335,23 @@ impl<'t> Lexer<'t> {
                 let mut i = at;
                 let colon = loop {
                     match bytes.get(i) {
-                        None => return Some(None),
+                        None => return Content::Value,
                         Some(b':') if matches!(bytes.get(i + 1), None | Some(b' ')) => break i,
-                        Some(b' ') if bytes.get(i + 1) == Some(&b'#') => return Some(None),
+                        Some(b' ') if bytes.get(i + 1) == Some(&b'#') => return Content::Value,
                         Some(_) => i += 1,
                     }
                 };
                 if bytes[colon - 1] == b' ' {
-                    return None;
+                    return Content::Unsure;
                 }
                 (Event::Scalar(Cow::Borrowed(&self.text[at..colon]), ScalarStyle::Plain, 0, None), colon)
             }
-            _ => return None,
+            _ => return Content::Unsure,
         };
         if end - at > MAX_KEY {
-            return None;
+            return Content::Unsure;
         }
-        Some(Some((event, end)))
+        Content::Key(event, end)
     }
 
     /// The value starting at `at` on its line, pushed; where it ends.
@@ -392,11 +410,6 @@ impl<'t> Lexer<'t> {
             Some(_) => None,
         }
     }
-}
-
-/// Whether content is a block sequence entry: a `-` then a space or the line end.
-fn is_entry(content: &[u8]) -> bool {
-    content.first() == Some(&b'-') && matches!(content.get(1), None | Some(b' '))
 }
 
 /// Whether a plain scalar may start with `first` (then `second`): not an indicator, but
@@ -570,8 +583,9 @@ mod tests {
             let text = std::fs::read_to_string(&path).unwrap();
             // Each document and each entry of a ResourceList, as the fast reader cuts them.
             let mut parts: Vec<&str> = vec![&text];
-            if let Some(documents) = crate::io::read::split::documents(&text) {
-                parts.extend(documents.into_iter().map(|r| &text[r]));
+            let documents = crate::io::read::split::documents(&text);
+            if documents.apart {
+                parts.extend(documents.chunks.into_iter().map(|r| &text[r]));
             }
             if let Some(layout) = crate::io::read::split::list(&text) {
                 parts.extend(layout.entries.into_iter().map(|r| &text[r]));

@@ -1,91 +1,63 @@
-//! The text-preserving reader every mode reads through: a ResourceList (KRM functions) or a
-//! stream of documents (the kustomize plugin, `render`) becomes the items the reconcile
-//! reads, each with the exact text it came as, so the writer can copy it unchanged or put a
-//! binding's new `status` in place.
+//! The text-preserving reader every mode reads through: a ResourceList (the KRM function
+//! modes), a plain stream (the kustomize plugin) or the files of a render (`render`,
+//! `explain`, `diff`) become the items the reconcile reads, each with the exact text it came
+//! as, so the writer can copy it unchanged or put a binding's new `status` in place. One
+//! entry point per input form: [`list`], [`stream`] and [`files`].
 //!
-//! Two readers give the same answer. The fast one ([`fast`]) cuts the text by lines and
-//! walks the parts on all cores, building only the items the reconcile reads; the exact one
-//! ([`exact`]) reads the whole text with the full reader and finds each item's text with
-//! one pass of the parser's events. The fast one answers only when it can vouch for the
-//! result; otherwise the exact one does, and its errors are the full reader's. The
-//! reader never accepts what the full reader refuses, and drops no item's text.
+//! # The readers
+//!
+//! - **The full reader** is [`crate::yaml::parse`] and [`crate::yaml::parse_stream`]:
+//!   serde-saphyr into `serde_json::Value`, within the input limits, duplicate keys refused.
+//!   It is the reference every other reader is held to: what it refuses is refused, its
+//!   values are the items' values, and its words are in every error. It keeps no text. The
+//!   exact reader reads every text with it; the fast reader a ResourceList's header and
+//!   tail, and a part whose scalars the walker cannot vouch for.
+//! - **The exact reader** ([`exact`]) answers for any input: the full reader reads the whole
+//!   text and words any error, and one walk of the parser's events over the same text finds
+//!   each item's chunk. The entry points call it when the fast reader does not answer, or
+//!   when [`Options`] ask for it (the tests that compare the two).
+//! - **The fast reader** ([`fast`]) cuts the text by lines ([`split`]) and walks each part on
+//!   its own, on all cores, building whole only the items the reconcile reads. It answers
+//!   only when every part reads as its place requires and gives `None` otherwise, so it
+//!   words no error of its own. The entry points call it first.
+//! - **The walker** ([`walk`]) reads one node from the parser's events, built as far as its
+//!   caller asks (whole; the head and pod templates of an item the reconcile only passes
+//!   on; nothing), and where it stands in the text. The fast reader builds its items with
+//!   it; the exact reader finds its chunks with it.
+//! - **The lexer** ([`lex`]) gives the parser's own events, several times faster, for text
+//!   of the plainest block shape. The walker reads the fast reader's parts through it where
+//!   it can, through the parser otherwise.
+//!
+//! Beside them, shared by all: [`part`] builds what a reader gives of each item, [`split`]
+//! holds the line passes (a stream's documents, for both readers; a ResourceList's parts,
+//! for the fast one) and [`text`] the line arithmetic and the line tests.
+//!
+//! # What holds them to which
+//!
+//! [`check`] states it on any text: the entry points refuse what the full reader refuses,
+//! with its words in their errors, and read every list and stream of mappings it reads,
+//! with its values; each item's text reads on its own as that item, and no byte of the
+//! items is lost; the fast reader gives the exact reader's parts; the lexer gives the
+//! parser's events. `tests/reader.rs` and
+//! `tests/fuzz.rs` run the checks on golden, generated and mutated input, the
+//! coverage-guided target in `fuzz/` on anything, and `tests/thresholds.rs` drives the fast
+//! reader to its bounds and past them.
 
 pub mod check;
 pub mod exact;
 pub mod fast;
 pub mod lex;
+pub mod part;
 pub mod split;
 pub mod text;
 pub mod walk;
 
-use crate::api::fields::type_name;
-use crate::reconcile::input::Input;
+pub use part::{Head, ItemText, Part, Place, StatusSlot};
+
 use serde_json::{Map, Value};
-use std::ops::Range;
 
 pub const RESOURCE_LIST_API_VERSION: &str = "config.kubernetes.io/v1";
 pub const RESOURCE_LIST_KIND: &str = "ResourceList";
-
-/// One item read: what the reconcile reads of it, its text, and its head.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Part {
-    pub input: Input,
-    pub text: ItemText,
-    pub head: Head,
-}
-
-/// Where an item's text stands in the input, and how it may be written back.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ItemText {
-    /// The item's text: for a ResourceList entry from the start of its `-` line to the next
-    /// entry's, for a document the text between its markers.
-    pub chunk: Range<usize>,
-    /// Whether the text stands on its own (no alias to an anchor outside it; the entries of
-    /// a block sequence); otherwise the item is written from its value.
-    pub copy: bool,
-    /// For an item the reconcile reads, where a new `status` goes in its text; `None` when
-    /// it cannot go there (a mapping in flow style), and the item is written from its value.
-    pub status: Option<StatusSlot>,
-}
-
-/// Where a binding's new `status` goes in its text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StatusSlot {
-    /// The column of the mapping's keys.
-    pub column: usize,
-    pub place: Place,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Place {
-    /// The old `status` entry: from its key to the start of the line after its value.
-    Replace(Range<usize>),
-    /// No `status` yet: it goes at this line start, after the item's last content.
-    Append(usize),
-}
-
-/// An item's type and whether it configures the render rather than the cluster; all the
-/// plain-stream modes need of an item beside what the reconcile reads.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Head {
-    /// `apiVersion` and `kind`, when they are strings.
-    pub api_version: Option<String>,
-    pub kind: Option<String>,
-    /// Marked `config.kubernetes.io/local-config: "true"`.
-    pub local_config: bool,
-}
-
-impl Head {
-    pub fn of(value: &Value) -> Head {
-        let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
-        let local = value.pointer("/metadata/annotations/config.kubernetes.io~1local-config");
-        Head {
-            api_version: text("apiVersion"),
-            kind: text("kind"),
-            local_config: local.and_then(Value::as_str) == Some("true"),
-        }
-    }
-}
 
 /// A ResourceList read.
 pub struct List {
@@ -110,58 +82,53 @@ pub struct Stream {
     pub parts: Vec<Part>,
 }
 
+/// How to read: what the callers of the entry points differ in. The modes read with the
+/// default; tests ask for the exact reader alone, to compare.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    pub reader: Reader,
+}
+
 /// Which reader reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Reader {
     /// The fast reader, and the exact one where the fast one cannot vouch for its answer.
+    #[default]
     Fast,
     /// Only the exact reader: the reference the fast one is held to.
     Exact,
 }
 
 /// Reads a ResourceList.
-pub fn list(text: String) -> Result<List, ListError> {
-    list_with(text, Reader::Fast)
-}
-
-/// Reads a ResourceList with the reader asked for.
-pub fn list_with(text: String, reader: Reader) -> Result<List, ListError> {
+pub fn list(text: String, options: Options) -> Result<List, ListError> {
     let text = text::normalize(text);
-    let fast = match reader {
-        Reader::Fast => fast::list(&text),
+    let fast = match options.reader {
+        Reader::Fast => fast::list(&text, fast::FULL),
         Reader::Exact => None,
     };
     let read = match fast {
-        Some(read) => read,
+        Some(read) => {
+            check_kind(&read.fields)?;
+            read
+        }
         None => exact::list(&text)?,
     };
     let mut fields = read.fields;
     let function_config = fields.remove("functionConfig").filter(|v| !v.is_null());
-    let kind = fields.get("kind").and_then(Value::as_str).unwrap_or_default();
-    if kind != RESOURCE_LIST_KIND {
-        let message =
-            format!("input kind is {kind:?}: expected a {RESOURCE_LIST_API_VERSION} ResourceList on stdin");
-        return Err(ListError { message, function_config: None });
-    }
     Ok(List { text, function_config, parts: read.parts, indent: read.indent })
 }
 
 /// Reads a stream of documents; empty documents are skipped.
-pub fn stream(text: String) -> Result<Stream, String> {
-    streams(vec![text]).pop().expect("one result per text")
+pub fn stream(text: String, options: Options) -> Result<Stream, String> {
+    files(vec![text], options).pop().expect("one result per text")
 }
 
-/// Reads several streams (the files of a render) in one pass over the cores.
-pub fn streams(texts: Vec<String>) -> Vec<Result<Stream, String>> {
-    streams_with(texts, Reader::Fast)
-}
-
-/// Reads several streams with the reader asked for.
-pub fn streams_with(texts: Vec<String>, reader: Reader) -> Vec<Result<Stream, String>> {
+/// Reads the texts of several files, each a stream, in one pass over the cores.
+pub fn files(texts: Vec<String>, options: Options) -> Vec<Result<Stream, String>> {
     let texts: Vec<String> = texts.into_iter().map(text::normalize).collect();
     let borrowed: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let fast = match reader {
-        Reader::Fast => fast::streams(&borrowed),
+    let fast = match options.reader {
+        Reader::Fast => fast::streams(&borrowed, fast::FULL),
         Reader::Exact => vec![None; texts.len()],
     };
     texts
@@ -177,17 +144,14 @@ pub fn streams_with(texts: Vec<String>, reader: Reader) -> Vec<Result<Stream, St
         .collect()
 }
 
-/// The items of a ResourceList value, checked to be mappings.
-fn items_of(fields: &mut Map<String, Value>) -> Result<Vec<Value>, String> {
-    let items = match fields.remove("items") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) => items,
-        Some(other) => {
-            return Err(format!("ResourceList items must be a sequence, not a {}", type_name(&other)));
-        }
-    };
-    if let Some((i, item)) = items.iter().enumerate().find(|(_, item)| !item.is_object()) {
-        return Err(format!("items[{i}] must be a mapping, not a {}", type_name(item)));
+/// Checks that a ResourceList's top-level fields name its kind: the one check of it,
+/// whichever reader read the list.
+fn check_kind(fields: &Map<String, Value>) -> Result<(), ListError> {
+    let kind = fields.get("kind").and_then(Value::as_str).unwrap_or_default();
+    if kind == RESOURCE_LIST_KIND {
+        return Ok(());
     }
-    Ok(items)
+    let message =
+        format!("input kind is {kind:?}: expected a {RESOURCE_LIST_API_VERSION} ResourceList on stdin");
+    Err(ListError { message, function_config: None })
 }

@@ -1,9 +1,10 @@
-//! The line passes that cut a text into parts the fast reader reads on their own: a
-//! ResourceList into the text before `items:`, one chunk per entry and the text after, and
-//! a stream into its documents. A cut is only a guess: the fast reader reads every part and
-//! keeps the result only when each part reads as exactly what its place requires.
+//! The line passes that find a text's parts before any of it is parsed: a stream's
+//! documents, which both readers place their items in, and a ResourceList's text before
+//! `items:`, its entries and the text after, which the fast reader reads apart. A cut is
+//! only a guess: the fast reader reads every part and keeps the result only when each part
+//! reads as exactly what its place requires.
 
-use super::text::lines;
+use super::text::{is_entry, is_marker, line_end, lines};
 use std::ops::Range;
 
 /// Where the parts of a ResourceList's text are.
@@ -31,7 +32,7 @@ pub fn list(text: &str) -> Option<ListLayout> {
     if !is_items_key(items_line) {
         return None;
     }
-    let body = super::text::line_end(text, items_at);
+    let body = line_end(text, items_at);
     let mut entries: Vec<Range<usize>> = Vec::new();
     let mut indent = None;
     let mut tail = text.len()..text.len();
@@ -41,15 +42,15 @@ pub fn list(text: &str) -> Option<ListLayout> {
             continue;
         }
         let spaces = line.len() - trimmed.len();
-        let is_entry = trimmed.starts_with('-') && matches!(trimmed.as_bytes().get(1), None | Some(b' '));
+        let entry = is_entry(trimmed.as_bytes());
         match indent {
-            None if is_entry => indent = Some(spaces),
+            None if entry => indent = Some(spaces),
             None => {
                 tail = start..text.len();
                 break;
             }
             Some(n) if spaces > n => continue,
-            Some(n) if spaces == n && is_entry => {}
+            Some(n) if spaces == n && entry => {}
             Some(_) => {
                 tail = start..text.len();
                 break;
@@ -91,40 +92,48 @@ fn printable(comment: &str) -> bool {
         .any(|c| (c.is_control() && c != '\t') || matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}'))
 }
 
-/// A document marker (`---` or `...`) at the start of `line`, followed by nothing, a space
-/// or a tab.
-pub fn is_marker(line: &str, marker: &str) -> bool {
-    line.strip_prefix(marker).is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']))
+/// A stream's documents, as its marker lines and directives cut it.
+pub struct Documents {
+    /// The text between the stream's marker lines (`---`, `...`) and directives (`%`),
+    /// each such line left out; where a marker line carries a node (`--- {a: 1}`), the next
+    /// document's text starts at the node.
+    pub chunks: Vec<Range<usize>>,
+    /// Whether each chunk reads on its own as it reads in place, so the fast reader may
+    /// read them apart: no directive, no marker line carrying more than a comment, and no
+    /// byte-order mark after the first marker. Otherwise the exact reader places them.
+    pub apart: bool,
 }
 
-/// The documents of a stream: the text between its marker lines (`---`, `...`), each
-/// marker line left out. `None` when a marker line carries more than a comment, a
-/// byte-order mark stands after the first marker, or the text has a directive (`%`): the
-/// exact reader places those.
-pub fn documents(text: &str) -> Option<Vec<Range<usize>>> {
-    let mut documents = Vec::new();
+/// Cuts a stream into its documents.
+pub fn documents(text: &str) -> Documents {
+    let mut chunks = Vec::new();
+    let mut apart = true;
     let mut start = 0;
     for (at, line) in lines(text) {
-        if line.starts_with('%') {
-            return None;
-        }
-        let marker = if is_marker(line, "---") || is_marker(line, "...") { &line[3..] } else { continue };
-        let rest = marker.trim_start_matches([' ', '\t']);
-        if !(rest.is_empty() || rest.starts_with('#') && printable(rest)) {
-            return None;
-        }
-        documents.push(start..at);
-        start = super::text::line_end(text, at);
+        let rest = if is_marker(line, "---") || is_marker(line, "...") {
+            line[3..].trim_start_matches([' ', '\t'])
+        } else if line.starts_with('%') {
+            apart = false;
+            ""
+        } else {
+            continue;
+        };
+        chunks.push(start..at);
+        start = if rest.is_empty() || rest.starts_with('#') {
+            apart &= printable(rest);
+            line_end(text, at)
+        } else {
+            apart = false;
+            at + line.len() - rest.len()
+        };
     }
-    documents.push(start..text.len());
+    chunks.push(start..text.len());
     // Read on its own, a document after a marker would take a byte-order mark before its
     // content (at its start, or after comment lines) for one that may begin a stream; in
-    // place the full reader refuses it. Any such mark leaves the text to the exact reader.
-    let after_first = documents.first().map_or(text.len(), |first| first.end);
-    if memchr::memmem::find(&text.as_bytes()[after_first..], "\u{feff}".as_bytes()).is_some() {
-        return None;
-    }
-    Some(documents)
+    // place the full reader refuses it.
+    let after_first = chunks.first().map_or(text.len(), |first| first.end);
+    apart &= memchr::memmem::find(&text.as_bytes()[after_first..], "\u{feff}".as_bytes()).is_none();
+    Documents { chunks, apart }
 }
 
 #[cfg(test)]
@@ -170,13 +179,20 @@ mod tests {
 
     #[test]
     fn documents_are_the_text_between_markers() {
+        let cut = |text: &'static str| {
+            let documents = documents(text);
+            (documents.chunks.into_iter().map(|r| &text[r]).collect::<Vec<_>>(), documents.apart)
+        };
         let text = "# lead\n---\na: 1\n# between\n--- # next\nb: 2\n...\n";
-        let docs: Vec<&str> = documents(text).unwrap().into_iter().map(|r| &text[r]).collect();
-        assert_eq!(docs, ["# lead\n", "a: 1\n# between\n", "b: 2\n", ""]);
-        assert!(documents("--- {a: 1}\n").is_none());
-        assert!(documents("--- # a NUL \0 in the marker's comment\na: 1\n").is_none());
+        assert_eq!(cut(text), (vec!["# lead\n", "a: 1\n# between\n", "b: 2\n", ""], true));
+        assert_eq!(cut("a: ---\n"), (vec!["a: ---\n"], true));
+        // What only the exact reader places: a node on a marker line, a directive, a comment
+        // YAML refuses, a byte-order mark after the first marker.
+        assert_eq!(cut("---\n--- {a: 1}\n"), (vec!["", "", "{a: 1}\n"], false));
+        assert_eq!(cut("%YAML 1.2\n---\na: 1\n"), (vec!["", "", "a: 1\n"], false));
+        assert_eq!(cut("--- # a NUL \0 in the marker's comment\na: 1\n"), (vec!["", "a: 1\n"], false));
+        assert_eq!(cut("a: 1\n---\n\u{feff}b: 2\n"), (vec!["a: 1\n", "\u{feff}b: 2\n"], false));
+        assert!(cut("\u{feff}a: 1\n---\nb: 2\n").1, "a mark may begin the stream");
         assert!(list("kind: ResourceList\nitems: # \u{7f}\n- a: 1\n").is_none());
-        assert!(documents("%YAML 1.2\n---\na: 1\n").is_none());
-        assert_eq!(documents("a: ---\n").unwrap().len(), 1);
     }
 }

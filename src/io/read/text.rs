@@ -1,5 +1,6 @@
-//! Input text before it is read (one line-end convention, no byte-order mark) and the line
-//! arithmetic the reader and the writer share.
+//! Input text before it is read (one line-end convention, no byte-order mark), the line
+//! arithmetic the reader and the writer share, and the two line tests every reader part
+//! uses: a document marker and a sequence entry.
 
 /// The text with `\r\n` and lone `\r` line ends turned into `\n`, and a leading byte-order
 /// mark dropped. YAML reads all three line ends as the same line break, inside scalars too,
@@ -57,6 +58,18 @@ pub fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
+/// A document marker (`---` or `...`) at the start of `line`, followed by nothing, a space
+/// or a tab.
+pub fn is_marker(line: &str, marker: &str) -> bool {
+    line.strip_prefix(marker).is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']))
+}
+
+/// Whether a line's content (past its indentation) starts a block sequence entry: a `-`
+/// followed by a space, a tab or the line's end, as YAML's entry indicator is.
+pub fn is_entry(content: &[u8]) -> bool {
+    content.first() == Some(&b'-') && matches!(content.get(1), None | Some(b' ' | b'\t'))
+}
+
 /// The 1-based line where the content of the item text at `chunk` starts: past blank and
 /// comment lines, directives and a `---` marker with nothing after it. The chunk's first
 /// line when it holds no content.
@@ -103,5 +116,17 @@ mod tests {
         assert_eq!(after_content(text, text.len()), text.len());
         assert_eq!(line_start(text, text.find("x").unwrap()), 5);
         assert_eq!(lines("a\n\nb").collect::<Vec<_>>(), [(0, "a"), (2, ""), (3, "b")]);
+    }
+
+    #[test]
+    fn an_entry_is_a_dash_before_white_space_or_the_line_end() {
+        for entry in ["-", "- a", "-\ta", "-  - b"] {
+            assert!(is_entry(entry.as_bytes()), "{entry:?}");
+        }
+        for other in ["", "-a", "--", "---", "-#", "a - b", "\u{2013} a"] {
+            assert!(!is_entry(other.as_bytes()), "{other:?}");
+        }
+        assert!(is_marker("---", "---") && is_marker("--- # c", "---") && is_marker("...\t", "..."));
+        assert!(!is_marker("----", "---") && !is_marker(" ---", "---") && !is_marker("---x", "---"));
     }
 }

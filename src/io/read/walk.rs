@@ -330,52 +330,11 @@ impl<'t> Walker<'t> {
             Event::Scalar(text, style, anchor, tag) => {
                 self.properties(anchor, tag.is_some())?;
                 self.end = self.offset(&span.end);
-                let value = match scalar(&text, style) {
-                    Some(value) => value,
-                    None => {
-                        self.exact = false;
-                        None
-                    }
-                };
-                Ok(match build {
-                    Build::Nothing | Build::Probe | Build::ProbeMetadata => None,
-                    Build::Shape => Some(Value::Null),
-                    _ => Some(value.unwrap_or_else(|| Value::String(text.into_owned()))),
-                })
+                Ok(self.scalar(text, style, build))
             }
             Event::SequenceStart(style, anchor, tag) => {
                 self.properties(anchor, tag.is_some())?;
-                let children = build.element();
-                let mut out = Vec::new();
-                let mut kept = false;
-                loop {
-                    match self.event()? {
-                        (Event::SequenceEnd, end) => {
-                            if style == StructureStyle::Flow {
-                                self.end = self.offset(&end.end);
-                            }
-                            let keep = match build {
-                                Build::Nothing => false,
-                                // A shape is kept even empty: that it is a sequence is the point.
-                                Build::Whole | Build::Shape => true,
-                                _ => kept,
-                            };
-                            if !keep {
-                                return Ok(None);
-                            }
-                            out.shrink_to_fit();
-                            return Ok(Some(Value::Array(out)));
-                        }
-                        (event, span) => {
-                            let value = self.value(event, span, depth + 1, children)?;
-                            kept |= value.is_some();
-                            // Probed entries keep their places, so paths count them right.
-                            if value.is_some() || children == Build::Probe {
-                                out.push(value.unwrap_or(Value::Null));
-                            }
-                        }
-                    }
-                }
+                self.sequence(style, depth, build)
             }
             Event::MappingStart(style, anchor, tag) => {
                 self.properties(anchor, tag.is_some())?;
@@ -386,8 +345,62 @@ impl<'t> Walker<'t> {
         }
     }
 
-    /// A mapping whose start event was read. At the root of an item it also finds the
-    /// top-level `status` entry.
+    /// A scalar's value as far as `build` says; one this reader cannot vouch for clears
+    /// [`Walker::exact`].
+    fn scalar(&mut self, text: Cow<'t, str>, style: ScalarStyle, build: Build) -> Option<Value> {
+        let read = Scalar::of(&text, style);
+        if matches!(read, Scalar::Doubtful) {
+            self.exact = false;
+        }
+        match build {
+            Build::Nothing | Build::Probe | Build::ProbeMetadata => None,
+            Build::Shape => Some(Value::Null),
+            _ => Some(match read {
+                Scalar::Typed(value) => value,
+                Scalar::Text | Scalar::Doubtful => Value::String(text.into_owned()),
+            }),
+        }
+    }
+
+    /// A sequence whose start event was read, its entries at `depth + 1`.
+    fn sequence(
+        &mut self,
+        style: StructureStyle,
+        depth: usize,
+        build: Build,
+    ) -> Result<Option<Value>, Abandon> {
+        let children = build.element();
+        let mut out = Vec::new();
+        let mut kept = false;
+        loop {
+            let (event, span) = self.event()?;
+            if matches!(event, Event::SequenceEnd) {
+                if style == StructureStyle::Flow {
+                    self.end = self.offset(&span.end);
+                }
+                let keep = match build {
+                    Build::Nothing => false,
+                    // A shape is kept even empty: that it is a sequence is the point.
+                    Build::Whole | Build::Shape => true,
+                    _ => kept,
+                };
+                if !keep {
+                    return Ok(None);
+                }
+                out.shrink_to_fit();
+                return Ok(Some(Value::Array(out)));
+            }
+            let value = self.value(event, span, depth + 1, children)?;
+            kept |= value.is_some();
+            // Probed entries keep their places, so paths count them right.
+            if value.is_some() || children == Build::Probe {
+                out.push(value.unwrap_or(Value::Null));
+            }
+        }
+    }
+
+    /// A mapping whose start event was read, its values at `depth + 1`. At the root of an
+    /// item it also finds the top-level `status` entry.
     fn mapping(
         &mut self,
         depth: usize,
@@ -406,57 +419,20 @@ impl<'t> Walker<'t> {
         let mut out = Vec::new();
         loop {
             let (event, span) = self.event()?;
-            let key = match event {
-                Event::MappingEnd => {
-                    // A block mapping ends where the next token starts; a flow mapping at its `}`.
-                    if shape == Shape::Flow {
-                        self.end = self.offset(&span.end);
-                    }
-                    let value = match build {
-                        Build::Nothing => None,
-                        sparse if sparse.sparse() && out.is_empty() => None,
-                        _ => Some(Value::Object(Map::from_iter(out))),
-                    };
-                    return Ok((value, status));
-                }
-                Event::Scalar(_, _, anchor, _) if anchor != 0 && !self.anchors_allowed => {
-                    return Err(Abandon);
-                }
-                Event::Scalar(text, ScalarStyle::Plain, _, None) if text == "<<" => {
-                    if !self.anchors_allowed {
-                        return Err(Abandon);
-                    }
-                    self.exact = false;
-                    None
-                }
-                Event::Scalar(text, style, anchor, tag) => {
-                    if anchor != 0 {
-                        self.defined.insert(anchor);
-                    }
+            if matches!(event, Event::MappingEnd) {
+                // A block mapping ends where the next token starts; a flow mapping at its `}`.
+                if shape == Shape::Flow {
                     self.end = self.offset(&span.end);
-                    let key = key(text, style);
-                    if key.is_none() || tag.is_some() {
-                        self.exact = false;
-                    }
-                    key
                 }
-                event => {
-                    // A key that is a collection or an alias: read only by the full reader.
-                    self.exact = false;
-                    self.value(event, span, depth + 1, Build::Nothing)?;
-                    None
-                }
-            };
-            self.counts.nodes += 1;
-            if self.counts.nodes > self.limits.counts.nodes {
-                return Err(Abandon);
-            }
-            if let Some(key) = &key
-                && !self.keys[depth].insert(key.clone())
-            {
-                self.exact = false;
+                let value = match build {
+                    Build::Nothing => None,
+                    sparse if sparse.sparse() && out.is_empty() => None,
+                    _ => Some(Value::Object(Map::from_iter(out))),
+                };
+                return Ok((value, status));
             }
             let key_start = self.offset(&span.start);
+            let key = self.key(event, span, depth)?;
             let (event, value_span) = self.event()?;
             let child = key.as_deref().map_or(Build::Nothing, |k| build.child(k));
             let value = self.value(event, value_span, depth + 1, child)?;
@@ -468,6 +444,51 @@ impl<'t> Walker<'t> {
                 out.push((key.into_owned(), value));
             }
         }
+    }
+
+    /// A key of the mapping open at `depth`, counted and checked to be new there; `None`
+    /// when it is no string for certain (a merge key, a collection, an alias, a lookalike),
+    /// which clears [`Walker::exact`].
+    fn key(&mut self, event: Event<'t>, span: Span, depth: usize) -> Result<Option<Cow<'t, str>>, Abandon> {
+        let key = match event {
+            Event::Scalar(_, _, anchor, _) if anchor != 0 && !self.anchors_allowed => {
+                return Err(Abandon);
+            }
+            Event::Scalar(text, ScalarStyle::Plain, _, None) if text == "<<" => {
+                if !self.anchors_allowed {
+                    return Err(Abandon);
+                }
+                self.exact = false;
+                None
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                if anchor != 0 {
+                    self.defined.insert(anchor);
+                }
+                self.end = self.offset(&span.end);
+                let key = string_key(text, style);
+                if key.is_none() || tag.is_some() {
+                    self.exact = false;
+                }
+                key
+            }
+            event => {
+                // A key that is a collection or an alias: read only by the full reader.
+                self.exact = false;
+                self.value(event, span, depth + 1, Build::Nothing)?;
+                None
+            }
+        };
+        self.counts.nodes += 1;
+        if self.counts.nodes > self.limits.counts.nodes {
+            return Err(Abandon);
+        }
+        if let Some(key) = &key
+            && !self.keys[depth].insert(key.clone())
+        {
+            self.exact = false;
+        }
+        Ok(key)
     }
 
     /// Whether only indentation, or an entry's `- `, stands before `pos` on its line.
@@ -609,30 +630,42 @@ pub fn count(text: &str, limits: Limits) -> Option<(Counts, Root)> {
     }
 }
 
-/// The value of a scalar: `Some(None)` for a string, read as written; `Some(Some(v))` for
-/// a plain scalar with another value; `None` when YAML 1.1 and this function could read
-/// the plain text differently.
-fn scalar(text: &str, style: ScalarStyle) -> Option<Option<Value>> {
-    if style != ScalarStyle::Plain {
-        return Some(None);
+/// How a scalar reads.
+enum Scalar {
+    /// A string, as written: any quoted scalar, and a plain one no YAML reader types.
+    Text,
+    /// A plain scalar with another value (a null, a boolean, a number), the same to every
+    /// YAML reader.
+    Typed(Value),
+    /// A plain scalar YAML 1.1 and this function could read differently: the full reader
+    /// reads the item.
+    Doubtful,
+}
+
+impl Scalar {
+    fn of(text: &str, style: ScalarStyle) -> Scalar {
+        if style != ScalarStyle::Plain {
+            return Scalar::Text;
+        }
+        match text {
+            "" | "~" | "null" => return Scalar::Typed(Value::Null),
+            "true" => return Scalar::Typed(Value::Bool(true)),
+            "false" => return Scalar::Typed(Value::Bool(false)),
+            _ => {}
+        }
+        if is_integer(text) {
+            return text.parse::<i64>().map_or(Scalar::Doubtful, |n| Scalar::Typed(Value::Number(n.into())));
+        }
+        if is_decimal(text) {
+            let number = text.parse::<f64>().ok().and_then(Number::from_f64);
+            return number.map_or(Scalar::Doubtful, |n| Scalar::Typed(Value::Number(n)));
+        }
+        if is_plain_string(text) { Scalar::Text } else { Scalar::Doubtful }
     }
-    match text {
-        "" | "~" | "null" => return Some(Some(Value::Null)),
-        "true" => return Some(Some(Value::Bool(true))),
-        "false" => return Some(Some(Value::Bool(false))),
-        _ => {}
-    }
-    if is_integer(text) {
-        return text.parse::<i64>().ok().map(|n| Some(Value::Number(n.into())));
-    }
-    if is_decimal(text) {
-        return text.parse::<f64>().ok().and_then(Number::from_f64).map(|n| Some(Value::Number(n)));
-    }
-    is_plain_string(text).then_some(None)
 }
 
 /// A mapping key as a JSON string, when it is one for certain.
-fn key(text: Cow<'_, str>, style: ScalarStyle) -> Option<Cow<'_, str>> {
+fn string_key(text: Cow<'_, str>, style: ScalarStyle) -> Option<Cow<'_, str>> {
     let plain_ok = style != ScalarStyle::Plain || is_plain_string(&text) || is_integer(&text);
     plain_ok.then_some(text)
 }

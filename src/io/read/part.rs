@@ -1,0 +1,111 @@
+//! What a reader gives of each item, whichever reader read it: what the reconcile reads of
+//! it, where its text stands and where a binding's new `status` goes in that text. Both
+//! readers build their parts here, from a value and the walk of its text, so they cannot
+//! build them differently.
+
+use super::walk::{Node, StatusAt};
+use crate::reconcile::input::Input;
+use serde_json::{Map, Value};
+use std::ops::Range;
+
+/// One item read: what the reconcile reads of it, its text, and its head.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    pub input: Input,
+    pub text: ItemText,
+    pub head: Head,
+}
+
+impl Part {
+    /// An item whose text stands at `chunk`, as `node` walked it; written from its value
+    /// when that text does not read on its own (it uses an alias to an anchor outside it).
+    pub fn copied(value: Value, chunk: Range<usize>, node: &Node) -> Part {
+        if node.outside_alias {
+            return Part::rebuilt(value);
+        }
+        let head = Head::of(&value);
+        let input = Input::of(value);
+        let status = input.value().and_then(|_| StatusSlot::of(node));
+        Part { input, text: ItemText { chunk, copy: true, status }, head }
+    }
+
+    /// An item written from its value.
+    pub fn rebuilt(value: Value) -> Part {
+        let head = Head::of(&value);
+        Part { input: Input::Whole(value), text: ItemText { chunk: 0..0, copy: false, status: None }, head }
+    }
+}
+
+/// Where an item's text stands in the input, and how it may be written back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ItemText {
+    /// The item's text: for a ResourceList entry from the start of its `-` line to the next
+    /// entry's, for a document the text between its markers.
+    pub chunk: Range<usize>,
+    /// Whether the text stands on its own (no alias to an anchor outside it; the entries of
+    /// a block sequence); otherwise the item is written from its value.
+    pub copy: bool,
+    /// For an item the reconcile reads, where a new `status` goes in its text; `None` when
+    /// it cannot go there (a mapping in flow style), and the item is written from its value.
+    pub status: Option<StatusSlot>,
+}
+
+/// Where a binding's new `status` goes in its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusSlot {
+    /// The column of the mapping's keys.
+    pub column: usize,
+    pub place: Place,
+}
+
+impl StatusSlot {
+    /// Where a walked mapping's status goes, when it can be put in its text.
+    fn of(node: &Node) -> Option<StatusSlot> {
+        let column = node.block_column?;
+        let place = match &node.status {
+            StatusAt::At(range) => Place::Replace(range.clone()),
+            StatusAt::Absent => Place::Append(node.span.end),
+            StatusAt::Unusable => return None,
+        };
+        Some(StatusSlot { column, place })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// The old `status` entry: from its key to the start of the line after its value.
+    Replace(Range<usize>),
+    /// No `status` yet: it goes at this line start, after the item's last content.
+    Append(usize),
+}
+
+/// An item's type and whether it configures the render rather than the cluster; all the
+/// plain-stream modes need of an item beside what the reconcile reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Head {
+    /// `apiVersion` and `kind`, when they are strings.
+    pub api_version: Option<String>,
+    pub kind: Option<String>,
+    /// Marked `config.kubernetes.io/local-config: "true"`.
+    pub local_config: bool,
+}
+
+impl Head {
+    pub fn of(value: &Value) -> Head {
+        let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
+        let local = value.pointer("/metadata/annotations/config.kubernetes.io~1local-config");
+        Head {
+            api_version: text("apiVersion"),
+            kind: text("kind"),
+            local_config: local.and_then(Value::as_str) == Some("true"),
+        }
+    }
+}
+
+/// A ResourceList as either reader reads it: its fields other than `items`, the items, and
+/// the spaces before each entry's `-`.
+pub struct ListRead {
+    pub fields: Map<String, Value>,
+    pub parts: Vec<Part>,
+    pub indent: usize,
+}
