@@ -3,6 +3,7 @@
 //! the field, and the JSON schema.
 
 use crate::api::fields::type_name;
+use crate::reconcile::spire::pattern::IgnorePattern;
 use k8s_openapi::jiff::Timestamp;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -119,12 +120,13 @@ pub const DEFAULT_IGNORE_NAMESPACES: [&str; 3] = ["kube-system", "kube-public", 
 /// The target manager's settings, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpireManager {
-    /// `None` when the functionConfig does not say: the model then takes every object as read.
+    /// `None` when the configuration does not give it: the class rules are then not
+    /// checked and every object counts as read. `Some("")`: a manager without a class,
+    /// which reads the objects without one.
     pub class_name: Option<String>,
     pub watch_classless: bool,
-    pub ignore_namespaces: Vec<String>,
-    /// Whether the functionConfig (or a flag or variable) gave any of these.
-    pub configured: bool,
+    /// Compiled as Go compiles them (reconcile::spire::pattern).
+    pub ignore_namespaces: Vec<IgnorePattern>,
 }
 
 impl Default for SpireManager {
@@ -132,8 +134,10 @@ impl Default for SpireManager {
         SpireManager {
             class_name: None,
             watch_classless: false,
-            ignore_namespaces: DEFAULT_IGNORE_NAMESPACES.map(String::from).to_vec(),
-            configured: false,
+            ignore_namespaces: DEFAULT_IGNORE_NAMESPACES
+                .iter()
+                .map(|p| IgnorePattern::new(p).expect("the defaults are plain names"))
+                .collect(),
         }
     }
 }
@@ -426,27 +430,28 @@ fn validate(spec: ConfigSpec, field: &dyn Fn(&str) -> String) -> Result<Config, 
     let spire = match spec.spire_controller_manager {
         None => SpireManager::default(),
         Some(m) => {
-            let class_name = m.class_name.unwrap_or_default();
-            validate_class_name(&class_name)
-                .map_err(|e| ConfigError::new(field("spireControllerManager.className"), e))?;
-            let ignore_namespaces =
+            if let Some(class) = &m.class_name {
+                validate_class_name(class)
+                    .map_err(|e| ConfigError::new(field("spireControllerManager.className"), e))?;
+            }
+            let patterns =
                 m.ignore_namespaces.unwrap_or_else(|| DEFAULT_IGNORE_NAMESPACES.map(String::from).to_vec());
-            for (i, pattern) in ignore_namespaces.iter().enumerate() {
-                regex::Regex::new(pattern).map_err(|e| {
+            let mut ignore_namespaces = Vec::with_capacity(patterns.len());
+            for (i, pattern) in patterns.iter().enumerate() {
+                let compiled = IgnorePattern::new(pattern).map_err(|e| {
                     ConfigError::new(
                         format!("{}[{i}]", field("spireControllerManager.ignoreNamespaces")),
                         format!(
-                            "{pattern:?} is not a regular expression SPIRE Controller Manager can read: {}",
-                            e.to_string().lines().last().unwrap_or_default().trim_start_matches("error: ")
+                            "{pattern:?} is not a regular expression SPIRE Controller Manager can read: {e}"
                         ),
                     )
                 })?;
+                ignore_namespaces.push(compiled);
             }
             SpireManager {
-                class_name: Some(class_name),
+                class_name: m.class_name,
                 watch_classless: m.watch_classless.unwrap_or(false),
                 ignore_namespaces,
-                configured: true,
             }
         }
     };

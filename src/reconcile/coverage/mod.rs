@@ -93,6 +93,8 @@ pub struct Other {
     pub class_name: String,
     pub spiffe_id_template: String,
     pub selector_templates: Vec<String>,
+    pub dns_name_templates: Vec<String>,
+    pub federates_with: Vec<String>,
 }
 
 /// What coverage reads beside the identities and pool uses.
