@@ -1,5 +1,5 @@
 //! Writes a synthetic ResourceList to stdout, or the same items as 100 manifest files:
-//! `cargo run --release --example generate -- BINDINGS [worst|first-run]`,
+//! `cargo run --release --example generate -- BINDINGS [worst|first-run|shared-labels]`,
 //! `cargo run --release --example generate -- BINDINGS files DIR`.
 
 #[path = "synthetic/mod.rs"]
@@ -16,7 +16,8 @@ fn main() {
                 std::fs::write(dir.join(name), text).expect("a file can be written");
             }
         }
-        Some("first-run") => print!("{}", synthetic::first_run(bindings)),
+        Some("first-run") => print!("{}", synthetic::shaped(bindings, synthetic::Shape::FirstRun)),
+        Some("shared-labels") => print!("{}", synthetic::shaped(bindings, synthetic::Shape::SharedLabels)),
         mode => print!("{}", synthetic::resource_list(bindings, mode == Some("worst"))),
     }
 }

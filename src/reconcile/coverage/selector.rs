@@ -79,9 +79,20 @@ impl Selector {
     /// Whether it selects an object with these labels: `Unknown` when a requirement hangs
     /// on a label only the cluster knows and none fails.
     pub fn selects(&self, label: Labels<'_, '_>) -> Answer {
+        self.selects_but(label, None)
+    }
+
+    /// [`Selector::selects`], taking the `matchLabels` label at `known` as holding (the
+    /// object was found by it).
+    pub fn selects_but(&self, label: Labels<'_, '_>, known: Option<usize>) -> Answer {
         let mut answer = Answer::Yes;
-        let requirements =
-            self.match_labels.iter().map(|(k, v)| (k.as_str(), "In", std::slice::from_ref(v))).chain(
+        let requirements = self
+            .match_labels
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != known)
+            .map(|(_, (k, v))| (k.as_str(), "In", std::slice::from_ref(v)))
+            .chain(
                 self.expressions.iter().map(|e| (e.key.as_str(), e.operator.as_str(), e.values.as_slice())),
             );
         for (key, operator, values) in requirements {

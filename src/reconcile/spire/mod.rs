@@ -298,42 +298,58 @@ impl<'a> Index<'a> {
     }
 
     /// The pod templates `pods` may select in the namespaces `pinned` names (all when
-    /// `None`): those of its rarest `matchLabels` label that the templates can carry.
-    fn candidates<'s>(&'s self, pods: &'s Selector, pinned: Option<&[String]>) -> Vec<&'s [u32]> {
-        let indexed: Vec<(&str, &str)> = pods
+    /// `None`): those of its rarest `matchLabels` label that the templates can carry (a
+    /// controller's label cannot be looked up), with that label's position.
+    fn candidates<'s>(
+        &'s self,
+        pods: &'s Selector,
+        pinned: Option<&[String]>,
+    ) -> (Option<usize>, Vec<&'s [u32]>) {
+        let indexed: Vec<(usize, &str, &str)> = pods
             .match_labels
             .iter()
-            .filter(|(k, _)| !template::controller_label(k))
-            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .enumerate()
+            .filter(|(_, (k, _))| !template::controller_label(k))
+            .map(|(i, (k, v))| (i, k.as_str(), v.as_str()))
             .collect();
         match pinned {
             None => {
                 let rarest = indexed
                     .iter()
-                    .map(|key| self.by_label.get(key).map_or(&[][..], Vec::as_slice))
-                    .min_by_key(|list| list.len());
+                    .map(|&(i, k, v)| (i, self.by_label.get(&(k, v)).map_or(&[][..], Vec::as_slice)))
+                    .min_by_key(|(_, list)| list.len());
                 match rarest {
-                    Some(list) => vec![list],
-                    None => self.by_namespace.iter().map(Vec::as_slice).collect(),
+                    Some((i, list)) => (Some(i), vec![list]),
+                    None => (None, self.by_namespace.iter().map(Vec::as_slice).collect()),
                 }
             }
-            Some(names) => names
-                .iter()
-                .filter_map(|name| self.ns_of.get(name.as_str()).copied())
-                .map(|ns| {
-                    let mut rarest: &'s [u32] = &self.by_namespace[ns as usize];
-                    for &(k, v) in &indexed {
-                        let list: &'s [u32] =
-                            self.by_namespace_label.get(&(ns, k, v)).map_or(&[], Vec::as_slice);
-                        if list.len() < rarest.len()
-                            || std::ptr::eq(rarest, self.by_namespace[ns as usize].as_slice())
-                        {
-                            rarest = list;
-                        }
-                    }
-                    rarest
-                })
-                .collect(),
+            Some(names) => {
+                // The same label in every namespace, so that it can be taken as holding.
+                let mut lists: Vec<Vec<&'s [u32]>> = Vec::new();
+                for name in names {
+                    let Some(&ns) = self.ns_of.get(name.as_str()) else { continue };
+                    lists.push(
+                        indexed
+                            .iter()
+                            .map(|&(_, k, v)| {
+                                self.by_namespace_label.get(&(ns, k, v)).map_or(&[][..], Vec::as_slice)
+                            })
+                            .collect(),
+                    );
+                }
+                let all = || {
+                    names
+                        .iter()
+                        .filter_map(|n| self.ns_of.get(n.as_str()))
+                        .map(|&ns| self.by_namespace[ns as usize].as_slice())
+                        .collect()
+                };
+                let total = |j: usize| lists.iter().map(|l| l[j].len()).sum::<usize>();
+                match (0..indexed.len()).min_by_key(|&j| total(j)) {
+                    Some(j) => (Some(indexed[j].0), lists.iter().map(|l| l[j]).collect()),
+                    None => (None, all()),
+                }
+            }
         }
     }
 }
@@ -387,7 +403,8 @@ pub fn simulate(
         let (pod_selector, ns_selector) = (&prepared.pods, &prepared.namespaces);
         let pinned = pinned(ns_selector);
         let mut ns_answers: HashMap<u32, Answer> = HashMap::new();
-        for list in index.candidates(pod_selector, pinned.as_deref()) {
+        let (known, lists) = index.candidates(pod_selector, pinned.as_deref());
+        for list in lists {
             for &p in list {
                 let pod = &index.pods[p as usize];
                 let h = &mut held[p as usize];
@@ -395,13 +412,17 @@ pub fn simulate(
                     continue;
                 }
                 let labels = |key: &str| pod.label(key);
-                let by_pod = pod_selector.selects(&labels);
+                let by_pod = pod_selector.selects_but(&labels, known);
                 if by_pod == Answer::No {
                     continue;
                 }
-                let by_namespace = *ns_answers.entry(pod.ns).or_insert_with(|| {
-                    namespace_selects(ns_selector, pod.namespace, seen.namespaces.get(pod.namespace))
-                });
+                let by_namespace = if ns_selector.is_empty() {
+                    Answer::Yes
+                } else {
+                    *ns_answers.entry(pod.ns).or_insert_with(|| {
+                        namespace_selects(ns_selector, pod.namespace, seen.namespaces.get(pod.namespace))
+                    })
+                };
                 if by_namespace == Answer::No {
                     continue;
                 }

@@ -96,8 +96,60 @@ pub struct Prepared {
     /// For an ID without actions: its text, or why it gives no pod an entry.
     id_constant: Option<Result<String, String>>,
     selectors: Vec<Template>,
+    /// By selector: its judgement, read once when it has no actions.
+    judged: Vec<Option<Judged>>,
+    /// Whether every selector has no actions and is `type:value`: the first that does not
+    /// hold settles the entry.
+    all_judged: bool,
     dns: Vec<Template>,
     trust_domain: Option<String>,
+}
+
+/// A rendered workload selector, read as the model judges it: `k8s:ns`, `k8s:sa` and
+/// `k8s:pod-label` are judged; any other is unknown at build time; one that is not
+/// `type:value` gives no entry (entries.go:230-244).
+#[derive(Debug, Clone)]
+enum Judged {
+    Namespace(String),
+    ServiceAccount(String),
+    PodLabel(String, String),
+    Unknown,
+    Invalid(String),
+}
+
+impl Judged {
+    fn of(selector: &str) -> Judged {
+        let Some((kind, value)) = selector.split_once(':').filter(|(k, v)| !k.is_empty() && !v.is_empty())
+        else {
+            return Judged::Invalid(format!("its workload selector {selector:?} is not type:value"));
+        };
+        match (kind, value.split_once(':')) {
+            ("k8s", Some(("ns", ns))) => Judged::Namespace(ns.to_string()),
+            ("k8s", Some(("sa", sa))) => Judged::ServiceAccount(sa.to_string()),
+            ("k8s", Some(("pod-label", label))) => match label.split_once(':') {
+                Some((k, v)) => Judged::PodLabel(k.to_string(), v.to_string()),
+                // `k8s:pod-label:key` without a value holds for no pod.
+                None => Judged::PodLabel(String::new(), String::new()),
+            },
+            _ => Judged::Unknown,
+        }
+    }
+
+    fn holds(&self, data: &Data<'_>) -> Result<Answer, String> {
+        let yes = |b: bool| if b { Answer::Yes } else { Answer::No };
+        Ok(match self {
+            Judged::Namespace(ns) => yes(ns == data.namespace),
+            Judged::ServiceAccount(sa) => yes(sa == data.service_account),
+            Judged::PodLabel(k, _) if k.is_empty() => Answer::No,
+            Judged::PodLabel(k, v) => match (data.labels)(k) {
+                Lookup::Value(have) => yes(have == v),
+                Lookup::Absent => Answer::No,
+                Lookup::Unknown => Answer::Unknown,
+            },
+            Judged::Unknown => Answer::Unknown,
+            Judged::Invalid(why) => return Err(why.clone()),
+        })
+    }
 }
 
 /// The entry an object renders for a pod template.
@@ -153,12 +205,16 @@ impl Prepared {
             let known = Evaluated::known(text.to_string());
             check_id(&known, trust_domain).map(|()| known.text)
         });
+        let judged: Vec<Option<Judged>> = selectors.iter().map(|t| t.constant().map(Judged::of)).collect();
+        let all_judged = judged.iter().all(|j| matches!(j, Some(j) if !matches!(j, Judged::Invalid(_))));
         Ok(Prepared {
             pods,
             namespaces,
             id,
             id_constant,
             selectors,
+            judged,
+            all_judged,
             dns,
             trust_domain: trust_domain.map(str::to_string),
         })
@@ -189,16 +245,25 @@ impl Prepared {
             dns.evaluate(data).map_err(|e| format!("its dnsNameTemplates fail: {e}"))?;
         }
         let mut attests = Answer::Yes;
-        for t in &self.selectors {
-            let holds = match t.constant() {
-                Some(text) => holds(text, data)?,
+        for (t, judged) in self.selectors.iter().zip(&self.judged) {
+            let holds = match judged {
+                Some(judged) => judged.holds(data)?,
                 None => {
                     let s =
                         t.evaluate(data).map_err(|e| format!("its workloadSelectorTemplates fail: {e}"))?;
-                    if s.is_known() { holds(&s.text, data)? } else { Answer::Unknown }
+                    if s.is_known() { Judged::of(&s.text).holds(data)? } else { Answer::Unknown }
                 }
             };
             match holds {
+                // Nothing after it can fail: the entry never attests.
+                Answer::No if self.all_judged && !details => {
+                    return Ok(Made {
+                        spiffe_id,
+                        attests: Answer::No,
+                        misses: Vec::new(),
+                        selectors: Vec::new(),
+                    });
+                }
                 Answer::No => attests = Answer::No,
                 Answer::Unknown if attests == Answer::Yes => attests = Answer::Unknown,
                 _ => {}
@@ -219,7 +284,7 @@ impl Prepared {
         let mut misses = Vec::new();
         for t in &self.selectors {
             let s = t.evaluate(data)?;
-            let holds = if s.is_known() { holds(&s.text, data)? } else { Answer::Unknown };
+            let holds = if s.is_known() { Judged::of(&s.text).holds(data)? } else { Answer::Unknown };
             match holds {
                 Answer::Yes => continue,
                 Answer::No => attests = Answer::No,
@@ -287,27 +352,4 @@ fn check_id(id: &Evaluated, trust_domain: Option<&str>) -> Result<(), String> {
         return never("it ends with /".into());
     }
     Ok(())
-}
-
-/// Whether a rendered workload selector holds for the pods: `k8s:ns`, `k8s:sa` and
-/// `k8s:pod-label` are judged; any other is unknown at build time. `Err` when it is not
-/// `type:value` (entries.go:230-244).
-fn holds(selector: &str, data: &Data<'_>) -> Result<Answer, String> {
-    let Some((kind, value)) = selector.split_once(':').filter(|(k, v)| !k.is_empty() && !v.is_empty()) else {
-        return Err(format!("its workload selector {selector:?} is not type:value"));
-    };
-    let yes = |b: bool| if b { Answer::Yes } else { Answer::No };
-    Ok(match (kind, value.split_once(':')) {
-        ("k8s", Some(("ns", ns))) => yes(ns == data.namespace),
-        ("k8s", Some(("sa", sa))) => yes(sa == data.service_account),
-        ("k8s", Some(("pod-label", label))) => match label.split_once(':') {
-            Some((k, v)) => match (data.labels)(k) {
-                Lookup::Value(have) => yes(have == v),
-                Lookup::Absent => Answer::No,
-                Lookup::Unknown => Answer::Unknown,
-            },
-            None => Answer::No,
-        },
-        _ => Answer::Unknown,
-    })
 }

@@ -74,7 +74,7 @@ pub const NO_VALUE: &str = "<no value>";
 /// The labels Kubernetes controllers put on the pods they make, absent from the pod
 /// template or overwritten: a selector or template that reads one is unknown at build
 /// time. Keys ending in `/` are prefixes.
-pub const CONTROLLER_LABELS: [&str; 11] = [
+pub const CONTROLLER_LABELS: [&str; 10] = [
     "pod-template-hash",
     "controller-revision-hash",
     "pod-template-generation",
@@ -85,11 +85,17 @@ pub const CONTROLLER_LABELS: [&str; 11] = [
     "controller-uid",
     "leaderworkerset.sigs.k8s.io/",
     "rollouts-pod-template-hash",
-    "role.llm-d.ai/",
 ];
 
 /// Whether a controller puts label `key` on the pods it makes.
 pub fn controller_label(key: &str) -> bool {
+    // Asked for every label a selector reads: most keys are shorter than these, or share
+    // no first letter with them.
+    if key.len() < "job-name".len()
+        || !matches!(key.as_bytes()[0], b'p' | b'c' | b's' | b'a' | b'b' | b'j' | b'l' | b'r')
+    {
+        return false;
+    }
     CONTROLLER_LABELS.iter().any(|c| if c.ends_with('/') { key.starts_with(c) } else { key == *c })
 }
 
