@@ -581,3 +581,35 @@ fn require(schema: &mut schemars::Schema, field: &str) {
 pub fn json_schema() -> Value {
     serde_json::to_value(schemars::schema_for!(RenderInferenceIdentity)).expect("schema serializes")
 }
+
+#[cfg(test)]
+mod spire_manager_tests {
+    use super::*;
+
+    fn with(key: &'static str, value: &str) -> Result<Config, ConfigError> {
+        with_overrides(None, &[Override { key, source: format!("--{key}"), value: value.to_string() }])
+    }
+
+    #[test]
+    fn one_manager_setting_leaves_the_others_unknown() {
+        let only_namespaces = with("spireControllerManager.ignoreNamespaces", "^team-").unwrap().spire;
+        assert_eq!(only_namespaces.class_name, None, "the class rules stay unchecked");
+        assert_eq!(
+            only_namespaces.ignore_namespaces.iter().map(|p| p.text.as_str()).collect::<Vec<_>>(),
+            ["^team-"]
+        );
+        let empty_class = with("spireControllerManager.className", "").unwrap().spire;
+        assert_eq!(empty_class.class_name.as_deref(), Some(""), "an empty class is a class rule");
+        assert_eq!(Config::default().spire.ignore_namespaces.len(), DEFAULT_IGNORE_NAMESPACES.len());
+    }
+
+    #[test]
+    fn ignore_namespaces_are_read_as_go_reads_them() {
+        let quoted = with("spireControllerManager.ignoreNamespaces", r"\Qteam.a\E").unwrap().spire;
+        assert!(
+            quoted.ignore_namespaces[0].is_match("team.a") && !quoted.ignore_namespaces[0].is_match("teamxa")
+        );
+        let err = with("spireControllerManager.ignoreNamespaces", r"kube-system,\C").unwrap_err().to_string();
+        assert!(err.contains("[1]") && err.contains(r"\C"), "{err}");
+    }
+}
