@@ -91,15 +91,18 @@ pub struct ConfigSpec {
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Default, PartialEq, Eq)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SpireManagerSpec {
-    /// Its `className`: it reads the ClusterSPIFFEIDs of that class. Empty: none.
+    /// Its `className`: it reads the ClusterSPIFFEIDs of that class; empty, those without a
+    /// class. Unset: the class rules are not checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(pattern(CLASS_NAME_PATTERN))]
     pub class_name: Option<String>,
     /// Its `watchClassless`: it also reads ClusterSPIFFEIDs without a class (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watch_classless: Option<bool>,
-    /// Its `ignoreNamespaces`: regular expressions (RE2), matched anywhere in a namespace's
-    /// name; pods there get no entry. Default `kube-system`, `kube-public`, `spire-system`.
+    /// Its `ignoreNamespaces`: Go regular expressions, matched anywhere in a namespace's
+    /// name; pods there get no entry. Default `kube-system`, `kube-public`, `spire-system`
+    /// (the manager applies them only when started with a configuration file, as the SPIRE
+    /// Helm chart starts it; set `[]` for one started without).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ignore_namespaces: Option<Vec<String>>,
 }

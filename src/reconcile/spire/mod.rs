@@ -78,8 +78,9 @@ pub struct Entry {
     /// Objects whose entry for these pods is the same (same SPIFFE ID and selectors): the
     /// manager keeps one.
     pub same_as: Vec<usize>,
-    /// Its rendered workload selectors, sorted: with the SPIFFE ID, what makes two equal.
-    selectors: Vec<String>,
+    /// A hash of its rendered workload selectors, sorted: with the SPIFFE ID, what makes two
+    /// entries one (the manager hashes them too, reconciler.go:702-712).
+    selectors: u64,
 }
 
 impl Entry {
@@ -149,7 +150,6 @@ pub struct Model {
     trust_domain: Option<String>,
     /// By binding position: its rendered object's position in `sources`.
     rendered: HashMap<usize, usize>,
-    prepared: Vec<Option<source::Prepared>>,
 }
 
 impl Model {
@@ -182,8 +182,11 @@ impl Model {
     }
 
     /// The selectors of `source`'s entry for `held` that do not hold or cannot be judged.
+    /// Its spec is parsed again: the model keeps no parsed templates once it is built.
     pub fn misses(&self, seen: &Seen<'_>, held: &Held, source: usize) -> Vec<String> {
-        let Some(Some(prepared)) = self.prepared.get(source) else { return Vec::new() };
+        let Ok(prepared) = source::Prepared::of(&self.sources[source], self.trust_domain.as_deref()) else {
+            return Vec::new();
+        };
         let Some(pod) = pod_at(seen, held.item, held.template) else { return Vec::new() };
         let labels = |key: &str| pod.label(key);
         let data = pod.data(self.trust_domain.as_deref(), &labels);
@@ -259,7 +262,9 @@ struct Index<'a> {
 }
 
 impl<'a> Index<'a> {
-    fn build(seen: &'a Seen<'a>) -> Index<'a> {
+    /// `per_namespace`: whether an object names its namespaces, so that the per-namespace
+    /// lists are needed.
+    fn build(seen: &'a Seen<'a>, per_namespace: bool) -> Index<'a> {
         let mut index = Index {
             pods: Vec::new(),
             ns_of: HashMap::new(),
@@ -278,7 +283,9 @@ impl<'a> Index<'a> {
                 let p = index.pods.len() as u32;
                 for (k, v) in template.labels() {
                     index.by_label.entry((k, v)).or_default().push(p);
-                    index.by_namespace_label.entry((ns, k, v)).or_default().push(p);
+                    if per_namespace {
+                        index.by_namespace_label.entry((ns, k, v)).or_default().push(p);
+                    }
                 }
                 index.by_namespace[ns as usize].push(p);
                 let account =
@@ -384,7 +391,8 @@ pub fn simulate(
     let prepared: Vec<Option<source::Prepared>> =
         parsed.into_iter().map(|p| p.and_then(Result::ok)).collect();
 
-    let index = Index::build(seen);
+    let pins = prepared.iter().flatten().any(|p| pinned(&p.namespaces).is_some());
+    let index = Index::build(seen, pins);
     let mut held: Vec<Held> = index
         .pods
         .iter()
@@ -498,7 +506,6 @@ pub fn simulate(
         manager: manager.clone(),
         trust_domain: trust_domain.map(str::to_string),
         rendered,
-        prepared,
     }
 }
 

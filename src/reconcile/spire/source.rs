@@ -159,8 +159,8 @@ pub struct Made {
     pub attests: Answer,
     /// With details only, and only when it may attest: the selectors that cannot be judged.
     pub misses: Vec<String>,
-    /// With details only: the rendered workload selectors, sorted.
-    pub selectors: Vec<String>,
+    /// With details only: a hash of the rendered workload selectors, sorted.
+    pub selectors: u64,
 }
 
 impl Prepared {
@@ -257,19 +257,14 @@ impl Prepared {
             match holds {
                 // Nothing after it can fail: the entry never attests.
                 Answer::No if self.all_judged && !details => {
-                    return Ok(Made {
-                        spiffe_id,
-                        attests: Answer::No,
-                        misses: Vec::new(),
-                        selectors: Vec::new(),
-                    });
+                    return Ok(Made { spiffe_id, attests: Answer::No, misses: Vec::new(), selectors: 0 });
                 }
                 Answer::No => attests = Answer::No,
                 Answer::Unknown if attests == Answer::Yes => attests = Answer::Unknown,
                 _ => {}
             }
         }
-        let mut made = Made { spiffe_id, attests, misses: Vec::new(), selectors: Vec::new() };
+        let mut made = Made { spiffe_id, attests, misses: Vec::new(), selectors: 0 };
         if details && attests != Answer::No {
             (_, made.misses) = self.selectors(data)?;
             made.selectors = self.rendered_selectors(data);
@@ -296,11 +291,20 @@ impl Prepared {
         Ok((attests, misses))
     }
 
-    fn rendered_selectors(&self, data: &Data<'_>) -> Vec<String> {
-        let mut out: Vec<String> =
-            self.selectors.iter().filter_map(|t| t.evaluate(data).ok()).map(|e| e.text).collect();
-        out.sort();
-        out
+    fn rendered_selectors(&self, data: &Data<'_>) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut texts: Vec<std::borrow::Cow<'_, str>> = self
+            .selectors
+            .iter()
+            .filter_map(|t| match t.constant() {
+                Some(text) => Some(std::borrow::Cow::Borrowed(text)),
+                None => t.evaluate(data).ok().map(|e| std::borrow::Cow::Owned(e.text)),
+            })
+            .collect();
+        texts.sort();
+        let mut hasher = std::hash::DefaultHasher::new();
+        texts.hash(&mut hasher);
+        hasher.finish()
     }
 }
 
