@@ -381,17 +381,11 @@ pub fn simulate(
     // The API lists objects by name; the manager moves the fallbacks last, keeping order.
     sources.sort_by(|a, b| (a.fallback, &a.name).cmp(&(b.fallback, &b.name)));
     let ignored: Vec<bool> = sources.iter().map(|s| !reads(manager, &s.class_name)).collect();
-    let parsed: Vec<Option<Result<source::Prepared, String>>> = sources
+    let mut refused: Vec<Option<String>> = vec![None; sources.len()];
+    let pins = sources
         .iter()
         .zip(&ignored)
-        .map(|(s, ignored)| (!ignored).then(|| source::Prepared::of(s, trust_domain)))
-        .collect();
-    let refused: Vec<Option<String>> =
-        parsed.iter().map(|p| p.as_ref().and_then(|p| p.as_ref().err().cloned())).collect();
-    let prepared: Vec<Option<source::Prepared>> =
-        parsed.into_iter().map(|p| p.and_then(Result::ok)).collect();
-
-    let pins = prepared.iter().flatten().any(|p| pinned(&p.namespaces).is_some());
+        .any(|(s, ignored)| !ignored && s.namespaces.as_ref().is_some_and(|n| pinned(n).is_some()));
     let index = Index::build(seen, pins);
     let mut held: Vec<Held> = index
         .pods
@@ -407,7 +401,17 @@ pub fn simulate(
     let mut has_entry = vec![Answer::No; index.pods.len()];
 
     for (s, source) in sources.iter().enumerate() {
-        let Some(prepared) = &prepared[s] else { continue };
+        if ignored[s] {
+            continue;
+        }
+        // Parsed one at a time, and dropped once its entries are made.
+        let prepared = match source::Prepared::of(source, trust_domain) {
+            Ok(prepared) => prepared,
+            Err(why) => {
+                refused[s] = Some(why);
+                continue;
+            }
+        };
         let (pod_selector, ns_selector) = (&prepared.pods, &prepared.namespaces);
         let pinned = pinned(ns_selector);
         let mut ns_answers: HashMap<u32, Answer> = HashMap::new();
