@@ -4,7 +4,10 @@
 Builds the release binaries, generates the inputs, then runs the function and the round
 trip alternately, RUNS times each, and reports median wall times, their ratio and peak
 memory (/usr/bin/time -f %M). Then renders the 10,000-binding items from 100 manifest files
-(`render`, the Argo CD mode) against the KRM mode on the same items. Usage:
+(`render`, the Argo CD mode) against the KRM mode on the same items. The cases: N
+bindings reaching their pods, all conflicting (`worst`), the first run (no variant labels
+yet, flow-list args; also with `workloadPolicy: Ignore`), and one chart in N namespaces
+(`shared-labels`, under `selectorScope` Pool and Binding). Usage:
 python3 benches/compare.py [RUNS]
 """
 import os
@@ -54,9 +57,12 @@ def main():
                     "--example", "roundtrip", "--example", "generate"], cwd=ROOT, check=True)
     workdir = tempfile.mkdtemp(prefix="rii-bench-")
     cases = [("10k", ["10000"]), ("20k", ["20000"]), ("10k-worst", ["10000", "worst"]),
-             ("10k-first", ["10000", "first-run"])]
+             ("10k-first", ["10000", "first-run"]),
+             ("10k-first-ign", ["10000", "first-run", "workloadPolicy=Ignore"]),
+             ("1k-shared", ["1000", "shared-labels"]), ("2k-shared", ["2000", "shared-labels"]),
+             ("2k-shared-b", ["2000", "shared-labels", "selectorScope=Binding"])]
     results = {}
-    print(f"{'input':<10} {'MB':>6} {'function s':>10} {'roundtrip s':>11} {'ratio':>6} "
+    print(f"{'input':<13} {'MB':>6} {'function s':>10} {'roundtrip s':>11} {'ratio':>6} "
           f"{'fn MB':>7} {'fn x in':>7} {'rt MB':>7} {'rt x in':>7}")
     for name, args in cases:
         path = os.path.join(workdir, f"{name}.yaml")
@@ -65,10 +71,11 @@ def main():
         size = os.path.getsize(path)
         fn_s, rt_s, fn_kib, rt_kib = measure(path, runs)
         results[name] = fn_s
-        print(f"{name:<10} {size / 1e6:>6.1f} {fn_s:>10.2f} {rt_s:>11.2f} {fn_s / rt_s:>6.2f} "
+        print(f"{name:<13} {size / 1e6:>6.1f} {fn_s:>10.2f} {rt_s:>11.2f} {fn_s / rt_s:>6.2f} "
               f"{fn_kib / 1024:>7.0f} {fn_kib * 1024 / size:>7.1f} {rt_kib / 1024:>7.0f} "
               f"{rt_kib * 1024 / size:>7.1f}")
-    print(f"20k / 10k function time: {results['20k'] / results['10k']:.2f}")
+    print(f"20k / 10k function time: {results['20k'] / results['10k']:.2f}; "
+          f"2k / 1k shared-labels: {results['2k-shared'] / results['1k-shared']:.2f}")
 
     # render (Argo CD) on the 10k items in 100 files, against the KRM mode on the same items.
     files = os.path.join(workdir, "files")

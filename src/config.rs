@@ -3,6 +3,7 @@
 //! the field, and the JSON schema.
 
 use crate::api::fields::type_name;
+use crate::reconcile::spire::pattern::IgnorePattern;
 use k8s_openapi::jiff::Timestamp;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -92,15 +93,18 @@ pub struct ConfigSpec {
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Default, PartialEq, Eq)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SpireManagerSpec {
-    /// Its `className`: it reads the ClusterSPIFFEIDs of that class. Empty: none.
+    /// Its `className`: it reads the ClusterSPIFFEIDs of that class; empty, those without a
+    /// class. Unset: the class rules are not checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(pattern(CLASS_NAME_PATTERN))]
     pub class_name: Option<String>,
     /// Its `watchClassless`: it also reads ClusterSPIFFEIDs without a class (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watch_classless: Option<bool>,
-    /// Its `ignoreNamespaces`: regular expressions (RE2), matched anywhere in a namespace's
-    /// name; pods there get no entry. Default `kube-system`, `kube-public`, `spire-system`.
+    /// Its `ignoreNamespaces`: Go regular expressions, matched anywhere in a namespace's
+    /// name; pods there get no entry. Default `kube-system`, `kube-public`, `spire-system`
+    /// (the manager applies them only when started with a configuration file, as the SPIRE
+    /// Helm chart starts it; set `[]` for one started without).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ignore_namespaces: Option<Vec<String>>,
 }
@@ -121,12 +125,13 @@ pub const DEFAULT_IGNORE_NAMESPACES: [&str; 3] = ["kube-system", "kube-public", 
 /// The target manager's settings, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpireManager {
-    /// `None` when the functionConfig does not say: the model then takes every object as read.
+    /// `None` when the configuration does not give it: the class rules are then not
+    /// checked and every object counts as read. `Some("")`: a manager without a class,
+    /// which reads the objects without one.
     pub class_name: Option<String>,
     pub watch_classless: bool,
-    pub ignore_namespaces: Vec<String>,
-    /// Whether the functionConfig (or a flag or variable) gave any of these.
-    pub configured: bool,
+    /// Compiled as Go compiles them (reconcile::spire::pattern).
+    pub ignore_namespaces: Vec<IgnorePattern>,
 }
 
 impl Default for SpireManager {
@@ -134,8 +139,10 @@ impl Default for SpireManager {
         SpireManager {
             class_name: None,
             watch_classless: false,
-            ignore_namespaces: DEFAULT_IGNORE_NAMESPACES.map(String::from).to_vec(),
-            configured: false,
+            ignore_namespaces: DEFAULT_IGNORE_NAMESPACES
+                .iter()
+                .map(|p| IgnorePattern::new(p).expect("the defaults are plain names"))
+                .collect(),
         }
     }
 }
@@ -430,27 +437,28 @@ fn validate(spec: ConfigSpec, field: &dyn Fn(&str) -> String) -> Result<Config, 
     let spire = match spec.spire_controller_manager {
         None => SpireManager::default(),
         Some(m) => {
-            let class_name = m.class_name.unwrap_or_default();
-            validate_class_name(&class_name)
-                .map_err(|e| ConfigError::new(field("spireControllerManager.className"), e))?;
-            let ignore_namespaces =
+            if let Some(class) = &m.class_name {
+                validate_class_name(class)
+                    .map_err(|e| ConfigError::new(field("spireControllerManager.className"), e))?;
+            }
+            let patterns =
                 m.ignore_namespaces.unwrap_or_else(|| DEFAULT_IGNORE_NAMESPACES.map(String::from).to_vec());
-            for (i, pattern) in ignore_namespaces.iter().enumerate() {
-                regex::Regex::new(pattern).map_err(|e| {
+            let mut ignore_namespaces = Vec::with_capacity(patterns.len());
+            for (i, pattern) in patterns.iter().enumerate() {
+                let compiled = IgnorePattern::new(pattern).map_err(|e| {
                     ConfigError::new(
                         format!("{}[{i}]", field("spireControllerManager.ignoreNamespaces")),
                         format!(
-                            "{pattern:?} is not a regular expression SPIRE Controller Manager can read: {}",
-                            e.to_string().lines().last().unwrap_or_default().trim_start_matches("error: ")
+                            "{pattern:?} is not a regular expression SPIRE Controller Manager can read: {e}"
                         ),
                     )
                 })?;
+                ignore_namespaces.push(compiled);
             }
             SpireManager {
-                class_name: Some(class_name),
+                class_name: m.class_name,
                 watch_classless: m.watch_classless.unwrap_or(false),
                 ignore_namespaces,
-                configured: true,
             }
         }
     };
@@ -638,5 +646,37 @@ mod tests {
             assert!(message.contains(why), "{bad}: {message}");
             assert!(message.contains("Give a relative path to a .yaml or .yml file"), "{bad}: {message}");
         }
+    }
+}
+
+#[cfg(test)]
+mod spire_manager_tests {
+    use super::*;
+
+    fn with(key: &'static str, value: &str) -> Result<Config, ConfigError> {
+        with_overrides(None, &[Override { key, source: format!("--{key}"), value: value.to_string() }])
+    }
+
+    #[test]
+    fn one_manager_setting_leaves_the_others_unknown() {
+        let only_namespaces = with("spireControllerManager.ignoreNamespaces", "^team-").unwrap().spire;
+        assert_eq!(only_namespaces.class_name, None, "the class rules stay unchecked");
+        assert_eq!(
+            only_namespaces.ignore_namespaces.iter().map(|p| p.text.as_str()).collect::<Vec<_>>(),
+            ["^team-"]
+        );
+        let empty_class = with("spireControllerManager.className", "").unwrap().spire;
+        assert_eq!(empty_class.class_name.as_deref(), Some(""), "an empty class is a class rule");
+        assert_eq!(Config::default().spire.ignore_namespaces.len(), DEFAULT_IGNORE_NAMESPACES.len());
+    }
+
+    #[test]
+    fn ignore_namespaces_are_read_as_go_reads_them() {
+        let quoted = with("spireControllerManager.ignoreNamespaces", r"\Qteam.a\E").unwrap().spire;
+        assert!(
+            quoted.ignore_namespaces[0].is_match("team.a") && !quoted.ignore_namespaces[0].is_match("teamxa")
+        );
+        let err = with("spireControllerManager.ignoreNamespaces", r"kube-system,\C").unwrap_err().to_string();
+        assert!(err.contains("[1]") && err.contains(r"\C"), "{err}");
     }
 }

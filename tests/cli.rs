@@ -315,8 +315,8 @@ fn annotations_point_at_the_item_below_its_comments() {
         .map(|r| r["locations"][0]["physicalLocation"]["region"]["startLine"].as_i64().unwrap())
         .collect();
     // The failing binding, the Deployment, then the findings about the binding of line 43
-    // (NoMatchingWorkload, and the model's notes on its entries and class).
-    assert_eq!(lines, [38, 22, 43, 43, 43]);
+    // (NoMatchingWorkload, which also says what its entries do, and the model's class note).
+    assert_eq!(lines, [38, 22, 43, 43]);
     assert_eq!(results[0]["ruleId"], "binding/TargetPoolNotFound");
 
     // The same items moved down by a blank line and a comment keep their fingerprints.

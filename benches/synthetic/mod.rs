@@ -2,8 +2,10 @@
 //! Deployments whose pods each binding's identity reaches; in the worst case every binding
 //! shares one namespace, service account and variant (all conflict); in the first-run shape
 //! the pods do not carry the variant label yet (every binding gets a NoMatchingWorkload) and
-//! their containers take flow-list `args`, as real model servers do. As one ResourceList, or
-//! as manifest files for `render`.
+//! their containers take flow-list `args`, as real model servers do; in the shared-labels
+//! shape every binding has a namespace of its own, all holding the same chart (the same pool
+//! labels, names and service account), as a chart deployed to many namespaces is. As one
+//! ResourceList, or as manifest files for `render`.
 
 use std::fmt::Write;
 
@@ -32,37 +34,52 @@ pub fn files(bindings: usize, worst_case: bool, files: usize) -> Vec<(String, St
         .collect()
 }
 
+/// The shapes of input.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Bindings over 500 namespaces, each reaching its pods.
+    Normal,
+    /// Every binding in one namespace, service account and variant: all conflict.
+    Worst,
+    /// The pods carry no variant label yet; containers take flow-list `args`.
+    FirstRun,
+    /// A namespace per binding, each with the same pool labels, names and service account.
+    SharedLabels,
+}
+
 /// Writes a ResourceList with `bindings` bindings as YAML text.
 pub fn resource_list(bindings: usize, worst_case: bool) -> String {
-    shaped(bindings, worst_case, false)
+    shaped(bindings, if worst_case { Shape::Worst } else { Shape::Normal })
 }
 
-/// The first run on a real repository: the pods carry no variant label yet, and their
-/// containers take their arguments as a flow list.
-#[allow(dead_code)] // each bench uses its own part
-pub fn first_run(bindings: usize) -> String {
-    shaped(bindings, false, true)
-}
-
-fn shaped(bindings: usize, worst_case: bool, first_run: bool) -> String {
+/// Writes a ResourceList of `shape` with `bindings` bindings as YAML text.
+pub fn shaped(bindings: usize, shape: Shape) -> String {
+    let (worst_case, first_run, shared) =
+        (shape == Shape::Worst, shape == Shape::FirstRun, shape == Shape::SharedLabels);
     let mut out = String::with_capacity(bindings * 2000);
     out.push_str(
         "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nfunctionConfig:\n  apiVersion: fn.kleym.sonda.red/v1alpha1\n  kind: RenderInferenceIdentity\n  metadata:\n    name: bench\n  spec:\n    trustDomain: example.org\n    transitionTime: \"2026-01-01T00:00:00Z\"\nitems:\n",
     );
     for i in 0..bindings {
-        let ns = if worst_case { 0 } else { i % NAMESPACES };
-        let (sa, variant) = if worst_case {
-            ("model".to_string(), "decode")
+        let ns = match shape {
+            Shape::Worst => 0,
+            Shape::SharedLabels => i,
+            _ => i % NAMESPACES,
+        };
+        let (sa, variant) = if worst_case || shared {
+            ("model".to_string(), if shared { "prefill" } else { "decode" })
         } else {
             (format!("model-{i}"), if i % 2 == 0 { "prefill" } else { "decode" })
         };
+        // What is named per binding: the same in every namespace for the shared chart.
+        let m = if shared { String::new() } else { format!("-{i}") };
         let file = format!("ns-{ns}/model-{i}.yaml");
         write!(
             out,
             "- apiVersion: inference.networking.k8s.io/v1
   kind: InferencePool
   metadata:
-    name: pool-{i}
+    name: pool{m}
     namespace: ns-{ns}
     annotations:
       internal.config.kubernetes.io/path: {file}
@@ -70,21 +87,21 @@ fn shaped(bindings: usize, worst_case: bool, first_run: bool) -> String {
   spec:
     selector:
       matchLabels:
-        app: model-{i}
+        app: model{m}
         inference.example.org/tier: gpu
     targetPorts:
     - number: 8000
 - apiVersion: kleym.sonda.red/v1alpha1
   kind: InferenceIdentityBinding
   metadata:
-    name: binding-{i}
+    name: binding{m}
     namespace: ns-{ns}
     annotations:
       internal.config.kubernetes.io/path: {file}
       internal.config.kubernetes.io/index: '1'
   spec:
     poolRef:
-      name: pool-{i}
+      name: pool{m}
     serviceAccountName: {sa}
     identityBoundary:
       variant: {variant}
@@ -97,10 +114,10 @@ fn shaped(bindings: usize, worst_case: bool, first_run: bool) -> String {
                 "- apiVersion: apps/v1
   kind: Deployment
   metadata:
-    name: model-{i}-{d}
+    name: model{m}-{d}
     namespace: ns-{ns}
     labels:
-      app: model-{i}
+      app: model{m}
       feature.example.org/enabled: \"on\"
     annotations:
       internal.config.kubernetes.io/path: {file}
@@ -109,11 +126,11 @@ fn shaped(bindings: usize, worst_case: bool, first_run: bool) -> String {
     replicas: 2
     selector:
       matchLabels:
-        app: model-{i}
+        app: model{m}
     template:
       metadata:
         labels:
-          app: model-{i}
+          app: model{m}
           inference.example.org/tier: gpu
 {variant_label}      spec:
         serviceAccountName: {sa}

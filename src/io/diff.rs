@@ -212,6 +212,24 @@ struct SavedHeld {
     svids: Vec<String>,
     entries_without_identity: Vec<String>,
     fallbacks_skipped: Vec<String>,
+    svids_with_unknowns: Vec<SavedUnknownSvid>,
+    entries_not_made: Vec<SavedNotMade>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+struct SavedUnknownSvid {
+    #[serde(rename = "spiffeID")]
+    spiffe_id: String,
+    unknown: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+struct SavedNotMade {
+    #[serde(rename = "clusterSPIFFEID")]
+    cluster_spiffe_id: String,
+    reason: String,
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone)]

@@ -140,6 +140,11 @@ pub struct HeldReport {
     pub entries_without_identity: Vec<String>,
     /// Fallback ClusterSPIFFEIDs the manager skips for its pods.
     pub fallbacks_skipped: Vec<String>,
+    /// The `svids` that hold template actions only the cluster settles, with those actions.
+    #[serde(rename = "svidsWithUnknowns")]
+    pub svids_with_unknowns: Vec<UnknownSvid>,
+    /// ClusterSPIFFEIDs that select its pods but whose entry the manager cannot make, and why.
+    pub entries_not_made: Vec<NotMade>,
     /// For the text: each SVID with what of it is known only in the cluster.
     #[serde(skip)]
     svid_lines: Vec<String>,
@@ -149,6 +154,23 @@ pub struct HeldReport {
     /// For the text: the namespace the manager ignores, when it does.
     #[serde(skip)]
     ignored: Option<String>,
+}
+
+/// An SVID whose SPIFFE ID is known only in the cluster in part.
+#[derive(Serialize, Debug)]
+pub struct UnknownSvid {
+    #[serde(rename = "spiffeID")]
+    pub spiffe_id: String,
+    /// The actions kept as written (`{{ .NodeMeta.Name }}`).
+    pub unknown: Vec<String>,
+}
+
+/// An entry the manager cannot make for a pod template's pods.
+#[derive(Serialize, Debug)]
+pub struct NotMade {
+    #[serde(rename = "clusterSPIFFEID")]
+    pub cluster_spiffe_id: String,
+    pub reason: String,
 }
 
 #[derive(Serialize, Debug)]
@@ -230,6 +252,7 @@ impl From<&Ref> for WorkloadRef {
 }
 
 fn report(outcome: &Outcome) -> Report {
+    let places = Places::of(outcome);
     let rendered: HashMap<&str, &ClusterSpiffeId> = outcome
         .items
         .iter()
@@ -243,7 +266,7 @@ fn report(outcome: &Outcome) -> Report {
         .iter()
         .filter_map(|item| match item {
             Item::Binding(position, value, status) => {
-                Some(binding(*position, value, status, &rendered, outcome))
+                Some(binding(*position, value, status, &rendered, outcome, &places))
             }
             _ => None,
         })
@@ -270,27 +293,40 @@ fn report(outcome: &Outcome) -> Report {
                 sources.map(|s| model.sources[s].name.clone()).collect()
             };
             Some(HeldReport {
-                workload: workload_ref(outcome, h.item, h.template)?,
+                workload: places.workload(h.item, h.template)?,
                 svids: h.svids().map(|e| e.spiffe_id.text.clone()).collect(),
-                entries_without_identity: names(&mut h.without_identity().map(|e| e.source)),
+                entries_without_identity: names(&mut h.without_identity()),
                 fallbacks_skipped: names(&mut h.skipped.iter().map(|k| k.source)),
+                svids_with_unknowns: h
+                    .svids()
+                    .filter(|e| !e.spiffe_id.is_known())
+                    .map(|e| UnknownSvid {
+                        spiffe_id: e.spiffe_id.text.clone(),
+                        unknown: e.spiffe_id.unknown.clone(),
+                    })
+                    .collect(),
+                entries_not_made: h
+                    .failed
+                    .iter()
+                    .map(|f| NotMade {
+                        cluster_spiffe_id: model.sources[f.source].name.clone(),
+                        reason: f.why.clone(),
+                    })
+                    .collect(),
                 svid_lines: h.svids().map(|e| svid_line(&e.spiffe_id)).collect(),
                 maybe: h
                     .entries
                     .iter()
-                    .filter(|e| {
-                        e.attests != Answer::No && (e.attests, e.selected) != (Answer::Yes, Answer::Yes)
-                    })
+                    .filter(|e| !e.is_sure())
                     .map(|e| {
                         let mut line = format!(
                             "{} (ClusterSPIFFEID {}",
                             svid_line(&e.spiffe_id),
                             model.sources[e.source].name
                         );
-                        if e.selected == Answer::Unknown {
-                            line.push_str(
-                                ", if the namespace carries the labels its namespaceSelector asks for",
-                            );
+                        if let Some(unsure) = e.unsure {
+                            line.push_str(", ");
+                            line.push_str(crate::reconcile::spire::findings::unsure_words(unsure));
                         }
                         if e.attests == Answer::Unknown {
                             line.push_str(&format!(", if {} hold in the cluster", e.misses.join(", ")));
@@ -331,6 +367,7 @@ fn binding(
     status: &InferenceIdentityBindingStatus,
     objects: &HashMap<&str, &ClusterSpiffeId>,
     outcome: &Outcome,
+    places: &Places<'_>,
 ) -> BindingReport {
     let text = |pointer: &str| value.pointer(pointer).and_then(Value::as_str).map(str::to_string);
     let ready = status.conditions.iter().find(|c| c.type_ == "Ready");
@@ -355,8 +392,8 @@ fn binding(
             .and_then(|o| o.spec.namespace_selector.as_ref())
             .map(|n| selector(&n.match_labels)),
         selectors: status.rendered_selectors.first().map(|s| s.selectors.clone()).unwrap_or_default(),
-        workloads: held_by(outcome, position, true),
-        selected_without_identity: held_by(outcome, position, false),
+        workloads: places.held_by(outcome, position, true),
+        selected_without_identity: places.held_by(outcome, position, false),
         removes: outcome
             .failure_of(position)
             .into_iter()
@@ -374,35 +411,49 @@ fn svid_line(id: &crate::reconcile::spire::template::Evaluated) -> String {
     format!("{} ({} known only in the cluster)", id.text, id.unknown.join(", "))
 }
 
-/// The pod templates the rendered object of the binding at `position` gives its SVID to
-/// (`attesting`), or selects without one.
-fn held_by(outcome: &Outcome, position: usize, attesting: bool) -> Vec<WorkloadRef> {
-    let model = &outcome.coverage.spire;
-    let Some(source) = model.rendered(position) else { return Vec::new() };
-    let wanted = if attesting { Answer::Yes } else { Answer::No };
-    model
-        .held
-        .iter()
-        .filter(|h| h.entries.iter().any(|e| e.source == source && e.attests == wanted))
-        .filter_map(|h| workload_ref(outcome, h.item, h.template))
-        .collect()
+/// Lookups the report makes for every binding and pod template, built once.
+struct Places<'o> {
+    /// The input items with pod templates, by position.
+    inputs: std::collections::HashMap<usize, &'o crate::reconcile::input::Input>,
+    /// By object of the model: the held templates it gives its SVID, and those it selects without.
+    by_source: Vec<(Vec<usize>, Vec<usize>)>,
 }
 
-/// The reference of the `template`-th pod template of the input item at `item`.
-fn workload_ref(outcome: &Outcome, item: usize, template: usize) -> Option<WorkloadRef> {
-    let input = outcome.items.iter().find_map(|i| match i {
-        Item::Input(position, input) if *position == item => Some(input),
-        _ => None,
-    })?;
-    let workload = input.workload()?;
-    let path = workload.templates().get(template)?.path().to_string();
-    Some(WorkloadRef {
-        api_version: workload.api_version().to_string(),
-        kind: workload.kind().to_string(),
-        namespace: workload.namespace().map(str::to_string),
-        name: workload.name().to_string(),
-        path: Some(path).filter(|p| !p.is_empty()),
-    })
+impl<'o> Places<'o> {
+    fn of(outcome: &'o Outcome) -> Places<'o> {
+        let inputs = outcome
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Input(position, input) if input.workload().is_some() => Some((*position, input)),
+                _ => None,
+            })
+            .collect();
+        Places { inputs, by_source: outcome.coverage.spire.by_source() }
+    }
+
+    /// The pod templates the rendered object of the binding at `position` gives its SVID
+    /// to (`attesting`), or selects without one.
+    fn held_by(&self, outcome: &Outcome, position: usize, attesting: bool) -> Vec<WorkloadRef> {
+        let model = &outcome.coverage.spire;
+        let Some(source) = model.rendered(position) else { return Vec::new() };
+        let (with, without) = &self.by_source[source];
+        let held = if attesting { with } else { without };
+        held.iter().filter_map(|&h| self.workload(model.held[h].item, model.held[h].template)).collect()
+    }
+
+    /// The reference of the `template`-th pod template of the input item at `item`.
+    fn workload(&self, item: usize, template: usize) -> Option<WorkloadRef> {
+        let workload = self.inputs.get(&item)?.workload()?;
+        let path = workload.templates().get(template)?.path().to_string();
+        Some(WorkloadRef {
+            api_version: workload.api_version().to_string(),
+            kind: workload.kind().to_string(),
+            namespace: workload.namespace().map(str::to_string),
+            name: workload.name().to_string(),
+            path: Some(path).filter(|p| !p.is_empty()),
+        })
+    }
 }
 
 /// The report as text, aligned for a terminal.
@@ -470,6 +521,9 @@ fn text(report: &Report) -> String {
         field(&mut out, "ignored", w.ignored.as_slice());
         field(&mut out, "no identity from", &w.entries_without_identity);
         field(&mut out, "fallback skipped", &w.fallbacks_skipped);
+        let not_made: Vec<String> =
+            w.entries_not_made.iter().map(|n| format!("{}: {}", n.cluster_spiffe_id, n.reason)).collect();
+        field(&mut out, "no entry from", &not_made);
     }
     let failing = report.bindings.len() - ready;
     if report.findings.is_empty() {

@@ -114,27 +114,20 @@ pub(super) fn coverage<'a>(
     let mut coverage = coverage::coverage(&identities, &uses, &bound, &seen, &binding_refs);
     // What SPIRE Controller Manager will do with this run's objects and those the input keeps.
     let mut sources = rendered;
-    sources.extend(seen.others.iter().map(|o| spire::Source {
-        name: o.name.clone(),
-        origin: spire::Origin::Input { item: o.item },
-        class_name: o.class_name.clone(),
-        fallback: o.fallback,
-        pods: o.pods.clone(),
-        namespaces: o.namespaces.clone(),
-        spiffe_id_template: o.spiffe_id_template.clone(),
-        selector_templates: o.selector_templates.clone(),
-    }));
+    sources.extend(seen.others.iter().map(spire::Source::of_input));
     let model = spire::simulate(sources, &seen, &config.spire, config.trust_domain.as_deref());
+    let without = spire::findings::Without::of(&model);
+    let instead = spire::findings::selected_instead(&model, &without, &seen);
     // A binding that reaches no pod: what its object selects instead, and what those pods hold.
     for finding in coverage.findings.iter_mut().filter(|f| f.kind == Kind::NoMatchingWorkload) {
-        if let Some(instead) = spire::findings::selected_instead(&model, finding.about.item, &seen) {
+        if let Some(instead) = instead.get(&finding.about.item) {
             finding.message.push_str("; ");
-            finding.message.push_str(&instead);
+            finding.message.push_str(instead);
         }
     }
     let cx =
         spire::findings::Context { seen: &seen, scope: config.selector_scope, binding_refs: &binding_refs };
-    coverage.findings.extend(spire::findings::findings(&model, &cx));
+    coverage.findings.extend(spire::findings::findings(&model, &without, &cx));
     coverage.findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
     coverage.spire = model;
     coverage

@@ -80,13 +80,9 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 spiffe_id_template: fields::str_at(value, "spec.spiffeIDTemplate")
                     .unwrap_or_default()
                     .to_string(),
-                selector_templates: value
-                    .pointer("/spec/workloadSelectorTemplates")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|v| Some(v.as_str()?.to_string()))
-                    .collect(),
+                selector_templates: strings(value.pointer("/spec/workloadSelectorTemplates")),
+                dns_name_templates: strings(value.pointer("/spec/dnsNameTemplates")),
+                federates_with: strings(value.pointer("/spec/federatesWith")),
             }),
             _ => {}
         }
@@ -128,6 +124,16 @@ pub fn renamed_accounts(seen: &Seen<'_>, accounts: &Renames<'_>) -> HashMap<(usi
         }
     }
     renamed
+}
+
+/// The strings of a list.
+fn strings(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| Some(v.as_str()?.to_string()))
+        .collect()
 }
 
 fn labels(value: Option<&Value>) -> BTreeMap<String, String> {

@@ -93,6 +93,8 @@ pub struct Other {
     pub class_name: String,
     pub spiffe_id_template: String,
     pub selector_templates: Vec<String>,
+    pub dns_name_templates: Vec<String>,
+    pub federates_with: Vec<String>,
 }
 
 /// What coverage reads beside the identities and pool uses.
@@ -153,17 +155,23 @@ impl Template<'_> {
     }
 }
 
-/// The templates, indexed by namespace and by namespace, label key and value.
+/// The templates, indexed by namespace, by namespace, label key and value, and by label
+/// key and value across namespaces.
 struct Index<'a> {
     templates: Vec<Template<'a>>,
     by_namespace: HashMap<&'a str, Vec<usize>>,
     by_label: HashMap<&'a str, HashMap<&'a str, HashMap<&'a str, Vec<usize>>>>,
+    anywhere: HashMap<(&'a str, &'a str), Vec<usize>>,
 }
 
 impl<'a> Index<'a> {
     fn build(seen: &'a Seen<'a>) -> Self {
-        let mut index =
-            Index { templates: Vec::new(), by_namespace: HashMap::new(), by_label: HashMap::new() };
+        let mut index = Index {
+            templates: Vec::new(),
+            by_namespace: HashMap::new(),
+            by_label: HashMap::new(),
+            anywhere: HashMap::new(),
+        };
         for (item, workload) in &seen.workloads {
             for (at, template) in workload.templates().iter().enumerate() {
                 let account =
@@ -174,6 +182,7 @@ impl<'a> Index<'a> {
                 for (k, v) in template.labels() {
                     let keys = index.by_label.entry(ns).or_default();
                     keys.entry(k).or_default().entry(v).or_default().push(t);
+                    index.anywhere.entry((k, v)).or_default().push(t);
                 }
                 index.templates.push(Template { item: *item, workload, template, account });
             }
@@ -288,9 +297,16 @@ fn no_match(identity: &Identity, labels: &[(&str, &str)], index: &Index<'_>, abo
     );
     let in_namespace = index.by_namespace.get(ns).map_or(&[][..], Vec::as_slice);
     let (level, why) = if in_namespace.is_empty() {
-        let elsewhere: Vec<String> = index
-            .templates
+        // The templates of the pool's rarest label, in any namespace.
+        let rarest = identity
+            .pool_labels()
             .iter()
+            .map(|key| index.anywhere.get(&key).map_or(&[][..], Vec::as_slice))
+            .min_by_key(|list| list.len())
+            .unwrap_or(&[]);
+        let elsewhere: Vec<String> = rarest
+            .iter()
+            .map(|&t| &index.templates[t])
             .filter(|t| t.has(identity.pool_labels()))
             .map(|t| {
                 let place =

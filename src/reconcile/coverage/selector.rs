@@ -1,7 +1,8 @@
 //! What another ClusterSPIFFEID in the input selects: its `podSelector` and
 //! `namespaceSelector`, Kubernetes label selectors (`matchLabels` and `matchExpressions`
 //! with `In`, `NotIn`, `Exists`, `DoesNotExist`). An absent or empty selector selects
-//! everything, as SPIRE Controller Manager reads it.
+//! everything, as SPIRE Controller Manager reads it; one that apimachinery's
+//! `LabelSelectorAsSelector` refuses makes the manager skip the object ([`Selector::problem`]).
 
 use serde_json::Value;
 
@@ -14,8 +15,17 @@ pub enum Answer {
     Unknown,
 }
 
+/// One label of an object, as far as the input says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lookup<'a> {
+    Value(&'a str),
+    Absent,
+    /// Only the cluster knows it (a label a controller adds, a Namespace the input lacks).
+    Unknown,
+}
+
 /// An object's labels, looked up by key.
-pub type Labels<'l, 'a> = &'l dyn Fn(&str) -> Option<&'a str>;
+pub type Labels<'l, 'a> = &'l dyn Fn(&str) -> Lookup<'a>;
 
 /// A label selector, as read from a ClusterSPIFFEID.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -66,22 +76,86 @@ impl Selector {
         self.match_labels.is_empty() && self.expressions.is_empty()
     }
 
-    /// Whether it selects an object with these labels (`None`: the labels are not known).
-    pub fn selects(&self, labels: Option<Labels<'_, '_>>) -> Answer {
-        if self.is_empty() {
-            return Answer::Yes;
+    /// Whether it selects an object with these labels: `Unknown` when a requirement hangs
+    /// on a label only the cluster knows and none fails.
+    pub fn selects(&self, label: Labels<'_, '_>) -> Answer {
+        self.selects_but(label, None)
+    }
+
+    /// [`Selector::selects`], taking the `matchLabels` label at `known` as holding (the
+    /// object was found by it).
+    pub fn selects_but(&self, label: Labels<'_, '_>, known: Option<usize>) -> Answer {
+        let mut answer = Answer::Yes;
+        let requirements = self
+            .match_labels
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != known)
+            .map(|(_, (k, v))| (k.as_str(), "In", std::slice::from_ref(v)))
+            .chain(
+                self.expressions.iter().map(|e| (e.key.as_str(), e.operator.as_str(), e.values.as_slice())),
+            );
+        for (key, operator, values) in requirements {
+            let value = match label(key) {
+                Lookup::Unknown => {
+                    answer = Answer::Unknown;
+                    continue;
+                }
+                Lookup::Value(v) => Some(v),
+                Lookup::Absent => None,
+            };
+            let holds = match operator {
+                "In" => value.is_some_and(|v| values.iter().any(|w| w == v)),
+                "NotIn" => value.is_none_or(|v| !values.iter().any(|w| w == v)),
+                "Exists" => value.is_some(),
+                "DoesNotExist" => value.is_none(),
+                // An operator Kubernetes does not know selects nothing (see `problem`).
+                _ => false,
+            };
+            if !holds {
+                return Answer::No;
+            }
         }
-        let Some(label) = labels else { return Answer::Unknown };
-        let labels_match = self.match_labels.iter().all(|(k, v)| label(k) == Some(v.as_str()));
-        let expressions_match = self.expressions.iter().all(|e| match e.operator.as_str() {
-            "In" => label(&e.key).is_some_and(|v| e.values.iter().any(|w| w == v)),
-            "NotIn" => label(&e.key).is_none_or(|v| !e.values.iter().any(|w| w == v)),
-            "Exists" => label(&e.key).is_some(),
-            "DoesNotExist" => label(&e.key).is_none(),
-            // An operator Kubernetes does not know selects nothing (the API server refuses it).
-            _ => false,
-        });
-        if labels_match && expressions_match { Answer::Yes } else { Answer::No }
+        answer
+    }
+
+    /// Why apimachinery's `LabelSelectorAsSelector` refuses it (`pkg/apis/meta/v1/helpers.go`,
+    /// `labels.NewRequirement`): an unknown operator, `In` or `NotIn` without values,
+    /// `Exists` or `DoesNotExist` with values, a key or value that is not a valid label.
+    pub fn problem(&self) -> Option<String> {
+        let label = |key: &str, value: Option<&str>| {
+            crate::api::names::qualified_name(key)
+                .map_err(|e| format!("label key {key:?}: {e}"))
+                .and_then(|()| match value {
+                    // An empty value is a valid label value.
+                    Some(v) if !v.is_empty() => crate::api::names::label_value(v)
+                        .map_err(|e| format!("label value {v:?} of {key}: {e}")),
+                    _ => Ok(()),
+                })
+                .err()
+        };
+        for (k, v) in &self.match_labels {
+            if let Some(why) = label(k, Some(v)) {
+                return Some(why);
+            }
+        }
+        for e in &self.expressions {
+            let why = match (e.operator.as_str(), e.values.is_empty()) {
+                ("In" | "NotIn", true) => Some(format!("{} {} needs values", e.key, e.operator)),
+                ("Exists" | "DoesNotExist", false) => {
+                    Some(format!("{} {} takes no values", e.key, e.operator))
+                }
+                ("In" | "NotIn" | "Exists" | "DoesNotExist", _) => None,
+                (other, _) => Some(format!("{other:?} is not a valid label selector operator")),
+            };
+            if let Some(why) = why.or_else(|| label(&e.key, None)) {
+                return Some(why);
+            }
+            if let Some(why) = e.values.iter().find_map(|v| label(&e.key, Some(v))) {
+                return Some(why);
+            }
+        }
+        None
     }
 }
 
@@ -90,8 +164,12 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn with<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<&'a str> {
-        move |key| pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    fn with<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Lookup<'a> {
+        move |key| match pairs.iter().find(|(k, _)| *k == key) {
+            Some((_, v)) if *v == "?" => Lookup::Unknown,
+            Some((_, v)) => Lookup::Value(v),
+            None => Lookup::Absent,
+        }
     }
 
     #[test]
@@ -107,23 +185,47 @@ mod tests {
         })))
         .unwrap();
         let yes = with(&[("app", "llama"), ("tier", "gpu")]);
-        assert_eq!(s.selects(Some(&yes)), Answer::Yes);
+        assert_eq!(s.selects(&yes), Answer::Yes);
         let canary = with(&[("app", "llama"), ("tier", "gpu"), ("canary", "1")]);
-        assert_eq!(s.selects(Some(&canary)), Answer::No);
+        assert_eq!(s.selects(&canary), Answer::No);
         let zone = with(&[("app", "llama"), ("tier", "gpu"), ("zone", "a")]);
-        assert_eq!(s.selects(Some(&zone)), Answer::No);
-        assert_eq!(s.selects(None), Answer::Unknown);
+        assert_eq!(s.selects(&zone), Answer::No);
+        let unknown = with(&[("app", "llama"), ("tier", "?")]);
+        assert_eq!(s.selects(&unknown), Answer::Unknown, "a label only the cluster knows");
+        let failing = with(&[("app", "other"), ("tier", "?")]);
+        assert_eq!(s.selects(&failing), Answer::No, "a requirement that fails settles it");
     }
 
     #[test]
     fn an_absent_or_empty_selector_selects_everything_and_a_broken_one_is_unread() {
         for empty in [None, Some(json!(null)), Some(json!({}))] {
             let s = Selector::read(empty.as_ref()).unwrap();
-            assert_eq!(s.selects(None), Answer::Yes);
+            assert_eq!(s.selects(&with(&[])), Answer::Yes);
         }
         assert_eq!(Selector::read(Some(&json!({"matchLabels": ["x"]}))), None);
         let bad =
             Selector::read(Some(&json!({"matchExpressions": [{"key": "a", "operator": "Near"}]}))).unwrap();
-        assert_eq!(bad.selects(Some(&with(&[("a", "b")]))), Answer::No);
+        assert_eq!(bad.selects(&with(&[("a", "b")])), Answer::No);
+    }
+
+    #[test]
+    fn what_label_selector_as_selector_refuses() {
+        let problem = |v: serde_json::Value| Selector::read(Some(&v)).unwrap().problem();
+        for bad in [
+            json!({"matchExpressions": [{"key": "a", "operator": "NotIn", "values": []}]}),
+            json!({"matchExpressions": [{"key": "a", "operator": "In"}]}),
+            json!({"matchExpressions": [{"key": "a", "operator": "Exists", "values": ["x"]}]}),
+            json!({"matchExpressions": [{"key": "a", "operator": "Near"}]}),
+            json!({"matchLabels": {"app name": "x"}}),
+            json!({"matchLabels": {"app": "not valid!"}}),
+        ] {
+            assert!(problem(bad.clone()).is_some(), "{bad}");
+        }
+        assert_eq!(
+            problem(
+                json!({"matchExpressions": [{"key": "a", "operator": "DoesNotExist"}], "matchLabels": {"b": ""}})
+            ),
+            None
+        );
     }
 }

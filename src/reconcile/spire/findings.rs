@@ -7,7 +7,7 @@ use crate::api::cluster_spiffe_id as csid;
 use crate::config::SelectorScope;
 use crate::reconcile::coverage::Seen;
 use crate::reconcile::findings::{Finding, Kind, Level, Ref};
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 /// What the findings need beside the model.
 pub struct Context<'a> {
@@ -16,17 +16,47 @@ pub struct Context<'a> {
     pub binding_refs: &'a dyn Fn(usize) -> Ref,
 }
 
-/// Every finding of the model.
-pub fn findings(model: &Model, cx: &Context<'_>) -> Vec<Finding> {
-    let mut out = Vec::new();
-    class_findings(model, cx, &mut out);
-    let mut without: BTreeMap<usize, Vec<&Held>> = BTreeMap::new();
-    for held in &model.held {
-        for e in held.without_identity() {
-            if matches!(model.sources[e.source].origin, Origin::Rendered { .. }) {
-                without.entry(e.source).or_default().push(held);
+/// Per object: how many pod templates it selects whose entries never attest, and the first
+/// few of them (positions in [`Model::held`]).
+pub struct Without {
+    pub count: Vec<usize>,
+    pub first: Vec<Vec<usize>>,
+    /// Whether it gives any pod template its SVID for sure.
+    pub gives: Vec<bool>,
+}
+
+/// How many templates the findings name before "and N more".
+const NAMED: usize = 3;
+
+impl Without {
+    /// One pass over every entry.
+    pub fn of(model: &Model) -> Without {
+        let n = model.sources.len();
+        let mut out = Without { count: vec![0; n], first: vec![Vec::new(); n], gives: vec![false; n] };
+        for (h, held) in model.held.iter().enumerate() {
+            for e in held.svids() {
+                out.gives[e.source] = true;
+                for &s in &e.same_as {
+                    out.gives[s] = true;
+                }
+            }
+            for s in held.without_identity() {
+                out.count[s] += 1;
+                if out.first[s].len() < NAMED {
+                    out.first[s].push(h);
+                }
             }
         }
+        out
+    }
+}
+
+/// Every finding of the model.
+pub fn findings(model: &Model, without: &Without, cx: &Context<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    class_findings(model, cx, &mut out);
+    refused_findings(model, cx, &mut out);
+    for held in &model.held {
         shadowed(model, held, cx, &mut out);
         several(model, held, cx, &mut out);
     }
@@ -36,20 +66,24 @@ pub fn findings(model: &Model, cx: &Context<'_>) -> Vec<Finding> {
         }
         SelectorScope::Binding => "",
     };
-    for (s, held) in without {
-        let source = &model.sources[s];
-        let named: Vec<String> = held.iter().map(|h| template_ref(cx.seen, h).describe()).collect();
+    for (s, source) in model.sources.iter().enumerate() {
+        let count = without.count[s];
+        // An identity that reaches no pod says the same in its NoMatchingWorkload.
+        if count == 0 || !without.gives[s] || !matches!(source.origin, Origin::Rendered { .. }) {
+            continue;
+        }
+        let named: Vec<String> =
+            without.first[s].iter().map(|&h| template_ref(cx.seen, &model.held[h]).describe()).collect();
         out.push(Finding {
             kind: Kind::EntriesWithoutIdentity,
             level: Level::Info,
             message: format!(
-                "ClusterSPIFFEID {}{} selects {} pod {} whose entries never attest (the SPIRE server stores \
+                "ClusterSPIFFEID {}{} selects {count} pod {} whose entries never attest (the SPIRE server stores \
                  them and agents sync them for nothing): {}{hint}",
                 source.name,
                 of_binding(source, cx),
-                named.len(),
-                if named.len() == 1 { "template" } else { "templates" },
-                listed(&named, 3)
+                if count == 1 { "template" } else { "templates" },
+                listed(&named, count)
             ),
             about: source_ref(source, cx),
             also: Vec::new(),
@@ -58,18 +92,38 @@ pub fn findings(model: &Model, cx: &Context<'_>) -> Vec<Finding> {
     out
 }
 
+/// `IgnoredBySpire` for an object of the output the manager reads but skips whole, because
+/// its spec does not parse: it gives no pod an entry, and its admission webhook refuses it.
+fn refused_findings(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
+    for (source, why) in model.sources.iter().zip(&model.refused) {
+        let Some(why) = why else { continue };
+        out.push(Finding {
+            kind: Kind::IgnoredBySpire,
+            level: Level::Warning,
+            message: format!(
+                "ClusterSPIFFEID {}{}: SPIRE Controller Manager skips it whole, because {why}: no pod gets an entry \
+                 from it, and the manager's admission webhook refuses to store it; fix the spec",
+                source.name,
+                of_binding(source, cx)
+            ),
+            about: source_ref(source, cx),
+            also: Vec::new(),
+        });
+    }
+}
+
 /// `IgnoredBySpire`: a rendered object the configured manager does not read; or, with no
 /// manager configured and no className, one note that a manager with a class ignores them.
 fn class_findings(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
     let rendered =
         || model.sources.iter().enumerate().filter(|(_, s)| matches!(s.origin, Origin::Rendered { .. }));
     let manager = &model.manager;
-    let patterns: Vec<regex::Regex> =
-        manager.ignore_namespaces.iter().filter_map(|p| regex::Regex::new(p).ok()).collect();
     for (_, source) in rendered() {
         let Origin::Rendered { binding } = source.origin else { continue };
         let namespace = (cx.binding_refs)(binding).namespace.unwrap_or_default();
-        let Some(pattern) = patterns.iter().find(|p| p.is_match(&namespace)) else { continue };
+        let Some(pattern) = manager.ignore_namespaces.iter().find(|p| p.is_match(&namespace)) else {
+            continue;
+        };
         out.push(Finding {
             kind: Kind::IgnoredBySpire,
             level: Level::Warning,
@@ -80,16 +134,17 @@ fn class_findings(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
                  ignoreNamespaces (and from spireControllerManager.ignoreNamespaces)",
                 source.name,
                 of_binding(source, cx),
-                pattern.as_str()
+                pattern.text
             ),
             about: source_ref(source, cx),
             also: Vec::new(),
         });
     }
-    if !manager.configured {
+    let Some(own) = manager.class_name.as_deref() else {
+        // The class rules unknown: a note, unless the manager is said to read classless objects.
         let classless: Vec<&Source> =
             rendered().map(|(_, s)| s).filter(|s| s.class_name.is_empty()).collect();
-        if let Some(first) = classless.first() {
+        if let (Some(first), false) = (classless.first(), manager.watch_classless) {
             out.push(Finding {
                 kind: Kind::IgnoredBySpire,
                 level: Level::Info,
@@ -105,17 +160,14 @@ fn class_findings(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
             });
         }
         return;
-    }
-    let own = manager.class_name.as_deref().unwrap_or_default();
+    };
     for (s, source) in rendered() {
         if !model.ignored[s] {
             continue;
         }
         let reads = match (own.is_empty(), manager.watch_classless) {
-            (true, true) => "only ClusterSPIFFEIDs without a class".to_string(),
-            (true, false) => {
-                "no ClusterSPIFFEID at all (it has no className and does not watchClassless)".to_string()
-            }
+            // An empty class equals an empty className (reconciler.go:295).
+            (true, _) => "only ClusterSPIFFEIDs without a class".to_string(),
             (false, true) => format!("className {own:?} and ClusterSPIFFEIDs without a class"),
             (false, false) => format!("className {own:?} only"),
         };
@@ -140,19 +192,29 @@ fn class_findings(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
 }
 
 /// `FallbackShadowed`: the pods get no SVID because a rendered object's entry, which never
-/// attests, makes the manager skip a fallback that would give them one.
+/// attests, makes the manager skip a fallback that would give them one. When another entry
+/// may still give them one, or the fallback is skipped only if an unsure entry is made, the
+/// finding says "may" and is a note.
 fn shadowed(model: &Model, held: &Held, cx: &Context<'_>, out: &mut Vec<Finding>) {
     if held.svids().next().is_some() {
         return;
     }
-    let Some(fallback) = held.skipped.iter().find(|k| k.would_attest == Answer::Yes) else { return };
+    let sure = held.skipped.iter().find(|k| k.would_attest == Answer::Yes).map(|k| (k.source, &k.spiffe_id));
+    let maybe = || {
+        held.entries
+            .iter()
+            .find(|e| e.unsure == Some(super::Unsure::FallbackSkipped) && e.attests == Answer::Yes)
+            .map(|e| (e.source, &e.spiffe_id))
+    };
+    let Some((fallback, fallback_id)) = sure.or_else(maybe) else { return };
     let Some(culprit) =
-        held.without_identity().find(|e| matches!(model.sources[e.source].origin, Origin::Rendered { .. }))
+        held.without_identity().find(|&s| matches!(model.sources[s].origin, Origin::Rendered { .. }))
     else {
         return;
     };
-    let source = &model.sources[culprit.source];
-    let fallback_source = &model.sources[fallback.source];
+    let certain = sure.is_some() && held.entries.is_empty();
+    let source = &model.sources[culprit];
+    let fallback_source = &model.sources[fallback];
     let fix = match cx.scope {
         SelectorScope::Pool => {
             "set selectorScope: Binding, so the rendered object selects only its binding's namespace and variant, \
@@ -160,20 +222,29 @@ fn shadowed(model: &Model, held: &Held, cx: &Context<'_>, out: &mut Vec<Finding>
         }
         SelectorScope::Binding => "make the selectors that miss hold for these pods",
     };
+    let misses = model.misses(cx.seen, held, culprit);
     let about = template_ref(cx.seen, held);
+    let (gets, skips) = if certain {
+        ("gets no SVID", "makes SPIRE skip")
+    } else {
+        (
+            "may get no SVID",
+            "may make SPIRE skip (the other entries for its pods hang on what only the cluster knows)",
+        )
+    };
     out.push(Finding {
         kind: Kind::FallbackShadowed,
-        level: Level::Warning,
+        level: if certain { Level::Warning } else { Level::Info },
         message: format!(
-            "{} gets no SVID: ClusterSPIFFEID {}{} selects its pods but its entry never attests for them ({} \
-             {} not hold), and that entry makes SPIRE skip fallback ClusterSPIFFEID {}, which would give them {}; {fix}",
+            "{} {gets}: ClusterSPIFFEID {}{} selects its pods but its entry never attests for them ({} \
+             {} not hold), and that entry {skips} fallback ClusterSPIFFEID {}, which would give them {}; {fix}",
             about.describe(),
             source.name,
             of_binding(source, cx),
-            culprit.misses.join(", "),
-            if culprit.misses.len() == 1 { "does" } else { "do" },
+            misses.join(", "),
+            if misses.len() == 1 { "does" } else { "do" },
             fallback_source.name,
-            fallback.spiffe_id.text
+            fallback_id.text
         ),
         about,
         also: vec![source_ref(source, cx), source_ref(fallback_source, cx)],
@@ -183,7 +254,7 @@ fn shadowed(model: &Model, held: &Held, cx: &Context<'_>, out: &mut Vec<Finding>
 /// `WorkloadMatchesSeveralIdentities`: pods a rendered object gives its SVID to that also
 /// get (or may get) another object's.
 fn several(model: &Model, held: &Held, cx: &Context<'_>, out: &mut Vec<Finding>) {
-    let giving: Vec<_> = held.entries.iter().filter(|e| e.attests != Answer::No).collect();
+    let giving: Vec<_> = held.entries.iter().collect();
     let Some(mine) = giving.iter().find(|e| {
         e.attests == Answer::Yes && matches!(model.sources[e.source].origin, Origin::Rendered { .. })
     }) else {
@@ -199,8 +270,9 @@ fn several(model: &Model, held: &Held, cx: &Context<'_>, out: &mut Vec<Finding>)
         .map(|e| {
             let source = &model.sources[e.source];
             let mut text = format!("{} (ClusterSPIFFEID {}", e.spiffe_id.text, source.name);
-            if e.selected == Answer::Unknown {
-                text.push_str(", if the namespace carries the labels its namespaceSelector asks for");
+            if let Some(unsure) = e.unsure {
+                text.push_str(", ");
+                text.push_str(unsure_words(unsure));
             }
             if e.attests == Answer::Unknown {
                 text.push_str(&format!(", if {} hold", e.misses.join(", ")));
@@ -232,30 +304,44 @@ fn several(model: &Model, held: &Held, cx: &Context<'_>, out: &mut Vec<Finding>)
     });
 }
 
-/// What the model adds to a binding's `NoMatchingWorkload`: the pod templates its object
-/// selects without an SVID, and the SPIFFE IDs their pods hold instead; `None` when it
-/// selects none.
-pub fn selected_instead(model: &Model, binding: usize, seen: &Seen<'_>) -> Option<String> {
-    let source = model.rendered(binding)?;
-    let held: Vec<String> = model
-        .held
-        .iter()
-        .filter(|h| h.entries.iter().any(|e| e.source == source && e.attests == Answer::No))
-        .map(|h| {
-            let ids: Vec<&str> = h.svids().map(|e| e.spiffe_id.text.as_str()).collect();
-            let holds = if ids.is_empty() { "no SVID".to_string() } else { ids.join(", ") };
-            format!("{} (its pods hold {holds})", template_ref(seen, h).describe())
-        })
-        .collect();
-    if held.is_empty() {
-        return None;
+/// Why an unsure entry may not be made, in words.
+pub fn unsure_words(unsure: super::Unsure) -> &'static str {
+    match unsure {
+        super::Unsure::NamespaceLabels => {
+            "if the namespace carries the labels its namespaceSelector asks for"
+        }
+        super::Unsure::PodLabels => "if the labels controllers add to the pods hold its podSelector",
+        super::Unsure::FallbackSkipped => {
+            "unless an entry above that hangs on what only the cluster knows is made"
+        }
     }
-    Some(format!(
-        "SPIRE still makes entries for the {} pod {} its ClusterSPIFFEID selects, which never attest: {}",
-        held.len(),
-        if held.len() == 1 { "template" } else { "templates" },
-        listed(&held, 3)
-    ))
+}
+
+/// What the model adds to each binding's `NoMatchingWorkload`, by binding position: the pod
+/// templates its object selects without an SVID, and the SPIFFE IDs those pods hold instead.
+pub fn selected_instead(model: &Model, without: &Without, seen: &Seen<'_>) -> HashMap<usize, String> {
+    let mut out = HashMap::new();
+    for (s, source) in model.sources.iter().enumerate() {
+        let (Origin::Rendered { binding }, count @ 1..) = (source.origin, without.count[s]) else { continue };
+        let held: Vec<String> = without.first[s]
+            .iter()
+            .map(|&h| {
+                let h = &model.held[h];
+                let ids: Vec<&str> = h.svids().map(|e| e.spiffe_id.text.as_str()).collect();
+                let holds = if ids.is_empty() { "no SVID".to_string() } else { ids.join(", ") };
+                format!("{} (its pods hold {holds})", template_ref(seen, h).describe())
+            })
+            .collect();
+        out.insert(
+            binding,
+            format!(
+                "SPIRE still makes entries for the {count} pod {} its ClusterSPIFFEID selects, which never attest: {}",
+                if count == 1 { "template" } else { "templates" },
+                listed(&held, count)
+            ),
+        );
+    }
+    out
 }
 
 /// ` (binding ns/name)` for a rendered object.
@@ -299,11 +385,10 @@ pub fn template_ref(seen: &Seen<'_>, held: &Held) -> Ref {
     }
 }
 
-/// The first `most` names and how many more.
-fn listed(names: &[String], most: usize) -> String {
-    let shown = names.iter().take(most).cloned().collect::<Vec<_>>().join(", ");
-    match names.len().saturating_sub(most) {
-        0 => shown,
-        more => format!("{shown} and {more} more"),
+/// The names shown of `count` in all, and how many more.
+fn listed(shown: &[String], count: usize) -> String {
+    match count.saturating_sub(shown.len()) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
     }
 }

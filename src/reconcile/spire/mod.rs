@@ -2,107 +2,92 @@
 //! entry reconcile, simulated over the input at build time, once, for coverage, `explain`
 //! and any later view to read. Read from spiffe/spire-controller-manager at commit
 //! 430567cc024fb0a2c07d2a1972128e68d1c1f54d (`pkg/spireentry/reconciler.go`, `entries.go`,
-//! `pkg/namespace`), and restated here in this project's terms:
+//! `api/v1alpha1/clusterspiffeid_webhook.go`, `pkg/namespace`), and restated here in this
+//! project's terms:
 //!
 //! - the manager reads a ClusterSPIFFEID when its `className` is the manager's, or it has
-//!   none and the manager sets `watchClassless`;
+//!   none and the manager sets `watchClassless` (reconciler.go:294-296);
+//! - it skips an object whose spec does not parse: a template Go refuses, a selector
+//!   apimachinery refuses, a `federatesWith` that is no trust domain (reconciler.go:464-470,
+//!   `ParseClusterSPIFFEIDSpec`);
 //! - it takes them non-fallback first (each group in list order, by name), and for each,
 //!   every namespace its `namespaceSelector` selects (all when unset) but those an
 //!   `ignoreNamespaces` pattern matches anywhere in the name, every pod there its
-//!   `podSelector` selects (all when unset) gets an entry;
+//!   `podSelector` selects (all when unset) gets an entry (reconciler.go:448-532);
 //! - a fallback object gives no entry to a pod that already has one from a non-fallback
 //!   object, whether that entry attests or not;
 //! - an entry's selectors are `k8s:pod-uid:<uid>` and its rendered
 //!   `workloadSelectorTemplates`: the pod gets the SVID only when they all hold for it; its
-//!   SPIFFE ID is `spiffeIDTemplate` rendered, and an ID that does not parse, or is of
-//!   another trust domain, gives no entry at all.
+//!   SPIFFE ID is `spiffeIDTemplate` rendered. A template that fails to execute, an ID that
+//!   does not parse or is of another trust domain, a selector that is not `type:value` give
+//!   that pod no entry (entries.go:72-131), and so do not make a fallback skip it;
+//! - entries with the same SPIFFE ID, parent and selectors are one entry (reconciler.go:
+//!   213-224, 702-712): two objects giving a pod the same ID and selectors give it one SVID.
 //!
 //! A pod template stands for its pods. Namespaces are judged by the input's Namespace
 //! objects and the `kubernetes.io/metadata.name` label every namespace carries; a
-//! namespace the input does not hold answers "unknown" to any other label. Templates are
-//! found by their rarest label, never by trying every object on every template.
+//! namespace the input does not hold answers "unknown" to any other label, and so does a
+//! pod to the labels controllers add ([`template::CONTROLLER_LABELS`]).
+//!
+//! Cost: pod templates are indexed by label, globally and per namespace, so an object
+//! looks only at the templates of its rarest label in the namespaces its selector can
+//! pick. What is kept per (object, template) pair that never attests is the object's
+//! position alone; strings are kept only for the entries that give an SVID or may.
 
 pub mod findings;
+pub mod pattern;
+pub mod source;
 pub mod template;
 
-use crate::config::{SelectorScope, SpireManager};
+use crate::config::SpireManager;
 use crate::reconcile::coverage::Seen;
-use crate::reconcile::coverage::selector::{Answer, Expression, Selector};
+use crate::reconcile::coverage::selector::{Answer, Lookup, Selector};
+use crate::reconcile::coverage::workload::PodTemplate;
+pub use source::{Origin, RenderedOutput, Source};
 use std::collections::{BTreeMap, HashMap};
 use template::{Data, Evaluated};
 
 /// The label every namespace carries, its name.
 pub use crate::api::cluster_spiffe_id::NAMESPACE_NAME_LABEL;
 
-/// Where a ClusterSPIFFEID of the output comes from.
+/// Why an entry's answer is unknown when it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
-    /// Rendered in this run for the binding at this input position.
-    Rendered { binding: usize },
-    /// Kept from the input at this position (foreign, the operator's, a fallback...).
-    Input { item: usize },
+pub enum Unsure {
+    /// Its object's `namespaceSelector` asks for labels of a Namespace the input lacks.
+    NamespaceLabels,
+    /// Its object's `podSelector` reads labels controllers add to pods.
+    PodLabels,
+    /// A fallback the manager skips if an entry above, itself unsure, is made.
+    FallbackSkipped,
 }
 
-/// A ClusterSPIFFEID of the output, as the manager reads it.
-#[derive(Debug, Clone)]
-pub struct Source {
-    pub name: String,
-    pub origin: Origin,
-    pub class_name: String,
-    pub fallback: bool,
-    /// `None` when the selector cannot be read (the manager skips the object).
-    pub pods: Option<Selector>,
-    pub namespaces: Option<Selector>,
-    pub spiffe_id_template: String,
-    pub selector_templates: Vec<String>,
-}
-
-impl Source {
-    /// The rendered object of a binding, under `scope`.
-    pub fn rendered(binding: usize, out: RenderedOutput<'_>, scope: SelectorScope) -> Source {
-        let mut pods: Vec<(String, String)> =
-            out.pool_labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        let mut namespaces = Selector::default();
-        if scope == SelectorScope::Binding {
-            pods.push((crate::reconcile::identity::VARIANT_LABEL.to_string(), out.variant.to_string()));
-            namespaces.match_labels.push((NAMESPACE_NAME_LABEL.to_string(), out.namespace.to_string()));
-        }
-        Source {
-            name: out.name.to_string(),
-            origin: Origin::Rendered { binding },
-            class_name: out.class_name.unwrap_or_default().to_string(),
-            fallback: false,
-            pods: Some(Selector { match_labels: pods, expressions: Vec::new() }),
-            namespaces: Some(namespaces),
-            spiffe_id_template: out.spiffe_id.to_string(),
-            selector_templates: out.selectors.to_vec(),
-        }
-    }
-}
-
-/// What a binding renders, for [`Source::rendered`].
-pub struct RenderedOutput<'a> {
-    pub name: &'a str,
-    pub namespace: &'a str,
-    pub variant: &'a str,
-    pub pool_labels: &'a crate::api::labels::Labels,
-    pub spiffe_id: &'a str,
-    pub selectors: &'a [String],
-    pub class_name: Option<&'a str>,
-}
-
-/// One entry the manager makes for a pod template's pods.
+/// One entry the manager makes for a pod template's pods that gives them an SVID, or may.
 #[derive(Debug, Clone)]
 pub struct Entry {
     /// The object it comes from, by position in [`Model::sources`].
     pub source: usize,
-    /// `Unknown` when it hangs on labels of a namespace the input does not hold.
+    /// Whether the manager makes it: `Unknown` for the reason in `unsure`.
     pub selected: Answer,
-    /// Whether its selectors hold for the pods: they get its SVID.
+    pub unsure: Option<Unsure>,
+    /// Whether its selectors hold for the pods (`Yes` or `Unknown`: an entry that never
+    /// attests is kept in [`Held::without`]).
     pub attests: Answer,
-    /// The selectors that do not hold (`k8s:ns:other`), or cannot be judged.
+    /// The selectors that cannot be judged at build time.
     pub misses: Vec<String>,
     pub spiffe_id: Evaluated,
+    /// Objects whose entry for these pods is the same (same SPIFFE ID and selectors): the
+    /// manager keeps one.
+    pub same_as: Vec<usize>,
+    /// A hash of its rendered workload selectors, sorted: with the SPIFFE ID, what makes two
+    /// entries one (the manager hashes them too, reconciler.go:702-712).
+    selectors: u64,
+}
+
+impl Entry {
+    /// Whether the pods get its SVID for sure.
+    pub fn is_sure(&self) -> bool {
+        self.attests == Answer::Yes && self.selected == Answer::Yes
+    }
 }
 
 /// A fallback object the manager skips for a pod template, and whether it would attest.
@@ -113,30 +98,38 @@ pub struct Skipped {
     pub spiffe_id: Evaluated,
 }
 
+/// An entry the manager cannot make for a pod template's pods: by source, why.
+#[derive(Debug, Clone)]
+pub struct Failed {
+    pub source: usize,
+    pub why: String,
+}
+
 /// What the manager does for one pod template of the input.
 #[derive(Debug, Clone, Default)]
 pub struct Held {
     /// The item's input position and the template's index in its workload.
     pub item: usize,
     pub template: usize,
-    /// Its entries, in the manager's order.
+    /// The entries that give (or may give) its pods an SVID, in the manager's order.
     pub entries: Vec<Entry>,
+    /// The objects whose entries for its pods never attest, in the manager's order.
+    pub without: Vec<u32>,
     pub skipped: Vec<Skipped>,
-    /// Objects whose entry cannot be made (a SPIFFE ID that does not parse): by source, why.
-    pub failed: Vec<(usize, String)>,
+    pub failed: Vec<Failed>,
     /// Whether its namespace is one the manager ignores.
     pub ignored_namespace: bool,
 }
 
 impl Held {
-    /// The entries that give the pods an SVID (their selectors hold), in the manager's order.
+    /// The entries that give the pods an SVID for sure, in the manager's order.
     pub fn svids(&self) -> impl Iterator<Item = &Entry> {
-        self.entries.iter().filter(|e| e.attests == Answer::Yes && e.selected == Answer::Yes)
+        self.entries.iter().filter(|e| e.is_sure())
     }
 
-    /// The entries that never give the pods an SVID.
-    pub fn without_identity(&self) -> impl Iterator<Item = &Entry> {
-        self.entries.iter().filter(|e| e.attests == Answer::No)
+    /// The objects whose entries never give the pods an SVID.
+    pub fn without_identity(&self) -> impl Iterator<Item = usize> + '_ {
+        self.without.iter().map(|&s| s as usize)
     }
 }
 
@@ -147,10 +140,16 @@ pub struct Model {
     pub sources: Vec<Source>,
     /// By position in `sources`: whether the class rules make the manager ignore it.
     pub ignored: Vec<bool>,
+    /// By position in `sources`: why the manager skips an object it reads (its spec does
+    /// not parse), so it gives no entry to any pod.
+    pub refused: Vec<Option<String>>,
     /// Every pod template of the input with a namespace, in input order.
     pub held: Vec<Held>,
     /// The manager's settings the model ran with.
     pub manager: SpireManager,
+    trust_domain: Option<String>,
+    /// By binding position: its rendered object's position in `sources`.
+    rendered: HashMap<usize, usize>,
 }
 
 impl Model {
@@ -161,7 +160,37 @@ impl Model {
 
     /// The position of the rendered object of the binding at `binding`.
     pub fn rendered(&self, binding: usize) -> Option<usize> {
-        self.sources.iter().position(|s| s.origin == Origin::Rendered { binding })
+        self.rendered.get(&binding).copied()
+    }
+
+    /// By source: the held templates (positions in `held`) whose pods get its SVID for
+    /// sure, and those it selects without one. One pass over every entry.
+    pub fn by_source(&self) -> Vec<(Vec<usize>, Vec<usize>)> {
+        let mut out = vec![(Vec::new(), Vec::new()); self.sources.len()];
+        for (h, held) in self.held.iter().enumerate() {
+            for e in held.svids() {
+                out[e.source].0.push(h);
+                for &s in &e.same_as {
+                    out[s].0.push(h);
+                }
+            }
+            for s in held.without_identity() {
+                out[s].1.push(h);
+            }
+        }
+        out
+    }
+
+    /// The selectors of `source`'s entry for `held` that do not hold or cannot be judged.
+    /// Its spec is parsed again: the model keeps no parsed templates once it is built.
+    pub fn misses(&self, seen: &Seen<'_>, held: &Held, source: usize) -> Vec<String> {
+        let Ok(prepared) = source::Prepared::of(&self.sources[source], self.trust_domain.as_deref()) else {
+            return Vec::new();
+        };
+        let Some(pod) = pod_at(seen, held.item, held.template) else { return Vec::new() };
+        let labels = |key: &str| pod.label(key);
+        let data = pod.data(self.trust_domain.as_deref(), &labels);
+        prepared.selectors(&data).map(|(_, misses)| misses).unwrap_or_default()
     }
 }
 
@@ -174,18 +203,172 @@ pub fn reads(manager: &SpireManager, class: &str) -> bool {
     }
 }
 
-/// Whether `namespace` is one the manager ignores: a pattern matches anywhere in its name.
-pub fn ignores(patterns: &[regex::Regex], namespace: &str) -> bool {
-    patterns.iter().any(|p| p.is_match(namespace))
-}
-
 /// A pod template as the model reads it.
 struct Pod<'a> {
     item: usize,
     template: usize,
     namespace: &'a str,
-    labels: &'a crate::reconcile::coverage::workload::PodTemplate,
+    /// Its position among the namespaces.
+    ns: u32,
+    labels: &'a PodTemplate,
     account: &'a str,
+    /// Whether a controller makes its pods (anything but a bare Pod), adding its labels.
+    controlled: bool,
+}
+
+impl<'a> Pod<'a> {
+    fn label(&self, key: &str) -> Lookup<'a> {
+        if self.controlled && template::controller_label(key) {
+            return Lookup::Unknown;
+        }
+        match self.labels.label(key) {
+            Some(v) => Lookup::Value(v),
+            None => Lookup::Absent,
+        }
+    }
+
+    fn data<'d>(&self, trust_domain: Option<&'d str>, labels: &'d dyn Fn(&str) -> Lookup<'d>) -> Data<'d>
+    where
+        'a: 'd,
+    {
+        Data { trust_domain, namespace: self.namespace, labels, service_account: self.account }
+    }
+}
+
+/// The pod template at (item, template) of `seen`.
+fn pod_at<'a>(seen: &'a Seen<'a>, item: usize, template: usize) -> Option<Pod<'a>> {
+    let at = seen.workloads.binary_search_by_key(&item, |(i, _)| *i).ok()?;
+    let workload = &seen.workloads[at].1;
+    let t = workload.templates().get(template)?;
+    let account = seen.accounts.get(&(item, template)).map_or(t.service_account(), String::as_str);
+    Some(Pod {
+        item,
+        template,
+        namespace: workload.namespace()?,
+        ns: 0,
+        labels: t,
+        account,
+        controlled: workload.kind() != "Pod",
+    })
+}
+
+/// The pod templates, indexed by label globally and per namespace.
+struct Index<'a> {
+    pods: Vec<Pod<'a>>,
+    ns_of: HashMap<&'a str, u32>,
+    by_namespace: Vec<Vec<u32>>,
+    by_label: HashMap<(&'a str, &'a str), Vec<u32>>,
+    by_namespace_label: HashMap<(u32, &'a str, &'a str), Vec<u32>>,
+}
+
+impl<'a> Index<'a> {
+    /// `per_namespace`: whether an object names its namespaces, so that the per-namespace
+    /// lists are needed.
+    fn build(seen: &'a Seen<'a>, per_namespace: bool) -> Index<'a> {
+        let mut index = Index {
+            pods: Vec::new(),
+            ns_of: HashMap::new(),
+            by_namespace: Vec::new(),
+            by_label: HashMap::new(),
+            by_namespace_label: HashMap::new(),
+        };
+        for (item, workload) in &seen.workloads {
+            let Some(namespace) = workload.namespace() else { continue };
+            let next = index.ns_of.len() as u32;
+            let ns = *index.ns_of.entry(namespace).or_insert(next);
+            if ns == next {
+                index.by_namespace.push(Vec::new());
+            }
+            for (at, template) in workload.templates().iter().enumerate() {
+                let p = index.pods.len() as u32;
+                for (k, v) in template.labels() {
+                    index.by_label.entry((k, v)).or_default().push(p);
+                    if per_namespace {
+                        index.by_namespace_label.entry((ns, k, v)).or_default().push(p);
+                    }
+                }
+                index.by_namespace[ns as usize].push(p);
+                let account =
+                    seen.accounts.get(&(*item, at)).map_or(template.service_account(), String::as_str);
+                index.pods.push(Pod {
+                    item: *item,
+                    template: at,
+                    namespace,
+                    ns,
+                    labels: template,
+                    account,
+                    controlled: workload.kind() != "Pod",
+                });
+            }
+        }
+        index
+    }
+
+    /// The pod templates `pods` may select in the namespaces `pinned` names (all when
+    /// `None`): those of its rarest `matchLabels` label that the templates can carry (a
+    /// controller's label cannot be looked up), with that label's position.
+    fn candidates<'s>(
+        &'s self,
+        pods: &'s Selector,
+        pinned: Option<&[String]>,
+    ) -> (Option<usize>, Vec<&'s [u32]>) {
+        let indexed: Vec<(usize, &str, &str)> = pods
+            .match_labels
+            .iter()
+            .enumerate()
+            .filter(|(_, (k, _))| !template::controller_label(k))
+            .map(|(i, (k, v))| (i, k.as_str(), v.as_str()))
+            .collect();
+        match pinned {
+            None => {
+                let rarest = indexed
+                    .iter()
+                    .map(|&(i, k, v)| (i, self.by_label.get(&(k, v)).map_or(&[][..], Vec::as_slice)))
+                    .min_by_key(|(_, list)| list.len());
+                match rarest {
+                    Some((i, list)) => (Some(i), vec![list]),
+                    None => (None, self.by_namespace.iter().map(Vec::as_slice).collect()),
+                }
+            }
+            Some(names) => {
+                // The same label in every namespace, so that it can be taken as holding.
+                let mut lists: Vec<Vec<&'s [u32]>> = Vec::new();
+                for name in names {
+                    let Some(&ns) = self.ns_of.get(name.as_str()) else { continue };
+                    lists.push(
+                        indexed
+                            .iter()
+                            .map(|&(_, k, v)| {
+                                self.by_namespace_label.get(&(ns, k, v)).map_or(&[][..], Vec::as_slice)
+                            })
+                            .collect(),
+                    );
+                }
+                let all = || {
+                    names
+                        .iter()
+                        .filter_map(|n| self.ns_of.get(n.as_str()))
+                        .map(|&ns| self.by_namespace[ns as usize].as_slice())
+                        .collect()
+                };
+                let total = |j: usize| lists.iter().map(|l| l[j].len()).sum::<usize>();
+                match (0..indexed.len()).min_by_key(|&j| total(j)) {
+                    Some(j) => (Some(indexed[j].0), lists.iter().map(|l| l[j]).collect()),
+                    None => (None, all()),
+                }
+            }
+        }
+    }
+}
+
+/// The namespaces a selector can only select by name (`kubernetes.io/metadata.name` as a
+/// `matchLabels` label or `In` values), when it names them.
+fn pinned(selector: &Selector) -> Option<Vec<String>> {
+    if let Some((_, name)) = selector.match_labels.iter().find(|(k, _)| k == NAMESPACE_NAME_LABEL) {
+        return Some(vec![name.clone()]);
+    }
+    let e = selector.expressions.iter().find(|e| e.key == NAMESPACE_NAME_LABEL && e.operator == "In")?;
+    Some(e.values.clone())
 }
 
 /// Simulates the manager over `sources` and the pod templates of `seen`.
@@ -198,166 +381,168 @@ pub fn simulate(
     // The API lists objects by name; the manager moves the fallbacks last, keeping order.
     sources.sort_by(|a, b| (a.fallback, &a.name).cmp(&(b.fallback, &b.name)));
     let ignored: Vec<bool> = sources.iter().map(|s| !reads(manager, &s.class_name)).collect();
-    let patterns: Vec<regex::Regex> =
-        manager.ignore_namespaces.iter().filter_map(|p| regex::Regex::new(p).ok()).collect();
-
-    let mut pods = Vec::new();
-    let mut by_label: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
-    for (item, workload) in &seen.workloads {
-        let Some(namespace) = workload.namespace() else { continue };
-        for (at, template) in workload.templates().iter().enumerate() {
-            let account = seen.accounts.get(&(*item, at)).map_or(template.service_account(), String::as_str);
-            for (k, v) in template.labels() {
-                by_label.entry((k, v)).or_default().push(pods.len());
-            }
-            pods.push(Pod { item: *item, template: at, namespace, labels: template, account });
-        }
-    }
-    let mut held: Vec<Held> = pods
+    let mut refused: Vec<Option<String>> = vec![None; sources.len()];
+    let pins = sources
+        .iter()
+        .zip(&ignored)
+        .any(|(s, ignored)| !ignored && s.namespaces.as_ref().is_some_and(|n| pinned(n).is_some()));
+    let index = Index::build(seen, pins);
+    let mut held: Vec<Held> = index
+        .pods
         .iter()
         .map(|p| Held {
             item: p.item,
             template: p.template,
-            ignored_namespace: ignores(&patterns, p.namespace),
+            ignored_namespace: pattern::ignores(&manager.ignore_namespaces, p.namespace),
             ..Held::default()
         })
         .collect();
-    let all: Vec<usize> = (0..pods.len()).collect();
-    // Pods that hold an entry of a non-fallback object.
-    let mut has_entry = vec![false; pods.len()];
+    // Whether a pod holds an entry of a non-fallback object.
+    let mut has_entry = vec![Answer::No; index.pods.len()];
 
     for (s, source) in sources.iter().enumerate() {
-        let (false, Some(pod_selector), Some(ns_selector)) = (ignored[s], &source.pods, &source.namespaces)
-        else {
+        if ignored[s] {
             continue;
+        }
+        // Parsed one at a time, and dropped once its entries are made.
+        let prepared = match source::Prepared::of(source, trust_domain) {
+            Ok(prepared) => prepared,
+            Err(why) => {
+                refused[s] = Some(why);
+                continue;
+            }
         };
-        let candidates = pod_selector
-            .match_labels
-            .iter()
-            .map(|(k, v)| by_label.get(&(k.as_str(), v.as_str())).map_or(&[][..], Vec::as_slice))
-            .min_by_key(|list| list.len())
-            .unwrap_or(&all);
-        for &p in candidates {
-            let pod = &pods[p];
-            if held[p].ignored_namespace {
-                continue;
-            }
-            let label = |key: &str| pod.labels.label(key);
-            if pod_selector.selects(Some(&label)) != Answer::Yes {
-                continue;
-            }
-            let selected = namespace_selects(ns_selector, pod.namespace, seen.namespaces.get(pod.namespace));
-            if selected == Answer::No {
-                continue;
-            }
-            let data =
-                Data { trust_domain, namespace: pod.namespace, labels: &label, service_account: pod.account };
-            let rendered = render(source, &data, trust_domain);
-            if source.fallback && has_entry[p] {
-                if let Ok((spiffe_id, attests, _)) = rendered {
-                    held[p].skipped.push(Skipped { source: s, would_attest: attests, spiffe_id });
+        let (pod_selector, ns_selector) = (&prepared.pods, &prepared.namespaces);
+        let pinned = pinned(ns_selector);
+        let mut ns_answers: HashMap<u32, Answer> = HashMap::new();
+        let (known, lists) = index.candidates(pod_selector, pinned.as_deref());
+        for list in lists {
+            for &p in list {
+                let pod = &index.pods[p as usize];
+                let h = &mut held[p as usize];
+                if h.ignored_namespace {
+                    continue;
                 }
-                continue;
-            }
-            match rendered {
-                Ok((spiffe_id, attests, misses)) => {
-                    if !source.fallback && selected == Answer::Yes {
-                        has_entry[p] = true;
+                let labels = |key: &str| pod.label(key);
+                let by_pod = pod_selector.selects_but(&labels, known);
+                if by_pod == Answer::No {
+                    continue;
+                }
+                let by_namespace = if ns_selector.is_empty() {
+                    Answer::Yes
+                } else {
+                    *ns_answers.entry(pod.ns).or_insert_with(|| {
+                        namespace_selects(ns_selector, pod.namespace, seen.namespaces.get(pod.namespace))
+                    })
+                };
+                if by_namespace == Answer::No {
+                    continue;
+                }
+                let (mut selected, mut unsure) = match (by_pod, by_namespace) {
+                    (Answer::Yes, Answer::Yes) => (Answer::Yes, None),
+                    (_, Answer::Unknown) => (Answer::Unknown, Some(Unsure::NamespaceLabels)),
+                    _ => (Answer::Unknown, Some(Unsure::PodLabels)),
+                };
+                let data = pod.data(trust_domain, &labels);
+                if source.fallback {
+                    match has_entry[p as usize] {
+                        Answer::Yes => {
+                            if let Ok(made) = prepared.entry(&data, false) {
+                                let spiffe_id = made.spiffe_id.unwrap_or_else(|| prepared.constant_id());
+                                h.skipped.push(Skipped { source: s, would_attest: made.attests, spiffe_id });
+                            }
+                            continue;
+                        }
+                        Answer::Unknown => {
+                            selected = Answer::Unknown;
+                            unsure = unsure.or(Some(Unsure::FallbackSkipped));
+                        }
+                        Answer::No => {}
                     }
-                    held[p].entries.push(Entry { source: s, selected, attests, misses, spiffe_id });
                 }
-                Err(why) => held[p].failed.push((s, why)),
+                let made = match prepared.entry(&data, true) {
+                    Ok(made) => made,
+                    Err(why) => {
+                        h.failed.push(Failed { source: s, why });
+                        continue;
+                    }
+                };
+                if !source.fallback {
+                    let mark = &mut has_entry[p as usize];
+                    if selected == Answer::Yes {
+                        *mark = Answer::Yes;
+                    } else if *mark == Answer::No {
+                        *mark = Answer::Unknown;
+                    }
+                }
+                if made.attests == Answer::No {
+                    h.without.push(s as u32);
+                    continue;
+                }
+                let spiffe_id = made.spiffe_id.unwrap_or_else(|| prepared.constant_id());
+                let entry = Entry {
+                    source: s,
+                    selected,
+                    unsure,
+                    attests: made.attests,
+                    misses: made.misses,
+                    spiffe_id,
+                    same_as: Vec::new(),
+                    selectors: made.selectors,
+                };
+                push_entry(h, entry);
             }
         }
     }
-    Model { sources, ignored, held, manager: manager.clone() }
+    let rendered = sources
+        .iter()
+        .enumerate()
+        .filter_map(|(s, source)| match source.origin {
+            Origin::Rendered { binding } => Some((binding, s)),
+            Origin::Input { .. } => None,
+        })
+        .collect();
+    Model {
+        sources,
+        ignored,
+        refused,
+        held,
+        manager: manager.clone(),
+        trust_domain: trust_domain.map(str::to_string),
+        rendered,
+    }
 }
 
-/// The entry of `source` for a pod: its SPIFFE ID, whether it attests, and the selectors
-/// that miss; `Err` when the manager cannot make it.
-fn render(
-    source: &Source,
-    data: &Data<'_>,
-    trust_domain: Option<&str>,
-) -> Result<(Evaluated, Answer, Vec<String>), String> {
-    let spiffe_id = template::evaluate(&source.spiffe_id_template, data)
-        .ok_or_else(|| format!("spiffeIDTemplate {:?} is not a template", source.spiffe_id_template))?;
-    if spiffe_id.is_known() {
-        let id = spiffe::SpiffeId::new(&spiffe_id.text)
-            .map_err(|e| format!("its SPIFFE ID {:?} is not valid: {e}", spiffe_id.text))?;
-        if let Some(td) = trust_domain
-            && id.trust_domain().to_string() != td
-        {
-            return Err(format!("its SPIFFE ID {} is not of trust domain {td}", spiffe_id.text));
-        }
-    }
-    let mut attests = Answer::Yes;
-    let mut misses = Vec::new();
-    for t in &source.selector_templates {
-        let selector = template::evaluate(t, data)
-            .ok_or_else(|| format!("workload selector template {t:?} is not a template"))?;
-        let holds = if selector.is_known() { holds(&selector.text, data)? } else { Answer::Unknown };
-        match holds {
-            Answer::Yes => continue,
-            Answer::No => attests = Answer::No,
-            Answer::Unknown if attests == Answer::Yes => attests = Answer::Unknown,
-            Answer::Unknown => {}
-        }
-        misses.push(selector.text);
-    }
-    Ok((spiffe_id, attests, misses))
-}
-
-/// Whether a rendered workload selector holds for the pods: `k8s:ns`, `k8s:sa` and
-/// `k8s:pod-label` are judged; any other is unknown at build time.
-fn holds(selector: &str, data: &Data<'_>) -> Result<Answer, String> {
-    let Some((kind, value)) = selector.split_once(':').filter(|(k, v)| !k.is_empty() && !v.is_empty()) else {
-        return Err(format!("workload selector {selector:?} is not type:value"));
+/// Adds an entry to a pod template's, or folds it into an equal one made for sure: the
+/// manager keys entries by SPIFFE ID, parent (the pod's node, the same) and sorted selectors.
+fn push_entry(held: &mut Held, entry: Entry) {
+    let equal = |e: &&mut Entry| {
+        e.is_sure()
+            && entry.is_sure()
+            && e.spiffe_id.is_known()
+            && e.spiffe_id == entry.spiffe_id
+            && e.misses.is_empty()
+            && e.selectors == entry.selectors
     };
-    let yes = |b: bool| if b { Answer::Yes } else { Answer::No };
-    Ok(match (kind, value.split_once(':')) {
-        ("k8s", Some(("ns", ns))) => yes(ns == data.namespace),
-        ("k8s", Some(("sa", sa))) => yes(sa == data.service_account),
-        ("k8s", Some(("pod-label", label))) => match label.split_once(':') {
-            Some((k, v)) => yes((data.labels)(k) == Some(v)),
-            None => Answer::No,
-        },
-        _ => Answer::Unknown,
-    })
+    match held.entries.iter_mut().find(equal) {
+        Some(kept) => kept.same_as.push(entry.source),
+        None => held.entries.push(entry),
+    }
 }
 
 /// Whether `selector` selects `namespace`, judged by its Namespace object's labels when
-/// the input holds it, else by its name label alone.
+/// the input holds it, else by its name label alone: any other label is unknown.
 pub fn namespace_selects(
     selector: &Selector,
     namespace: &str,
     labels: Option<&BTreeMap<String, String>>,
 ) -> Answer {
     let label = |key: &str| match labels {
-        _ if key == NAMESPACE_NAME_LABEL => Some(namespace),
-        Some(labels) => labels.get(key).map(String::as_str),
-        None => None,
+        _ if key == NAMESPACE_NAME_LABEL => Lookup::Value(namespace),
+        Some(labels) => labels.get(key).map_or(Lookup::Absent, |v| Lookup::Value(v)),
+        None => Lookup::Unknown,
     };
-    if labels.is_some() {
-        return selector.selects(Some(&label));
-    }
-    // Only the name label is known: judge the requirements on it, the rest are unknown.
-    let on_name = |key: &str| key == NAMESPACE_NAME_LABEL;
-    let known = Selector {
-        match_labels: selector.match_labels.iter().filter(|(k, _)| on_name(k)).cloned().collect(),
-        expressions: selector
-            .expressions
-            .iter()
-            .filter(|e| on_name(&e.key))
-            .cloned()
-            .collect::<Vec<Expression>>(),
-    };
-    if known.selects(Some(&label)) == Answer::No {
-        return Answer::No;
-    }
-    let rest = selector.match_labels.iter().any(|(k, _)| !on_name(k))
-        || selector.expressions.iter().any(|e| !on_name(&e.key));
-    if rest { Answer::Unknown } else { Answer::Yes }
+    selector.selects(&label)
 }
 
 #[cfg(test)]

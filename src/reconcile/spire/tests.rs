@@ -1,6 +1,7 @@
 //! The manager's behaviour, one rule per test, as read in spiffe/spire-controller-manager
 //! at commit 430567cc024fb0a2c07d2a1972128e68d1c1f54d (`pkg/spireentry/reconciler.go`:
-//! `reconcileClass`, `addClusterSPIFFEIDEntriesState`; `entries.go`: `renderPodEntry`;
+//! `reconcileClass`, `addClusterSPIFFEIDEntriesState`, `makeEntryKey`; `entries.go`:
+//! `renderPodEntry`; `api/v1alpha1/clusterspiffeid_webhook.go`: `ParseClusterSPIFFEIDSpec`;
 //! `pkg/namespace/namespace.go`: `IsIgnored`).
 
 use super::*;
@@ -68,7 +69,13 @@ fn foreign(item: usize, name: &str, template: &str, fallback: bool) -> Source {
         namespaces: Some(Selector::default()),
         spiffe_id_template: template.to_string(),
         selector_templates: Vec::new(),
+        dns_name_templates: Vec::new(),
+        federates_with: Vec::new(),
     }
+}
+
+fn patterns(list: &[&str]) -> Vec<pattern::IgnorePattern> {
+    list.iter().map(|p| pattern::IgnorePattern::new(p).unwrap()).collect()
 }
 
 fn svids(model: &Model, held: usize) -> Vec<String> {
@@ -88,7 +95,6 @@ fn class_rules_read_the_own_class_and_classless_only_with_watch_classless() {
     let manager = |class: &str, classless| SpireManager {
         class_name: Some(class.to_string()),
         watch_classless: classless,
-        configured: true,
         ..SpireManager::default()
     };
     assert!(reads(&manager("spire-system-spire", false), "spire-system-spire"));
@@ -104,8 +110,7 @@ fn an_ignored_object_gives_no_entry() {
     let items = [prefill("serving")];
     let mut source = rendered(9, "serving", "llama", "prefill", SelectorScope::Pool);
     source.class_name = "other".into();
-    let manager =
-        SpireManager { class_name: Some("mine".into()), configured: true, ..SpireManager::default() };
+    let manager = SpireManager { class_name: Some("mine".into()), ..SpireManager::default() };
     let model = simulate(vec![source], &seen(&items, &[]), &manager, Some(TD));
     assert_eq!(model.ignored, vec![true]);
     assert!(model.held[0].entries.is_empty());
@@ -119,11 +124,11 @@ fn ignore_namespaces_are_patterns_matched_anywhere_in_the_name() {
     let model = simulate(sources(), &seen, &SpireManager::default(), Some(TD));
     let held: Vec<bool> = model.held.iter().map(|h| h.entries.is_empty()).collect();
     assert_eq!(held, vec![true, false, false], "kube-system is ignored by default");
-    let manager = SpireManager { ignore_namespaces: vec!["^team-".into()], ..SpireManager::default() };
+    let manager = SpireManager { ignore_namespaces: patterns(&["^team-"]), ..SpireManager::default() };
     let model = simulate(sources(), &seen, &manager, Some(TD));
     let held: Vec<bool> = model.held.iter().map(|h| h.entries.is_empty()).collect();
     assert_eq!(held, vec![false, true, false]);
-    let manager = SpireManager { ignore_namespaces: vec!["ving".into()], ..SpireManager::default() };
+    let manager = SpireManager { ignore_namespaces: patterns(&["ving"]), ..SpireManager::default() };
     let model = simulate(sources(), &seen, &manager, Some(TD));
     assert!(model.held[2].entries.is_empty(), "unanchored: `ving` matches serving");
 }
@@ -144,7 +149,8 @@ fn a_non_fallback_entry_that_never_attests_still_skips_the_fallback() {
     );
     assert!(svids(&model, 1).is_empty(), "staging gets no SVID at all");
     assert_eq!(names(&model, model.held[1].skipped.iter().map(|k| k.source)), vec!["default-fallback"]);
-    assert_eq!(model.held[1].entries[0].misses, vec!["k8s:ns:prod"]);
+    assert_eq!(names(&model, model.held[1].without_identity()), vec!["kleym-prod-prefill"]);
+    assert_eq!(model.misses(&seen(&items, &[]), &model.held[1], 0), vec!["k8s:ns:prod"]);
 }
 
 #[test]
@@ -223,7 +229,12 @@ fn node_and_cluster_fields_stay_unknown_and_a_bad_or_foreign_id_gives_no_entry()
     let held = &model.held[0];
     assert_eq!(names(&model, held.entries.iter().map(|e| e.source)), vec!["by-node"]);
     assert_eq!(held.entries[0].spiffe_id.unknown, vec!["{{ .NodeMeta.Name }}"]);
-    assert_eq!(names(&model, held.failed.iter().map(|(s, _)| *s)), vec!["broken", "elsewhere"]);
+    assert_eq!(names(&model, held.failed.iter().map(|f| f.source)), vec!["broken", "elsewhere"]);
+    assert!(
+        held.failed[0].why.contains("is not valid"),
+        "<no value> of a missing label: {:?}",
+        held.failed[0]
+    );
     assert_eq!(names(&model, held.skipped.iter().map(|k| k.source)), vec!["fallback"]);
     // Entries that cannot be made do not count: the fallback gives its SVID.
     let model = simulate(sources(false), &seen(&items, &[]), &SpireManager::default(), Some(TD));
@@ -256,7 +267,8 @@ fn kinds(
 ) -> Vec<(crate::reconcile::findings::Kind, String)> {
     let refs = |b: usize| crate::reconcile::findings::binding_ref(b, Some("prod"), "llama-prefill");
     let cx = findings::Context { seen, scope, binding_refs: &refs };
-    findings::findings(model, &cx).into_iter().map(|f| (f.kind, f.about.describe())).collect()
+    let without = findings::Without::of(model);
+    findings::findings(model, &without, &cx).into_iter().map(|f| (f.kind, f.about.describe())).collect()
 }
 
 #[test]
@@ -264,12 +276,8 @@ fn fallback_shadowed_and_entries_without_identity_under_pool_neither_under_bindi
     use crate::reconcile::findings::Kind;
     let items = [prefill("prod"), prefill("staging")];
     let seen = seen(&items, &[]);
-    let manager = SpireManager {
-        class_name: Some(String::new()),
-        watch_classless: true,
-        configured: true,
-        ..SpireManager::default()
-    };
+    let manager =
+        SpireManager { class_name: Some(String::new()), watch_classless: true, ..SpireManager::default() };
     let sources = |scope| {
         vec![
             foreign(8, "default-fallback", HELM_DEFAULT, true),
@@ -304,4 +312,258 @@ fn without_a_configured_manager_classless_outputs_get_one_note() {
     classed.class_name = "spire-system-spire".into();
     let model = simulate(vec![classed], &seen, &SpireManager::default(), Some(TD));
     assert!(kinds(&model, &seen, SelectorScope::Pool).is_empty());
+}
+
+/// A foreign object with `spec` fields over the default one.
+fn foreign_with(
+    item: usize,
+    name: &str,
+    template: &str,
+    fallback: bool,
+    edit: impl FnOnce(&mut Source),
+) -> Source {
+    let mut source = foreign(item, name, template, fallback);
+    edit(&mut source);
+    source
+}
+
+#[test]
+fn a_template_that_fails_to_execute_gives_no_entry_and_the_fallback_still_applies() {
+    // entries.go:99-102 and reconciler.go:517-527: an error, no entry, no mark.
+    let items = [prefill("serving")];
+    let sources = vec![
+        foreign(8, "typo", "spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namspace }}", false),
+        foreign(9, "fallback", HELM_DEFAULT, true),
+    ];
+    let model = simulate(sources, &seen(&items, &[]), &SpireManager::default(), Some(TD));
+    let held = &model.held[0];
+    assert_eq!(names(&model, held.failed.iter().map(|f| f.source)), vec!["typo"]);
+    assert!(held.failed[0].why.contains("has no field or method Namspace"), "{}", held.failed[0].why);
+    assert_eq!(svids(&model, 0), vec![format!("spiffe://{TD}/ns/serving/sa/llama")]);
+    // Node data is only unknown: that entry is made and the fallback skipped.
+    let sources = vec![
+        foreign(8, "by-node", "spiffe://{{ .TrustDomain }}/{{ .NodeMeta.Name }}", false),
+        foreign(9, "fallback", HELM_DEFAULT, true),
+    ];
+    let model = simulate(sources, &seen(&items, &[]), &SpireManager::default(), Some(TD));
+    assert_eq!(names(&model, model.held[0].skipped.iter().map(|k| k.source)), vec!["fallback"]);
+}
+
+#[test]
+fn a_partly_known_id_that_is_already_invalid_gives_no_entry() {
+    // entries.go:148-151: `<no value>` can never parse, whatever the node's name.
+    let items = [prefill("serving")];
+    let sources = vec![
+        foreign(
+            7,
+            "no-value",
+            "spiffe://{{ .TrustDomain }}/{{ .PodMeta.Labels.tier }}/{{ .NodeMeta.Name }}",
+            false,
+        ),
+        foreign(8, "other-domain", "spiffe://other.org/{{ .NodeMeta.Name }}", false),
+        foreign(
+            9,
+            "by-node",
+            "spiffe://{{ .TrustDomain }}/{{ .PodMeta.Labels.app }}/{{ .NodeMeta.Name }}",
+            false,
+        ),
+    ];
+    let model = simulate(sources, &seen(&items, &[]), &SpireManager::default(), Some(TD));
+    let held = &model.held[0];
+    assert_eq!(names(&model, held.failed.iter().map(|f| f.source)), vec!["no-value", "other-domain"]);
+    assert!(held.failed.iter().all(|f| f.why.contains("can never be valid")), "{:?}", held.failed);
+    assert_eq!(names(&model, held.entries.iter().map(|e| e.source)), vec!["by-node"]);
+}
+
+#[test]
+fn objects_whose_spec_does_not_parse_are_skipped_whole() {
+    // reconciler.go:464-470, ParseClusterSPIFFEIDSpec.
+    let items = [prefill("serving")];
+    let selector = |v: Value| Selector::read(Some(&v));
+    let bad = vec![
+        foreign(1, "dash", "spiffe://{{ .TrustDomain }}/{{ .PodMeta.Labels.app-name }}", false),
+        foreign_with(2, "not-in", HELM_DEFAULT, false, |s| {
+            s.pods =
+                selector(json!({"matchExpressions": [{"key": "app", "operator": "NotIn", "values": []}]}))
+        }),
+        foreign_with(3, "exists", HELM_DEFAULT, false, |s| {
+            s.namespaces =
+                selector(json!({"matchExpressions": [{"key": "a", "operator": "Exists", "values": ["x"]}]}))
+        }),
+        foreign_with(4, "federates", HELM_DEFAULT, false, |s| s.federates_with = vec!["not a domain".into()]),
+        foreign_with(5, "dns", HELM_DEFAULT, false, |s| {
+            s.dns_name_templates = vec!["{{ .PodMeta.Name".into()]
+        }),
+        foreign(6, "empty", "", false),
+    ];
+    let mut sources = bad;
+    sources.push(foreign(9, "fallback", HELM_DEFAULT, true));
+    let model = simulate(sources, &seen(&items, &[]), &SpireManager::default(), Some(TD));
+    let refused: Vec<String> = model
+        .sources
+        .iter()
+        .zip(&model.refused)
+        .filter(|(_, r)| r.is_some())
+        .map(|(s, _)| s.name.clone())
+        .collect();
+    assert_eq!(refused, vec!["dash", "dns", "empty", "exists", "federates", "not-in"]);
+    assert!(model.held[0].failed.is_empty(), "they select no pod at all");
+    assert_eq!(
+        svids(&model, 0),
+        vec![format!("spiffe://{TD}/ns/serving/sa/llama")],
+        "no fallback is skipped"
+    );
+    let seen = seen(&items, &[]);
+    let found = kinds(&model, &seen, SelectorScope::Pool);
+    assert_eq!(
+        found.iter().filter(|(k, _)| *k == crate::reconcile::findings::Kind::IgnoredBySpire).count(),
+        6
+    );
+}
+
+#[test]
+fn a_dns_name_template_that_fails_for_a_pod_gives_it_no_entry() {
+    // entries.go:104-108.
+    let items = [prefill("serving")];
+    let sources = vec![foreign_with(1, "dns", HELM_DEFAULT, false, |s| {
+        s.dns_name_templates = vec!["{{ .PodMeta.Nme }}.svc".into(), "{{ .PodMeta.Name }}".into()]
+    })];
+    let model = simulate(sources, &seen(&items, &[]), &SpireManager::default(), Some(TD));
+    assert_eq!(model.refused, vec![None]);
+    assert!(model.held[0].failed[0].why.contains("dnsNameTemplates"), "{:?}", model.held[0].failed);
+}
+
+#[test]
+fn identical_entries_are_one_entry_and_one_svid() {
+    // reconciler.go:213-224 and makeEntryKey (702-712): same SPIFFE ID, parent, sorted selectors.
+    let items = [prefill("serving")];
+    let id = format!("spiffe://{TD}/ns/serving/sa/llama/inference/pool/llama/variant/prefill");
+    let copy = foreign_with(8, "a-copy", &id, false, |s| {
+        s.selector_templates = vec![
+            "k8s:sa:llama".into(),
+            "k8s:ns:serving".into(),
+            "k8s:pod-label:identity.kleym.sonda.red/variant:prefill".into(),
+            "k8s:pod-label:app:llama".into(),
+        ]
+    });
+    let sources = vec![copy, rendered(9, "serving", "llama", "prefill", SelectorScope::Pool)];
+    let model = simulate(sources, &seen(&items, &[]), &SpireManager::default(), Some(TD));
+    assert_eq!(svids(&model, 0), vec![id.clone()]);
+    assert_eq!(
+        names(&model, model.held[0].entries[0].same_as.iter().copied()),
+        vec!["kleym-serving-prefill"]
+    );
+    let seen = seen(&items, &[]);
+    let several = crate::reconcile::findings::Kind::WorkloadMatchesSeveralIdentities;
+    assert!(!kinds(&model, &seen, SelectorScope::Pool).iter().any(|(k, _)| *k == several), "one SVID");
+    // Another selector set is another entry.
+    let other = foreign_with(8, "a-copy", &id, false, |s| s.selector_templates = vec!["k8s:sa:llama".into()]);
+    let sources = vec![other, rendered(9, "serving", "llama", "prefill", SelectorScope::Pool)];
+    let model = simulate(sources, &seen, &SpireManager::default(), Some(TD));
+    assert_eq!(svids(&model, 0), vec![id.clone(), id]);
+}
+
+#[test]
+fn labels_controllers_add_are_unknown_never_absent() {
+    let items = [prefill("serving")];
+    let by_hash = foreign_with(1, "by-hash", HELM_DEFAULT, false, |s| {
+        s.pods = Selector::read(Some(
+            &json!({"matchExpressions": [{"key": "pod-template-hash", "operator": "Exists"}]}),
+        ))
+    });
+    let named = foreign(
+        2,
+        "named",
+        "spiffe://{{ .TrustDomain }}/{{ index .PodMeta.Labels \"statefulset.kubernetes.io/pod-name\" }}",
+        false,
+    );
+    let model = simulate(vec![by_hash, named], &seen(&items, &[]), &SpireManager::default(), Some(TD));
+    let held = &model.held[0];
+    let by_hash = held.entries.iter().find(|e| model.sources[e.source].name == "by-hash").unwrap();
+    assert_eq!((by_hash.selected, by_hash.unsure), (Answer::Unknown, Some(Unsure::PodLabels)));
+    let named = held.entries.iter().find(|e| model.sources[e.source].name == "named").unwrap();
+    assert!(!named.spiffe_id.is_known());
+    // A bare Pod has no controller: its labels are what it says.
+    let mut pod = prefill("serving");
+    pod["kind"] = json!("Pod");
+    pod["spec"] = pod["spec"]["template"]["spec"].clone();
+    pod["metadata"]["labels"] = json!({"app": "llama"});
+    let by_hash = foreign_with(1, "by-hash", HELM_DEFAULT, false, |s| {
+        s.pods = Selector::read(Some(
+            &json!({"matchExpressions": [{"key": "pod-template-hash", "operator": "Exists"}]}),
+        ))
+    });
+    let model = simulate(vec![by_hash], &seen(&[pod], &[]), &SpireManager::default(), Some(TD));
+    assert!(model.held[0].entries.is_empty());
+}
+
+#[test]
+fn a_selection_on_an_unknown_namespace_makes_the_fallback_a_maybe() {
+    use crate::reconcile::findings::Kind;
+    // The input holds no Namespace object for prod: `tier: gpu` is unknown there.
+    let items = [prefill("prod"), prefill("staging")];
+    let seen = seen(&items, &[]);
+    let gpu = foreign_with(7, "gpu-only", "spiffe://{{ .TrustDomain }}/gpu", false, |s| {
+        s.namespaces = Selector::read(Some(&json!({"matchLabels": {"tier": "gpu"}})));
+        s.selector_templates = vec!["k8s:ns:nowhere".into()];
+    });
+    let sources = vec![gpu, foreign(8, "default-fallback", HELM_DEFAULT, true)];
+    let model = simulate(sources, &seen, &SpireManager::default(), Some(TD));
+    let held = &model.held[0];
+    assert!(held.svids().next().is_none(), "the fallback is no certain SVID");
+    let fallback = &held.entries[0];
+    assert_eq!((fallback.selected, fallback.unsure), (Answer::Unknown, Some(Unsure::FallbackSkipped)));
+    // With a rendered identity that selects staging without attesting, FallbackShadowed says "may".
+    let gpu = foreign_with(7, "gpu-only", "spiffe://{{ .TrustDomain }}/gpu", false, |s| {
+        s.namespaces = Selector::read(Some(&json!({"matchLabels": {"tier": "gpu"}})));
+    });
+    let sources = vec![
+        gpu,
+        foreign(8, "default-fallback", HELM_DEFAULT, true),
+        rendered(9, "prod", "llama", "prefill", SelectorScope::Pool),
+    ];
+    let model = simulate(sources, &seen, &SpireManager::default(), Some(TD));
+    let refs = |b: usize| crate::reconcile::findings::binding_ref(b, Some("prod"), "llama-prefill");
+    let cx = findings::Context { seen: &seen, scope: SelectorScope::Pool, binding_refs: &refs };
+    let found = findings::findings(&model, &findings::Without::of(&model), &cx);
+    let shadowed = found.iter().find(|f| f.kind == Kind::FallbackShadowed).expect("FallbackShadowed");
+    assert!(shadowed.message.contains("may get no SVID"), "{}", shadowed.message);
+    assert_eq!(shadowed.level, crate::reconcile::findings::Level::Info);
+}
+
+#[test]
+fn a_manager_with_an_empty_class_reads_the_classless_objects() {
+    use crate::reconcile::findings::Kind;
+    let items = [prefill("prod")];
+    let seen = seen(&items, &[]);
+    let manager = SpireManager { class_name: Some(String::new()), ..SpireManager::default() };
+    let mut classed = rendered(9, "prod", "llama", "prefill", SelectorScope::Pool);
+    classed.class_name = "spire-system-spire".into();
+    let model = simulate(
+        vec![classed, rendered(10, "prod", "llama", "prefill", SelectorScope::Pool)],
+        &seen,
+        &manager,
+        Some(TD),
+    );
+    assert_eq!(model.ignored.iter().filter(|i| **i).count(), 1);
+    let refs = |b: usize| crate::reconcile::findings::binding_ref(b, Some("prod"), "llama-prefill");
+    let cx = findings::Context { seen: &seen, scope: SelectorScope::Pool, binding_refs: &refs };
+    let found = findings::findings(&model, &findings::Without::of(&model), &cx);
+    let ignored = found.iter().find(|f| f.kind == Kind::IgnoredBySpire).unwrap();
+    assert!(ignored.message.contains("reads only ClusterSPIFFEIDs without a class"), "{}", ignored.message);
+}
+
+#[test]
+fn an_object_looks_only_at_the_namespaces_its_selector_names() {
+    // Many namespaces with the same pool labels: a binding-scoped object sees its own only.
+    let items: Vec<Value> = (0..50).map(|i| prefill(&format!("ns-{i}"))).collect();
+    let seen = seen(&items, &[]);
+    let index = Index::build(&seen, true);
+    let source = rendered(9, "ns-7", "llama", "prefill", SelectorScope::Binding);
+    let (pods, namespaces) = (source.pods.clone().unwrap(), source.namespaces.clone().unwrap());
+    let (_, candidates) = index.candidates(&pods, pinned(&namespaces).as_deref());
+    assert_eq!(candidates.iter().map(|l| l.len()).sum::<usize>(), 1);
+    let pool = rendered(9, "ns-7", "llama", "prefill", SelectorScope::Pool);
+    let (_, candidates) = index.candidates(pool.pods.as_ref().unwrap(), None);
+    assert_eq!(candidates.iter().map(|l| l.len()).sum::<usize>(), 50);
 }

@@ -1,0 +1,359 @@
+//! A ClusterSPIFFEID as SPIRE Controller Manager reads it: where it comes from, its spec
+//! parsed once as `ParseClusterSPIFFEIDSpec` parses it (api/v1alpha1/clusterspiffeid_webhook.go:
+//! 101-168; an object that fails is skipped whole, reconciler.go:464-470), and the entry it
+//! renders for one pod template (`renderPodEntry`, pkg/spireentry/entries.go:72-131).
+
+use super::template::{self, Data, Evaluated, Template};
+use crate::config::SelectorScope;
+use crate::reconcile::coverage::Other;
+use crate::reconcile::coverage::selector::{Answer, Lookup, Selector};
+
+/// Where a ClusterSPIFFEID of the output comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// Rendered in this run for the binding at this input position.
+    Rendered { binding: usize },
+    /// Kept from the input at this position (foreign, the operator's, a fallback...).
+    Input { item: usize },
+}
+
+/// A ClusterSPIFFEID of the output, as the manager reads it.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub name: String,
+    pub origin: Origin,
+    pub class_name: String,
+    pub fallback: bool,
+    /// `None` when the selector cannot be read at all.
+    pub pods: Option<Selector>,
+    pub namespaces: Option<Selector>,
+    pub spiffe_id_template: String,
+    pub selector_templates: Vec<String>,
+    pub dns_name_templates: Vec<String>,
+    pub federates_with: Vec<String>,
+}
+
+/// What a binding renders, for [`Source::rendered`].
+pub struct RenderedOutput<'a> {
+    pub name: &'a str,
+    pub namespace: &'a str,
+    pub variant: &'a str,
+    pub pool_labels: &'a crate::api::labels::Labels,
+    pub spiffe_id: &'a str,
+    pub selectors: &'a [String],
+    pub class_name: Option<&'a str>,
+}
+
+impl Source {
+    /// The rendered object of a binding, under `scope`.
+    pub fn rendered(binding: usize, out: RenderedOutput<'_>, scope: SelectorScope) -> Source {
+        let mut pods: Vec<(String, String)> =
+            out.pool_labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let mut namespaces = Selector::default();
+        if scope == SelectorScope::Binding {
+            pods.push((crate::reconcile::identity::VARIANT_LABEL.to_string(), out.variant.to_string()));
+            namespaces
+                .match_labels
+                .push((super::NAMESPACE_NAME_LABEL.to_string(), out.namespace.to_string()));
+        }
+        Source {
+            name: out.name.to_string(),
+            origin: Origin::Rendered { binding },
+            class_name: out.class_name.unwrap_or_default().to_string(),
+            fallback: false,
+            pods: Some(Selector { match_labels: pods, expressions: Vec::new() }),
+            namespaces: Some(namespaces),
+            spiffe_id_template: out.spiffe_id.to_string(),
+            selector_templates: out.selectors.to_vec(),
+            dns_name_templates: Vec::new(),
+            federates_with: Vec::new(),
+        }
+    }
+
+    /// A ClusterSPIFFEID the input keeps.
+    pub fn of_input(other: &Other) -> Source {
+        Source {
+            name: other.name.clone(),
+            origin: Origin::Input { item: other.item },
+            class_name: other.class_name.clone(),
+            fallback: other.fallback,
+            pods: other.pods.clone(),
+            namespaces: other.namespaces.clone(),
+            spiffe_id_template: other.spiffe_id_template.clone(),
+            selector_templates: other.selector_templates.clone(),
+            dns_name_templates: other.dns_name_templates.clone(),
+            federates_with: other.federates_with.clone(),
+        }
+    }
+}
+
+/// An object's spec, parsed as the manager parses it.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub pods: Selector,
+    pub namespaces: Selector,
+    id: Template,
+    /// For an ID without actions: its text, or why it gives no pod an entry.
+    id_constant: Option<Result<String, String>>,
+    selectors: Vec<Template>,
+    /// By selector: its judgement, read once when it has no actions.
+    judged: Vec<Option<Judged>>,
+    /// Whether every selector has no actions and is `type:value`: the first that does not
+    /// hold settles the entry.
+    all_judged: bool,
+    dns: Vec<Template>,
+    trust_domain: Option<String>,
+}
+
+/// A rendered workload selector, read as the model judges it: `k8s:ns`, `k8s:sa` and
+/// `k8s:pod-label` are judged; any other is unknown at build time; one that is not
+/// `type:value` gives no entry (entries.go:230-244).
+#[derive(Debug, Clone)]
+enum Judged {
+    Namespace(String),
+    ServiceAccount(String),
+    PodLabel(String, String),
+    Unknown,
+    Invalid(String),
+}
+
+impl Judged {
+    fn of(selector: &str) -> Judged {
+        let Some((kind, value)) = selector.split_once(':').filter(|(k, v)| !k.is_empty() && !v.is_empty())
+        else {
+            return Judged::Invalid(format!("its workload selector {selector:?} is not type:value"));
+        };
+        match (kind, value.split_once(':')) {
+            ("k8s", Some(("ns", ns))) => Judged::Namespace(ns.to_string()),
+            ("k8s", Some(("sa", sa))) => Judged::ServiceAccount(sa.to_string()),
+            ("k8s", Some(("pod-label", label))) => match label.split_once(':') {
+                Some((k, v)) => Judged::PodLabel(k.to_string(), v.to_string()),
+                // `k8s:pod-label:key` without a value holds for no pod.
+                None => Judged::PodLabel(String::new(), String::new()),
+            },
+            _ => Judged::Unknown,
+        }
+    }
+
+    fn holds(&self, data: &Data<'_>) -> Result<Answer, String> {
+        let yes = |b: bool| if b { Answer::Yes } else { Answer::No };
+        Ok(match self {
+            Judged::Namespace(ns) => yes(ns == data.namespace),
+            Judged::ServiceAccount(sa) => yes(sa == data.service_account),
+            Judged::PodLabel(k, _) if k.is_empty() => Answer::No,
+            Judged::PodLabel(k, v) => match (data.labels)(k) {
+                Lookup::Value(have) => yes(have == v),
+                Lookup::Absent => Answer::No,
+                Lookup::Unknown => Answer::Unknown,
+            },
+            Judged::Unknown => Answer::Unknown,
+            Judged::Invalid(why) => return Err(why.clone()),
+        })
+    }
+}
+
+/// The entry an object renders for a pod template.
+pub struct Made {
+    /// `None` when the ID has no actions ([`Prepared::constant_id`]).
+    pub spiffe_id: Option<Evaluated>,
+    pub attests: Answer,
+    /// With details only, and only when it may attest: the selectors that cannot be judged.
+    pub misses: Vec<String>,
+    /// With details only: a hash of the rendered workload selectors, sorted.
+    pub selectors: u64,
+}
+
+impl Prepared {
+    /// The spec of `source` as `ParseClusterSPIFFEIDSpec` reads it, in its order; `Err` says
+    /// why the manager (and its admission webhook) refuses the object.
+    pub fn of(source: &Source, trust_domain: Option<&str>) -> Result<Prepared, String> {
+        if source.spiffe_id_template.is_empty() {
+            return Err("its spiffeIDTemplate is empty".into());
+        }
+        let id = template::parse(&source.spiffe_id_template).map_err(|e| {
+            format!(
+                "its spiffeIDTemplate {:?} does not parse as a Go template: {e}",
+                source.spiffe_id_template
+            )
+        })?;
+        let selector = |s: &Option<Selector>, field: &str| match s {
+            None => Err(format!("its {field} cannot be read as a label selector")),
+            Some(s) => match s.problem() {
+                Some(why) => {
+                    Err(format!("its {field} is refused by Kubernetes' label selector parser: {why}"))
+                }
+                None => Ok(s.clone()),
+            },
+        };
+        let namespaces = selector(&source.namespaces, "namespaceSelector")?;
+        let pods = selector(&source.pods, "podSelector")?;
+        for td in &source.federates_with {
+            spiffe::TrustDomain::new(td)
+                .map_err(|e| format!("its federatesWith value {td:?} is not a trust domain: {e}"))?;
+        }
+        let templates = |list: &[String], field: &str| -> Result<Vec<Template>, String> {
+            list.iter()
+                .map(|t| {
+                    template::parse(t)
+                        .map_err(|e| format!("its {field} value {t:?} does not parse as a Go template: {e}"))
+                })
+                .collect()
+        };
+        let dns = templates(&source.dns_name_templates, "dnsNameTemplates")?;
+        let selectors = templates(&source.selector_templates, "workloadSelectorTemplates")?;
+        let id_constant = id.constant().map(|text| {
+            let known = Evaluated::known(text.to_string());
+            check_id(&known, trust_domain).map(|()| known.text)
+        });
+        let judged: Vec<Option<Judged>> = selectors.iter().map(|t| t.constant().map(Judged::of)).collect();
+        let all_judged = judged.iter().all(|j| matches!(j, Some(j) if !matches!(j, Judged::Invalid(_))));
+        Ok(Prepared {
+            pods,
+            namespaces,
+            id,
+            id_constant,
+            selectors,
+            judged,
+            all_judged,
+            dns,
+            trust_domain: trust_domain.map(str::to_string),
+        })
+    }
+
+    /// The ID of an object whose `spiffeIDTemplate` has no actions.
+    pub fn constant_id(&self) -> Evaluated {
+        match &self.id_constant {
+            Some(Ok(text)) => Evaluated::known(text.clone()),
+            _ => Evaluated::known(String::new()),
+        }
+    }
+
+    /// The entry for the pods of `data`, in `renderPodEntry`'s order: SPIFFE ID, DNS names,
+    /// workload selectors; `Err` when the manager cannot make it. `details` asks for the
+    /// selectors (to tell equal entries apart, and say what cannot be judged).
+    pub fn entry(&self, data: &Data<'_>, details: bool) -> Result<Made, String> {
+        let spiffe_id = match &self.id_constant {
+            Some(Ok(_)) => None,
+            Some(Err(why)) => return Err(why.clone()),
+            None => {
+                let id = self.id.evaluate(data).map_err(|e| format!("its spiffeIDTemplate fails: {e}"))?;
+                check_id(&id, self.trust_domain.as_deref())?;
+                Some(id)
+            }
+        };
+        for dns in self.dns.iter().filter(|t| t.constant().is_none()) {
+            dns.evaluate(data).map_err(|e| format!("its dnsNameTemplates fail: {e}"))?;
+        }
+        let mut attests = Answer::Yes;
+        for (t, judged) in self.selectors.iter().zip(&self.judged) {
+            let holds = match judged {
+                Some(judged) => judged.holds(data)?,
+                None => {
+                    let s =
+                        t.evaluate(data).map_err(|e| format!("its workloadSelectorTemplates fail: {e}"))?;
+                    if s.is_known() { Judged::of(&s.text).holds(data)? } else { Answer::Unknown }
+                }
+            };
+            match holds {
+                // Nothing after it can fail: the entry never attests.
+                Answer::No if self.all_judged && !details => {
+                    return Ok(Made { spiffe_id, attests: Answer::No, misses: Vec::new(), selectors: 0 });
+                }
+                Answer::No => attests = Answer::No,
+                Answer::Unknown if attests == Answer::Yes => attests = Answer::Unknown,
+                _ => {}
+            }
+        }
+        let mut made = Made { spiffe_id, attests, misses: Vec::new(), selectors: 0 };
+        if details && attests != Answer::No {
+            (_, made.misses) = self.selectors(data)?;
+            made.selectors = self.rendered_selectors(data);
+        }
+        Ok(made)
+    }
+
+    /// Whether the workload selectors hold for the pods of `data`, and those that do not
+    /// or cannot be judged.
+    pub fn selectors(&self, data: &Data<'_>) -> Result<(Answer, Vec<String>), String> {
+        let mut attests = Answer::Yes;
+        let mut misses = Vec::new();
+        for t in &self.selectors {
+            let s = t.evaluate(data)?;
+            let holds = if s.is_known() { Judged::of(&s.text).holds(data)? } else { Answer::Unknown };
+            match holds {
+                Answer::Yes => continue,
+                Answer::No => attests = Answer::No,
+                Answer::Unknown if attests == Answer::Yes => attests = Answer::Unknown,
+                Answer::Unknown => {}
+            }
+            misses.push(s.text);
+        }
+        Ok((attests, misses))
+    }
+
+    fn rendered_selectors(&self, data: &Data<'_>) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut texts: Vec<std::borrow::Cow<'_, str>> = self
+            .selectors
+            .iter()
+            .filter_map(|t| match t.constant() {
+                Some(text) => Some(std::borrow::Cow::Borrowed(text)),
+                None => t.evaluate(data).ok().map(|e| std::borrow::Cow::Owned(e.text)),
+            })
+            .collect();
+        texts.sort();
+        let mut hasher = std::hash::DefaultHasher::new();
+        texts.hash(&mut hasher);
+        hasher.finish()
+    }
+}
+
+/// Whether a SPIFFE ID can be the manager's: it parses and is of its trust domain
+/// (entries.go:143-156). A partly known ID is refused when what is known already rules it
+/// out (`<no value>` of a missing label, a scheme other than `spiffe://`, an empty path
+/// segment, another trust domain).
+fn check_id(id: &Evaluated, trust_domain: Option<&str>) -> Result<(), String> {
+    if id.is_known() {
+        let parsed = spiffe::SpiffeId::new(&id.text)
+            .map_err(|e| format!("its SPIFFE ID {:?} is not valid: {e}", id.text))?;
+        if let Some(td) = trust_domain
+            && parsed.trust_domain().to_string() != td
+        {
+            return Err(format!("its SPIFFE ID {} is not of trust domain {td}", id.text));
+        }
+        return Ok(());
+    }
+    let never = |why: String| Err(format!("its SPIFFE ID {:?} can never be valid: {why}", id.text));
+    const SCHEME: &str = "spiffe://";
+    let runs: Vec<&str> = id.known_runs().collect();
+    for (i, run) in runs.iter().enumerate() {
+        let mut path = *run;
+        if i == 0 {
+            if let Some(rest) = run.strip_prefix(SCHEME) {
+                path = rest;
+                if let Some((td, _)) = rest.split_once('/')
+                    && let Some(own) = trust_domain
+                    && td != own
+                {
+                    return never(format!("its trust domain {td:?} is not {own}"));
+                }
+            } else if SCHEME.starts_with(run) {
+                continue;
+            } else {
+                return never("it does not start with spiffe://".into());
+            }
+        }
+        if let Some(c) =
+            path.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '/')))
+        {
+            return never(format!("it holds {c:?}, which no SPIFFE ID may"));
+        }
+        if path.contains("//") {
+            return never("it has an empty path segment".into());
+        }
+    }
+    if runs.last().is_some_and(|last| last.ends_with('/')) {
+        return never("it ends with /".into());
+    }
+    Ok(())
+}

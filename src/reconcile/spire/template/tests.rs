@@ -1,0 +1,113 @@
+//! The templates as the manager's Go would parse and execute them.
+
+use super::*;
+
+fn labels(key: &str) -> Lookup<'static> {
+    match key {
+        "app" => Lookup::Value("llama"),
+        "pod-template-hash" => Lookup::Unknown,
+        _ => Lookup::Absent,
+    }
+}
+
+fn eval(template: &str) -> Result<Evaluated, String> {
+    let data = Data {
+        trust_domain: Some("example.org"),
+        namespace: "serving",
+        labels: &labels,
+        service_account: "llama",
+    };
+    parse(template).and_then(|t| t.evaluate(&data))
+}
+
+#[test]
+fn the_spire_helm_charts_default_template_evaluates() {
+    let got =
+        eval("spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/sa/{{ .PodSpec.ServiceAccountName }}")
+            .unwrap();
+    assert_eq!(got.text, "spiffe://example.org/ns/serving/sa/llama");
+    assert!(got.is_known());
+}
+
+#[test]
+fn labels_by_field_and_by_index_and_missing_ones_as_go_prints_them() {
+    assert_eq!(eval("{{.PodMeta.Labels.app}}").unwrap().text, "llama");
+    assert_eq!(eval(r#"{{ index .PodMeta.Labels "app" }}"#).unwrap().text, "llama");
+    assert_eq!(eval("{{ .PodMeta.Labels.tier }}").unwrap().text, "<no value>");
+    assert_eq!(eval(r#"{{ index .PodMeta.Labels "tier" }}"#).unwrap().text, "");
+    assert_eq!(eval("{{ .PodMeta.GetNamespace }}").unwrap().text, "serving");
+}
+
+#[test]
+fn node_cluster_and_controller_data_stay_unknown_never_guessed() {
+    let got = eval("spiffe://{{ .TrustDomain }}/{{ .ClusterName }}/{{.NodeMeta.Name}}").unwrap();
+    assert_eq!(got.text, "spiffe://example.org/{{ .ClusterName }}/{{.NodeMeta.Name}}");
+    assert_eq!(got.unknown, vec!["{{ .ClusterName }}", "{{.NodeMeta.Name}}"]);
+    assert_eq!(got.known_runs().collect::<Vec<_>>(), vec!["spiffe://example.org/", "/", ""]);
+    assert!(eval("{{ .PodMeta.Labels.pod-template-hash }}").is_err(), "a dash does not parse");
+    assert!(!eval(r#"{{ index .PodMeta.Labels "pod-template-hash" }}"#).unwrap().is_known());
+    assert!(!eval(r#"{{ .PodMeta.Name | printf "%s" }}"#).unwrap().is_known());
+    assert!(!eval("{{ if .PodMeta.Labels.app }}a{{ else }}b{{ end }}").unwrap().is_known());
+    let no_td = Data { trust_domain: None, namespace: "serving", labels: &labels, service_account: "llama" };
+    assert!(!parse("spiffe://{{ .TrustDomain }}/x").unwrap().evaluate(&no_td).unwrap().is_known());
+}
+
+#[test]
+fn a_field_the_data_does_not_have_fails_at_execution() {
+    // Go: can't evaluate field Namspace in type *v1.ObjectMeta.
+    for bad in [
+        "{{ .PodMeta.Namspace }}",
+        "{{ .PodSpec.ServiceAccount }}",
+        "{{ .NodeSpec.Name }}",
+        "{{ .Pod.Name }}",
+        "{{ .PodMeta.Namespace.Name }}",
+        "{{ .PodMeta.Labels.app.x }}",
+        r#"{{ printf "%s" .PodMeta.Namspace }}"#,
+    ] {
+        assert!(eval(bad).unwrap_err().contains("has no field"), "{bad}");
+    }
+    // Fields the cluster fills are not failures.
+    for fine in [
+        "{{ .PodMeta.UID }}",
+        "{{ .PodSpec.NodeName }}",
+        "{{ .NodeMeta.Labels.zone }}",
+        "{{ .NodeSpec.ProviderID }}",
+    ] {
+        assert!(!eval(fine).unwrap().is_known(), "{fine}");
+    }
+}
+
+#[test]
+fn what_gos_parser_refuses() {
+    for bad in [
+        "spiffe://x/{{ .PodMeta.Namespace",
+        "{{ .PodMeta.Labels.app-name }}",
+        "{{ .PodMeta.Name | lower }}",
+        "{{ $x }}",
+        "{{ end }}",
+        "{{ if .PodMeta.Name }}x",
+        "{{ \"x }}",
+        "{{/* x */ }}",
+        "{{ }}",
+        "{{ .A | }}",
+    ] {
+        assert!(parse(bad).is_err(), "{bad}");
+    }
+    for good in [
+        "{{ $x := .PodMeta.Name }}{{ $x }}",
+        "{{ range $i, $e := .PodSpec.Containers }}{{ $e.Name }}{{ end }}",
+        "{{ with .PodMeta }}{{ .Name }}{{ end }}",
+        "{{- /* c */ -}}",
+        "{{ (index .PodMeta.Labels \"app\") }}",
+        "{{ .PodMeta.Name | printf \"%s-x\" }}",
+    ] {
+        assert!(parse(good).is_ok(), "{good}: {:?}", parse(good));
+    }
+}
+
+#[test]
+fn trim_markers_and_comments() {
+    assert_eq!(eval("a {{- .PodMeta.Namespace -}} b{{/* c */}}").unwrap().text, "aservingb");
+    assert_eq!(parse("k8s:ns:x").unwrap().constant(), Some("k8s:ns:x"));
+    assert_eq!(parse("k8s:ns:{{ .PodMeta.Namespace }}").unwrap().constant(), None);
+}
