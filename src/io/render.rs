@@ -169,8 +169,10 @@ impl Files<'_> {
             // explaining nothing would pass for a clean result.
             if source.is_none() && stream.parts.is_empty() {
                 return Err(format!(
-                    "{name} holds no YAML document: did the command before the pipe fail? (a shell runs \
-                     the rest of a pipe anyway; `set -o pipefail` makes it stop)"
+                    "{name} holds no YAML document: what feeds it gave nothing, so there is nothing to \
+                     render. A chart or overlay that renders no object (Helm's post-renderer), or a \
+                     command before a pipe that failed (a shell runs the rest of a pipe anyway; `set -o \
+                     pipefail` makes it stop)?"
                 ));
             }
             self.streams.push(stream);

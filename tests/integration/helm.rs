@@ -242,3 +242,19 @@ fn helm_s_own_error_stays_whole_in_a_file_it_does_not_append_to() {
     assert!(text.starts_with("Error:"), "{text}");
     assert!(!text.contains("pools in serving"), "a cut message of the function: {text}");
 }
+
+#[test]
+fn a_chart_that_renders_nothing_fails_saying_so() {
+    // Helm fails any post-render that prints nothing; the function says why it printed nothing,
+    // even with bindings given beside the chart.
+    let tmp = setup("helm-empty");
+    for template in ["pool.yaml", "deployments.yaml"] {
+        std::fs::remove_file(tmp.join("chart/templates").join(template)).unwrap();
+    }
+    let bindings = tmp.join("bindings.yaml");
+    let out = template(&tmp, &[bindings.to_str().unwrap(), "--trust-domain=example.org"]);
+    assert_ne!(out.status.code(), Some(0), "{}", describe(&out));
+    let text = stderr(&out);
+    assert!(text.contains("<stdin> holds no YAML document"), "{text}");
+    assert!(text.contains("chart or overlay that renders no object"), "{text}");
+}
