@@ -403,6 +403,24 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_size_limit_holds_at_its_last_byte() {
+        assert!(check_size(&" ".repeat(MAX_INPUT_BYTES)).is_ok());
+        let over = " ".repeat(MAX_INPUT_BYTES + 1);
+        for err in [parse(&over).unwrap_err(), parse_stream(&over).unwrap_err()] {
+            assert!(err.contains("larger than the limit of 134217728 bytes"), "{err}");
+        }
+    }
+
+    #[test]
+    fn the_event_budget_allows_three_events_a_node() {
+        // 2,100,001 nodes, within the node budget; two events each for the empty mappings,
+        // over 4.2 million in all: within three a node, past one a node.
+        let list = format!("[{}{{}}]", "{},".repeat(2_099_999));
+        let value = parse(&list).unwrap();
+        assert_eq!(value.as_array().map(Vec::len), Some(2_100_000));
+    }
+
+    #[test]
     fn keys_equal_as_json_strings_are_duplicates() {
         let err = parse("data:\n  1: first\n  \"1\": second\n").unwrap_err();
         assert!(err.contains("duplicate mapping key \"1\""), "{err}");
