@@ -4,8 +4,9 @@
 //! compares those: identities per binding, the SPIFFE IDs each pod template gets (the
 //! report's `reach`), and findings. Text, markdown (a pull request comment) or JSON.
 
-use super::annotations;
+use super::explain::annotations;
 use super::explain::{self, LabelSelector, Report};
+use super::explain::{github, sarif};
 use super::render::Request;
 use super::{RunOutput, error_output};
 use crate::config::FailurePolicy;
@@ -85,7 +86,7 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
                 .collect();
             let mut found = annotations::failing(&newly_failing, failure_policy);
             found.extend(annotations::findings(&fresh));
-            if output == Output::Sarif { annotations::sarif(&found) } else { annotations::github(&found) }
+            if output == Output::Sarif { sarif::sarif(&found) } else { github::github(&found) }
         }
     };
     RunOutput { stdout, stderr: String::new(), exit_code: if differs { DIFFERS } else { 0 } }
