@@ -290,6 +290,50 @@ mod tests {
     }
 
     #[test]
+    fn a_saved_report_is_read_strictly_naming_the_field() {
+        let read = |text: &str| Report::read(text).unwrap_err();
+        let binding = || {
+            serde_json::json!({"namespace": "ns", "name": "a", "ready": true, "reason": "Reconciled",
+                "message": "", "spiffeID": "spiffe://x/a", "clusterSPIFFEID": "a", "className": null,
+                "podSelector": {"matchLabels": {"app": "a"}}, "namespaceSelector": null,
+                "selectors": [], "workloads": [], "selectedWithoutIdentity": [], "removes": []})
+        };
+        let empty = r#""config": null, "workloads": [], "findings": [], "reach": []"#;
+        assert!(Report::read(&format!(r#"{{"bindings": [{}], {empty}}}"#, binding())).is_ok());
+        assert_eq!(read(r#"{"bindings": [], "findings": []}"#), "missing field `config`");
+        let unknown = read(&format!(r#"{{"bindings": [{{"foo": 1}}], {empty}}}"#));
+        assert!(unknown.starts_with("bindings[0].foo: unknown field `foo`"), "{unknown}");
+        let mut b = binding();
+        b["ready"] = serde_json::json!("yes");
+        let wrong = read(&format!(r#"{{"bindings": [{b}], {empty}}}"#));
+        assert!(
+            wrong.starts_with("bindings[0].ready: invalid type: string \"yes\", expected a boolean"),
+            "{wrong}"
+        );
+        let mut b = binding();
+        b["selectors"] = serde_json::json!(42);
+        assert!(
+            read(&format!(r#"{{"bindings": [{b}], {empty}}}"#))
+                .starts_with("bindings[0].selectors: invalid type")
+        );
+        let reach =
+            r#"[{"apiVersion": "v1", "kind": "Pod", "namespace": "ns", "name": "p", "spiffeIDs": "zz"}]"#;
+        let ids = read(&format!(
+            r#"{{"bindings": [], "config": null, "workloads": [], "findings": [], "reach": {reach}}}"#
+        ));
+        assert!(ids.starts_with("reach[0].spiffeIDs: invalid type"), "{ids}");
+        let mut b = binding();
+        b.as_object_mut().unwrap().remove("namespace");
+        let missing = read(&format!(r#"{{"bindings": [{b}], {empty}}}"#));
+        assert!(missing.starts_with("bindings[0]: missing field `namespace`"), "{missing}");
+        let finding = r#"[{"severity": "bad", "reason": "X", "message": "", "refs": []}]"#;
+        let severity = read(&format!(
+            r#"{{"bindings": [], "config": null, "workloads": [], "reach": [], "findings": {finding}}}"#
+        ));
+        assert!(severity.starts_with("findings[0].severity: unknown variant `bad`"), "{severity}");
+    }
+
+    #[test]
     fn a_severity_is_spelled_as_the_text_words_it() {
         for severity in [Severity::Error, Severity::Warning, Severity::Info] {
             let spelled = serde_json::to_value(FindingSeverity::from(severity)).unwrap();
