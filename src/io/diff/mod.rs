@@ -1,12 +1,11 @@
 //! `diff BASE HEAD`: what a change does to identities before it merges. Each side is read
 //! as `explain` reads it (a file, a folder or `-`, with the same configuration) or is a
-//! saved `explain -o json` report ([`side`]); both become the report's document
+//! saved `explain -o json` report (`side.rs`); both become the report's document
 //! ([`explain::report`]), and the diff compares those: identities per binding
-//! ([`identities`]), the SPIFFE IDs each pod template gets, the report's `reach`
-//! ([`workloads`]), and findings ([`findings`]). Text, markdown (a pull request comment),
-//! JSON, or HEAD's new failures and findings as annotations ([`annotate`]); the exit status
-//! says whether the sides differ ([`fail_on`]).
-
+//! (`identities.rs`), the SPIFFE IDs each pod template gets, the report's `reach`
+//! (`workloads.rs`), and findings (`findings.rs`). Text, markdown (a pull request comment),
+//! JSON, or HEAD's new failures and findings as annotations (`annotate.rs`); the exit
+//! status says whether the sides differ (`fail_on.rs`).
 mod annotate;
 mod fail_on;
 mod findings;

@@ -5,8 +5,8 @@
 //! each under its name: as aligned text, as the report's stable JSON document for
 //! automation, or as annotations where CI shows them (SARIF, GitHub workflow commands).
 //!
-//! [`build`] makes the report of the model, [`report`] is its document (what `diff` reads
-//! back), and each output format has its file: [`text`], [`sarif`] and [`github`], these two
+//! `build.rs` makes the report of the model, [`report`] is its document (what `diff` reads
+//! back), and each output format has its file: `text.rs`, [`sarif`] and [`github`], these two
 //! from the [`annotations`] of a report.
 
 pub mod annotations;
