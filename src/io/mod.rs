@@ -6,7 +6,6 @@
 //! in one place ([`wording`]; the KRM results in [`results`]). This module holds the
 //! environment and stderr's escaping.
 
-pub mod annotations;
 mod app_folder;
 pub mod diff;
 pub mod explain;

@@ -1,106 +1,16 @@
-//! `explain -o sarif` and `-o github`: the failing bindings and the findings of a report as
-//! annotations where CI shows them, each at the file and line where the item at fault
-//! starts. SARIF 2.1.0 is written with `serde-sarif` (its types follow the OASIS schema);
-//! GitHub Actions workflow commands are one line each, escaped by GitHub's rules.
+//! `-o sarif`: annotations as a SARIF 2.1.0 log of one run, written with `serde-sarif` (its
+//! types follow the OASIS schema): a rule for every finding and failure reason, each result
+//! at its file as a URI GitHub code scanning resolves.
 
-use super::explain::{At, BindingReport, FindingReport, Report};
-use crate::config::FailurePolicy;
+use super::annotations::Annotation;
+use super::report::At;
 use crate::reconcile::findings::Kind;
 use crate::reconcile::reason::Reason;
 use crate::reconcile::results::Severity;
 use serde_sarif::sarif;
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Component, Path, PathBuf};
-
-/// One thing to show: a failing binding or a finding.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Annotation {
-    /// The rule's name: the finding's, or the failing binding's reason.
-    pub rule: &'static str,
-    pub severity: Severity,
-    pub message: String,
-    pub at: Option<At>,
-    /// Stable across edits that move the item: the rule and the item's identity.
-    pub fingerprint: String,
-}
-
-/// The annotations of a report: failing bindings first (input order), then the findings.
-pub fn of(report: &Report, failure_policy: FailurePolicy) -> Vec<Annotation> {
-    let mut out = failing(&report.bindings.iter().collect::<Vec<_>>(), failure_policy);
-    out.extend(findings(&report.findings.iter().collect::<Vec<_>>()));
-    out
-}
-
-/// The annotations of the bindings given that fail, in the order given.
-pub fn failing(bindings: &[&BindingReport], failure_policy: FailurePolicy) -> Vec<Annotation> {
-    let failing = bindings.iter().filter(|b| !b.ready).filter_map(|b| {
-        let reason = Reason::ALL.iter().find(|r| r.as_str() == b.reason)?;
-        let name = match &b.namespace {
-            Some(ns) => format!("{ns}/{}", b.name),
-            None => b.name.clone(),
-        };
-        Some(Annotation {
-            rule: reason.as_str(),
-            severity: match failure_policy {
-                FailurePolicy::Fail => Severity::Error,
-                FailurePolicy::Report => Severity::Warning,
-            },
-            message: format!("binding {name} is not ready: {}: {}", b.reason, b.message),
-            at: b.at.clone(),
-            fingerprint: fingerprint(&[
-                reason.as_str(),
-                crate::api::binding::API_VERSION,
-                crate::api::binding::KIND,
-                b.namespace.as_deref().unwrap_or_default(),
-                &b.name,
-                "",
-            ]),
-        })
-    });
-    failing.collect()
-}
-
-/// The annotations of findings alone, in the order given.
-pub fn findings(findings: &[&FindingReport]) -> Vec<Annotation> {
-    let findings = findings.iter().map(|f| {
-        // The item it is about and those it names (another ClusterSPIFFEID, say): two
-        // findings of one kind about one item differ in what they name.
-        let mut identity = vec![f.kind.as_str()];
-        for r in &f.refs {
-            identity.extend([
-                r.api_version.as_str(),
-                &r.kind,
-                r.namespace.as_deref().unwrap_or_default(),
-                &r.name,
-                r.path.as_deref().unwrap_or_default(),
-            ]);
-        }
-        Annotation {
-            rule: f.kind.as_str(),
-            severity: match f.severity {
-                "error" => Severity::Error,
-                "warning" => Severity::Warning,
-                _ => Severity::Info,
-            },
-            message: f.message.clone(),
-            at: f.at.clone(),
-            fingerprint: fingerprint(&identity),
-        }
-    });
-    findings.collect()
-}
-
-/// SHA-256 of the parts, each ended by a NUL, as hex.
-fn fingerprint(parts: &[&str]) -> String {
-    let mut hash = Sha256::new();
-    for part in parts {
-        hash.update(part.as_bytes());
-        hash.update([0]);
-    }
-    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
-}
 
 /// What a failure reason's rule is about, in one sentence.
 fn reason_description(reason: Reason) -> &'static str {
@@ -258,79 +168,9 @@ fn encode(path: &Path) -> String {
         .collect()
 }
 
-/// The annotations as GitHub Actions workflow commands (`::warning file=F,line=N,title=T::M`):
-/// `error`, `warning` and, for info, `notice`.
-pub fn github(annotations: &[Annotation]) -> String {
-    let mut out = String::new();
-    for a in annotations {
-        let command = match a.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Info => "notice",
-        };
-        let mut properties = Vec::new();
-        if let Some(at) = &a.at {
-            if let Some(file) = &at.file {
-                // Named as messages name it: control characters and bytes that are not
-                // UTF-8 escaped, never replaced.
-                properties.push(format!("file={}", property(&super::files::quote(file))));
-            }
-            properties.push(format!("line={}", at.line));
-        }
-        properties.push(format!("title={}", property(a.rule)));
-        out.push_str(&format!("::{command} {}::{}\n", properties.join(","), data(&a.message)));
-    }
-    out
-}
-
-/// A command's message, escaped as GitHub's runner unescapes it (`%`, `\r`, `\n`); any
-/// other control character, which the runner would pass on raw to the log, is written as
-/// Rust escapes it (`\u{1b}`).
-fn data(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '%' => out.push_str("%25"),
-            '\r' => out.push_str("%0D"),
-            '\n' => out.push_str("%0A"),
-            c if c.is_control() => out.extend(c.escape_default()),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// A command's property value: as a message, and `:` and `,` too.
-fn property(text: &str) -> String {
-    data(text).replace(':', "%3A").replace(',', "%2C")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn workflow_commands_escape_what_github_unescapes() {
-        assert_eq!(data("50% a\r\nb"), "50%25 a%0D%0Ab");
-        assert_eq!(property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
-        assert_eq!(data("a\u{1b}[31mb\t"), "a\\u{1b}[31mb\\t");
-    }
-
-    #[test]
-    fn a_file_in_a_workflow_command_is_named_as_messages_name_it() {
-        let file = PathBuf::from(std::ffi::OsStr::from_bytes(b"a\x1b[31m,b\xff.yaml"));
-        let annotation = Annotation {
-            rule: "NoMatchingWorkload",
-            severity: Severity::Warning,
-            message: "m".to_string(),
-            at: Some(At { file: Some(file), line: 3 }),
-            fingerprint: String::new(),
-        };
-        assert_eq!(
-            github(&[annotation]),
-            "::warning file=a\\u{1b}[31m%2Cb\\xff.yaml,line=3,title=NoMatchingWorkload::m\n"
-        );
-    }
 
     #[test]
     fn uris_encode_what_is_not_a_path_character() {
@@ -350,11 +190,9 @@ mod tests {
         assert_eq!(uri_from(Path::new("../base/a.yaml"), cwd), "file:///srv/base/a.yaml");
         assert_eq!(uri_from(Path::new("/a/../../b.yaml"), cwd), "file:///b.yaml");
     }
-
     #[test]
-    fn every_kind_has_a_rule_and_fingerprints_do_not_collide_across_fields() {
+    fn every_kind_has_a_rule() {
         assert!(Kind::ALL.iter().all(|k| rules().iter().any(|r| r.1 == k.as_str())));
         assert_eq!(rules().len(), Kind::ALL.len() + Reason::ALL.len());
-        assert_ne!(fingerprint(&["ab", "c"]), fingerprint(&["a", "bc"]));
     }
 }

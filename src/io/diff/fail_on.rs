@@ -1,0 +1,25 @@
+//! The exit status of `diff` and `--fail-on`: 2 when the sides differ in what the flag asks
+//! about, 0 otherwise.
+
+use super::Diff;
+
+/// When the diff exits 2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailOn {
+    /// Any change of identities or reach.
+    Change,
+    /// Only a change that grants: a workload gains an SVID, an identity is added or widened.
+    Grant,
+}
+
+/// The exit status when the sides differ (as `terraform plan -detailed-exitcode`).
+pub const DIFFERS: i32 = 2;
+
+/// The exit status of a diff under `--fail-on`. Findings alone never make it differ.
+pub(super) fn exit_code(diff: &Diff, fail_on: FailOn) -> i32 {
+    let differs = match fail_on {
+        FailOn::Change => !diff.identities.is_empty() || !diff.workloads.is_empty(),
+        FailOn::Grant => diff.grants(),
+    };
+    if differs { DIFFERS } else { 0 }
+}

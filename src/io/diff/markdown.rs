@@ -1,0 +1,174 @@
+//! `diff -o markdown`: the diff as a pull request comment, tables under GitHub's comment
+//! limit; when the rows do not all fit, what grants is kept first.
+
+use super::Diff;
+use super::words::{count, identity_line, qualified, severity, summary, workload_name};
+
+/// Most characters of the markdown: under GitHub's 65,536-character limit of a comment,
+/// with room for what a workflow adds around it.
+pub const MARKDOWN_LIMIT: usize = 60_000;
+
+/// Text for markdown outside code spans, one line: what GitHub would read as markup
+/// (emphasis, links, headings, code, a table's `|`) escaped with `\`, and `<`, `>`, `&` as
+/// entities, since GitHub strips what it takes for HTML (`<release name>`).
+fn md(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '#' | '|' | '~' | '!' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A code span holding `text` as it is, in a table cell: a fence longer than any run of
+/// backticks inside, the `|` escaped (GitHub splits cells on it even in code).
+fn code(text: &str) -> String {
+    let text = text.replace(['\n', '\r'], " ").replace('|', "\\|");
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') { " " } else { "" };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// A row of the markdown: the section it goes in, how much it matters (0 first: what
+/// grants), and its text.
+struct Row {
+    section: usize,
+    rank: u8,
+    text: String,
+}
+
+/// The diff as a pull request comment: a summary line, then tables; at most `limit`
+/// characters. When the rows do not all fit, those that grant come first, then the other
+/// identity and workload changes, then the findings, and a last line says how many were
+/// left out and where the whole diff is.
+pub(super) fn markdown(diff: &Diff, limit: usize) -> String {
+    let mut rows = Vec::new();
+    for c in &diff.identities {
+        let text = format!(
+            "| {} | {} | {} |\n",
+            c.change,
+            code(&qualified(&c.namespace, &c.name)),
+            md(&identity_line(c))
+        );
+        rows.push(Row { section: 0, rank: u8::from(!c.grants()), text });
+    }
+    for w in &diff.workloads {
+        let ids = |list: &[String]| list.iter().map(|id| code(id)).collect::<Vec<_>>().join("<br>");
+        let text = format!("| {} | {} | {} |\n", md(&workload_name(w)), ids(&w.gains), ids(&w.loses));
+        rows.push(Row { section: 1, rank: u8::from(w.gains.is_empty()), text });
+    }
+    for f in &diff.findings.new {
+        let text = format!("- **{}** {}: {}\n", severity(f), md(&f.reason), md(&f.message));
+        rows.push(Row { section: 2, rank: 2, text });
+    }
+    const HEADS: [&str; 3] = [
+        "\n| change | binding | identity |\n| --- | --- | --- |\n",
+        "\n| workload | gains | loses |\n| --- | --- | --- |\n",
+        "\nNew findings:\n\n",
+    ];
+    let mut out = format!("**Identity changes:** {}\n", md(&summary(diff)));
+    // Room for the heads and the line that says what was left out.
+    let room = limit
+        .saturating_sub(out.chars().count() + HEADS.iter().map(|h| h.chars().count()).sum::<usize>() + 400);
+    let mut order: Vec<usize> = (0..rows.len()).collect();
+    order.sort_by_key(|&i| (rows[i].rank, rows[i].section, i));
+    let mut kept = vec![false; rows.len()];
+    let mut used = 0;
+    for i in order {
+        let len = rows[i].text.chars().count();
+        if used + len <= room {
+            used += len;
+            kept[i] = true;
+        }
+    }
+    let mut left = [0; 3];
+    for (section, head) in HEADS.iter().enumerate() {
+        let mut wrote = false;
+        for (row, _) in rows.iter().zip(&kept).filter(|(r, k)| r.section == section && **k) {
+            if !wrote {
+                out.push_str(head);
+                wrote = true;
+            }
+            out.push_str(&row.text);
+        }
+        left[section] = rows.iter().zip(&kept).filter(|(r, k)| r.section == section && !**k).count();
+    }
+    if left.iter().any(|&n| n > 0) {
+        let parts: Vec<String> = [
+            ("identity change", "identity changes"),
+            ("workload", "workloads"),
+            ("new finding", "new findings"),
+        ]
+        .iter()
+        .zip(left)
+        .filter(|(_, n)| *n > 0)
+        .map(|((one, many), n)| count(n, one, many))
+        .collect();
+        out.push_str(&format!(
+            "\n_Left out to stay under GitHub's comment limit: {}. The whole diff: `render-inference-identity diff` with `-o text` or `-o json`._\n",
+            parts.join(", ")
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::compare;
+    use super::super::testing::{binding, report};
+    use super::*;
+    use serde_json::{Value, json};
+
+    #[test]
+    fn markdown_escapes_what_github_would_take_for_markup() {
+        assert_eq!(
+            md("<release namespace>-<name> & *x* a|b\nc"),
+            "&lt;release namespace&gt;-&lt;name&gt; &amp; \\*x\\* a\\|b c"
+        );
+        assert_eq!(code("a|b"), "`a\\|b`");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("`a"), "`` `a ``");
+    }
+
+    #[test]
+    fn markdown_stays_under_the_limit_keeping_what_grants() {
+        let many: Vec<Value> = (0..300).map(|i| binding(&format!("b{i:03}"), &["k8s:ns:ns"])).collect();
+        let mut changed = binding("b000", &["k8s:ns:ns"]);
+        changed["spiffeID"] = json!("spiffe://x/other");
+        let before = report(json!([binding("z", &[]), changed]), json!([]));
+        let diff = compare(&before, &report(json!(many), json!([])));
+        let whole = markdown(&diff, usize::MAX);
+        assert!(!whole.contains("Left out"), "everything fits");
+        let limit = 4_000;
+        let cut = markdown(&diff, limit);
+        assert!(cut.chars().count() <= limit, "{}", cut.chars().count());
+        assert!(
+            cut.starts_with(
+                "**Identity changes:** 299 identities added, 1 identity removed, 1 identity changed\n"
+            ),
+            "{cut}"
+        );
+        // What grants comes first: added and changed identities; the removal is left out.
+        assert!(cut.contains("| added | `ns/b001` |"), "{cut}");
+        assert!(!cut.contains("| removed |"), "{cut}");
+        assert!(cut.contains("Left out to stay under GitHub's comment limit: "), "{cut}");
+        assert!(cut.contains("1 identity change") || cut.contains("identity changes"), "{cut}");
+        // Far more than a comment holds, at the real limit: under GitHub's 65,536 characters.
+        let many: Vec<Value> =
+            (0..2_000).map(|i| binding(&format!("binding-{i:05}"), &["k8s:ns:ns"])).collect();
+        let diff = compare(&report(json!([]), json!([])), &report(json!(many), json!([])));
+        let text = markdown(&diff, MARKDOWN_LIMIT);
+        assert!(markdown(&diff, usize::MAX).chars().count() > 65_536);
+        assert!(text.chars().count() <= 65_536 && text.contains("Left out"), "{}", text.chars().count());
+    }
+}

@@ -1,0 +1,102 @@
+//! `diff BASE HEAD`: what a change does to identities before it merges. Each side is read
+//! as `explain` reads it (a file, a folder or `-`, with the same configuration) or is a
+//! saved `explain -o json` report (`side.rs`); both become the report's document
+//! ([`explain::report`]), and the diff compares those: identities per binding
+//! (`identities.rs`), the SPIFFE IDs each pod template gets, the report's `reach`
+//! (`workloads.rs`), and findings (`findings.rs`). Text, markdown (a pull request comment),
+//! JSON, or HEAD's new failures and findings as annotations (`annotate.rs`); the exit
+//! status says whether the sides differ (`fail_on.rs`).
+mod annotate;
+mod fail_on;
+mod findings;
+mod identities;
+mod json;
+mod markdown;
+mod side;
+#[cfg(test)]
+mod testing;
+mod text;
+mod words;
+mod workloads;
+
+pub use fail_on::{DIFFERS, FailOn};
+pub use findings::FindingChanges;
+pub use identities::{Identity, IdentityChange};
+pub use markdown::MARKDOWN_LIMIT;
+pub use workloads::WorkloadChange;
+
+use super::explain::{self, Report};
+use super::render::Request;
+use super::{RunOutput, error_output};
+use serde::Serialize;
+use std::path::Path;
+
+/// The output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    Text,
+    Markdown,
+    Json,
+    /// HEAD's newly failing bindings and new findings as SARIF ([`explain::sarif`]).
+    Sarif,
+    /// The same as GitHub Actions workflow commands ([`explain::github`]).
+    Github,
+}
+
+/// What a diff found.
+#[derive(Serialize, Debug, Default)]
+pub struct Diff {
+    pub identities: Vec<IdentityChange>,
+    pub workloads: Vec<WorkloadChange>,
+    pub findings: FindingChanges,
+}
+
+/// Compares two sides; `request` holds the configuration and standard input, its paths
+/// are ignored.
+pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on: FailOn) -> RunOutput {
+    let sides = side::read(base, request).and_then(|b| Ok((b, side::read(head, request)?)));
+    let (before, after) = match sides {
+        Ok(sides) => sides,
+        Err(message) => return error_output(&message),
+    };
+    let diff = compare(&before.report, &after.report);
+    let stdout = match output {
+        Output::Text => text::text(&diff),
+        Output::Markdown => markdown::markdown(&diff, MARKDOWN_LIMIT),
+        Output::Json => json::json(&diff),
+        Output::Sarif | Output::Github => {
+            let Some(failure_policy) = after.policy else {
+                return error_output(&format!(
+                    "{}: -o sarif and -o github point at the lines of HEAD's manifests, and a saved \
+                     report has none: give HEAD as files, a folder or `-`",
+                    super::files::quote(head)
+                ));
+            };
+            let found = annotate::annotations(&diff, &after.report, failure_policy);
+            if output == Output::Sarif {
+                explain::sarif::sarif(&found)
+            } else {
+                explain::github::github(&found)
+            }
+        }
+    };
+    RunOutput { stdout, stderr: String::new(), exit_code: fail_on::exit_code(&diff, fail_on) }
+}
+
+/// The changes from `before` to `after`.
+fn compare(before: &Report, after: &Report) -> Diff {
+    Diff {
+        identities: identities::compare(before, after),
+        workloads: workloads::compare(before, after),
+        findings: findings::compare(before, after),
+    }
+}
+
+impl Diff {
+    /// Whether the change grants: a workload gains an SVID, or an identity is added or
+    /// widened.
+    pub fn grants(&self) -> bool {
+        self.workloads.iter().any(|w| !w.gains.is_empty())
+            || self.identities.iter().any(IdentityChange::grants)
+    }
+}

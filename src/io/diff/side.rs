@@ -1,0 +1,87 @@
+//! One side of a diff: a saved `explain -o json` report, read strictly, or else the report
+//! of the manifests there (a file, a folder or `-`), read as `explain` reads them.
+
+use crate::config::FailurePolicy;
+use crate::io::explain::{self, Report};
+use crate::io::files;
+use crate::io::render::Request;
+use serde_json::Value;
+use std::path::Path;
+
+/// A side's report, and for manifests read now (not a saved report) the failure policy they
+/// run under; their report also knows the line of each item.
+pub(super) struct Side {
+    pub report: Report,
+    pub policy: Option<FailurePolicy>,
+}
+
+/// The side at `path`, its errors named after it.
+pub(super) fn read(path: &Path, request: &Request) -> Result<Side, String> {
+    let name = files::quote(path);
+    // A file is read within the input limit, as every file the function reads; its own
+    // errors name it.
+    let text = if path.as_os_str() == "-" {
+        request.stdin.clone()
+    } else if path.is_file() {
+        Some(files::read_named(path, &mut files::Budget::default())?)
+    } else {
+        None
+    };
+    if let Some(text) = text.as_deref().filter(|t| is_saved_report(t)) {
+        let report = Report::read(text).map_err(|e| {
+            format!("{name}: a saved explain report, but {e}: save it again with `explain -o json` of this version")
+        })?;
+        return Ok(Side { report, policy: None });
+    }
+    let side = Request {
+        paths: vec![path.to_path_buf()],
+        config_file: request.config_file.clone(),
+        overrides: request.overrides.clone(),
+        env: request.env.clone(),
+        stdin: request.stdin.clone(),
+    };
+    // Errors about a file of the side name it already; others get the side's name.
+    let named = |e: String| {
+        let shown = if path.as_os_str() == "-" { "<stdin>" } else { name.as_str() };
+        if e.starts_with(shown) || e.starts_with(&format!("reading {shown}")) {
+            e
+        } else {
+            format!("{name}: {e}")
+        }
+    };
+    let (report, policy) = explain::build_with_policy(&side).map_err(named)?;
+    Ok(Side { report, policy: Some(policy) })
+}
+
+/// Whether a text is a saved `explain -o json` report: a JSON object with `bindings` and
+/// no `apiVersion` (a manifest in JSON has one).
+fn is_saved_report(text: &str) -> bool {
+    let Ok(Value::Object(value)) = serde_json::from_str::<Value>(text) else { return false };
+    value.contains_key("bindings") && !value.contains_key("apiVersion")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_saved_report_is_told_from_a_json_manifest() {
+        assert!(is_saved_report(r#"{"bindings": [], "findings": []}"#));
+        assert!(!is_saved_report(r#"{"apiVersion": "v1", "kind": "List", "bindings": []}"#));
+        assert!(!is_saved_report("kind: A"));
+    }
+
+    #[test]
+    fn every_report_explain_writes_is_told_as_a_saved_one() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+        let mut read = 0;
+        for case in std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()) {
+            let file = case.join("expected.json");
+            if case.file_name().unwrap().to_string_lossy().starts_with("explain-") && file.is_file() {
+                assert!(is_saved_report(&std::fs::read_to_string(&file).unwrap()), "{file:?}");
+                read += 1;
+            }
+        }
+        assert!(read >= 10, "{read} reports");
+    }
+}

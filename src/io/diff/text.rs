@@ -1,0 +1,44 @@
+//! `diff -o text`: the summary line, then the identity, workload and finding changes, for a
+//! terminal.
+
+use super::Diff;
+use super::words::{finding_line, identity_line, qualified, summary, workload_name};
+
+/// The diff as text for a terminal.
+pub(super) fn text(diff: &Diff) -> String {
+    let mut out = format!("{}\n", summary(diff));
+    if !diff.identities.is_empty() {
+        out.push_str("\nIdentities\n");
+        for c in &diff.identities {
+            out.push_str(&format!(
+                "  {:<8} {}  {}\n",
+                c.change,
+                qualified(&c.namespace, &c.name),
+                identity_line(c)
+            ));
+        }
+    }
+    if !diff.workloads.is_empty() {
+        out.push_str("\nWorkloads\n");
+        for w in &diff.workloads {
+            out.push_str(&format!("  {}\n", workload_name(w)));
+            for id in &w.gains {
+                out.push_str(&format!("    gains  {id}\n"));
+            }
+            for id in &w.loses {
+                out.push_str(&format!("    loses  {id}\n"));
+            }
+        }
+    }
+    for (title, list) in
+        [("New findings", &diff.findings.new), ("Resolved findings", &diff.findings.resolved)]
+    {
+        if !list.is_empty() {
+            out.push_str(&format!("\n{title}\n"));
+            for f in list {
+                out.push_str(&format!("  {}\n", finding_line(f)));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,125 @@
+//! How the text and the markdown of a diff word it: the summary line, an identity's change
+//! as short phrases, a workload's and a finding's line.
+
+use super::{Diff, Identity, IdentityChange, WorkloadChange};
+use crate::io::explain::{FindingReport, LabelSelector};
+use crate::io::wording;
+
+pub(super) fn qualified(namespace: &Option<String>, name: &str) -> String {
+    match namespace {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.to_string(),
+    }
+}
+
+pub(super) fn workload_name(w: &WorkloadChange) -> String {
+    let name = qualified(&w.namespace, &w.name);
+    match &w.path {
+        Some(path) => format!("{} {name} ({path})", w.kind),
+        None => format!("{} {name}", w.kind),
+    }
+}
+
+fn verdict(i: &Identity) -> String {
+    if i.ready { "Ready".to_string() } else { format!("not ready: {}", i.reason) }
+}
+
+/// A selector's labels as `k=v, k=v`; `none` when there is none.
+fn labels(selector: Option<&LabelSelector>, none: &str) -> String {
+    match selector {
+        None => none.to_string(),
+        Some(s) if s.match_labels.is_empty() => none.to_string(),
+        Some(s) => s.match_labels.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", "),
+    }
+}
+
+/// What changed in an identity, as short phrases.
+fn what_changed(b: &Identity, a: &Identity) -> Vec<String> {
+    let mut out = Vec::new();
+    let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".to_string());
+    if b.ready != a.ready || b.reason != a.reason {
+        out.push(format!("{} -> {}", verdict(b), verdict(a)));
+    }
+    if b.spiffe_id != a.spiffe_id {
+        out.push(format!("SPIFFE ID {} -> {}", show(&b.spiffe_id), show(&a.spiffe_id)));
+    }
+    if b.cluster_spiffe_id != a.cluster_spiffe_id {
+        out.push(format!("ClusterSPIFFEID {} -> {}", show(&b.cluster_spiffe_id), show(&a.cluster_spiffe_id)));
+    }
+    if b.class_name != a.class_name {
+        out.push(format!("className {} -> {}", show(&b.class_name), show(&a.class_name)));
+    }
+    // Only between two renders: a failing side has no object, which the verdict says.
+    if a.spiffe_id.is_some() && b.spiffe_id.is_some() {
+        if b.pod_selector != a.pod_selector {
+            let (was, is) = (b.pod_selector.as_ref(), a.pod_selector.as_ref());
+            out.push(format!("podSelector {} -> {}", labels(was, "all pods"), labels(is, "all pods")));
+        }
+        if b.namespace_selector != a.namespace_selector {
+            let (was, is) = (b.namespace_selector.as_ref(), a.namespace_selector.as_ref());
+            out.push(format!(
+                "namespaceSelector {} -> {}",
+                labels(was, "all namespaces"),
+                labels(is, "all namespaces")
+            ));
+        }
+        for s in a.selectors.iter().filter(|s| !b.selectors.contains(s)) {
+            out.push(format!("selector +{s}"));
+        }
+        for s in b.selectors.iter().filter(|s| !a.selectors.contains(s)) {
+            out.push(format!("selector -{s}"));
+        }
+    }
+    out
+}
+
+pub(super) fn identity_line(c: &IdentityChange) -> String {
+    match (&c.before, &c.after) {
+        (None, Some(a)) | (Some(a), None) => {
+            format!("{}, {}", a.spiffe_id.as_deref().unwrap_or("no identity"), verdict(a))
+        }
+        (Some(b), Some(a)) => what_changed(b, a).join("; "),
+        (None, None) => String::new(),
+    }
+}
+
+pub(super) fn finding_line(f: &FindingReport) -> String {
+    format!("{} {}: {}", severity(f), f.reason, f.message)
+}
+
+/// A finding's severity as a word.
+pub(super) fn severity(f: &FindingReport) -> &'static str {
+    wording::severity(f.severity.into())
+}
+
+pub(super) fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// One line: what changed, or that nothing did.
+pub(super) fn summary(diff: &Diff) -> String {
+    let by = |change: &str| diff.identities.iter().filter(|c| c.change == change).count();
+    let mut parts = Vec::new();
+    for change in ["added", "removed", "changed"] {
+        let n = by(change);
+        if n > 0 {
+            parts.push(format!("{} {change}", count(n, "identity", "identities")));
+        }
+    }
+    let gains = diff.workloads.iter().filter(|w| !w.gains.is_empty()).count();
+    let loses = diff.workloads.iter().filter(|w| !w.loses.is_empty()).count();
+    if gains > 0 {
+        parts.push(format!("{} SVIDs", count(gains, "workload gains", "workloads gain")));
+    }
+    if loses > 0 {
+        parts.push(format!("{} SVIDs", count(loses, "workload loses", "workloads lose")));
+    }
+    let (new, resolved) = (diff.findings.new.len(), diff.findings.resolved.len());
+    if new > 0 {
+        parts.push(count(new, "new finding", "new findings"));
+    }
+    if resolved > 0 {
+        parts.push(count(resolved, "finding resolved", "findings resolved"));
+    }
+    if parts.is_empty() { "no identity, reach or finding changes".to_string() } else { parts.join(", ") }
+}

@@ -1,0 +1,243 @@
+//! From the reconcile's outcome to the report: per binding its verdict, identity, scope and
+//! the pod templates it reaches; per pod template what SPIRE gives its pods
+//! (reconcile::spire); the findings; and the reach `diff` compares.
+
+use super::report::{
+    At, BindingReport, FindingReport, HeldReport, HeldText, LabelSelector, NotMade, Reach, Removed, Report,
+    UnknownSvid, WorkloadRef,
+};
+use crate::api::binding::InferenceIdentityBindingStatus;
+use crate::api::cluster_spiffe_id::ClusterSpiffeId;
+use crate::reconcile::Outcome;
+use crate::reconcile::coverage::selector::Answer;
+use crate::reconcile::findings::Ref;
+use crate::reconcile::item::Item;
+use serde_json::Value;
+use std::collections::HashMap;
+
+impl From<&Ref> for WorkloadRef {
+    fn from(r: &Ref) -> Self {
+        WorkloadRef {
+            api_version: r.api_version.clone(),
+            kind: r.kind.clone(),
+            namespace: r.namespace.clone(),
+            name: r.name.clone(),
+            path: r.path.clone().filter(|p| !p.is_empty()),
+        }
+    }
+}
+
+/// The report of an outcome; `at` says where the input item at a position starts. Its
+/// `config` is left for the caller, who knows which was read.
+pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Report {
+    let places = Places::of(outcome);
+    let rendered: HashMap<&str, &ClusterSpiffeId> = outcome
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Rendered(object, _) => Some((object.metadata.name.as_str(), &**object)),
+            _ => None,
+        })
+        .collect();
+    let bindings = outcome
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Binding(position, value, status) => {
+                let mut binding = binding(*position, value, status, &rendered, outcome, &places);
+                binding.at = at(*position);
+                Some(binding)
+            }
+            _ => None,
+        })
+        .collect();
+    let findings = outcome
+        .findings
+        .iter()
+        .map(|f| FindingReport {
+            at: at(f.about.item),
+            severity: outcome.severity(f).into(),
+            reason: f.kind.as_str().to_string(),
+            message: f.message.clone(),
+            refs: std::iter::once(&f.about).chain(&f.also).map(WorkloadRef::from).collect(),
+        })
+        .collect();
+    let model = &outcome.coverage.spire;
+    let workloads: Vec<HeldReport> = model
+        .held
+        .iter()
+        .filter_map(|h| {
+            let names = |sources: &mut dyn Iterator<Item = usize>| -> Vec<String> {
+                sources.map(|s| model.sources[s].name.clone()).collect()
+            };
+            let WorkloadRef { api_version, kind, namespace, name, path } =
+                places.workload(h.item, h.template)?;
+            Some(HeldReport {
+                api_version,
+                kind,
+                namespace,
+                name,
+                path,
+                svids: h.svids().map(|e| e.spiffe_id.text.clone()).collect(),
+                entries_without_identity: names(&mut h.without_identity()),
+                fallbacks_skipped: names(&mut h.skipped.iter().map(|k| k.source)),
+                svids_with_unknowns: h
+                    .svids()
+                    .filter(|e| !e.spiffe_id.is_known())
+                    .map(|e| UnknownSvid {
+                        spiffe_id: e.spiffe_id.text.clone(),
+                        unknown: e.spiffe_id.unknown.clone(),
+                    })
+                    .collect(),
+                entries_not_made: h
+                    .failed
+                    .iter()
+                    .map(|f| NotMade {
+                        cluster_spiffe_id: model.sources[f.source].name.clone(),
+                        reason: f.why.clone(),
+                    })
+                    .collect(),
+                text: HeldText {
+                    svids: h.svids().map(|e| svid_line(&e.spiffe_id)).collect(),
+                    maybe: h
+                        .entries
+                        .iter()
+                        .filter(|e| !e.is_sure())
+                        .map(|e| {
+                            let mut line = format!(
+                                "{} (ClusterSPIFFEID {}",
+                                svid_line(&e.spiffe_id),
+                                model.sources[e.source].name
+                            );
+                            if let Some(unsure) = e.unsure {
+                                line.push_str(", ");
+                                line.push_str(crate::reconcile::spire::findings::unsure_words(unsure));
+                            }
+                            if e.attests == Answer::Unknown {
+                                line.push_str(&format!(", if {} hold in the cluster", e.misses.join(", ")));
+                            }
+                            line.push(')');
+                            line
+                        })
+                        .collect(),
+                    ignored: h
+                        .ignored_namespace
+                        .then(|| "its namespace: the manager's ignoreNamespaces".to_string()),
+                },
+            })
+        })
+        .collect();
+    let reach = reach(&workloads);
+    Report { config: None, reach, bindings, workloads, findings }
+}
+
+/// Per pod template of the input, the SPIFFE IDs its pods get (what SPIRE Controller
+/// Manager issues them, from every ClusterSPIFFEID of the output), sorted; templates that get
+/// none are left out. The one place `diff` learns what reaches what.
+fn reach(workloads: &[HeldReport]) -> Vec<Reach> {
+    workloads
+        .iter()
+        .filter(|w| !w.svids.is_empty())
+        .map(|w| {
+            let mut spiffe_ids = w.svids.clone();
+            spiffe_ids.sort();
+            spiffe_ids.dedup();
+            let WorkloadRef { api_version, kind, namespace, name, path } = w.workload();
+            Reach { api_version, kind, namespace, name, path, spiffe_ids }
+        })
+        .collect()
+}
+
+fn binding(
+    position: usize,
+    value: &Value,
+    status: &InferenceIdentityBindingStatus,
+    objects: &HashMap<&str, &ClusterSpiffeId>,
+    outcome: &Outcome,
+    places: &Places<'_>,
+) -> BindingReport {
+    let text = |pointer: &str| value.pointer(pointer).and_then(Value::as_str).map(str::to_string);
+    let ready = status.conditions.iter().find(|c| c.type_ == "Ready");
+    let rendered = status.rendered_cluster_spiffeid.as_ref();
+    let object = rendered.and_then(|r| objects.get(r.name.as_str()));
+    let selector = |labels: &crate::api::labels::Labels| LabelSelector {
+        match_labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+    };
+    BindingReport {
+        at: None,
+        namespace: text("/metadata/namespace"),
+        name: text("/metadata/name").unwrap_or_default(),
+        ready: ready.is_some_and(|c| c.status == "True"),
+        reason: ready.map(|c| c.reason.to_string()).unwrap_or_default(),
+        message: ready.map(|c| c.message.to_string()).unwrap_or_default(),
+        spiffe_id: rendered.map(|r| r.spiffe_id.clone()),
+        cluster_spiffe_id: rendered.map(|r| r.name.clone()),
+        class_name: rendered.and(status.cluster_spiffeid_class_name.clone()),
+        pod_selector: object.map(|o| selector(&o.spec.pod_selector.match_labels)),
+        namespace_selector: object
+            .and_then(|o| o.spec.namespace_selector.as_ref())
+            .map(|n| selector(&n.match_labels)),
+        selectors: status.rendered_selectors.first().map(|s| s.selectors.clone()).unwrap_or_default(),
+        workloads: places.held_by(outcome, position, true),
+        selected_without_identity: places.held_by(outcome, position, false),
+        removes: outcome
+            .failure_of(position)
+            .into_iter()
+            .flat_map(|f| &f.removes)
+            .map(|l| Removed { cluster_spiffe_id: l.output.clone(), spiffe_id: l.spiffe_id.clone() })
+            .collect(),
+    }
+}
+
+/// A SPIFFE ID, with the parts known only in the cluster said as such.
+fn svid_line(id: &crate::reconcile::spire::template::Evaluated) -> String {
+    if id.is_known() {
+        return id.text.clone();
+    }
+    format!("{} ({} known only in the cluster)", id.text, id.unknown.join(", "))
+}
+
+/// Lookups the report makes for every binding and pod template, built once.
+struct Places<'o> {
+    /// The input items with pod templates, by position.
+    inputs: HashMap<usize, &'o crate::reconcile::input::Input>,
+    /// By object of the model: the held templates it gives its SVID, and those it selects without.
+    by_source: Vec<(Vec<usize>, Vec<usize>)>,
+}
+
+impl<'o> Places<'o> {
+    fn of(outcome: &'o Outcome) -> Places<'o> {
+        let inputs = outcome
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Input(position, input) if input.workload().is_some() => Some((*position, input)),
+                _ => None,
+            })
+            .collect();
+        Places { inputs, by_source: outcome.coverage.spire.by_source() }
+    }
+
+    /// The pod templates the rendered object of the binding at `position` gives its SVID
+    /// to (`attesting`), or selects without one.
+    fn held_by(&self, outcome: &Outcome, position: usize, attesting: bool) -> Vec<WorkloadRef> {
+        let model = &outcome.coverage.spire;
+        let Some(source) = model.rendered(position) else { return Vec::new() };
+        let (with, without) = &self.by_source[source];
+        let held = if attesting { with } else { without };
+        held.iter().filter_map(|&h| self.workload(model.held[h].item, model.held[h].template)).collect()
+    }
+
+    /// The reference of the `template`-th pod template of the input item at `item`.
+    fn workload(&self, item: usize, template: usize) -> Option<WorkloadRef> {
+        let workload = self.inputs.get(&item)?.workload()?;
+        let path = workload.templates().get(template)?.path().to_string();
+        Some(WorkloadRef {
+            api_version: workload.api_version().to_string(),
+            kind: workload.kind().to_string(),
+            namespace: workload.namespace().map(str::to_string),
+            name: workload.name().to_string(),
+            path: Some(path).filter(|p| !p.is_empty()),
+        })
+    }
+}

@@ -1,0 +1,82 @@
+//! `explain`: the view a person reads. It reads what `render` reads (files, folders, `-`)
+//! with the same configuration, writes nothing, and prints per binding its verdict, SPIFFE
+//! ID, selectors, ClusterSPIFFEID and the pod templates it reaches or selects without an
+//! SVID, then each pod template as SPIRE will treat it (reconcile::spire), then the findings,
+//! each under its name: as aligned text, as the report's stable JSON document for
+//! automation, or as annotations where CI shows them (SARIF, GitHub workflow commands).
+//!
+//! `build.rs` makes the report of the model, [`report`] is its document (what `diff` reads
+//! back), and each output format has its file: `text.rs`, [`sarif`] and [`github`], these two
+//! from the [`annotations`] of a report.
+
+pub mod annotations;
+mod build;
+pub mod github;
+pub mod report;
+pub mod sarif;
+mod text;
+
+pub use report::{At, BindingReport, FindingReport, FindingSeverity, LabelSelector, Report, WorkloadRef};
+
+use super::pipeline;
+use super::pipeline::Mode as _;
+use super::render::{Files, Request};
+use super::{RunOutput, error_output, wording};
+use crate::config::FailurePolicy;
+use crate::reconcile::findings::Kind;
+
+/// The output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    /// SARIF 2.1.0, for code scanning ([`sarif`]).
+    Sarif,
+    /// GitHub Actions workflow commands, one per finding ([`github`]).
+    Github,
+}
+
+/// The report of a request's manifests and the failure policy they run under, or why
+/// there is none. Without a trust domain no binding can render, and `render` fails: so
+/// does the report.
+pub fn build_with_policy(request: &Request) -> Result<(Report, FailurePolicy), String> {
+    let mut files = Files::new(request);
+    let (outcome, config) = pipeline::reconcile(&mut files, &request.env).map_err(|stop| stop.message)?;
+    if outcome.trust_domain_missing {
+        return Err(wording::trust_domain_missing(Files::TRUST_DOMAIN_HINT));
+    }
+    let mut report = build::report(&outcome, &|item| files.location(item).map(At::from));
+    report.config = files.config_source.take();
+    Ok((report, config.failure_policy))
+}
+
+/// Explains the manifests of a request.
+pub fn run(request: &Request, format: Format) -> RunOutput {
+    let explained = build_with_policy(request);
+    match explained {
+        Err(message) => error_output(&message),
+        Ok((report, failure_policy)) => {
+            // As in every mode: under failurePolicy: Fail a failing binding fails the run, and
+            // under workloadPolicy: Fail so does a warning finding.
+            // The input explain reads is what gets applied: a stale output in it ships an
+            // identity no binding renders any more, a failure of the same weight.
+            let failing = report.bindings.iter().any(|b| !b.ready) || stale(&report) > 0;
+            let exit_code = i32::from(
+                report.findings.iter().any(|f| f.severity == FindingSeverity::Error)
+                    || (failing && failure_policy == FailurePolicy::Fail),
+            );
+            let stdout = match format {
+                Format::Text => text::text(&report),
+                Format::Json => report.json(),
+                Format::Sarif => sarif::sarif(&annotations::of(&report, failure_policy)),
+                Format::Github => github::github(&annotations::of(&report, failure_policy)),
+            };
+            RunOutput { stdout, stderr: String::new(), exit_code }
+        }
+    }
+}
+
+/// How many managed outputs of the input are stale.
+fn stale(report: &Report) -> usize {
+    report.findings.iter().filter(|f| f.kind() == Some(Kind::StaleOutput)).count()
+}

@@ -1,0 +1,344 @@
+//! The report `explain -o json` writes and `diff` reads back as a side: one set of types for
+//! both directions (docs/reference.md#explain). Reading is strict: every field typed and
+//! required, no other allowed, so a document that is not a report is refused naming the
+//! field instead of read as "nothing there".
+
+use serde::{Deserialize, Deserializer, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::reconcile::findings::Kind;
+use crate::reconcile::results::Severity;
+
+/// The stable document `-o json` prints.
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Report {
+    /// The config file used (`--config`, or a Kptfile's `configPath` with the Kptfile),
+    /// `configMap of KPTFILE`, or null when flags and variables alone set the run.
+    #[serde(deserialize_with = "required")]
+    pub config: Option<String>,
+    pub bindings: Vec<BindingReport>,
+    /// Every pod template of the input with a namespace: what SPIRE gives its pods.
+    pub workloads: Vec<HeldReport>,
+    pub findings: Vec<FindingReport>,
+    /// Every pod template of the input that gets a SPIFFE ID, with the IDs it gets: what
+    /// `diff` compares, from a saved report too.
+    pub reach: Vec<Reach>,
+}
+
+/// Where an item starts: its file (`None` for standard input), its name's bytes as they
+/// are, and line. Known of manifests read now; a saved report holds none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct At {
+    pub file: Option<PathBuf>,
+    pub line: usize,
+}
+
+impl From<(Option<PathBuf>, usize)> for At {
+    fn from((file, line): (Option<PathBuf>, usize)) -> Self {
+        At { file, line }
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BindingReport {
+    #[serde(skip)]
+    pub at: Option<At>,
+    #[serde(deserialize_with = "required")]
+    pub namespace: Option<String>,
+    pub name: String,
+    pub ready: bool,
+    pub reason: String,
+    pub message: String,
+    #[serde(rename = "spiffeID", deserialize_with = "required")]
+    pub spiffe_id: Option<String>,
+    #[serde(rename = "clusterSPIFFEID", deserialize_with = "required")]
+    pub cluster_spiffe_id: Option<String>,
+    /// `spec.className` of its ClusterSPIFFEID.
+    #[serde(deserialize_with = "required")]
+    pub class_name: Option<String>,
+    /// What its ClusterSPIFFEID makes entries for: the pods its `podSelector` selects, in the
+    /// namespaces its `namespaceSelector` selects (all when null): its scope.
+    #[serde(deserialize_with = "required")]
+    pub pod_selector: Option<LabelSelector>,
+    #[serde(deserialize_with = "required")]
+    pub namespace_selector: Option<LabelSelector>,
+    pub selectors: Vec<String>,
+    /// The pod templates that get its SVID.
+    pub workloads: Vec<WorkloadRef>,
+    /// The pod templates its ClusterSPIFFEID selects that never get its SVID.
+    pub selected_without_identity: Vec<WorkloadRef>,
+    /// For a failing binding, the managed outputs of the input its failure removes.
+    pub removes: Vec<Removed>,
+}
+
+/// A label selector of a rendered ClusterSPIFFEID (`matchLabels` is all it uses).
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct LabelSelector {
+    pub match_labels: BTreeMap<String, String>,
+}
+
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Removed {
+    #[serde(rename = "clusterSPIFFEID")]
+    pub cluster_spiffe_id: String,
+    #[serde(rename = "spiffeID")]
+    pub spiffe_id: String,
+}
+
+/// A pod template or another item a report names.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct WorkloadRef {
+    pub api_version: String,
+    pub kind: String,
+    #[serde(deserialize_with = "required")]
+    pub namespace: Option<String>,
+    pub name: String,
+    /// Left out for an item that is not a pod template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+/// One pod template, as SPIRE Controller Manager will treat its pods. Its first fields are
+/// a [`WorkloadRef`]'s, spelled out: a strict read cannot take them flattened.
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HeldReport {
+    pub api_version: String,
+    pub kind: String,
+    #[serde(deserialize_with = "required")]
+    pub namespace: Option<String>,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The SPIFFE IDs its pods hold, in the manager's order.
+    pub svids: Vec<String>,
+    /// ClusterSPIFFEIDs whose entries for its pods never attest.
+    pub entries_without_identity: Vec<String>,
+    /// Fallback ClusterSPIFFEIDs the manager skips for its pods.
+    pub fallbacks_skipped: Vec<String>,
+    /// The `svids` that hold template actions only the cluster settles, with those actions.
+    #[serde(rename = "svidsWithUnknowns")]
+    pub svids_with_unknowns: Vec<UnknownSvid>,
+    /// ClusterSPIFFEIDs that select its pods but whose entry the manager cannot make, and why.
+    pub entries_not_made: Vec<NotMade>,
+    /// For the text, from the model (a saved report has none): each SVID with what of it is
+    /// known only in the cluster, the SVIDs that hang on what the input does not say, and
+    /// the namespace the manager ignores, when it does.
+    #[serde(skip)]
+    pub text: HeldText,
+}
+
+/// What the text says of a pod template beyond the document.
+#[derive(Debug, Default)]
+pub struct HeldText {
+    pub svids: Vec<String>,
+    pub maybe: Vec<String>,
+    pub ignored: Option<String>,
+}
+
+/// An SVID whose SPIFFE ID is known only in the cluster in part.
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct UnknownSvid {
+    #[serde(rename = "spiffeID")]
+    pub spiffe_id: String,
+    /// The actions kept as written (`{{ .NodeMeta.Name }}`).
+    pub unknown: Vec<String>,
+}
+
+/// An entry the manager cannot make for a pod template's pods.
+#[derive(Serialize, Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct NotMade {
+    #[serde(rename = "clusterSPIFFEID")]
+    pub cluster_spiffe_id: String,
+    pub reason: String,
+}
+
+/// A pod template and the SPIFFE IDs (SVIDs) its pods get; its first fields are a
+/// [`WorkloadRef`]'s, as [`HeldReport`]'s are.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Reach {
+    pub api_version: String,
+    pub kind: String,
+    #[serde(deserialize_with = "required")]
+    pub namespace: Option<String>,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(rename = "spiffeIDs")]
+    pub spiffe_ids: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct FindingReport {
+    /// Where the item it is about starts.
+    #[serde(skip)]
+    pub at: Option<At>,
+    pub severity: FindingSeverity,
+    /// The finding's name ([`Kind::as_str`]).
+    pub reason: String,
+    pub message: String,
+    pub refs: Vec<WorkloadRef>,
+}
+
+/// A finding's severity as the document spells it.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum FindingSeverity {
+    Error,
+    Warning,
+    Info,
+}
+
+impl From<Severity> for FindingSeverity {
+    fn from(severity: Severity) -> Self {
+        match severity {
+            Severity::Error => FindingSeverity::Error,
+            Severity::Warning => FindingSeverity::Warning,
+            Severity::Info => FindingSeverity::Info,
+        }
+    }
+}
+
+impl From<FindingSeverity> for Severity {
+    fn from(severity: FindingSeverity) -> Self {
+        match severity {
+            FindingSeverity::Error => Severity::Error,
+            FindingSeverity::Warning => Severity::Warning,
+            FindingSeverity::Info => Severity::Info,
+        }
+    }
+}
+
+impl FindingReport {
+    /// The kind its reason names: every finding this version writes names one.
+    pub fn kind(&self) -> Option<Kind> {
+        Kind::ALL.iter().copied().find(|k| k.as_str() == self.reason)
+    }
+}
+
+impl HeldReport {
+    /// The pod template it is.
+    pub fn workload(&self) -> WorkloadRef {
+        WorkloadRef {
+            api_version: self.api_version.clone(),
+            kind: self.kind.clone(),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+            path: self.path.clone(),
+        }
+    }
+}
+
+/// An `Option` field that must be there, null or not: serde reads a missing `Option` as
+/// `None` unless told otherwise.
+fn required<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    Option::deserialize(d)
+}
+
+impl Report {
+    /// The document as `-o json` prints it.
+    pub fn json(&self) -> String {
+        let mut json = serde_json::to_string_pretty(self).expect("a report serializes");
+        json.push('\n');
+        json
+    }
+
+    /// A saved report's text, read strictly: the error names the field at fault.
+    pub fn read(text: &str) -> Result<Report, String> {
+        let mut json = serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(&mut json).map_err(|e| {
+            let inner = e.inner().to_string();
+            // serde_json ends its words with the place in the text; the path says more.
+            let inner = inner.split(" at line ").next().unwrap_or_default().to_string();
+            match e.path().to_string().as_str() {
+                "." => inner,
+                path => format!("{path}: {inner}"),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_report_explain_writes_reads_back_and_writes_the_same_bytes() {
+        // One set of types both ways: a saved report is what `-o json` wrote, field for field.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+        let mut read = 0;
+        for case in std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()) {
+            let file = case.join("expected.json");
+            if case.file_name().unwrap().to_string_lossy().starts_with("explain-") && file.is_file() {
+                let text = std::fs::read_to_string(&file).unwrap();
+                let report = Report::read(&text).unwrap_or_else(|e| panic!("{file:?}: {e}"));
+                assert_eq!(report.json(), text, "{file:?}");
+                read += 1;
+            }
+        }
+        assert!(read >= 10, "{read} reports");
+    }
+
+    #[test]
+    fn a_saved_report_is_read_strictly_naming_the_field() {
+        let read = |text: &str| Report::read(text).unwrap_err();
+        let binding = || {
+            serde_json::json!({"namespace": "ns", "name": "a", "ready": true, "reason": "Reconciled",
+                "message": "", "spiffeID": "spiffe://x/a", "clusterSPIFFEID": "a", "className": null,
+                "podSelector": {"matchLabels": {"app": "a"}}, "namespaceSelector": null,
+                "selectors": [], "workloads": [], "selectedWithoutIdentity": [], "removes": []})
+        };
+        let empty = r#""config": null, "workloads": [], "findings": [], "reach": []"#;
+        assert!(Report::read(&format!(r#"{{"bindings": [{}], {empty}}}"#, binding())).is_ok());
+        assert_eq!(read(r#"{"bindings": [], "findings": []}"#), "missing field `config`");
+        let unknown = read(&format!(r#"{{"bindings": [{{"foo": 1}}], {empty}}}"#));
+        assert!(unknown.starts_with("bindings[0].foo: unknown field `foo`"), "{unknown}");
+        let mut b = binding();
+        b["ready"] = serde_json::json!("yes");
+        let wrong = read(&format!(r#"{{"bindings": [{b}], {empty}}}"#));
+        assert!(
+            wrong.starts_with("bindings[0].ready: invalid type: string \"yes\", expected a boolean"),
+            "{wrong}"
+        );
+        let mut b = binding();
+        b["selectors"] = serde_json::json!(42);
+        assert!(
+            read(&format!(r#"{{"bindings": [{b}], {empty}}}"#))
+                .starts_with("bindings[0].selectors: invalid type")
+        );
+        let reach =
+            r#"[{"apiVersion": "v1", "kind": "Pod", "namespace": "ns", "name": "p", "spiffeIDs": "zz"}]"#;
+        let ids = read(&format!(
+            r#"{{"bindings": [], "config": null, "workloads": [], "findings": [], "reach": {reach}}}"#
+        ));
+        assert!(ids.starts_with("reach[0].spiffeIDs: invalid type"), "{ids}");
+        let mut b = binding();
+        b.as_object_mut().unwrap().remove("namespace");
+        let missing = read(&format!(r#"{{"bindings": [{b}], {empty}}}"#));
+        assert!(missing.starts_with("bindings[0]: missing field `namespace`"), "{missing}");
+        let finding = r#"[{"severity": "bad", "reason": "X", "message": "", "refs": []}]"#;
+        let severity = read(&format!(
+            r#"{{"bindings": [], "config": null, "workloads": [], "reach": [], "findings": {finding}}}"#
+        ));
+        assert!(severity.starts_with("findings[0].severity: unknown variant `bad`"), "{severity}");
+    }
+
+    #[test]
+    fn a_severity_is_spelled_as_the_text_words_it() {
+        for severity in [Severity::Error, Severity::Warning, Severity::Info] {
+            let spelled = serde_json::to_value(FindingSeverity::from(severity)).unwrap();
+            assert_eq!(spelled, crate::io::wording::severity(severity));
+            assert_eq!(Severity::from(FindingSeverity::from(severity)), severity);
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! How far a walk builds a node: whole, an item's head and pod templates, or nothing; what
+//! each key and entry is built as below a node built one way.
+
+/// How much of a node to build. Of an item the reconcile only passes on, it needs its head
+/// and its pod templates: [`Build::Head`] builds just those, a skeleton in which
+/// `reconcile::coverage::workload_of` finds what it finds in the whole item. A pod template
+/// may stand anywhere in an item, so every mode but [`Build::Whole`] and [`Build::Nothing`]
+/// probes the keys it does not build whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Build {
+    Whole,
+    /// An item: `apiVersion` and `kind` whole, `metadata` as [`Build::Metadata`], the rest
+    /// probed.
+    Head,
+    /// An item's metadata: `annotations` (where kpt and kustomize keep file paths), `name`,
+    /// `namespace` and `labels` whole, the rest probed.
+    Metadata,
+    /// A node that may hold pod templates: of a mapping, `metadata` as
+    /// [`Build::ProbeMetadata`], `containers` as [`Build::Shape`], the service account
+    /// fields whole, the rest probed; kept only when something in it is.
+    Probe,
+    /// A nested metadata: `labels` whole, the rest probed.
+    ProbeMetadata,
+    /// Whether the node is a sequence (kept, its entries probed, so it is one even when
+    /// nothing in it is); anything else is probed.
+    Shape,
+    Nothing,
+}
+
+impl Build {
+    pub(super) fn child(self, key: &str) -> Build {
+        match (self, key) {
+            (Build::Whole, _) => Build::Whole,
+            (Build::Nothing, _) => Build::Nothing,
+            (Build::Head, "apiVersion" | "kind")
+            | (Build::Metadata, "annotations" | "name" | "namespace" | "labels")
+            | (Build::ProbeMetadata, "labels") => Build::Whole,
+            (Build::Head, "metadata") => Build::Metadata,
+            // Every probing mode alike: what a pod template is read from, and the rest.
+            (_, "serviceAccountName" | "serviceAccount") => Build::Whole,
+            (_, "metadata") => Build::ProbeMetadata,
+            (_, "containers") => Build::Shape,
+            _ => Build::Probe,
+        }
+    }
+
+    /// What the elements of a sequence are built as.
+    pub(super) fn element(self) -> Build {
+        match self {
+            Build::Whole => Build::Whole,
+            Build::Nothing => Build::Nothing,
+            _ => Build::Probe,
+        }
+    }
+
+    /// Whether a node built this way is kept only when something in it is.
+    pub(super) fn sparse(self) -> bool {
+        matches!(self, Build::Probe | Build::ProbeMetadata | Build::Shape)
+    }
+}

@@ -1,0 +1,316 @@
+//! One node read from the YAML parser's events (serde-saphyr's own parser), without the
+//! generic deserializer: built whole, built as far as the reconcile needs of an item it only
+//! passes on, or not built at all; and where it stands in the text, so the writer can copy
+//! it or replace its `status`. Every scalar is classified: a plain scalar this reader cannot
+//! vouch it reads as the full reader does (a YAML 1.1 lookalike such as `on` or `010`), a
+//! tag or a repeated key clears [`Node::exact`], and the caller takes that item's value from
+//! the full reader. Walks count what the full reader's budget counts. An item's walk reads
+//! the lexer's events when the lexer reads its text ([`super::lex`]), the parser's otherwise.
+//!
+//! Here the entry points ([`entry`], [`document`], [`count`]) and what a walk gives; the
+//! walker itself in `walker.rs`, what it builds in `build.rs`, what it counts in
+//! `budget.rs`, how a scalar reads in `scalar.rs` and a mapping's keys in `keys.rs`.
+
+mod budget;
+mod build;
+mod keys;
+mod scalar;
+mod walker;
+
+pub use budget::{Abandon, Counts, Limits};
+pub use build::Build;
+pub use walker::Walker;
+
+use serde_json::Value;
+use serde_saphyr::granit_parser::{Event, ScalarStyle, StructureStyle};
+use std::ops::Range;
+
+/// Where a mapping's top-level `status` entry stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StatusAt {
+    /// There is none.
+    Absent,
+    /// From the key to where the text after its value may be cut.
+    At(Range<usize>),
+    /// The entry cannot be cut out cleanly (an explicit `? status` key, say).
+    Unusable,
+}
+
+/// One node, walked.
+#[derive(Debug)]
+pub struct Node {
+    /// The value as far as built; for [`Build::Nothing`], `None`.
+    pub value: Option<Value>,
+    /// Whether every scalar, key and tag reads here as the full reader reads it, so the
+    /// built value is the full reader's.
+    pub exact: bool,
+    /// Where its first event starts, and where the text after its last content may be cut.
+    pub span: Range<usize>,
+    /// A block mapping's key column, or `None` for any other node.
+    pub block_column: Option<usize>,
+    /// For a block mapping, its top-level `status` entry.
+    pub status: StatusAt,
+    /// Whether it uses an alias to an anchor it does not itself define.
+    pub outside_alias: bool,
+}
+
+/// Reads `text` as one block sequence entry (`- ...`, a chunk of a ResourceList's items),
+/// which stands at `base` in the whole input; the entry is at nesting level 2.
+pub fn entry(text: &str, base: usize, build: Build, limits: Limits) -> Result<(Node, Counts), Abandon> {
+    let mut walker = Walker::plain(text, base, limits);
+    walker.expect(|e| matches!(e, Event::StreamStart))?;
+    walker.expect(|e| matches!(e, Event::DocumentStart(false, None)))?;
+    walker.expect(|e| matches!(e, Event::SequenceStart(StructureStyle::Block, 0, None)))?;
+    walker.counts.nodes += 1;
+    let (event, span) = walker.event()?;
+    if !matches!(event, Event::MappingStart(..)) {
+        return Err(Abandon);
+    }
+    let node = walker.node(event, span, 2, build)?;
+    walker.expect(|e| matches!(e, Event::SequenceEnd))?;
+    walker.expect(|e| matches!(e, Event::DocumentEnd))?;
+    walker.expect(|e| matches!(e, Event::StreamEnd))?;
+    Ok((node, walker.counts))
+}
+
+/// Reads `text` as one document of a stream holding a mapping, or nothing but comments
+/// (`None`).
+pub fn document(
+    text: &str,
+    base: usize,
+    build: Build,
+    limits: Limits,
+) -> Result<(Option<Node>, Counts), Abandon> {
+    let mut walker = Walker::plain(text, base, limits);
+    walker.expect(|e| matches!(e, Event::StreamStart))?;
+    match walker.event()? {
+        (Event::StreamEnd, _) => return Ok((None, walker.counts)),
+        (Event::DocumentStart(false, None), _) => {}
+        _ => return Err(Abandon),
+    }
+    let (event, span) = walker.event()?;
+    if !matches!(event, Event::MappingStart(..)) {
+        return Err(Abandon);
+    }
+    let node = walker.node(event, span, 1, build)?;
+    walker.expect(|e| matches!(e, Event::DocumentEnd))?;
+    walker.expect(|e| matches!(e, Event::StreamEnd))?;
+    Ok((Some(node), walker.counts))
+}
+
+/// How the root of a text stands, as [`count`] sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Root {
+    /// No node at all (empty, or only comments).
+    Empty,
+    /// A block mapping whose keys stand at this column.
+    BlockMapping(usize),
+    Other,
+}
+
+/// Counts `text` (any YAML) without building anything, and says how its root stands;
+/// `None` when it does not read, uses anchors, aliases or merge keys, or passes a limit.
+pub fn count(text: &str, limits: Limits) -> Option<(Counts, Root)> {
+    let mut walker = Walker::new(text, 0, limits, false);
+    let mut depth = 0usize;
+    let mut root = Root::Empty;
+    loop {
+        let (event, span) = walker.event().ok()?;
+        if depth == 0 && event.is_node() && root == Root::Empty {
+            root = match event {
+                Event::MappingStart(StructureStyle::Block, ..) => Root::BlockMapping(span.start.col()),
+                _ => Root::Other,
+            };
+        }
+        match event {
+            Event::StreamEnd => return Some((walker.counts, root)),
+            Event::Alias(_) | Event::Scalar(_, _, 1.., _) => return None,
+            Event::Scalar(text, ScalarStyle::Plain, ..) if text == "<<" => return None,
+            Event::Scalar(..) => walker.counts.nodes += 1,
+            Event::SequenceStart(_, 1.., _) | Event::MappingStart(_, 1.., _) => return None,
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                walker.counts.nodes += 1;
+                depth += 1;
+                if depth > limits.depth {
+                    return None;
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if !walker.counts.within(&limits.counts) {
+            return None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: Limits =
+        Limits { depth: 64, counts: Counts { nodes: 1_000, events: 10_000, comment_bytes: 1_000 } };
+
+    fn limits(depth: usize, nodes: usize) -> Limits {
+        Limits { depth, counts: Counts { nodes, ..LIMITS.counts } }
+    }
+
+    fn walk(text: &str, build: Build) -> Result<Node, Abandon> {
+        entry(text, 0, build, LIMITS).map(|(node, _)| node)
+    }
+
+    #[test]
+    fn builds_what_the_full_reader_builds() {
+        let text = "- apiVersion: v1\n  kind: ConfigMap\n  data:\n    a: \"on\"\n    b: |\n      x\n    c: [1, -2, 0.5, true, null, ~, x]\n    d:\n";
+        let full = crate::yaml::parse(text).unwrap();
+        let node = walk(text, Build::Whole).unwrap();
+        assert!(node.exact);
+        assert_eq!(node.value.unwrap(), full[0]);
+    }
+
+    #[test]
+    fn head_builds_only_the_head() {
+        let text = "- spec:\n    a: 1\n  kind: X\n  metadata:\n    name: web\n    annotations: {a: b}\n  apiVersion: v1\n";
+        let (node, counts) = entry(text, 0, Build::Head, LIMITS).unwrap();
+        assert_eq!(
+            node.value.unwrap(),
+            serde_json::json!({"kind": "X", "metadata": {"name": "web", "annotations": {"a": "b"}}, "apiVersion": "v1"})
+        );
+        assert_eq!(counts.nodes, 18);
+    }
+
+    #[test]
+    fn a_head_holds_the_pod_templates_the_whole_item_holds() {
+        let text = "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web, namespace: serving, labels: {app: web}}\n  \
+                    spec:\n    replicas: 2\n    selector: {matchLabels: {app: web}}\n    template:\n      metadata:\n        \
+                    labels: {app: web, v: \"1\"}\n        annotations: {a: b}\n      spec:\n        serviceAccountName: sa\n        \
+                    containers:\n        - name: c\n          env: [{name: A, value: b}]\n    extra:\n    - {}\n    - template:\n        \
+                    spec: {containers: []}\n";
+        let head = entry(text, 0, Build::Head, LIMITS).unwrap().0.value.unwrap();
+        let whole = crate::yaml::parse(text).unwrap()[0].clone();
+        let of = crate::reconcile::coverage::workload::workload_of;
+        assert_eq!(of(&head), of(&whole));
+        assert_eq!(of(&head).unwrap().templates().len(), 2);
+        assert_eq!(
+            head["spec"]["template"]["spec"]["containers"],
+            serde_json::json!([null]),
+            "that it is a list, its entries' places kept, none of their fields"
+        );
+        assert!(head["spec"].get("replicas").is_none() && head["spec"].get("selector").is_none(), "{head}");
+    }
+
+    #[test]
+    fn yaml_1_1_lookalikes_tags_and_repeated_keys_are_left_to_the_full_reader() {
+        for plain in [
+            "on",
+            "Yes",
+            "N",
+            "010",
+            "0o10",
+            "1_000",
+            "2001-12-14",
+            "1:20",
+            ".inf",
+            "1e3",
+            "0x1F",
+            "=",
+            "-x",
+            "True",
+            "NaN",
+            "1.2.3",
+            "+1",
+        ] {
+            for text in [format!("- a: {plain}\n"), format!("- a:\n    {plain}: 1\n")] {
+                let node = walk(&text, Build::Head).unwrap();
+                assert!(!node.exact, "{text:?}");
+            }
+        }
+        for text in
+            ["- a: !!str 1\n", "- a: 1\n  a: 2\n", "- spec:\n    1: x\n    \"1\": y\n", "- ? [a]\n  : 1\n"]
+        {
+            assert!(!walk(text, Build::Head).unwrap().exact, "{text:?}");
+        }
+        assert!(walk("- spec:\n    a: {x: 1}\n    b: {x: 1}\n", Build::Head).unwrap().exact);
+        // Past the few keys compared in a list, the set still finds a repeat, early or late.
+        let many: String = (0..40).map(|i| format!("    k{i}: v\n")).collect();
+        assert!(walk(&format!("- spec:\n{many}"), Build::Head).unwrap().exact);
+        for repeat in ["k0", "k20", "k39"] {
+            let text = format!("- spec:\n{many}    {repeat}: again\n");
+            assert!(!walk(&text, Build::Head).unwrap().exact, "{repeat}");
+        }
+    }
+
+    #[test]
+    fn anchors_aliases_merges_limits_and_shape_abandon() {
+        for text in [
+            "- a: &x 1\n  b: *x\n",
+            "- a: &x 1\n",
+            "- <<: {a: 1}\n",
+            "- x\n",
+            "- a: 1\n- b: 2\n",
+            "- a: \"open\n",
+        ] {
+            assert_eq!(walk(text, Build::Whole).unwrap_err(), Abandon, "{text:?}");
+        }
+        assert!(walk("- a: [[[[1]]]]\n", Build::Whole).is_ok());
+        assert_eq!(entry("- a: [[[[1]]]]\n", 0, Build::Whole, limits(5, 64)).unwrap_err(), Abandon);
+        assert_eq!(entry("- a: [1, 2, 3, 4]\n", 0, Build::Whole, limits(64, 7)).unwrap_err(), Abandon);
+        assert!(entry("- a: [1, 2, 3, 4]\n", 0, Build::Whole, limits(64, 8)).is_ok());
+    }
+
+    #[test]
+    fn comments_are_counted() {
+        let text = "- a: 1 # one\n  # two\n  b: 2\n# after\n";
+        let (node, counts) = entry(text, 0, Build::Whole, LIMITS).unwrap();
+        assert_eq!(node.value.unwrap(), serde_json::json!({"a": 1, "b": 2}));
+        assert_eq!(counts.comment_bytes, " one".len() + " two".len() + " after".len());
+        let tight = Limits { counts: Counts { comment_bytes: 5, ..LIMITS.counts }, ..LIMITS };
+        assert_eq!(entry(text, 0, Build::Whole, tight).unwrap_err(), Abandon);
+    }
+
+    #[test]
+    fn a_node_knows_where_it_stands_and_where_its_status_is() {
+        let text = "- kind: B\n  status:\n    a: [1,\n      2]   # c\n  spec: {x: 1}  # end\n  # foot\n";
+        let node = entry(text, 100, Build::Nothing, LIMITS).unwrap().0;
+        assert_eq!(node.block_column, Some(2));
+        let status = text.find("status").unwrap();
+        let spec = text.find("  spec").unwrap();
+        assert_eq!(node.status, StatusAt::At(100 + status..100 + spec), "to the line after the value");
+        assert_eq!(node.span, 100 + 2..100 + text.find("  # foot").unwrap(), "to the line after the content");
+        let first = entry("- status: {}\n  kind: B\n", 0, Build::Nothing, LIMITS).unwrap().0;
+        assert_eq!(first.status, StatusAt::At(2..13), "the first key, on the entry's line");
+        let absent = entry("- kind: B\n  note: |+\n    kept\n\n", 0, Build::Nothing, LIMITS).unwrap().0;
+        assert_eq!(
+            (absent.status, absent.span.end),
+            (StatusAt::Absent, 31),
+            "a kept block scalar's blank line is content"
+        );
+        let explicit = entry("- kind: B\n  ? status\n  : {}\n", 0, Build::Nothing, LIMITS).unwrap().0;
+        assert_eq!(explicit.status, StatusAt::Unusable);
+        let flow = entry("- {kind: B, status: {}}\n", 0, Build::Nothing, LIMITS).unwrap().0;
+        assert_eq!(flow.block_column, None);
+    }
+
+    #[test]
+    fn documents_hold_one_mapping_or_nothing() {
+        assert!(document("# only a comment\n\n", 0, Build::Head, LIMITS).unwrap().0.is_none());
+        assert!(document("a: 1\n", 0, Build::Head, LIMITS).unwrap().0.is_some());
+        for text in ["- a\n", "x\n", "a: 1\n---\nb: 2\n", "--- a\n"] {
+            assert!(document(text, 0, Build::Head, LIMITS).is_err(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn counting_sees_the_root_and_refuses_what_walking_abandons() {
+        assert_eq!(
+            count("a: [1, {b: 2}]\n", LIMITS).map(|(c, r)| (c.nodes, r)),
+            Some((7, Root::BlockMapping(0)))
+        );
+        assert_eq!(count("# c\n    a: b\n", LIMITS).map(|(_, r)| r), Some(Root::BlockMapping(4)));
+        assert_eq!(count("# c\n", LIMITS).map(|(_, r)| r), Some(Root::Empty));
+        assert_eq!(count("[a]\n", LIMITS).map(|(_, r)| r), Some(Root::Other));
+        assert!(count("a: &x 1\n", LIMITS).is_none());
+        assert!(count("a: [[1]]\n", limits(2, 100)).is_none());
+        assert!(count("a: [[1]]\n", limits(3, 100)).is_some());
+    }
+}

@@ -1,0 +1,76 @@
+//! How a scalar reads: a string, a value every YAML reader reads alike, or one a YAML 1.1
+//! reader could read otherwise, which the walk leaves to the full reader.
+
+use serde_json::{Number, Value};
+use serde_saphyr::granit_parser::ScalarStyle;
+use std::borrow::Cow;
+
+/// How a scalar reads.
+pub(super) enum Scalar {
+    /// A string, as written: any quoted scalar, and a plain one no YAML reader types.
+    Text,
+    /// A plain scalar with another value (a null, a boolean, a number), the same to every
+    /// YAML reader.
+    Typed(Value),
+    /// A plain scalar YAML 1.1 and this function could read differently: the full reader
+    /// reads the item.
+    Doubtful,
+}
+
+impl Scalar {
+    pub(super) fn of(text: &str, style: ScalarStyle) -> Scalar {
+        if style != ScalarStyle::Plain {
+            return Scalar::Text;
+        }
+        match text {
+            "" | "~" | "null" => return Scalar::Typed(Value::Null),
+            "true" => return Scalar::Typed(Value::Bool(true)),
+            "false" => return Scalar::Typed(Value::Bool(false)),
+            _ => {}
+        }
+        if is_integer(text) {
+            return text.parse::<i64>().map_or(Scalar::Doubtful, |n| Scalar::Typed(Value::Number(n.into())));
+        }
+        if is_decimal(text) {
+            let number = text.parse::<f64>().ok().and_then(Number::from_f64);
+            return number.map_or(Scalar::Doubtful, |n| Scalar::Typed(Value::Number(n)));
+        }
+        if is_plain_string(text) { Scalar::Text } else { Scalar::Doubtful }
+    }
+}
+
+/// A mapping key as a JSON string, when it is one for certain.
+pub(super) fn string_key(text: Cow<'_, str>, style: ScalarStyle) -> Option<Cow<'_, str>> {
+    let plain_ok = style != ScalarStyle::Plain || is_plain_string(&text) || is_integer(&text);
+    plain_ok.then_some(text)
+}
+
+/// `0` or a decimal integer without leading zeros that fits an `i64`: the same number to
+/// every YAML reader, and written the same way as a JSON key.
+pub(super) fn is_integer(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let canonical = digits == "0" && text == "0" || !digits.is_empty() && !digits.starts_with('0');
+    canonical && digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `1.5`, `-0.25`: a float to every YAML reader.
+fn is_decimal(text: &str) -> bool {
+    let unsigned = text.strip_prefix('-').unwrap_or(text);
+    let Some((whole, fraction)) = unsigned.split_once('.') else { return false };
+    let plain_digits = |s: &str| !s.is_empty() && s.len() <= 15 && s.bytes().all(|b| b.is_ascii_digit());
+    plain_digits(whole) && plain_digits(fraction) && (whole == "0" || !whole.starts_with('0'))
+}
+
+/// Words YAML 1.1 reads as booleans, nulls or floats (in any case), and spellings of
+/// special floats some readers accept.
+const WORDS: [&str; 12] =
+    ["y", "yes", "n", "no", "true", "false", "on", "off", "null", "nan", "inf", "infinity"];
+
+/// A plain scalar that is a string to every YAML reader: it starts with a letter, `/`,
+/// `_`, `$` or a non-ASCII character (numbers, timestamps, `.inf`, `~`, `<<` and `=` all
+/// start otherwise), and it is not one of [`WORDS`].
+fn is_plain_string(text: &str) -> bool {
+    let Some(first) = text.chars().next() else { return false };
+    let starts_well = first.is_ascii_alphabetic() || matches!(first, '/' | '_' | '$') || !first.is_ascii();
+    starts_well && !(text.len() <= 8 && WORDS.iter().any(|w| w.eq_ignore_ascii_case(text)))
+}

@@ -1,0 +1,364 @@
+//! The walker: one node read from a text's events, counted, checked and built as far as
+//! asked, and where it stands in the text.
+
+use super::budget::{Abandon, Counts, Limits};
+use super::build::Build;
+use super::keys::Keys;
+use super::scalar::{Scalar, string_key};
+use super::{Node, StatusAt};
+use serde_json::{Map, Value};
+use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span, StrInput, StructureStyle};
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+/// Where a walk's events come from: the YAML parser, or the lexer for text of the plainest
+/// shape, which gives the parser's events for it.
+enum Events<'t> {
+    Parser(Box<Parser<'t, StrInput<'t>>>),
+    Lexed(std::vec::IntoIter<(Event<'t>, Span)>),
+}
+
+impl<'t> Events<'t> {
+    fn next(&mut self) -> Option<(Event<'t>, Span)> {
+        match self {
+            Events::Parser(parser) => parser.next()?.ok(),
+            Events::Lexed(events) => events.next(),
+        }
+    }
+}
+
+/// Walks the events of one text.
+pub struct Walker<'t> {
+    events: Events<'t>,
+    text: &'t str,
+    /// Offset of `text` in the whole input.
+    base: usize,
+    pub counts: Counts,
+    limits: Limits,
+    /// Whether anchors, aliases and merge keys may appear (the exact reader takes values
+    /// from the full reader, so it only needs their places).
+    anchors_allowed: bool,
+    /// Keys of the mapping open at each depth, reused from mapping to mapping.
+    keys: Vec<Keys<'t>>,
+    exact: bool,
+    /// Just past the last content seen (a scalar, a flow collection's end), in `text`.
+    end: usize,
+    defined: HashSet<usize>,
+    outside_alias: bool,
+}
+
+impl<'t> Walker<'t> {
+    /// A walker over `text`, which stands at `base` in the whole input.
+    pub fn new(text: &'t str, base: usize, limits: Limits, anchors_allowed: bool) -> Self {
+        Self::with(Events::Parser(Box::new(Parser::new_from_str(text))), text, base, limits, anchors_allowed)
+    }
+
+    /// [`Walker::new`] without anchors, reading the lexer's events when it reads the text.
+    pub(super) fn plain(text: &'t str, base: usize, limits: Limits) -> Self {
+        match crate::io::read::lex::events(text) {
+            Some(events) => Self::with(Events::Lexed(events.into_iter()), text, base, limits, false),
+            None => Self::new(text, base, limits, false),
+        }
+    }
+
+    fn with(events: Events<'t>, text: &'t str, base: usize, limits: Limits, anchors_allowed: bool) -> Self {
+        Walker {
+            events,
+            text,
+            base,
+            counts: Counts::default(),
+            limits,
+            anchors_allowed,
+            keys: Vec::new(),
+            exact: true,
+            end: 0,
+            defined: HashSet::new(),
+            outside_alias: false,
+        }
+    }
+
+    /// The offset of a marker in the whole input.
+    pub fn offset(&self, marker: &serde_saphyr::granit_parser::Marker) -> usize {
+        marker.byte_offset().unwrap_or_else(|| marker.index())
+    }
+
+    /// The next event that is not a comment; comments are counted.
+    pub fn event(&mut self) -> Result<(Event<'t>, Span), Abandon> {
+        loop {
+            let Some((event, span)) = self.events.next() else { return Err(Abandon) };
+            self.counts.events += 1;
+            if let Event::Comment(text, _) = &event {
+                self.counts.comment_bytes += text.len();
+            }
+            if !self.counts.within(&self.limits.counts) {
+                return Err(Abandon);
+            }
+            if !matches!(event, Event::Comment(..)) {
+                return Ok((event, span));
+            }
+        }
+    }
+
+    /// Reads the next event, which must be as `wanted` says.
+    pub fn expect(&mut self, wanted: impl Fn(&Event<'t>) -> bool) -> Result<Span, Abandon> {
+        let (event, span) = self.event()?;
+        if wanted(&event) { Ok(span) } else { Err(Abandon) }
+    }
+
+    /// The node whose first event is `event`, at `depth` (the outermost node at 1), built
+    /// as far as `build` says.
+    pub fn node(
+        &mut self,
+        event: Event<'t>,
+        span: Span,
+        depth: usize,
+        build: Build,
+    ) -> Result<Node, Abandon> {
+        self.exact = true;
+        self.defined.clear();
+        self.outside_alias = false;
+        let start = self.offset(&span.start);
+        let block_column =
+            matches!(event, Event::MappingStart(StructureStyle::Block, ..)).then(|| span.start.col());
+        let (value, status) = match event {
+            Event::MappingStart(StructureStyle::Block, anchor, tag) => {
+                self.properties(anchor, tag.is_some())?;
+                self.mapping(depth, build, Shape::Root)?
+            }
+            event => (self.value(event, span, depth, build)?, StatusAt::Absent),
+        };
+        let cut = |end| self.base + crate::io::read::text::after_content(self.text, end);
+        let status = match status {
+            StatusAt::At(range) => StatusAt::At(self.base + range.start..cut(range.end)),
+            other => other,
+        };
+        Ok(Node {
+            value,
+            exact: self.exact,
+            span: self.base + start..cut(self.end.max(start)),
+            block_column,
+            status,
+            outside_alias: self.outside_alias,
+        })
+    }
+
+    /// Counts a node and notes its anchor and tag.
+    fn properties(&mut self, anchor: usize, tagged: bool) -> Result<(), Abandon> {
+        self.counts.nodes += 1;
+        if self.counts.nodes > self.limits.counts.nodes {
+            return Err(Abandon);
+        }
+        if anchor != 0 {
+            if !self.anchors_allowed {
+                return Err(Abandon);
+            }
+            self.defined.insert(anchor);
+        }
+        if tagged {
+            self.exact = false;
+        }
+        Ok(())
+    }
+
+    /// A node's value as far as `build` says.
+    fn value(
+        &mut self,
+        event: Event<'t>,
+        span: Span,
+        depth: usize,
+        build: Build,
+    ) -> Result<Option<Value>, Abandon> {
+        if depth > self.limits.depth {
+            return Err(Abandon);
+        }
+        match event {
+            Event::Alias(id) => {
+                if !self.anchors_allowed {
+                    return Err(Abandon);
+                }
+                self.counts.nodes += 1;
+                self.outside_alias |= !self.defined.contains(&id);
+                self.exact = false;
+                self.end = self.offset(&span.end);
+                Ok(None)
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                self.properties(anchor, tag.is_some())?;
+                self.end = self.offset(&span.end);
+                Ok(self.scalar(text, style, build))
+            }
+            Event::SequenceStart(style, anchor, tag) => {
+                self.properties(anchor, tag.is_some())?;
+                self.sequence(style, depth, build)
+            }
+            Event::MappingStart(style, anchor, tag) => {
+                self.properties(anchor, tag.is_some())?;
+                let shape = if style == StructureStyle::Flow { Shape::Flow } else { Shape::Block };
+                Ok(self.mapping(depth, build, shape)?.0)
+            }
+            _ => Err(Abandon),
+        }
+    }
+
+    /// A scalar's value as far as `build` says; one this reader cannot vouch for clears
+    /// [`Walker::exact`].
+    fn scalar(&mut self, text: Cow<'t, str>, style: ScalarStyle, build: Build) -> Option<Value> {
+        let read = Scalar::of(&text, style);
+        if matches!(read, Scalar::Doubtful) {
+            self.exact = false;
+        }
+        match build {
+            Build::Nothing | Build::Probe | Build::ProbeMetadata => None,
+            Build::Shape => Some(Value::Null),
+            _ => Some(match read {
+                Scalar::Typed(value) => value,
+                Scalar::Text | Scalar::Doubtful => Value::String(text.into_owned()),
+            }),
+        }
+    }
+
+    /// A sequence whose start event was read, its entries at `depth + 1`.
+    fn sequence(
+        &mut self,
+        style: StructureStyle,
+        depth: usize,
+        build: Build,
+    ) -> Result<Option<Value>, Abandon> {
+        let children = build.element();
+        let mut out = Vec::new();
+        let mut kept = false;
+        loop {
+            let (event, span) = self.event()?;
+            if matches!(event, Event::SequenceEnd) {
+                if style == StructureStyle::Flow {
+                    self.end = self.offset(&span.end);
+                }
+                let keep = match build {
+                    Build::Nothing => false,
+                    // A shape is kept even empty: that it is a sequence is the point.
+                    Build::Whole | Build::Shape => true,
+                    _ => kept,
+                };
+                if !keep {
+                    return Ok(None);
+                }
+                out.shrink_to_fit();
+                return Ok(Some(Value::Array(out)));
+            }
+            let value = self.value(event, span, depth + 1, children)?;
+            kept |= value.is_some();
+            // Probed entries keep their places, so paths count them right.
+            if value.is_some() || children == Build::Probe {
+                out.push(value.unwrap_or(Value::Null));
+            }
+        }
+    }
+
+    /// A mapping whose start event was read, its values at `depth + 1`. At the root of an
+    /// item it also finds the top-level `status` entry.
+    fn mapping(
+        &mut self,
+        depth: usize,
+        build: Build,
+        shape: Shape,
+    ) -> Result<(Option<Value>, StatusAt), Abandon> {
+        if depth > self.limits.depth {
+            return Err(Abandon);
+        }
+        if depth >= self.keys.len() {
+            self.keys.resize_with(depth + 1, Keys::default);
+        }
+        self.keys[depth].clear();
+        let mut status = StatusAt::Absent;
+        // Collected first, so the map is built at its exact size.
+        let mut out = Vec::new();
+        loop {
+            let (event, span) = self.event()?;
+            if matches!(event, Event::MappingEnd) {
+                // A block mapping ends where the next token starts; a flow mapping at its `}`.
+                if shape == Shape::Flow {
+                    self.end = self.offset(&span.end);
+                }
+                let value = match build {
+                    Build::Nothing => None,
+                    sparse if sparse.sparse() && out.is_empty() => None,
+                    _ => Some(Value::Object(Map::from_iter(out))),
+                };
+                return Ok((value, status));
+            }
+            let key_start = self.offset(&span.start);
+            let key = self.key(event, span, depth)?;
+            let (event, value_span) = self.event()?;
+            let child = key.as_deref().map_or(Build::Nothing, |k| build.child(k));
+            let value = self.value(event, value_span, depth + 1, child)?;
+            if shape == Shape::Root && key.as_deref() == Some("status") {
+                let clean = self.is_line_start(key_start);
+                status = if clean { StatusAt::At(key_start..self.end) } else { StatusAt::Unusable };
+            }
+            if let (Some(key), Some(value)) = (key, value) {
+                out.push((key.into_owned(), value));
+            }
+        }
+    }
+
+    /// A key of the mapping open at `depth`, counted and checked to be new there; `None`
+    /// when it is no string for certain (a merge key, a collection, an alias, a lookalike),
+    /// which clears [`Walker::exact`].
+    fn key(&mut self, event: Event<'t>, span: Span, depth: usize) -> Result<Option<Cow<'t, str>>, Abandon> {
+        let key = match event {
+            Event::Scalar(_, _, anchor, _) if anchor != 0 && !self.anchors_allowed => {
+                return Err(Abandon);
+            }
+            Event::Scalar(text, ScalarStyle::Plain, _, None) if text == "<<" => {
+                if !self.anchors_allowed {
+                    return Err(Abandon);
+                }
+                self.exact = false;
+                None
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                if anchor != 0 {
+                    self.defined.insert(anchor);
+                }
+                self.end = self.offset(&span.end);
+                let key = string_key(text, style);
+                if key.is_none() || tag.is_some() {
+                    self.exact = false;
+                }
+                key
+            }
+            event => {
+                // A key that is a collection or an alias: read only by the full reader.
+                self.exact = false;
+                self.value(event, span, depth + 1, Build::Nothing)?;
+                None
+            }
+        };
+        self.counts.nodes += 1;
+        if self.counts.nodes > self.limits.counts.nodes {
+            return Err(Abandon);
+        }
+        if let Some(key) = &key
+            && !self.keys[depth].insert(key.clone())
+        {
+            self.exact = false;
+        }
+        Ok(key)
+    }
+
+    /// Whether only indentation, or an entry's `- `, stands before `pos` on its line.
+    fn is_line_start(&self, pos: usize) -> bool {
+        let start = crate::io::read::text::line_start(self.text, pos);
+        let before = self.text[start..pos].trim_start_matches(' ');
+        before.is_empty() || before.strip_prefix('-').is_some_and(|rest| rest.bytes().all(|b| b == b' '))
+    }
+}
+
+/// What kind of mapping is being walked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// The block mapping at the root of an item.
+    Root,
+    Block,
+    Flow,
+}
