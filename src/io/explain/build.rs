@@ -3,13 +3,12 @@
 //! (reconcile::spire); the findings; and the reach `diff` compares.
 
 use super::report::{
-    At, BindingReport, FindingReport, HeldReport, HeldText, LabelSelector, NotMade, Reach, Removed, Report,
-    UnknownSvid, WorkloadRef,
+    At, BindingReport, FindingReport, HeldReport, HeldText, LabelSelector, MadeIf, MayHold, NotMade, Reach,
+    Removed, Report, UnknownSvid, WorkloadRef,
 };
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
 use crate::reconcile::Outcome;
-use crate::reconcile::coverage::selector::Answer;
 use crate::reconcile::findings::Ref;
 use crate::reconcile::item::Item;
 use serde_json::Value;
@@ -97,29 +96,20 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
                         reason: f.why.clone(),
                     })
                     .collect(),
+                may_hold: h
+                    .entries
+                    .iter()
+                    .filter(|e| !e.is_sure())
+                    .map(|e| MayHold {
+                        spiffe_id: e.spiffe_id.text.clone(),
+                        cluster_spiffe_id: model.sources[e.source].name.clone(),
+                        made_if: e.unsure.map(MadeIf::from),
+                        attests_if: e.misses.clone(),
+                        unknown: e.spiffe_id.unknown.clone(),
+                    })
+                    .collect(),
                 text: HeldText {
                     svids: h.svids().map(|e| svid_line(&e.spiffe_id)).collect(),
-                    maybe: h
-                        .entries
-                        .iter()
-                        .filter(|e| !e.is_sure())
-                        .map(|e| {
-                            let mut line = format!(
-                                "{} (ClusterSPIFFEID {}",
-                                svid_line(&e.spiffe_id),
-                                model.sources[e.source].name
-                            );
-                            if let Some(unsure) = e.unsure {
-                                line.push_str(", ");
-                                line.push_str(crate::reconcile::spire::findings::unsure_words(unsure));
-                            }
-                            if e.attests == Answer::Unknown {
-                                line.push_str(&format!(", if {} hold in the cluster", e.misses.join(", ")));
-                            }
-                            line.push(')');
-                            line
-                        })
-                        .collect(),
                     ignored: h
                         .ignored_namespace
                         .then(|| "its namespace: the manager's ignoreNamespaces".to_string()),
@@ -191,10 +181,7 @@ fn binding(
 
 /// A SPIFFE ID, with the parts known only in the cluster said as such.
 fn svid_line(id: &crate::reconcile::spire::template::Evaluated) -> String {
-    if id.is_known() {
-        return id.text.clone();
-    }
-    format!("{} ({} known only in the cluster)", id.text, id.unknown.join(", "))
+    super::text::svid_words(&id.text, &id.unknown)
 }
 
 /// Lookups the report makes for every binding and pod template, built once.

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use crate::reconcile::findings::Kind;
 use crate::reconcile::results::Severity;
+use crate::reconcile::spire::Unsure;
 
 /// The stable document `-o json` prints.
 #[derive(Serialize, Deserialize, Debug)]
@@ -127,9 +128,13 @@ pub struct HeldReport {
     pub svids_with_unknowns: Vec<UnknownSvid>,
     /// ClusterSPIFFEIDs that select its pods but whose entry the manager cannot make, and why.
     pub entries_not_made: Vec<NotMade>,
+    /// The SVIDs its pods may hold, in the manager's order: what only the cluster settles
+    /// decides. Missing in a report saved before it was written, and then read as none
+    /// (`diff` refuses such a report as HEAD: it cannot say what HEAD may grant).
+    #[serde(default)]
+    pub may_hold: Vec<MayHold>,
     /// For the text, from the model (a saved report has none): each SVID with what of it is
-    /// known only in the cluster, the SVIDs that hang on what the input does not say, and
-    /// the namespace the manager ignores, when it does.
+    /// known only in the cluster, and the namespace the manager ignores, when it does.
     #[serde(skip)]
     pub text: HeldText,
 }
@@ -138,8 +143,60 @@ pub struct HeldReport {
 #[derive(Debug, Default)]
 pub struct HeldText {
     pub svids: Vec<String>,
-    pub maybe: Vec<String>,
     pub ignored: Option<String>,
+}
+
+/// An SVID a pod template's pods may hold: its entry is made, or attests, only if what the
+/// input does not say holds in the cluster.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MayHold {
+    /// As in `svids`: the actions only the cluster settles kept as written.
+    #[serde(rename = "spiffeID")]
+    pub spiffe_id: String,
+    /// The object whose entry it is.
+    #[serde(rename = "clusterSPIFFEID")]
+    pub cluster_spiffe_id: String,
+    /// What the manager makes the entry on; null when it makes it for sure.
+    #[serde(deserialize_with = "required")]
+    pub made_if: Option<MadeIf>,
+    /// The entry's workload selectors the build cannot judge: it attests only if they hold.
+    pub attests_if: Vec<String>,
+    /// The actions of `spiffeID` only the cluster settles, as in `svidsWithUnknowns`.
+    pub unknown: Vec<String>,
+}
+
+/// Why the manager may or may not make an entry ([`crate::reconcile::spire::Unsure`]).
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub enum MadeIf {
+    /// If the namespace carries the labels the object's `namespaceSelector` asks for: the
+    /// input has no Namespace object for it.
+    NamespaceLabels,
+    /// If the labels controllers add to the pods hold the object's `podSelector`.
+    PodLabels,
+    /// A fallback object: unless an entry above, itself unsure, is made.
+    NoEntryAbove,
+}
+
+impl From<Unsure> for MadeIf {
+    fn from(unsure: Unsure) -> Self {
+        match unsure {
+            Unsure::NamespaceLabels => MadeIf::NamespaceLabels,
+            Unsure::PodLabels => MadeIf::PodLabels,
+            Unsure::FallbackSkipped => MadeIf::NoEntryAbove,
+        }
+    }
+}
+
+impl From<MadeIf> for Unsure {
+    fn from(made_if: MadeIf) -> Self {
+        match made_if {
+            MadeIf::NamespaceLabels => Unsure::NamespaceLabels,
+            MadeIf::PodLabels => Unsure::PodLabels,
+            MadeIf::NoEntryAbove => Unsure::FallbackSkipped,
+        }
+    }
 }
 
 /// An SVID whose SPIFFE ID is known only in the cluster in part.
@@ -331,6 +388,43 @@ mod tests {
             r#"{{"bindings": [], "config": null, "workloads": [], "reach": [], "findings": {finding}}}"#
         ));
         assert!(severity.starts_with("findings[0].severity: unknown variant `bad`"), "{severity}");
+    }
+
+    #[test]
+    fn what_a_pod_template_may_hold_is_read_strictly_and_none_when_a_report_predates_it() {
+        let workload = |may_hold: Option<serde_json::Value>| {
+            let mut w = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "ns",
+                "name": "d", "path": "spec.template", "svids": [], "entriesWithoutIdentity": [],
+                "fallbacksSkipped": [], "svidsWithUnknowns": [], "entriesNotMade": []});
+            if let Some(may_hold) = may_hold {
+                w["mayHold"] = may_hold;
+            }
+            format!(r#"{{"config": null, "bindings": [], "findings": [], "reach": [], "workloads": [{w}]}}"#)
+        };
+        let may = |made_if: serde_json::Value| {
+            serde_json::json!([{"spiffeID": "spiffe://x/a", "clusterSPIFFEID": "c", "madeIf": made_if,
+                "attestsIf": ["k8s:node-name:n"], "unknown": []}])
+        };
+        let read = Report::read(&workload(Some(may(serde_json::json!("namespaceLabels"))))).unwrap();
+        let held = &read.workloads[0].may_hold;
+        assert_eq!((held.len(), held[0].made_if), (1, Some(MadeIf::NamespaceLabels)));
+        assert_eq!(held[0].attests_if, ["k8s:node-name:n"]);
+        assert!(
+            Report::read(&workload(Some(may(serde_json::Value::Null)))).unwrap().workloads[0].may_hold[0]
+                .made_if
+                .is_none()
+        );
+        // Saved before reports said what pods may hold: none, which `diff` knows of.
+        assert!(Report::read(&workload(None)).unwrap().workloads[0].may_hold.is_empty());
+        let wrong = Report::read(&workload(Some(may(serde_json::json!("always"))))).unwrap_err();
+        assert!(wrong.starts_with("workloads[0].mayHold[0].madeIf: unknown variant `always`"), "{wrong}");
+        let mut missing = may(serde_json::Value::Null);
+        missing[0].as_object_mut().unwrap().remove("madeIf");
+        let missing = Report::read(&workload(Some(missing))).unwrap_err();
+        assert!(missing.starts_with("workloads[0].mayHold[0]: missing field `madeIf`"), "{missing}");
+        for unsure in [Unsure::NamespaceLabels, Unsure::PodLabels, Unsure::FallbackSkipped] {
+            assert_eq!(Unsure::from(MadeIf::from(unsure)), unsure);
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `explain -o text`: the report aligned for a terminal, long values wrapped, the findings
 //! under their names in the order of the findings table.
 
-use super::report::{Report, WorkloadRef};
+use super::report::{MayHold, Report, WorkloadRef};
 use crate::io::wording;
 
 /// The report as text, aligned for a terminal.
@@ -65,7 +65,8 @@ pub(super) fn text(report: &Report) -> String {
         out.push_str(&format!("\n{}\n", workload_line(&w.workload())));
         let svids = if w.text.svids.is_empty() { vec!["none".to_string()] } else { w.text.svids.clone() };
         field(&mut out, "SVIDs", &svids);
-        field(&mut out, "may also hold", &w.text.maybe);
+        let maybe: Vec<String> = w.may_hold.iter().map(may_hold_line).collect();
+        field(&mut out, "may also hold", &maybe);
         field(&mut out, "ignored", w.text.ignored.as_slice());
         field(&mut out, "no identity from", &w.entries_without_identity);
         field(&mut out, "fallback skipped", &w.fallbacks_skipped);
@@ -142,4 +143,27 @@ fn workload_line(w: &WorkloadRef) -> String {
         Some(path) => format!("{} {name}  {path}", w.kind),
         None => format!("{} {name}", w.kind),
     }
+}
+
+/// A SPIFFE ID, with the parts known only in the cluster said as such.
+pub(super) fn svid_words(id: &str, unknown: &[String]) -> String {
+    if unknown.is_empty() {
+        return id.to_string();
+    }
+    format!("{id} ({} known only in the cluster)", unknown.join(", "))
+}
+
+/// An SVID the pods may hold, with its object and what it hangs on.
+fn may_hold_line(m: &MayHold) -> String {
+    let mut line =
+        format!("{} (ClusterSPIFFEID {}", svid_words(&m.spiffe_id, &m.unknown), m.cluster_spiffe_id);
+    if let Some(made_if) = m.made_if {
+        line.push_str(", ");
+        line.push_str(crate::reconcile::spire::findings::unsure_words(made_if.into()));
+    }
+    if !m.attests_if.is_empty() {
+        line.push_str(&format!(", if {} hold in the cluster", m.attests_if.join(", ")));
+    }
+    line.push(')');
+    line
 }
