@@ -60,7 +60,7 @@ enum Command {
         #[arg(short, long, default_value = "text", value_parser = ["text", "markdown", "json", "sarif", "github"])]
         output: String,
         /// change: exit 2 on any change of identities or reach. grant: exit 2 only when a
-        /// workload gains an SVID or an identity is added or widened.
+        /// workload gains an SVID or may gain one, or an identity is added or widened.
         #[arg(long, default_value = "change", value_parser = ["change", "grant"])]
         fail_on: String,
     },

@@ -442,6 +442,63 @@ fn diff_exits_1_on_everything_but_a_difference() {
     assert_eq!(help.status.code(), Some(0));
 }
 
+/// docs/reference.md#diff: a report saved before reports said what pods may hold
+/// (`workloads[].mayHold`) is read as holding none as BASE, which makes a possible grant
+/// show, and is refused as HEAD, whose possible grants it cannot say; as saved now, either
+/// side sees them.
+#[test]
+fn a_report_saved_before_may_hold_serves_as_base_but_not_as_head() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/diff-may-grant");
+    let run = |args: &[&str], stdin: &[u8]| {
+        let mut child = Command::new(BIN)
+            .current_dir(&case)
+            .args(args)
+            .args(["--config", "config.yaml"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let saved = |side: &str| {
+        let report = run(&["explain", "-o", "json", side], b"");
+        assert_eq!(report.status.code(), Some(0), "{}", text(&report.stderr));
+        let now = report.stdout;
+        let mut old: serde_json::Value = serde_json::from_slice(&now).unwrap();
+        for w in old["workloads"].as_array_mut().unwrap() {
+            assert!(w.as_object_mut().unwrap().remove("mayHold").is_some());
+        }
+        (now, old.to_string().into_bytes())
+    };
+    let ((base_now, base_old), (head_now, head_old)) = (saved("base"), saved("head"));
+    let grant =
+        |base: &str, head: &str, stdin: &[u8]| run(&["diff", base, head, "--fail-on", "grant"], stdin);
+    for base in [&base_now, &base_old] {
+        let out = grant("-", "head", base);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stdout).contains("may gain  spiffe://example.org/staging/llama"),
+            "{}",
+            text(&out.stdout)
+        );
+    }
+    let out = grant("base", "-", &head_now);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    // HEAD against its own report: no change as saved now; saved before, what HEAD may hold
+    // shows as a possible grant, never as nothing.
+    assert_eq!(grant("-", "head", &head_now).status.code(), Some(0));
+    assert_eq!(grant("-", "head", &head_old).status.code(), Some(2));
+    let out = grant("base", "-", &head_old);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("-: a saved explain report without workloads[].mayHold"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
 /// docs/review.md: a baseline report committed at the repository root under a hidden name is
 /// out of the way of `explain .`, and serves as the base; inside the manifests folder it
 /// stops the run, as the page says.

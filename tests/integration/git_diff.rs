@@ -36,6 +36,8 @@ fn diff_compares_the_commits_of_a_pull_request() {
         "binding-failing",
         "selector-narrowed",
         "scope-widened",
+        "may-grant",
+        "may-lose",
         "formatting-only",
     ];
     for case in cases {

@@ -8,7 +8,8 @@ use super::Diff;
 pub enum FailOn {
     /// Any change of identities or reach.
     Change,
-    /// Only a change that grants: a workload gains an SVID, an identity is added or widened.
+    /// Only a change that grants: a workload gains an SVID or may gain one (a gate does not
+    /// pass what may grant access), an identity is added or widened.
     Grant,
 }
 

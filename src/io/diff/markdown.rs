@@ -63,9 +63,19 @@ pub(super) fn markdown(diff: &Diff, limit: usize) -> String {
         rows.push(Row { section: 0, rank: u8::from(!c.grants()), text });
     }
     for w in &diff.workloads {
-        let ids = |list: &[String]| list.iter().map(|id| code(id)).collect::<Vec<_>>().join("<br>");
-        let text = format!("| {} | {} | {} |\n", md(&workload_name(w)), ids(&w.gains), ids(&w.loses));
-        rows.push(Row { section: 1, rank: u8::from(w.gains.is_empty()), text });
+        // An ID that may be gained or lost stands in the same column, marked "may".
+        let ids = |sure: &[String], may: &[String]| {
+            let sure = sure.iter().map(|id| code(id));
+            let may = may.iter().map(|id| format!("may {}", code(id)));
+            sure.chain(may).collect::<Vec<_>>().join("<br>")
+        };
+        let text = format!(
+            "| {} | {} | {} |\n",
+            md(&workload_name(w)),
+            ids(&w.gains, &w.may_gain),
+            ids(&w.loses, &w.may_lose)
+        );
+        rows.push(Row { section: 1, rank: u8::from(!w.grants()), text });
     }
     for f in &diff.findings.new {
         let text = format!("- **{}** {}: {}\n", severity(f), md(&f.reason), md(&f.message));

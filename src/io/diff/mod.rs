@@ -2,10 +2,10 @@
 //! as `explain` reads it (a file, a folder or `-`, with the same configuration) or is a
 //! saved `explain -o json` report (`side.rs`); both become the report's document
 //! ([`explain::report`]), and the diff compares those: identities per binding
-//! (`identities.rs`), the SPIFFE IDs each pod template gets, the report's `reach`
-//! (`workloads.rs`), and findings (`findings.rs`). Text, markdown (a pull request comment),
-//! JSON, or HEAD's new failures and findings as annotations (`annotate.rs`); the exit
-//! status says whether the sides differ (`fail_on.rs`).
+//! (`identities.rs`), the SPIFFE IDs each pod template gets or may get, the report's `reach`
+//! and `workloads[].mayHold` (`workloads.rs`), and findings (`findings.rs`). Text, markdown
+//! (a pull request comment), JSON, or HEAD's new failures and findings as annotations
+//! (`annotate.rs`); the exit status says whether the sides differ (`fail_on.rs`).
 mod annotate;
 mod fail_on;
 mod findings;
@@ -59,6 +59,14 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
         Ok(sides) => sides,
         Err(message) => return error_output(&message),
     };
+    if after.without_may_hold {
+        return error_output(&format!(
+            "{}: a saved explain report without workloads[].mayHold, so it cannot say which SVIDs \
+             HEAD's pods may hold: save it again with `explain -o json` of this version, or give HEAD \
+             as files, a folder or `-`",
+            super::files::quote(head)
+        ));
+    }
     let diff = compare(&before.report, &after.report);
     let stdout = match output {
         Output::Text => text::text(&diff),
@@ -93,10 +101,10 @@ fn compare(before: &Report, after: &Report) -> Diff {
 }
 
 impl Diff {
-    /// Whether the change grants: a workload gains an SVID, or an identity is added or
-    /// widened.
+    /// Whether the change grants: a workload gains an SVID or may gain one, or an identity
+    /// is added or widened.
     pub fn grants(&self) -> bool {
-        self.workloads.iter().any(|w| !w.gains.is_empty())
+        self.workloads.iter().any(WorkloadChange::grants)
             || self.identities.iter().any(IdentityChange::grants)
     }
 }

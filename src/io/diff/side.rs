@@ -13,6 +13,10 @@ use std::path::Path;
 pub(super) struct Side {
     pub report: Report,
     pub policy: Option<FailurePolicy>,
+    /// For a saved report written before reports said what pods may hold
+    /// (`workloads[].mayHold`): it is read as holding none, which a base may be and a head,
+    /// whose possible grants a gate must see, may not.
+    pub without_may_hold: bool,
 }
 
 /// The side at `path`, its errors named after it.
@@ -31,7 +35,8 @@ pub(super) fn read(path: &Path, request: &Request) -> Result<Side, String> {
         let report = Report::read(text).map_err(|e| {
             format!("{name}: a saved explain report, but {e}: save it again with `explain -o json` of this version")
         })?;
-        return Ok(Side { report, policy: None });
+        let without_may_hold = lacks_may_hold(text);
+        return Ok(Side { report, policy: None, without_may_hold });
     }
     let side = Request {
         paths: vec![path.to_path_buf()],
@@ -50,7 +55,7 @@ pub(super) fn read(path: &Path, request: &Request) -> Result<Side, String> {
         }
     };
     let (report, policy) = explain::build_with_policy(&side).map_err(named)?;
-    Ok(Side { report, policy: Some(policy) })
+    Ok(Side { report, policy: Some(policy), without_may_hold: false })
 }
 
 /// Whether a text is a saved `explain -o json` report: a JSON object with `bindings` and
@@ -58,6 +63,14 @@ pub(super) fn read(path: &Path, request: &Request) -> Result<Side, String> {
 fn is_saved_report(text: &str) -> bool {
     let Ok(Value::Object(value)) = serde_json::from_str::<Value>(text) else { return false };
     value.contains_key("bindings") && !value.contains_key("apiVersion")
+}
+
+/// Whether a saved report has a pod template without `mayHold`: a report saved before it
+/// was written.
+fn lacks_may_hold(text: &str) -> bool {
+    let Ok(value) = serde_json::from_str::<Value>(text) else { return false };
+    let workloads = value.get("workloads").and_then(Value::as_array);
+    workloads.is_some_and(|w| w.iter().any(|w| w.get("mayHold").is_none()))
 }
 
 #[cfg(test)]

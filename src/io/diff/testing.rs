@@ -10,6 +10,37 @@ pub(super) fn report(bindings: Value, reach: Value) -> Report {
     Report::read(&value.to_string()).unwrap()
 }
 
+/// A report of Deployment `ns/d`, whose pods hold the `sure` SPIFFE IDs and may hold the
+/// `may` ones (from ClusterSPIFFEID `c`, if its namespace carries the labels it asks for).
+pub(super) fn held(sure: &[&str], may: &[&str]) -> Report {
+    let may: Vec<Value> = may
+        .iter()
+        .map(|id| {
+            json!({"spiffeID": id, "clusterSPIFFEID": "c", "madeIf": "namespaceLabels",
+                   "attestsIf": [], "unknown": []})
+        })
+        .collect();
+    let template = json!({"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "ns", "name": "d",
+                          "path": "spec.template"});
+    let mut workload = template.clone();
+    for (field, value) in [
+        ("svids", json!(sure)),
+        ("entriesWithoutIdentity", json!([])),
+        ("fallbacksSkipped", json!([])),
+        ("svidsWithUnknowns", json!([])),
+        ("entriesNotMade", json!([])),
+        ("mayHold", json!(may)),
+    ] {
+        workload[field] = value;
+    }
+    let mut reach = template;
+    reach["spiffeIDs"] = json!(sure);
+    let reach = if sure.is_empty() { json!([]) } else { json!([reach]) };
+    let value = json!({"config": null, "bindings": [], "workloads": [workload], "findings": [],
+                       "reach": reach});
+    Report::read(&value.to_string()).unwrap()
+}
+
 /// A ready binding of namespace `ns` selecting `app: a`, with those selectors.
 pub(super) fn binding(name: &str, selectors: &[&str]) -> Value {
     json!({"namespace": "ns", "name": name, "ready": true, "reason": "Reconciled", "message": "",

@@ -28,6 +28,13 @@ pub(super) fn text(diff: &Diff) -> String {
             for id in &w.loses {
                 out.push_str(&format!("    loses  {id}\n"));
             }
+            // What the cluster settles: `explain` HEAD (or BASE) says on what.
+            for id in &w.may_gain {
+                out.push_str(&format!("    may gain  {id}\n"));
+            }
+            for id in &w.may_lose {
+                out.push_str(&format!("    may lose  {id}\n"));
+            }
         }
     }
     for (title, list) in

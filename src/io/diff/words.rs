@@ -114,6 +114,14 @@ pub(super) fn summary(diff: &Diff) -> String {
     if loses > 0 {
         parts.push(format!("{} SVIDs", count(loses, "workload loses", "workloads lose")));
     }
+    let may_gain = diff.workloads.iter().filter(|w| !w.may_gain.is_empty()).count();
+    let may_lose = diff.workloads.iter().filter(|w| !w.may_lose.is_empty()).count();
+    if may_gain > 0 {
+        parts.push(format!("{} may gain SVIDs", count(may_gain, "workload", "workloads")));
+    }
+    if may_lose > 0 {
+        parts.push(format!("{} may lose SVIDs", count(may_lose, "workload", "workloads")));
+    }
     let (new, resolved) = (diff.findings.new.len(), diff.findings.resolved.len());
     if new > 0 {
         parts.push(count(new, "new finding", "new findings"));

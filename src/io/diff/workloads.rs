@@ -1,5 +1,6 @@
 //! Reach compared per pod template: the SPIFFE IDs a template's pods gain and lose, from
-//! the `reach` of the two reports.
+//! the `reach` of the two reports, and those they may gain or lose, from what each report
+//! says its pods may hold (`workloads[].mayHold`).
 
 use crate::io::explain::Report;
 use serde::Serialize;
@@ -13,45 +14,97 @@ pub struct WorkloadChange {
     pub namespace: Option<String>,
     pub name: String,
     pub path: Option<String>,
+    /// IDs held for sure now, and not held nor possibly held before.
     pub gains: Vec<String>,
+    /// IDs held for sure before, and not held nor possibly held now.
     pub loses: Vec<String>,
+    /// IDs it may hold now and did not hold before, or holds for sure now and only may have
+    /// held before: what the cluster settles decides whether it gains them.
+    pub may_gain: Vec<String>,
+    /// The reverse: IDs it held for sure and only may hold now, or may have held and does
+    /// not now.
+    pub may_lose: Vec<String>,
+}
+
+impl WorkloadChange {
+    /// Whether its pods gain or may gain an SVID.
+    pub(super) fn grants(&self) -> bool {
+        !self.gains.is_empty() || !self.may_gain.is_empty()
+    }
+
+    /// Whether its pods lose or may lose an SVID.
+    pub(super) fn takes(&self) -> bool {
+        !self.loses.is_empty() || !self.may_lose.is_empty()
+    }
 }
 
 /// A pod template: (namespace, kind, name, path, apiVersion), the order the diff lists them.
 type Template = (Option<String>, String, String, Option<String>, String);
 
-fn reach(report: &Report) -> BTreeMap<Template, BTreeSet<String>> {
-    report
-        .reach
-        .iter()
-        .map(|r| {
-            let template =
-                (r.namespace.clone(), r.kind.clone(), r.name.clone(), r.path.clone(), r.api_version.clone());
-            (template, r.spiffe_ids.iter().cloned().collect())
-        })
-        .collect()
+/// How a template's pods hold an SPIFFE ID; an ID a report does not name is not held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Held {
+    No,
+    Maybe,
+    Sure,
 }
 
-/// The pod templates whose SPIFFE IDs differ from `before` to `after`.
+/// Per pod template, the IDs its pods hold for sure (`reach`) or may hold (`mayHold`); an
+/// ID held both ways is held for sure.
+fn held(report: &Report) -> BTreeMap<Template, BTreeMap<String, Held>> {
+    let mut held: BTreeMap<Template, BTreeMap<String, Held>> = BTreeMap::new();
+    let key = |namespace: &Option<String>, kind: &str, name: &str, path: &Option<String>, api: &str| {
+        (namespace.clone(), kind.to_string(), name.to_string(), path.clone(), api.to_string())
+    };
+    for w in report.workloads.iter().filter(|w| !w.may_hold.is_empty()) {
+        let ids = held.entry(key(&w.namespace, &w.kind, &w.name, &w.path, &w.api_version)).or_default();
+        for m in &w.may_hold {
+            ids.insert(m.spiffe_id.clone(), Held::Maybe);
+        }
+    }
+    for r in &report.reach {
+        let ids = held.entry(key(&r.namespace, &r.kind, &r.name, &r.path, &r.api_version)).or_default();
+        for id in &r.spiffe_ids {
+            ids.insert(id.clone(), Held::Sure);
+        }
+    }
+    held
+}
+
+/// The pod templates whose SPIFFE IDs differ from `before` to `after`, held or possibly held.
 pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
-    let (old, new) = (reach(before), reach(after));
+    let (old, new) = (held(before), held(after));
     let templates: BTreeSet<&Template> = old.keys().chain(new.keys()).collect();
-    let empty = BTreeSet::new();
+    let empty = BTreeMap::new();
     templates
         .into_iter()
         .filter_map(|t| {
             let (b, a) = (old.get(t).unwrap_or(&empty), new.get(t).unwrap_or(&empty));
-            let gains: Vec<String> = a.difference(b).cloned().collect();
-            let loses: Vec<String> = b.difference(a).cloned().collect();
-            (!gains.is_empty() || !loses.is_empty()).then(|| WorkloadChange {
+            let ids: BTreeSet<&String> = b.keys().chain(a.keys()).collect();
+            let mut change = WorkloadChange {
                 api_version: t.4.clone(),
                 kind: t.1.clone(),
                 namespace: t.0.clone(),
                 name: t.2.clone(),
                 path: t.3.clone(),
-                gains,
-                loses,
-            })
+                gains: Vec::new(),
+                loses: Vec::new(),
+                may_gain: Vec::new(),
+                may_lose: Vec::new(),
+            };
+            for id in ids {
+                let was = b.get(id).copied().unwrap_or(Held::No);
+                let is = a.get(id).copied().unwrap_or(Held::No);
+                let list = match (was, is) {
+                    (Held::No, Held::Sure) => &mut change.gains,
+                    (Held::Sure, Held::No) => &mut change.loses,
+                    (w, i) if i > w => &mut change.may_gain,
+                    (w, i) if i < w => &mut change.may_lose,
+                    _ => continue,
+                };
+                list.push(id.clone());
+            }
+            (change.grants() || change.takes()).then_some(change)
         })
         .collect()
 }
@@ -59,7 +112,7 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
 #[cfg(test)]
 mod tests {
     use super::super::compare;
-    use super::super::testing::report;
+    use super::super::testing::{held, report};
     use serde_json::json;
 
     #[test]
@@ -75,5 +128,31 @@ mod tests {
         assert_eq!(diff.workloads[0].loses, ["spiffe://x/a"]);
         assert!(diff.grants());
         assert!(!compare(&after, &report(json!([]), json!([]))).grants());
+    }
+
+    #[test]
+    fn what_may_be_held_is_compared_apart_from_what_is_held_for_sure() {
+        let (a, b) = ("spiffe://x/a", "spiffe://x/b");
+        // (before sure, before may, after sure, after may) -> (gains, loses, mayGain, mayLose)
+        type Lists<'a> = (&'a [&'a str], &'a [&'a str], &'a [&'a str], &'a [&'a str]);
+        let cases: [(Lists, Lists); 7] = [
+            ((&[], &[], &[], &[a]), (&[], &[], &[a], &[])),
+            ((&[], &[a], &[], &[]), (&[], &[], &[], &[a])),
+            ((&[], &[a], &[a], &[]), (&[], &[], &[a], &[])),
+            ((&[a], &[], &[], &[a]), (&[], &[], &[], &[a])),
+            ((&[], &[], &[a], &[]), (&[a], &[], &[], &[])),
+            ((&[a], &[], &[], &[]), (&[], &[a], &[], &[])),
+            ((&[b], &[], &[], &[a]), (&[], &[b], &[a], &[])),
+        ];
+        for ((bs, bm, as_, am), (gains, loses, may_gain, may_lose)) in cases {
+            let diff = compare(&held(bs, bm), &held(as_, am));
+            let w = &diff.workloads[0];
+            let got = [&w.gains, &w.loses, &w.may_gain, &w.may_lose];
+            assert_eq!(got, [gains, loses, may_gain, may_lose], "{bs:?} {bm:?} -> {as_:?} {am:?}");
+            assert_eq!(diff.grants(), !gains.is_empty() || !may_gain.is_empty(), "{bs:?} {bm:?}");
+        }
+        // The same possible SVID on both sides is no change, and one held both ways is held.
+        assert!(compare(&held(&[], &[a]), &held(&[], &[a])).workloads.is_empty());
+        assert!(compare(&held(&[a], &[a]), &held(&[a], &[])).workloads.is_empty());
     }
 }
