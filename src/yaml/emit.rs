@@ -17,10 +17,7 @@ pub fn write<T: Serialize + ?Sized>(value: &T) -> Option<String> {
     match &node {
         Node::Map(entries) if !entries.is_empty() => map_body(entries, 0, false, &mut out)?,
         Node::Seq(items) if !items.is_empty() => seq_body(items, 0, &mut out)?,
-        Node::Scalar(s) => {
-            out.push_str(s);
-            out.push('\n');
-        }
+        // Empty collections and scalars: the function writes none at the top.
         _ => return None,
     }
     Some(out)
@@ -99,11 +96,16 @@ fn value_text(s: &str) -> Option<String> {
     if is_word(s) {
         return Some(format!("\"{s}\""));
     }
-    let plain = s.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
+    if plain(s) { Some(s.to_string()) } else { spelled(s) }
+}
+
+/// Whether serde-saphyr writes a string (not one of [`WORDS`]) as it is: names, SPIFFE
+/// IDs, selectors and times are, and this writer spells them without asking it.
+fn plain(s: &str) -> bool {
+    s.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
         && s.bytes().all(|b| b.is_ascii_alphanumeric() || b" ._/:-()',\"=@".contains(&b))
         && !s.ends_with([':', ' '])
-        && !s.contains(": ");
-    if plain { Some(s.to_string()) } else { spelled(s) }
+        && !s.contains(": ")
 }
 
 /// A mapping key as serde-saphyr spells it: stricter than values (no `:` or spaces plain).
@@ -126,30 +128,17 @@ fn spelled(s: &str) -> Option<String> {
     }
     let text = super::saphyr_write(&s).ok()?;
     let line = text.strip_suffix('\n')?;
-    if line.contains('\n') || line.starts_with(['|', '>']) {
+    // A block scalar (`|-` and its lines) is the one spelling over several lines.
+    if line.contains('\n') {
         return None;
     }
     LAST.with_borrow_mut(|last| *last = (s.to_string(), line.to_string()));
     Some(line.to_string())
 }
 
-/// Why this writer gave up; never shown.
-#[derive(Debug)]
-pub struct GiveUp;
-
-impl fmt::Display for GiveUp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("not a shape the fast writer writes")
-    }
-}
-
-impl std::error::Error for GiveUp {}
-
-impl ser::Error for GiveUp {
-    fn custom<T: fmt::Display>(_: T) -> Self {
-        GiveUp
-    }
-}
+/// Why this writer gave up: serde's own unit error, never shown (the caller writes with
+/// serde-saphyr instead).
+type GiveUp = fmt::Error;
 
 /// Builds a [`Node`]; a mapping key (`key`) may only be a string, spelled as keys are.
 #[derive(Clone, Copy)]
@@ -165,12 +154,12 @@ type R = Result<Node, GiveUp>;
 impl NodeSer {
     /// A scalar that is not a string: written as `text` as a value, never as a key.
     fn other(self, text: String) -> R {
-        if self.key { Err(GiveUp) } else { Ok(Node::Scalar(text)) }
+        if self.key { Err(fmt::Error) } else { Ok(Node::Scalar(text)) }
     }
 
     /// `self`, where only a value may stand.
     fn value(self) -> Result<Self, GiveUp> {
-        if self.key { Err(GiveUp) } else { Ok(self) }
+        if self.key { Err(fmt::Error) } else { Ok(self) }
     }
 }
 
@@ -213,32 +202,32 @@ impl ser::Serializer for NodeSer {
         self.other(v.to_string())
     }
     fn serialize_f32(self, _: f32) -> R {
-        Err(GiveUp)
+        Err(fmt::Error)
     }
     fn serialize_f64(self, _: f64) -> R {
-        Err(GiveUp)
+        Err(fmt::Error)
     }
     fn serialize_char(self, v: char) -> R {
         self.value()?.serialize_str(v.encode_utf8(&mut [0; 4]))
     }
     fn serialize_str(self, v: &str) -> R {
         let text = if self.key { key_text(v) } else { value_text(v) };
-        text.map(Node::Scalar).ok_or(GiveUp)
+        text.map(Node::Scalar).ok_or(fmt::Error)
     }
     fn serialize_bytes(self, _: &[u8]) -> R {
-        Err(GiveUp)
+        Err(fmt::Error)
     }
     fn serialize_none(self) -> R {
-        Err(GiveUp)
+        Err(fmt::Error)
     }
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> R {
         value.serialize(self.value()?)
     }
     fn serialize_unit(self) -> R {
-        Err(GiveUp)
+        Err(fmt::Error)
     }
     fn serialize_unit_struct(self, _: &'static str) -> R {
-        Err(GiveUp)
+        Err(fmt::Error)
     }
     fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> R {
         self.value()?.serialize_str(variant)
@@ -253,7 +242,7 @@ impl ser::Serializer for NodeSer {
         _: &'static str,
         _: &T,
     ) -> R {
-        Err(GiveUp)
+        Err(fmt::Error)
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<SeqSer, GiveUp> {
         self.value()?;
@@ -263,7 +252,7 @@ impl ser::Serializer for NodeSer {
         self.serialize_seq(Some(len))
     }
     fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, GiveUp> {
-        Err(GiveUp)
+        Err(fmt::Error)
     }
     fn serialize_tuple_variant(
         self,
@@ -272,7 +261,7 @@ impl ser::Serializer for NodeSer {
         _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeTupleVariant, GiveUp> {
-        Err(GiveUp)
+        Err(fmt::Error)
     }
     fn serialize_map(self, len: Option<usize>) -> Result<MapSer, GiveUp> {
         self.value()?;
@@ -288,7 +277,7 @@ impl ser::Serializer for NodeSer {
         _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeStructVariant, GiveUp> {
-        Err(GiveUp)
+        Err(fmt::Error)
     }
 }
 
@@ -328,12 +317,12 @@ impl ser::SerializeMap for MapSer {
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), GiveUp> {
         match key.serialize(KEY)? {
             Node::Scalar(key) => self.key = Some(key),
-            _ => return Err(GiveUp),
+            _ => return Err(fmt::Error),
         }
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), GiveUp> {
-        let key = self.key.take().ok_or(GiveUp)?;
+        let key = self.key.take().ok_or(fmt::Error)?;
         self.entries.push((key, value.serialize(VALUE)?));
         Ok(())
     }
@@ -346,7 +335,7 @@ impl ser::SerializeStruct for MapSer {
     type Ok = Node;
     type Error = GiveUp;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), GiveUp> {
-        let key = key_text(key).ok_or(GiveUp)?;
+        let key = key_text(key).ok_or(fmt::Error)?;
         self.entries.push((key, value.serialize(VALUE)?));
         Ok(())
     }
@@ -411,10 +400,27 @@ mod tests {
         }
     }
 
+    /// A shape this writer must take itself (the function writes it often), as serde-saphyr
+    /// writes it.
+    fn fast<T: serde::Serialize + std::fmt::Debug>(value: &T) {
+        let slow = super::super::saphyr_write(value).unwrap();
+        assert_eq!(write(value).as_deref(), Some(slow.as_str()), "{value:?}");
+    }
+
     #[test]
     fn shapes_are_laid_out_as_serde_saphyr_lays_them_out() {
-        same(&json!({"a": {"b": {"c": 1}}, "d": [], "e": {}, "f": [{"g": [1, 2], "h": {"i": true}}, "j"]}));
-        same(&json!([{"a": 1}, [], {}]));
+        let shapes =
+            json!({"a": {"b": {"c": 1}}, "d": [], "e": {}, "f": [{"g": [1, 2], "h": {"i": true}}, "j"]});
+        fast(&shapes);
+        fast(&json!([{"a": 1}, [], {}, "x"]));
+        // An item of a ResourceList is written as a one-element array (a tuple to serde).
+        fast(&[json!({"kind": "ClusterSPIFFEID", "spec": {"dnsNameTemplates": []}})]);
+        fast(&vec![shapes]);
+        // Empty at the top and scalars: left to serde-saphyr.
+        for value in [json!({}), json!([]), json!("x"), json!(1)] {
+            same(&value);
+            assert_eq!(write(&value), None, "{value}");
+        }
         assert_eq!(write(&json!([[1]])), None);
         assert_eq!(write(&json!({"a": null})), None);
         assert_eq!(write(&json!({"a": 1.5})), None);
@@ -472,6 +478,18 @@ mod tests {
             if let Some(text) = write(&value) {
                 proptest::prop_assert_eq!(text, slow);
             }
+        }
+    }
+
+    #[test]
+    fn the_strings_the_function_writes_most_are_spelled_here() {
+        for s in ["llama-decode", "spiffe://example.org/ns/llm/sa/vllm", "k8s:sa:vllm", "Ready", "a b", "x=y"]
+        {
+            assert!(plain(s), "{s}");
+            assert_eq!(value_text(s).as_deref(), Some(s));
+        }
+        for s in ["a:", "a ", "a: b", "-a", "1a", "a#b", ""] {
+            assert!(!plain(s), "{s}");
         }
     }
 
