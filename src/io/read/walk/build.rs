@@ -9,9 +9,14 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Build {
     Whole,
-    /// An item: `apiVersion` and `kind` whole, `metadata` as [`Build::Metadata`], the rest
-    /// probed.
+    /// An item: `apiVersion` and `kind` whole, `metadata` as [`Build::Metadata`], `items`
+    /// as [`Build::Entries`], the rest probed.
     Head,
+    /// A List's `items`: its entries as [`Build::Entry`], kept in their places, so the
+    /// reconcile sees what a List holds (`reconcile::lists`).
+    Entries,
+    /// An entry of a List's `items`: `apiVersion` and `kind` whole, the rest probed.
+    Entry,
     /// An item's metadata: `annotations` (where kpt and kustomize keep file paths), `name`,
     /// `namespace` and `labels` whole, the rest probed.
     Metadata,
@@ -32,10 +37,11 @@ impl Build {
         match (self, key) {
             (Build::Whole, _) => Build::Whole,
             (Build::Nothing, _) => Build::Nothing,
-            (Build::Head, "apiVersion" | "kind")
+            (Build::Head | Build::Entry, "apiVersion" | "kind")
             | (Build::Metadata, "annotations" | "name" | "namespace" | "labels")
             | (Build::ProbeMetadata, "labels") => Build::Whole,
             (Build::Head, "metadata") => Build::Metadata,
+            (Build::Head, "items") => Build::Entries,
             // Every probing mode alike: what a pod template is read from, and the rest.
             (_, "serviceAccountName" | "serviceAccount") => Build::Whole,
             (_, "metadata") => Build::ProbeMetadata,
@@ -49,12 +55,19 @@ impl Build {
         match self {
             Build::Whole => Build::Whole,
             Build::Nothing => Build::Nothing,
+            Build::Entries => Build::Entry,
             _ => Build::Probe,
         }
     }
 
+    /// Whether the elements of a sequence built this way keep their places when nothing in
+    /// them is kept, so paths into it count them right.
+    pub(super) fn keeps_places(self) -> bool {
+        matches!(self, Build::Probe | Build::Entry)
+    }
+
     /// Whether a node built this way is kept only when something in it is.
     pub(super) fn sparse(self) -> bool {
-        matches!(self, Build::Probe | Build::ProbeMetadata | Build::Shape)
+        matches!(self, Build::Probe | Build::ProbeMetadata | Build::Shape | Build::Entries | Build::Entry)
     }
 }
