@@ -1,9 +1,10 @@
-//! How far a walk builds a node: whole, an item's head and pod templates, or nothing; what
-//! each key and entry is built as below a node built one way.
+//! How far a walk builds a node: whole, an item's head and pod templates (and a List's items'
+//! heads), or nothing; what each key and entry is built as below a node built one way.
 
 /// How much of a node to build. Of an item the reconcile only passes on, it needs its head
 /// and its pod templates: [`Build::Head`] builds just those, a skeleton in which
-/// `reconcile::coverage::workload_of` finds what it finds in the whole item. A pod template
+/// `reconcile::coverage::workload_of` finds what it finds in the whole item, and
+/// `reconcile::lists` the kinds of a List's items. A pod template
 /// may stand anywhere in an item, so every mode but [`Build::Whole`] and [`Build::Nothing`]
 /// probes the keys it does not build whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
