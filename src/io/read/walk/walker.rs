@@ -2,7 +2,7 @@
 //! asked, and where it stands in the text.
 
 use super::budget::{Abandon, Counts, Limits};
-use super::build::Build;
+use super::build::{self, Build};
 use super::keys::Keys;
 use super::scalar::{Scalar, string_key};
 use super::{Node, StatusAt};
@@ -282,6 +282,7 @@ impl<'t> Walker<'t> {
                 let value = match build {
                     Build::Nothing => None,
                     sparse if sparse.sparse() && out.is_empty() => None,
+                    Build::Entry => build::entry(out),
                     _ => Some(Value::Object(Map::from_iter(out))),
                 };
                 return Ok((value, status));
