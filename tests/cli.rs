@@ -644,3 +644,44 @@ fn selector_scope_and_the_spire_manager_come_from_flags_and_argocd_variables() {
     assert_eq!(scope.status.code(), Some(1));
     assert!(text(&scope.stderr).contains("\"Namespace\" is not Pool or Binding"), "{}", text(&scope.stderr));
 }
+
+/// A binding inside a `kind: List` is refused by every mode that reads files, naming the file,
+/// the List's item and what to do; `discover` lists the file, so Argo CD routes it to the
+/// plugin, which then says so. A List holding none of the kinds read is no binding's file.
+#[test]
+fn a_list_holding_a_binding_is_refused_by_every_files_mode_and_discovered() {
+    let dir = tempdir("list");
+    let binding = PLUGIN_STREAM.split("---\n").nth(1).unwrap();
+    let pool = PLUGIN_STREAM.split("---\n").next().unwrap();
+    let indented: String = binding.lines().map(|line| format!("    {line}\n")).collect();
+    let list = format!(
+        "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: ConfigMap\n  -\n{indented}"
+    );
+    std::fs::write(dir.join("pool.yaml"), pool).unwrap();
+    std::fs::write(
+        dir.join("settings.yaml"),
+        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("wrapped.yaml"), list).unwrap();
+    let path = dir.to_str().unwrap();
+    let want = "wrapped.yaml (document 1): List holds kleym.sonda.red/v1alpha1 InferenceIdentityBinding as its own \
+                items[1]: ";
+    let advice = "split the List: write each of its items as its own document";
+    for args in [vec!["render", path], vec!["explain", path], vec!["diff", path, path]] {
+        let out = run(&[&args[..], &["--trust-domain", "example.org"]].concat(), b"", &[]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
+        assert!(stderr.contains(want) && stderr.contains(advice), "{args:?}: {stderr}");
+    }
+    let found = run(&["discover", path], b"", &[]);
+    assert_eq!(found.status.code(), Some(0), "{}", text(&found.stderr));
+    let listed: Vec<String> = text(&found.stdout).lines().map(str::to_string).collect();
+    assert_eq!(
+        listed,
+        [dir.join("wrapped.yaml").to_str().unwrap()],
+        "the List of ConfigMaps holds no binding"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -15,6 +15,7 @@ use crate::io::wording::{self, Origin};
 use crate::io::write::Documents;
 use crate::reconcile::Outcome;
 use crate::reconcile::input::{Input, Passed};
+use crate::reconcile::lists::Listed;
 use crate::yaml;
 use std::path::{Path, PathBuf};
 
@@ -211,10 +212,11 @@ fn relative(path: &Path) -> PathBuf {
 const STDIN: &str = "-";
 
 /// Argo CD discovery: the manifest files under `paths` (found and read by the rule of
-/// [`files`]) that hold an object `render` reads as a binding. Each file's documents are read
-/// by the reader every mode reads through, so a binding is found however its YAML is spelled
-/// (a byte-order mark, quoted keys, tags, anchors, a value on the next line) and text that
-/// only names the kind (a kustomize fieldSpec, a comment) is not one. A file that does not
+/// [`files`]) that hold an object `render` reads as a binding, or a List holding one. Each
+/// file's documents are read by the reader every mode reads through, so a binding is found
+/// however its YAML is spelled (a byte-order mark, quoted keys, tags, anchors, a value on
+/// the next line) and text that only names the kind (a kustomize fieldSpec, a comment) is
+/// not one. A file that does not
 /// read as YAML (a Helm template, say) holds no binding here; `render` names its error. Empty
 /// when no file holds one.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
@@ -225,9 +227,12 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     for file in &found {
         texts.push(files::read(file, &mut budget)?);
     }
+    // A List that holds a binding is listed too: `render` refuses it and says how to split it.
     let holds_binding = |stream: &Stream| {
         stream.parts.iter().any(|part| {
-            !is_local_config(&part.head) && part.input.value().is_some_and(crate::api::binding::is_binding)
+            let listed = || part.input.list().is_some_and(|list| list.read.iter().any(Listed::is_binding));
+            !is_local_config(&part.head)
+                && (part.input.value().is_some_and(crate::api::binding::is_binding) || listed())
         })
     };
     Ok(found

@@ -12,7 +12,7 @@ use super::renames::Renames;
 use super::resolve::PoolIndex;
 use super::served::{self, ServedApis};
 use super::status::{self, RenderedIdentity};
-use super::{Context, InputError, identity, stale, workloads};
+use super::{Context, InputError, identity, lists, stale, workloads};
 use crate::api::binding::{self, BindingInput, ConflictEntry, InferenceIdentityBindingStatus};
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId, RenderInput};
 use crate::config::SelectorScope;
@@ -88,6 +88,8 @@ pub(super) fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluat
 /// Phase 1. The indexes are independent passes over the items: the pool index, the largest,
 /// is built on a second thread. Errors are taken in the order they are found one by one.
 fn read<'a>(items: &'a [Input], ctx: &Context<'_>) -> Result<(Vec<BindingInput<'a>>, Index<'a>), InputError> {
+    // First: a List hides what it holds from every index below.
+    lists::check(items)?;
     let listed = ctx.config.api_versions.iter().chain(&ctx.env_api_versions).map(String::as_str);
     let (bindings, pools, outputs, served, service_accounts) = std::thread::scope(|scope| {
         let pools = scope.spawn(|| PoolIndex::build(items));

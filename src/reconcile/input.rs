@@ -1,17 +1,19 @@
 //! An input item as the reconcile sees it: whole, for the kinds it reads (bindings, pools,
 //! ClusterSPIFFEIDs, CRDs, service accounts, namespaces), or reduced to the few facts it
-//! needs of an item it only passes on: the file slots it takes and its pod templates.
+//! needs of an item it only passes on: the file slots it takes, its pod templates, and, of a
+//! List, the items in it the reconcile would read ([`super::lists`]).
 //! Readers ask [`reads_whole`] which items to build whole; the rest never become values.
 
 use super::coverage::workload::{self, Workload};
 use super::files::{self, FileSlot};
+use super::lists::{self, List};
 use serde_json::Value;
 use std::borrow::Cow;
 
 /// Kinds the reconcile reads whole (service accounts for the names kustomize gave them and
 /// the ones declared, namespaces for their labels, KServe's LLMInferenceService because it
 /// creates its pool at run time). Any other item passes through untouched.
-const READ_WHOLE: [&str; 7] = [
+pub const READ_WHOLE: [&str; 7] = [
     "InferenceIdentityBinding",
     "InferencePool",
     "ClusterSPIFFEID",
@@ -50,6 +52,8 @@ pub struct Passed {
     pub package: Option<String>,
     /// Its pod templates, when it holds any.
     pub workload: Option<Box<Workload>>,
+    /// When it is a List, the items in it the reconcile would read.
+    pub list: Option<Box<List>>,
 }
 
 impl Input {
@@ -72,6 +76,14 @@ impl Input {
         match self {
             Input::Whole(value) => workload::workload_of(value).map(Cow::Owned),
             Input::Passed(passed) => passed.workload.as_deref().map(Cow::Borrowed),
+        }
+    }
+
+    /// When the item is a List, the items in it the reconcile would read ([`lists::of`]).
+    pub fn list(&self) -> Option<Cow<'_, List>> {
+        match self {
+            Input::Whole(value) => lists::of(value).map(Cow::Owned),
+            Input::Passed(passed) => passed.list.as_deref().map(Cow::Borrowed),
         }
     }
 
@@ -103,13 +115,14 @@ impl Input {
 
 impl Passed {
     /// The facts the reconcile needs of an item, from its value (or a skeleton of it that
-    /// holds its head, annotations and pod templates).
+    /// holds its head, annotations and pod templates, and the head of each item of a List).
     pub fn of(value: &Value) -> Passed {
         let annotations = value.pointer("/metadata/annotations").and_then(Value::as_object);
         let slots =
             annotations.into_iter().flat_map(files::file_slots).map(|(p, i)| (p.to_string(), i)).collect();
         let package = annotations.and_then(files::package_of).map(str::to_string);
-        Passed { slots, package, workload: workload::workload_of(value).map(Box::new) }
+        let workload = workload::workload_of(value).map(Box::new);
+        Passed { slots, package, workload, list: lists::of(value).map(Box::new) }
     }
 }
 
@@ -144,10 +157,7 @@ mod tests {
             "spec": {"replicas": 1},
         });
         let passed = Input::of(deployment);
-        assert_eq!(
-            passed,
-            Input::Passed(Passed { slots: vec![("d.yaml".into(), 0)], package: None, workload: None })
-        );
+        assert_eq!(passed, Input::Passed(Passed { slots: vec![("d.yaml".into(), 0)], ..Passed::default() }));
         assert_eq!(passed.slots(), [("d.yaml", 0)]);
     }
 

@@ -12,6 +12,7 @@ pub mod findings;
 pub mod identity;
 pub mod input;
 pub mod item;
+pub mod lists;
 pub mod not_found;
 pub mod ownership;
 pub mod reason;

@@ -1,17 +1,29 @@
-//! How far a walk builds a node: whole, an item's head and pod templates, or nothing; what
-//! each key and entry is built as below a node built one way.
+//! How far a walk builds a node: whole, an item's head and pod templates (and a List's items'
+//! heads), or nothing; what each key and entry is built as below a node built one way.
+
+use crate::reconcile::coverage::workload;
+use crate::reconcile::input;
+use serde_json::{Map, Value};
 
 /// How much of a node to build. Of an item the reconcile only passes on, it needs its head
 /// and its pod templates: [`Build::Head`] builds just those, a skeleton in which
-/// `reconcile::coverage::workload_of` finds what it finds in the whole item. A pod template
+/// `reconcile::coverage::workload_of` finds what it finds in the whole item, and
+/// `reconcile::lists` the kinds of a List's items. A pod template
 /// may stand anywhere in an item, so every mode but [`Build::Whole`] and [`Build::Nothing`]
 /// probes the keys it does not build whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Build {
     Whole,
-    /// An item: `apiVersion` and `kind` whole, `metadata` as [`Build::Metadata`], the rest
-    /// probed.
+    /// An item: `apiVersion` and `kind` whole, `metadata` as [`Build::Metadata`], `items`
+    /// as [`Build::Entries`], the rest probed.
     Head,
+    /// A List's `items`: its entries as [`Build::Entry`], kept in their places, so the
+    /// reconcile sees what a List holds (`reconcile::lists`).
+    Entries,
+    /// An entry of a List's `items`: `apiVersion` and `kind` whole, the rest probed; its
+    /// `apiVersion` and `kind` kept only when the reconcile would read it (`entry` below), so a
+    /// List of ConfigMaps costs no more than before.
+    Entry,
     /// An item's metadata: `annotations` (where kpt and kustomize keep file paths), `name`,
     /// `namespace` and `labels` whole, the rest probed.
     Metadata,
@@ -32,10 +44,11 @@ impl Build {
         match (self, key) {
             (Build::Whole, _) => Build::Whole,
             (Build::Nothing, _) => Build::Nothing,
-            (Build::Head, "apiVersion" | "kind")
+            (Build::Head | Build::Entry, "apiVersion" | "kind")
             | (Build::Metadata, "annotations" | "name" | "namespace" | "labels")
             | (Build::ProbeMetadata, "labels") => Build::Whole,
             (Build::Head, "metadata") => Build::Metadata,
+            (Build::Head, "items") => Build::Entries,
             // Every probing mode alike: what a pod template is read from, and the rest.
             (_, "serviceAccountName" | "serviceAccount") => Build::Whole,
             (_, "metadata") => Build::ProbeMetadata,
@@ -49,12 +62,42 @@ impl Build {
         match self {
             Build::Whole => Build::Whole,
             Build::Nothing => Build::Nothing,
+            Build::Entries => Build::Entry,
             _ => Build::Probe,
         }
     }
 
+    /// Whether the elements of a sequence built this way keep their places when nothing in
+    /// them is kept, so paths into it count them right.
+    pub(super) fn keeps_places(self) -> bool {
+        matches!(self, Build::Probe | Build::Entry)
+    }
+
     /// Whether a node built this way is kept only when something in it is.
     pub(super) fn sparse(self) -> bool {
-        matches!(self, Build::Probe | Build::ProbeMetadata | Build::Shape)
+        matches!(self, Build::Probe | Build::ProbeMetadata | Build::Shape | Build::Entries | Build::Entry)
     }
+}
+
+/// An entry of a List's `items` as built ([`Build::Entry`]), kept as far as
+/// `reconcile::lists` reads it: its `apiVersion` and `kind` when it is of a kind the reconcile
+/// reads or holds a pod template, and what else was built (a template's labels) in any case.
+/// The list reads in it what it reads in the whole entry.
+pub(super) fn entry(built: Vec<(String, Value)>) -> Option<Value> {
+    let kind = built.iter().find(|(key, _)| key == "kind").and_then(|(_, kind)| kind.as_str());
+    if kind.is_some_and(input::reads_whole) {
+        return Some(Value::Object(Map::from_iter(built)));
+    }
+    // Whether it holds a pod template does not hang on its head; the map is built at the
+    // size it is kept at.
+    let (head, rest): (Vec<_>, Vec<_>) =
+        built.into_iter().partition(|(key, _)| key == "kind" || key == "apiVersion");
+    let mut entry = Value::Object(Map::from_iter(rest));
+    let templates = workload::workload_of(&entry).is_some();
+    match &mut entry {
+        Value::Object(map) if templates => map.extend(head),
+        Value::Object(map) if map.is_empty() => return None,
+        _ => {}
+    }
+    Some(entry)
 }

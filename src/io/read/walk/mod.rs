@@ -200,6 +200,29 @@ mod tests {
     }
 
     #[test]
+    fn a_head_holds_the_kind_of_each_item_of_a_list_in_its_place() {
+        let text = "- apiVersion: v1\n  kind: List\n  items:\n  - {apiVersion: v1, kind: ConfigMap, data: {a: b}}\n  \
+                    - {kind: Secret, metadata: {name: s, labels: {a: b}}}\n  - 7\n  - {apiVersion: v1, kind: Namespace}\n  - kind: Deployment\n    spec: {template: {spec: {containers: []}}, replicas: 1}\n";
+        let head = entry(text, 0, Build::Head, LIMITS).unwrap().0.value.unwrap();
+        let whole = crate::yaml::parse(text).unwrap()[0].clone();
+        assert_eq!(
+            head["items"],
+            serde_json::json!([
+                null,
+                {"metadata": {"labels": {"a": "b"}}},
+                null,
+                {"apiVersion": "v1", "kind": "Namespace"},
+                {"kind": "Deployment", "spec": {"template": {"spec": {"containers": []}}}}
+            ]),
+            "of an item of a kind the reconcile does not read, with no pod template, no more than before"
+        );
+        let of = crate::reconcile::input::Input::of;
+        let (head, whole) = (of(head), of(whole));
+        assert_eq!(whole.list().map(|list| list.read.len()), Some(2), "the Namespace and the Deployment");
+        assert_eq!(head.list(), whole.list());
+    }
+
+    #[test]
     fn yaml_1_1_lookalikes_tags_and_repeated_keys_are_left_to_the_full_reader() {
         for plain in [
             "on",

@@ -2,7 +2,7 @@
 //! asked, and where it stands in the text.
 
 use super::budget::{Abandon, Counts, Limits};
-use super::build::Build;
+use super::build::{self, Build};
 use super::keys::Keys;
 use super::scalar::{Scalar, string_key};
 use super::{Node, StatusAt};
@@ -208,7 +208,7 @@ impl<'t> Walker<'t> {
             self.exact = false;
         }
         match build {
-            Build::Nothing | Build::Probe | Build::ProbeMetadata => None,
+            Build::Nothing | Build::Probe | Build::ProbeMetadata | Build::Entries | Build::Entry => None,
             Build::Shape => Some(Value::Null),
             _ => Some(match read {
                 Scalar::Typed(value) => value,
@@ -248,7 +248,7 @@ impl<'t> Walker<'t> {
             let value = self.value(event, span, depth + 1, children)?;
             kept |= value.is_some();
             // Probed entries keep their places, so paths count them right.
-            if value.is_some() || children == Build::Probe {
+            if value.is_some() || children.keeps_places() {
                 out.push(value.unwrap_or(Value::Null));
             }
         }
@@ -282,6 +282,7 @@ impl<'t> Walker<'t> {
                 let value = match build {
                     Build::Nothing => None,
                     sparse if sparse.sparse() && out.is_empty() => None,
+                    Build::Entry => build::entry(out),
                     _ => Some(Value::Object(Map::from_iter(out))),
                 };
                 return Ok((value, status));

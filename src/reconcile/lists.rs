@@ -1,0 +1,165 @@
+//! Kubernetes Lists (`kind: List`, or any kind ending in `List`, with an `items` sequence),
+//! docs/reference.md#lists: kubectl and kustomize apply a List's items as objects of their
+//! own, but the reconcile reads objects only as items of the input. A binding, pool or pod
+//! template inside a List would go unseen, its identity silently lost, so a List holding an
+//! item the reconcile reads is unusable input; any other List passes through untouched.
+
+use super::InputError;
+use super::coverage::workload;
+use super::input::{self, Input};
+use crate::api::binding;
+use serde_json::Value;
+
+/// A List that holds items the reconcile would read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct List {
+    /// The List's own `kind`: `List`, or a typed one (`ConfigMapList`).
+    pub kind: String,
+    /// Its items the reconcile would read, in order; never empty.
+    pub read: Vec<Listed>,
+}
+
+/// An item of a List that the reconcile would read, were it an item of its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// Its index in the List's `items`, from 0.
+    pub index: usize,
+    /// Its `apiVersion`; empty when it has none.
+    pub api_version: String,
+    /// Its `kind`; empty when it has none.
+    pub kind: String,
+    /// Whether it is read for its pod templates rather than for its kind.
+    pub pod_templates: bool,
+}
+
+impl Listed {
+    /// Whether the item is an InferenceIdentityBinding.
+    pub fn is_binding(&self) -> bool {
+        self.api_version == binding::API_VERSION && self.kind == binding::KIND
+    }
+}
+
+/// Whether an item is a List: kubectl applies each of its `items`, and kustomize inlines them.
+pub fn is_list(value: &Value) -> bool {
+    let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default();
+    kind.ends_with("List") && value.get("items").is_some_and(Value::is_array)
+}
+
+/// The List an item is, when it holds items the reconcile reads (a kind it reads whole, or
+/// pod templates); `None` for any other item. Of each item of the List it reads only its
+/// `apiVersion`, its `kind` and its pod templates, what a reader keeps of an item it only
+/// passes on.
+pub fn of(value: &Value) -> Option<List> {
+    if !is_list(value) {
+        return None;
+    }
+    let items = value.get("items").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    let text =
+        |item: &Value, key: &str| item.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
+    let read: Vec<Listed> = items
+        .iter()
+        .enumerate()
+        .filter_map(|(index, item)| {
+            let kind = text(item, "kind");
+            let pod_templates = !input::reads_whole(&kind);
+            if pod_templates && workload::workload_of(item).is_none() {
+                return None;
+            }
+            Some(Listed { index, api_version: text(item, "apiVersion"), kind, pod_templates })
+        })
+        .collect();
+    (!read.is_empty()).then(|| List { kind: text(value, "kind"), read })
+}
+
+/// Refuses the first List of `items` that holds an item the reconcile reads.
+pub fn check(items: &[Input]) -> Result<(), InputError> {
+    for (i, item) in items.iter().enumerate() {
+        if let Some(list) = item.list() {
+            return Err(InputError::from((i, message(&list))));
+        }
+    }
+    Ok(())
+}
+
+/// Why a List is refused, and what to do: the first item at fault, and how many more.
+fn message(list: &List) -> String {
+    let first = &list.read[0];
+    let what = match (first.api_version.as_str(), first.kind.as_str()) {
+        (_, "") => "an item without a kind".to_string(),
+        ("", kind) => kind.to_string(),
+        (version, kind) => format!("{version} {kind}"),
+    };
+    let templates = if first.pod_templates { " with pod templates" } else { "" };
+    let more = match list.read.len() - 1 {
+        0 => String::new(),
+        n => format!(" and {n} more item(s) the function reads"),
+    };
+    let kinds: Vec<String> = input::READ_WHOLE.iter().map(|k| format!("{k}s")).collect();
+    format!(
+        "{} holds {what}{templates} as its own items[{}]{more}: the function reads {} and \
+         objects with pod templates only as documents of their own, never inside a List, so it would \
+         not see them; split the List: write each of its items as its own document (kubectl and \
+         kustomize apply them as they apply the List's items)",
+        list.kind,
+        first.index,
+        kinds.join(", "),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn list(items: Value) -> Value {
+        json!({"apiVersion": "v1", "kind": "List", "items": items})
+    }
+
+    #[test]
+    fn a_list_holding_a_read_kind_or_pod_templates_is_refused() {
+        let binding = json!({"apiVersion": "kleym.sonda.red/v1alpha1", "kind": "InferenceIdentityBinding"});
+        let config_map = json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "b"}});
+        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "spec": {"template": {"spec": {"containers": []}}}});
+        let found = of(&list(json!([config_map, binding, deployment]))).unwrap().read;
+        assert_eq!(
+            found.iter().map(|l| (l.index, l.pod_templates)).collect::<Vec<_>>(),
+            [(1, false), (2, true)]
+        );
+        assert!(found[0].is_binding() && !found[1].is_binding());
+        let items =
+            [Input::of(config_map.clone()), Input::of(list(json!([config_map, binding, deployment])))];
+        let e = check(&items).unwrap_err();
+        assert_eq!(e.item, 1);
+        assert!(
+            e.message.starts_with(
+                "List holds kleym.sonda.red/v1alpha1 InferenceIdentityBinding as its own items[1] and 1 more \
+                 item(s) the function reads: the function reads InferenceIdentityBindings, "
+            ),
+            "{}",
+            e.message
+        );
+        let advice = "split the List: write each of its items as its own document (kubectl and kustomize \
+                      apply them as they apply the List's items)";
+        assert!(e.message.ends_with(advice), "{}", e.message);
+    }
+
+    #[test]
+    fn other_lists_and_objects_with_items_pass() {
+        let config_map = json!({"apiVersion": "v1", "kind": "ConfigMap"});
+        let pool = json!({"kind": "InferencePool"});
+        assert!(check(&[Input::of(list(json!([config_map, 1, null])))]).is_ok());
+        assert!(check(&[Input::of(json!({"kind": "Thing", "items": [pool]}))]).is_ok(), "not a List");
+        assert!(
+            check(&[Input::of(json!({"kind": "List", "items": {"a": pool}}))]).is_ok(),
+            "no items sequence"
+        );
+        let typed = json!({"kind": "ConfigMapList", "items": [pool]});
+        let e = check(&[Input::of(typed)]).unwrap_err();
+        assert!(
+            e.message.starts_with("ConfigMapList holds InferencePool as its own items[0]: "),
+            "{}",
+            e.message
+        );
+    }
+}
