@@ -104,6 +104,28 @@ pub fn write_to<T: Serialize, W: std::io::Write>(out: W, value: &T) -> Result<()
     serde_saphyr::to_io_writer_with_options(&mut out, value, write_options()).map_err(|e| e.to_string())
 }
 
+/// Writes the mapping `fields` with the entry `key: items` after them, as [`write_to`]
+/// writes that mapping, without building it as one value: the fast writer writes the
+/// items one by one on all cores. When it cannot vouch for a part, the mapping is built
+/// and written whole.
+pub fn write_with_list_to<T: Serialize + Sync, W: std::io::Write>(
+    out: W,
+    mut fields: Map<String, Value>,
+    key: &str,
+    items: &[T],
+) -> Result<(), String> {
+    let mut out = out;
+    let head = if fields.is_empty() { Some(String::new()) } else { emit::write(&fields) };
+    if let (Some(head), Some(entry)) = (head, emit::list_entry(key, items)) {
+        for piece in std::iter::once(&head).chain(&entry) {
+            out.write_all(piece.as_bytes()).map_err(|e| e.to_string())?;
+        }
+        return Ok(());
+    }
+    fields.insert(key.to_string(), serde_json::to_value(items).map_err(|e| e.to_string())?);
+    write_to(out, &fields)
+}
+
 /// The name snippet headers give the text they quote (` --> <input>:2:3`) until
 /// [`in_file`] names it.
 const SOURCE: &str = "<input>";

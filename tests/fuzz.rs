@@ -140,8 +140,12 @@ fn line() -> impl Strategy<Value = String> {
     let value = select(vec![
         "", "1", "x y", "'q'", "\"d\"", "{}", "[]", "[1]", "{a: b}", "x # c", "a: b", "|", "&a x", "*a",
         "!t x", "~", "on", "- x", "\"x\\y\"", "'open", "x:", "#c", "é", "---", "'a''b'", "\"\"", "x  ",
-        "{} # c",
+        "{} # c", "[a, 'b']", "[ x ]", "[a,]", "[a b, c]", "[x]: y", "[a, [b]]", "[a:b]", "[x] # c", "[,]",
+        "[x, #c",
     ]);
+    let flow =
+        select(vec!["[\"--model\", \"m/x\", --port, \"8000\"]", "[ 'it''s' , \"a, b\" ] # c", "[-x,\"y\"]"]);
+    let value = prop_oneof![8 => value, 1 => flow];
     let content = (0..7usize, dash, key, colon, value)
         .prop_map(|(i, d, k, c, v)| format!("{}{d}{k}{c}{v}", " ".repeat(i)));
     let comment = (0..5usize).prop_map(|i| format!("{}# c", " ".repeat(i)));
@@ -180,6 +184,10 @@ fn tree() -> impl Strategy<Value = Tree> {
         "''",
         "x  # c",
         "010",
+        "[\"--model\", \"m/x\", --port, \"8000\"]",
+        "[ a , 'b''c' ]",
+        "[1, ~, on]",
+        "[a: b]",
     ])
     .prop_map(Tree::Scalar);
     let keys = vec!["a", "b", "status", "\"k\"", "'k'", "1", "x y", "ü", "a"];

@@ -214,9 +214,8 @@ impl Output for OutputList {
             tail.insert("functionConfig".into(), fc.clone());
         }
         if !self.results.is_empty() {
-            tail.insert("results".into(), serde_json::to_value(&self.results).expect("results serialize"));
-        }
-        if !tail.is_empty() {
+            yaml::write_with_list_to(&mut out, tail, "results", &self.results)?;
+        } else if !tail.is_empty() {
             yaml::write_to(&mut out, &tail)?;
         }
         out.flush().map_err(|e| e.to_string())

@@ -65,6 +65,11 @@ fn escaped(text: &str, keep_newlines: bool) -> String {
 /// `text` with control characters escaped (`\n` as the two characters `\` `n`), except
 /// newlines when `keep_newlines` is set.
 pub fn escape_controls(text: &str, keep_newlines: bool) -> String {
+    // Control characters are U+0000 to U+001F and U+007F to U+009F, the last written
+    // 0xC2 0x80 to 0xC2 0x9F.
+    if !text.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2) {
+        return text.to_string();
+    }
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if c.is_control() && !(keep_newlines && c == '\n') {
@@ -80,4 +85,19 @@ pub fn escape_controls(text: &str, keep_newlines: bool) -> String {
 /// stdout, the reason on stderr, exit 1.
 pub fn error_output(message: &str) -> RunOutput {
     RunOutput { stdout: String::new(), stderr: stderr_block(&format!("error: {message}")), exit_code: 1 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape_controls;
+
+    #[test]
+    fn control_characters_are_escaped_and_nothing_else() {
+        assert_eq!(escape_controls("plain ü \u{a0} \u{c2a0}", false), "plain ü \u{a0} \u{c2a0}");
+        assert_eq!(
+            escape_controls("a\nb\tc\u{7f}d\u{85}e\u{9f}f\u{1b}", false),
+            "a\\nb\\tc\\u{7f}d\\u{85}e\\u{9f}f\\u{1b}"
+        );
+        assert_eq!(escape_controls("a\nb\u{80}", true), "a\nb\\u{80}");
+    }
 }

@@ -100,7 +100,8 @@ pub fn of(outcome: &Outcome, hint: &str) -> Vec<KrmResult> {
         };
         results.push(result);
     }
-    for finding in &outcome.findings {
+    // A run may have tens of thousands of findings (the first run on a large repository).
+    results.extend(crate::parallel::map(outcome.findings.iter().collect(), |finding| {
         let about = &finding.about;
         let mut result = KrmResult::new(outcome.severity(finding), wording::finding(finding));
         result.resource_ref = Some(resource_ref(about));
@@ -111,8 +112,8 @@ pub fn of(outcome: &Outcome, hint: &str) -> Vec<KrmResult> {
             let (path, index) = item.slots().first().copied()?;
             Some(FileRef { path: path.to_string(), index })
         });
-        results.push(result);
-    }
+        result
+    }));
     results.push(KrmResult::new(Severity::Info, wording::summary(&outcome.counts, outcome.findings.len())));
     results
 }

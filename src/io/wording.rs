@@ -111,9 +111,11 @@ pub fn stderr(outcome: &Outcome, hint: &str, origin: impl Fn(usize) -> Option<Or
         let line = format!("{}: {namespace}/{}{from}: {}", severity(f.severity), f.name, failure(f));
         out.push_str(&super::stderr_line(&line));
     }
-    for f in &outcome.findings {
-        out.push_str(&super::stderr_line(&format!("{}: {}", severity(outcome.severity(f)), finding(f))));
-    }
+    // A run may have tens of thousands of findings (the first run on a large repository).
+    let lines = crate::parallel::map(outcome.findings.iter().collect(), |f| {
+        super::stderr_line(&format!("{}: {}", severity(outcome.severity(f)), finding(f)))
+    });
+    lines.iter().for_each(|line| out.push_str(line));
     if outcome.trust_domain_missing {
         out.push_str(&super::stderr_line(&format!("error: {}", trust_domain_missing(hint))));
     }

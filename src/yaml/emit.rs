@@ -23,6 +23,23 @@ pub fn write<T: Serialize + ?Sized>(value: &T) -> Option<String> {
     Some(out)
 }
 
+/// The text [`write`] gives for a mapping at the root whose entry `key` holds the sequence
+/// `items`, in that entry's pieces: its key line, then each item's lines, the items written
+/// on all cores. `None` when this writer cannot vouch for a piece, or for no items.
+pub fn list_entry<T: Serialize + Sync>(key: &str, items: &[T]) -> Option<Vec<String>> {
+    if items.is_empty() {
+        return None;
+    }
+    let head = format!("{}:\n", key_text(key)?);
+    let written = crate::parallel::map(items.iter().collect(), |item: &T| {
+        let node = item.serialize(VALUE).ok()?;
+        let mut out = String::with_capacity(1024);
+        seq_body(std::slice::from_ref(&node), 0, &mut out)?;
+        Some(out)
+    });
+    std::iter::once(Some(head)).chain(written).collect()
+}
+
 /// A value built from its `Serialize`, scalars already spelled.
 enum Node {
     Scalar(String),
@@ -96,7 +113,24 @@ fn value_text(s: &str) -> Option<String> {
     if is_word(s) {
         return Some(format!("\"{s}\""));
     }
-    if plain(s) { Some(s.to_string()) } else { spelled(s) }
+    if plain(s) {
+        Some(s.to_string())
+    } else if s.contains(": ") && s.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        // serde-saphyr double-quotes every one-line string holding `: `, and in printable
+        // ASCII escapes only `\` and `"`.
+        let mut out = String::with_capacity(s.len() + 8);
+        out.push('"');
+        for c in s.chars() {
+            if matches!(c, '\\' | '"') {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        out.push('"');
+        Some(out)
+    } else {
+        spelled(s)
+    }
 }
 
 /// Whether serde-saphyr writes a string (not one of [`WORDS`]) as it is: names, SPIFFE
@@ -393,6 +427,16 @@ mod tests {
             "x",
             "~",
             "null",
+            "a: \"b\"",
+            "a: \\b\\",
+            "k: v: \"w\" \\ x, y #z",
+            "\"a\": 'b'",
+            ": a",
+            "a: ",
+            "- a: b",
+            "a: é",
+            "a: \u{7f}",
+            "a: \tb",
         ] {
             same(&json!(s));
             same(&json!({ s: s }));
@@ -471,7 +515,7 @@ mod tests {
         /// Strings drawn from the characters that decide quoting, as values and as keys.
         #[test]
         fn generated_strings_are_spelled_as_serde_saphyr_spells_them(
-            s in "[a-zA-Z0-9 ._/:#'\"=@(),\\-]{0,12}|(y|n|on|off|true|null|nan|inf)[a-z]?"
+            s in "[a-zA-Z0-9 ._/:#'\"=@(),\\\\\\-]{0,12}|(y|n|on|off|true|null|nan|inf)[a-z]?"
         ) {
             let value = json!({"k": s, &s: [s, {"a": s}]});
             let slow = super::super::saphyr_write(&value).unwrap();
@@ -491,6 +535,21 @@ mod tests {
         for s in ["a:", "a ", "a: b", "-a", "1a", "a#b", ""] {
             assert!(!plain(s), "{s}");
         }
+    }
+
+    #[test]
+    fn a_list_entry_is_the_text_of_the_mapping_holding_it() {
+        let items = vec![json!({"message": "a: \"b\"", "index": 1}), json!({"m": ["x", {"k": "on"}]})];
+        let whole = write(&json!({"results": items})).unwrap();
+        assert_eq!(list_entry("results", &items).unwrap().concat(), whole);
+        assert_eq!(whole, super::super::saphyr_write(&json!({"results": items})).unwrap());
+        let many: Vec<_> = (0..crate::parallel::PARALLEL_FROM + 1).map(|i| json!({"i": i})).collect();
+        let whole = write(&json!({"results": many})).unwrap();
+        let pieces = crate::parallel::with_cores(2, || list_entry("results", &many)).unwrap();
+        assert_eq!(pieces.concat(), whole);
+        assert_eq!(list_entry::<serde_json::Value>("results", &[]), None);
+        assert_eq!(list_entry("results", &[json!({"a": null})]), None);
+        assert_eq!(list_entry("a b", &[json!(1)]), None);
     }
 
     #[test]

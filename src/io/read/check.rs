@@ -153,17 +153,23 @@ pub fn events(input: &str) -> Result<(), String> {
         ));
     }
     let at = |m: &Marker| (m.byte_offset(), m.line(), m.col());
-    let mut after_flow_start = false;
+    // Flow collections open; a block collection never stands inside one.
+    let mut flow = 0usize;
     for (i, ((l, ls), (p, ps))) in lexed.iter().zip(&parsed).enumerate() {
         let same_span = match p {
             Event::Scalar(..) => at(&ls.start) == at(&ps.start) && at(&ls.end) == at(&ps.end),
             Event::MappingStart(StructureStyle::Block, ..) => at(&ls.start) == at(&ps.start),
-            _ => !after_flow_start || at(&ls.end) == at(&ps.end),
+            Event::MappingStart(StructureStyle::Flow, ..)
+            | Event::SequenceStart(StructureStyle::Flow, ..) => {
+                flow += 1;
+                true
+            }
+            Event::MappingEnd | Event::SequenceEnd if flow > 0 => {
+                flow -= 1;
+                at(&ls.end) == at(&ps.end)
+            }
+            _ => true,
         };
-        after_flow_start = matches!(
-            p,
-            Event::MappingStart(StructureStyle::Flow, ..) | Event::SequenceStart(StructureStyle::Flow, ..)
-        );
         if l != p || !same_span {
             return Err(format!("event {i} differs:\n  lexer:  {l:?} {ls:?}\n  parser: {p:?} {ps:?}"));
         }

@@ -1,8 +1,9 @@
 //! A lexer for the plainest block YAML, the shape nearly every manifest is written in: one
-//! key or entry per line, one-line plain and quoted scalars, `{}` and `[]`, comments. For
-//! such text it gives the YAML parser's own events, several times faster than the parser;
-//! for anything else (block scalars, flow collections, anchors, tags, escapes, scalars over
-//! several lines, tabs, document markers, ...) it gives `None` and the parser reads the
+//! key or entry per line, one-line plain and quoted scalars, `{}`, one-line flow sequences
+//! of such scalars (`args: ["--port", "8000"]`), comments. For such text it gives the YAML
+//! parser's own events, several times faster than the parser; for anything else (block
+//! scalars, other flow collections, anchors, tags, escapes, scalars over several lines,
+//! tabs, document markers, ...) it gives `None` and the parser reads the
 //! text. It never gives events for text the parser refuses: every shape it is unsure of is
 //! left to the parser. [`super::check::events`] holds it to the parser on any text.
 //!
@@ -346,6 +347,9 @@ impl<'t> Lexer<'t> {
                 }
                 (Event::Scalar(Cow::Borrowed(&self.text[at..colon]), ScalarStyle::Plain, 0, None), colon)
             }
+            // A flow sequence is a value; one that is a key (`[a]: b`) leaves text after it,
+            // which the line refuses.
+            b'[' => return Content::Value,
             _ => return Content::Unsure,
         };
         if end - at > MAX_KEY {
@@ -363,19 +367,15 @@ impl<'t> Lexer<'t> {
                 self.push_span(Event::Scalar(text, style, 0, None), line, at, end);
                 Some(end)
             }
-            open @ (b'{' | b'[') => {
-                let (close, start, end) = if open == b'{' {
-                    (b'}', Event::MappingStart(StructureStyle::Flow, 0, None), Event::MappingEnd)
-                } else {
-                    (b']', Event::SequenceStart(StructureStyle::Flow, 0, None), Event::SequenceEnd)
-                };
-                if bytes.get(at + 1) != Some(&close) {
+            b'{' => {
+                if bytes.get(at + 1) != Some(&b'}') {
                     return None;
                 }
-                self.push_span(start, line, at, at + 1);
-                self.push_span(end, line, at + 1, at + 2);
+                self.push_span(Event::MappingStart(StructureStyle::Flow, 0, None), line, at, at + 1);
+                self.push_span(Event::MappingEnd, line, at + 1, at + 2);
                 Some(at + 2)
             }
+            b'[' => self.flow_sequence(line, at),
             first if starts_plain(first, bytes.get(at + 1).copied()) => {
                 let mut end = line.end;
                 let mut i = at;
@@ -400,6 +400,62 @@ impl<'t> Lexer<'t> {
         }
     }
 
+    /// A flow sequence opening at `at` and closing on its line, of plain and quoted
+    /// scalars only, pushed; where it ends. Anything else in it (a nested collection, a
+    /// pair, a `:`, `#` or quote in a plain scalar, an empty entry, a trailing comma) is
+    /// left to the parser.
+    fn flow_sequence(&mut self, line: &Line<'t>, at: usize) -> Option<usize> {
+        let bytes = &self.text.as_bytes()[..line.end];
+        let skip = |mut i: usize| {
+            while bytes.get(i) == Some(&b' ') {
+                i += 1;
+            }
+            i
+        };
+        self.push_span(Event::SequenceStart(StructureStyle::Flow, 0, None), line, at, at + 1);
+        let mut i = skip(at + 1);
+        if bytes.get(i) != Some(&b']') {
+            loop {
+                let end = match *bytes.get(i)? {
+                    b'"' | b'\'' => {
+                        let (text, style, end) = quoted(self.text, i, line.end)?;
+                        self.push_span(Event::Scalar(text, style, 0, None), line, i, end);
+                        end
+                    }
+                    first if starts_flow_plain(first, bytes.get(i + 1).copied()) => {
+                        let stop = i + memchr::memchr2(b',', b']', &bytes[i..])?;
+                        let inner = &bytes[i..stop];
+                        if inner.iter().any(|b| matches!(b, b'[' | b'{' | b'}' | b':' | b'#' | b'"' | b'\''))
+                        {
+                            return None;
+                        }
+                        let mut end = stop;
+                        while bytes[end - 1] == b' ' {
+                            end -= 1;
+                        }
+                        let text = Cow::Borrowed(&self.text[i..end]);
+                        self.push_span(Event::Scalar(text, ScalarStyle::Plain, 0, None), line, i, end);
+                        end
+                    }
+                    _ => return None,
+                };
+                i = skip(end);
+                match bytes.get(i)? {
+                    b']' => break,
+                    b',' => {
+                        i = skip(i + 1);
+                        if bytes.get(i) == Some(&b']') {
+                            return None;
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        self.push_span(Event::SequenceEnd, line, i, i + 1);
+        Some(i + 1)
+    }
+
     /// The rest of a line after its content ends at `end`: spaces, then a comment or nothing.
     fn rest(&mut self, line: &Line<'t>, end: usize) -> Option<()> {
         let bytes = &self.text.as_bytes()[end..line.end];
@@ -421,6 +477,13 @@ fn starts_plain(first: u8, second: Option<u8>) -> bool {
         | b'"' | b'%' | b'@' | b'`' | b' ' => false,
         _ => true,
     }
+}
+
+/// Whether a plain scalar in a flow collection may start with `first` (then `second`): as
+/// in a block, and a `-` only before a character that is no flow indicator.
+fn starts_flow_plain(first: u8, second: Option<u8>) -> bool {
+    starts_plain(first, second)
+        && (first != b'-' || !matches!(second, Some(b',' | b'[' | b']' | b'{' | b'}')))
 }
 
 /// A quoted scalar opening at `at` and closing on its line: its text, style and the
@@ -500,11 +563,88 @@ mod tests {
     }
 
     #[test]
+    fn one_line_flow_sequences_of_scalars_lex_as_the_parser_reads_them() {
+        for text in [
+            "args: [\"--model\", \"meta/llama\", --port, \"8000\"]\n",
+            "a: [1, 2]\n",
+            "a: [ ]\n",
+            "a: [x]\n",
+            "a: [ x , 'y' ,\"z\" ]\n",
+            "a: ['it''s', \"q, r]\", '']  # c\n",
+            "a: [x y, -1, 1.5, ~, on, a!b, a?b, a|b, a-, --]\n",
+            "a: [\"\", '']\n",
+            "- [a, b]\n- [] # c\n- [\"x\"]\n",
+            "- name: s\n  args: [a]\n  b: c\n",
+            "a: [é, \"ü\", x  y]\n",
+            "a:\n- [1]\n- x\n",
+        ] {
+            assert!(lexes(text), "{text:?}");
+        }
+        let item = "- apiVersion: apps/v1\n  kind: Deployment\n  spec:\n    template:\n      spec:\n        containers:\n        - name: server\n          args: [\"--model\", \"meta-llama/Llama-3.1-8B-Instruct\", \"--port\", \"8000\"]\n";
+        assert!(lexes(item), "the first run's shape is lexed, not left to the parser");
+    }
+
+    #[test]
+    fn every_other_flow_sequence_is_left_to_the_parser() {
+        for text in [
+            "a: [1, [2]]\n",
+            "a: [[]]\n",
+            "a: [{b: c}]\n",
+            "a: [{}]\n",
+            "a: [b: c]\n",
+            "a: [a:b]\n",
+            "a: [\"a\": b]\n",
+            "a: [\"a\":b]\n",
+            "a: [? a]\n",
+            "a: [x #c]\n",
+            "a: [x#c]\n",
+            "a: [x, # c\n  y]\n",
+            "a: [1,\n  2]\n",
+            "a: [1\n  ]\n",
+            "a: [1, ]\n",
+            "a: [1,]\n",
+            "a: [,]\n",
+            "a: [, 1]\n",
+            "a: [1,,2]\n",
+            "a: [1] x\n",
+            "a: [1]#c\n",
+            "a: [1]]\n",
+            "a: [1], [2]\n",
+            "[a]: b\n",
+            "- [a]: b\n",
+            "- [a] : b\n",
+            "- [a]:\n",
+            "a: [\"x\\\\y\"]\n",
+            "a: [\"x\\ny\"]\n",
+            "a: ['a' 'b']\n",
+            "a: ['a'b]\n",
+            "a: [a'b]\n",
+            "a: [a\"b]\n",
+            "a: [-]\n",
+            "a: [-, a]\n",
+            "a: [- a]\n",
+            "a: [&x a]\n",
+            "a: [!t a]\n",
+            "a: [*x]\n",
+            "a: [@x]\n",
+            "a: [|]\n",
+            "a: ['open]\n",
+            "a: [\"open]\n",
+            "a: [x\n",
+            "a: [\n",
+            "a:\n  [x]\n",
+            "[x]\n",
+            "a: [x]\n  b\n",
+        ] {
+            assert!(!lexes(text), "{text:?}");
+        }
+    }
+
+    #[test]
     fn every_other_shape_is_left_to_the_parser() {
         for text in [
             "a: |\n  x\n",
             "a: >-\n  x\n",
-            "a: [1, 2]\n",
             "a: {b: c}\n",
             "a: &x 1\nb: *x\n",
             "a: !!str 1\n",
