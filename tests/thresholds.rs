@@ -238,6 +238,44 @@ fn a_large_stream_and_files_read_and_write_the_same_on_every_core_count() {
     check_streams(n, n);
 }
 
+/// The first run on a large repository: a pool per binding, and pods that carry no variant
+/// label yet. Coverage words each identity's and each pool's findings on all cores from
+/// [`parallel::PARALLEL_FROM`] identities and pools on; the findings are the same on one core.
+#[test]
+fn the_first_runs_findings_are_the_same_on_every_core_count() {
+    let n = parallel::PARALLEL_FROM + 10;
+    let mut docs = Vec::new();
+    for p in 0..n {
+        let ns = p % 7;
+        docs.push(format!(
+            "apiVersion: inference.networking.k8s.io/v1\nkind: InferencePool\n\
+             metadata: {{name: pool-{p}, namespace: ns-{ns}}}\n\
+             spec:\n  selector:\n    matchLabels: {{app: model-{p}}}\n  targetPorts: [{{number: 8000}}]\n"
+        ));
+        docs.push(format!(
+            "apiVersion: kleym.sonda.red/v1alpha1\nkind: InferenceIdentityBinding\n\
+             metadata: {{name: binding-{p}, namespace: ns-{ns}}}\n\
+             spec:\n  poolRef: {{name: pool-{p}}}\n  serviceAccountName: sa-{p}\n  identityBoundary: {{variant: decode}}\n"
+        ));
+        docs.push(format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: model-{p}, namespace: ns-{ns}}}\n\
+             spec:\n  template:\n    metadata: {{labels: {{app: model-{p}}}}}\n    spec:\n      \
+             serviceAccountName: sa-{p}\n      containers: [{{name: vllm, image: vllm/vllm-openai:v0.16.0}}]\n"
+        ));
+    }
+    let input = resource_list(&docs);
+    let out = on_all_cores("the first run of a pool per binding", || krm_run(&input, Reader::Fast));
+    assert_eq!(out.exit_code, 0, "{}", out.stderr);
+    let lines = |kind: &str| out.stderr.lines().filter(|l| l.contains(&format!(": {kind}: "))).count();
+    assert_eq!(lines("NoMatchingWorkload"), n, "one per identity");
+    assert_eq!(lines("WorkloadWithoutVariant"), n, "one per pool's template");
+    assert!(
+        out.stderr.contains("binding ns-2/binding-1003 reaches no pod: Deployment ns-2/model-1003"),
+        "{}",
+        out.stderr
+    );
+}
+
 /// Just below and at the thresholds: the reconcile's and the reader's (bindings, items)
 /// and the writer's (two writes per binding, its status and its ClusterSPIFFEID).
 #[test]

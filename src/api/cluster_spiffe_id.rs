@@ -146,7 +146,7 @@ pub fn is_cluster_spiffe_id(item: &Value) -> bool {
 }
 
 fn annotation<'a>(item: &'a Value, key: &str) -> Option<&'a Value> {
-    item.pointer("/metadata/annotations")?.get(key)
+    fields::child(item, &["metadata", "annotations"])?.get(key)
 }
 
 /// Whether a ClusterSPIFFEID is this function's: it carries the `rendered-by` annotation and
@@ -164,7 +164,7 @@ pub fn is_operators(item: &Value) -> bool {
 
 /// The (namespace, name) of the binding a managed ClusterSPIFFEID was rendered for.
 pub fn binding_of(item: &Value) -> Option<(&str, &str)> {
-    let labels = item.pointer("/metadata/labels")?;
+    let labels = fields::child(item, &["metadata", "labels"])?;
     Some((labels.get(LABEL_BINDING_NAMESPACE)?.as_str()?, labels.get(LABEL_BINDING_NAME)?.as_str()?))
 }
 

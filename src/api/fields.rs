@@ -24,6 +24,13 @@ pub fn lookup<'a>(root: &'a Value, path: &str) -> Result<Option<&'a Value>, Stri
     Ok(Some(current))
 }
 
+/// The value under each of the mapping keys `keys` in turn: `root.pointer("/a/b")` without
+/// the two strings `pointer` builds for every key (it unescapes `~1` and `~0`), for paths
+/// read once per item. Unlike a pointer, a key never indexes a list.
+pub fn child<'a>(root: &'a Value, keys: &[&str]) -> Option<&'a Value> {
+    keys.iter().try_fold(root, |value, key| value.get(key))
+}
+
 /// A required string field: missing, wrong type and non-mapping parents are errors.
 pub fn required_str<'a>(root: &'a Value, path: &str) -> Result<&'a str, String> {
     match lookup(root, path)? {
@@ -74,5 +81,22 @@ mod tests {
         assert_eq!(required_str(&v, "spec.sa").unwrap_err(), "spec.sa must be a string, not a number");
         assert_eq!(required_str(&v, "spec.x").unwrap_err(), "spec.x is required");
         assert_eq!(optional_str(&v, "spec.x").unwrap(), None);
+    }
+
+    #[test]
+    fn a_child_is_what_a_pointer_finds() {
+        let v = json!({"metadata": {"annotations": {"a": "1"}, "labels": null}, "spec": [1, 2], "n": 3});
+        for keys in [
+            &["metadata", "annotations"][..],
+            &["metadata", "labels"],
+            &["metadata", "labels", "x"],
+            &["n", "x"],
+            &["missing"],
+            &[],
+        ] {
+            let pointer = keys.iter().map(|k| format!("/{k}")).collect::<String>();
+            assert_eq!(child(&v, keys), v.pointer(&pointer), "{pointer}");
+        }
+        assert_eq!(child(&v, &["spec", "0"]), None, "a key is no list index");
     }
 }

@@ -10,6 +10,7 @@ use super::results::{self, KrmResult};
 use super::wording::Origin;
 use super::write::{self, Form, Source};
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
+use crate::api::fields;
 use crate::config::{self, Config, ConfigError};
 use crate::reconcile::input::Input;
 use crate::reconcile::item::Item;
@@ -167,7 +168,11 @@ fn output_path_check(
         ownership::Holder::Config => "this function's own config".to_string(),
         ownership::Holder::Item(at) => {
             let kind = kinds.get(at).cloned().flatten().unwrap_or_else(|| "object".to_string());
-            match items[at].value().and_then(|v| v.pointer("/metadata/name")).and_then(Value::as_str) {
+            match items[at]
+                .value()
+                .and_then(|v| fields::child(v, &["metadata", "name"]))
+                .and_then(Value::as_str)
+            {
                 Some(object) => format!("input item {} ({kind} {object})", Origin::Entry(at)),
                 None => format!("input item {} ({kind})", Origin::Entry(at)),
             }

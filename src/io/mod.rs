@@ -59,7 +59,25 @@ fn stderr_block(text: &str) -> String {
 }
 
 fn escaped(text: &str, keep_newlines: bool) -> String {
-    format!("render-inference-identity: {}\n", escape_controls(text.trim_end(), keep_newlines))
+    format!("{LINE_START}{}\n", escape_controls(text.trim_end(), keep_newlines))
+}
+
+/// What every line the function writes to stderr starts with.
+const LINE_START: &str = "render-inference-identity: ";
+
+/// [`stderr_line`] of `parts` joined, built in one allocation: a run may write tens of
+/// thousands of lines.
+pub fn stderr_line_of(parts: &[&str]) -> String {
+    let mut line = String::with_capacity(LINE_START.len() + parts.iter().map(|p| p.len()).sum::<usize>() + 1);
+    line.push_str(LINE_START);
+    parts.iter().for_each(|part| line.push_str(part));
+    let text = &line[LINE_START.len()..];
+    if text.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2) {
+        return stderr_line(&line[LINE_START.len()..]);
+    }
+    line.truncate(LINE_START.len() + text.trim_end().len());
+    line.push('\n');
+    line
 }
 
 /// `text` with control characters escaped (`\n` as the two characters `\` `n`), except
@@ -90,6 +108,18 @@ pub fn error_output(message: &str) -> RunOutput {
 #[cfg(test)]
 mod tests {
     use super::escape_controls;
+
+    #[test]
+    fn a_line_of_parts_is_the_line_of_their_text() {
+        for parts in [
+            &["warning", ": ", "Kind", ": ", "a message  "][..],
+            &["error: ", "x\ny\t "],
+            &["info: ", " \n "],
+            &[],
+        ] {
+            assert_eq!(super::stderr_line_of(parts), super::stderr_line(&parts.concat()), "{parts:?}");
+        }
+    }
 
     #[test]
     fn control_characters_are_escaped_and_nothing_else() {

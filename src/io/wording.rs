@@ -113,8 +113,9 @@ pub fn stderr(outcome: &Outcome, hint: &str, origin: impl Fn(usize) -> Option<Or
     }
     // A run may have tens of thousands of findings (the first run on a large repository).
     let lines = crate::parallel::map(outcome.findings.iter().collect(), |f| {
-        super::stderr_line(&format!("{}: {}", severity(outcome.severity(f)), finding(f)))
+        super::stderr_line_of(&[severity(outcome.severity(f)), ": ", f.kind.as_str(), ": ", &f.message])
     });
+    out.reserve(lines.iter().map(String::len).sum());
     lines.iter().for_each(|line| out.push_str(line));
     if outcome.trust_domain_missing {
         out.push_str(&super::stderr_line(&format!("error: {}", trust_domain_missing(hint))));

@@ -2,6 +2,7 @@
 //! `internal.` and the legacy form), package path, ids, sequence indent. They come back as
 //! they came.
 
+use crate::api::fields;
 use serde_json::{Map, Value};
 
 pub const PATH: &str = "internal.config.kubernetes.io/path";
@@ -39,7 +40,7 @@ pub fn is_caller_annotation(key: &str) -> bool {
 }
 
 fn annotation<'a>(item: &'a Value, key: &str) -> Option<&'a str> {
-    item.pointer("/metadata/annotations")?.get(key)?.as_str()
+    fields::child(item, &["metadata", "annotations"])?.get(key)?.as_str()
 }
 
 /// The file an item came from, with its index in that file (0 when not given).

@@ -7,6 +7,7 @@
 use super::coverage::workload::{self, Workload};
 use super::files::{self, FileSlot};
 use super::lists::{self, List};
+use crate::api::fields;
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -90,9 +91,9 @@ impl Input {
     /// The package folder the item's file is in (kpt's render), when the input says.
     pub fn package(&self) -> Option<&str> {
         match self {
-            Input::Whole(value) => {
-                value.pointer("/metadata/annotations").and_then(Value::as_object).and_then(files::package_of)
-            }
+            Input::Whole(value) => fields::child(value, &["metadata", "annotations"])
+                .and_then(Value::as_object)
+                .and_then(files::package_of),
             Input::Passed(passed) => passed.package.as_deref(),
         }
     }
@@ -100,8 +101,7 @@ impl Input {
     /// The file slots the item takes.
     pub fn slots(&self) -> Vec<(&str, u64)> {
         match self {
-            Input::Whole(value) => value
-                .pointer("/metadata/annotations")
+            Input::Whole(value) => fields::child(value, &["metadata", "annotations"])
                 .and_then(Value::as_object)
                 .into_iter()
                 .flat_map(files::file_slots)
@@ -117,7 +117,7 @@ impl Passed {
     /// The facts the reconcile needs of an item, from its value (or a skeleton of it that
     /// holds its head, annotations and pod templates, and the head of each item of a List).
     pub fn of(value: &Value) -> Passed {
-        let annotations = value.pointer("/metadata/annotations").and_then(Value::as_object);
+        let annotations = fields::child(value, &["metadata", "annotations"]).and_then(Value::as_object);
         let slots =
             annotations.into_iter().flat_map(files::file_slots).map(|(p, i)| (p.to_string(), i)).collect();
         let package = annotations.and_then(files::package_of).map(str::to_string);

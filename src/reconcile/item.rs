@@ -8,6 +8,7 @@ use super::files::{self, FileSlot};
 use super::input::Input;
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
+use crate::api::fields;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
@@ -44,8 +45,7 @@ impl Item {
     pub fn slots(&self) -> Vec<(&str, u64)> {
         match self {
             Item::Input(_, input) => input.slots(),
-            Item::Binding(_, value, _) => value
-                .pointer("/metadata/annotations")
+            Item::Binding(_, value, _) => fields::child(value, &["metadata", "annotations"])
                 .and_then(Value::as_object)
                 .into_iter()
                 .flat_map(files::file_slots)
@@ -60,9 +60,9 @@ impl Item {
     pub fn package(&self) -> Option<&str> {
         match self {
             Item::Input(_, input) => input.package(),
-            Item::Binding(_, value, _) => {
-                value.pointer("/metadata/annotations").and_then(Value::as_object).and_then(files::package_of)
-            }
+            Item::Binding(_, value, _) => fields::child(value, &["metadata", "annotations"])
+                .and_then(Value::as_object)
+                .and_then(files::package_of),
             Item::Rendered(object, _) => files::package_of(&object.metadata.annotations),
         }
     }

@@ -7,6 +7,7 @@
 use super::input::{self, Input};
 use super::item::Item;
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId};
+use crate::api::fields;
 use crate::api::names;
 use crate::reconcile::InputError;
 use crate::reconcile::files::{self as annotations, FileSlot};
@@ -48,7 +49,8 @@ pub fn place(
         };
         match fate(input, |name| renders.contains_key(name), &owner_present, prune) {
             Fate::Replaced => {
-                let name = input.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+                let name =
+                    fields::child(input, &["metadata", "name"]).and_then(Value::as_str).unwrap_or_default();
                 let render = renders.remove(name).expect("a replaced output has its render");
                 out.push(Item::Rendered(replace(input, render), None));
                 counts.replaced += 1;
@@ -102,11 +104,11 @@ pub struct Clash<'a> {
 pub fn clash<'a>(
     names: impl Iterator<Item = &'a str>,
     template: &str,
-    items: &[Input],
-    config: Option<&Value>,
+    items: &'a [Input],
+    config: Option<&'a Value>,
 ) -> Option<Clash<'a>> {
     let config_annotations =
-        config.and_then(|c| c.pointer("/metadata/annotations")).and_then(Value::as_object);
+        config.and_then(|c| fields::child(c, &["metadata", "annotations"])).and_then(Value::as_object);
     let packages =
         items.iter().filter_map(Input::package).chain(config_annotations.and_then(annotations::package_of));
     let root = packages.min_by_key(|p| p.len()).map(Path::new);
@@ -119,7 +121,13 @@ pub fn clash<'a>(
         Some(normal_path(&format!("{under}/{path}")))
     };
     let mut held: HashMap<String, (String, Holder)> = HashMap::new();
-    let mut hold = |package: Option<&str>, path: &str, holder: Holder| {
+    // Items of one file come one after another: a file placed already keeps its first holder.
+    let mut last: Option<(Option<&str>, &str)> = None;
+    let mut hold = |package: Option<&'a str>, path: &'a str, holder: Holder| {
+        if last == Some((package, path)) {
+            return;
+        }
+        last = Some((package, path));
         if let Some(file) = placed(package, path) {
             held.entry(file.to_lowercase()).or_insert((file, holder));
         }
@@ -135,18 +143,21 @@ pub fn clash<'a>(
     for (path, _) in config_annotations.into_iter().flat_map(annotations::file_slots) {
         hold(config_annotations.and_then(annotations::package_of), path, Holder::Config);
     }
-    // The folders the held files stand in, each with a file under it.
-    let mut folders: HashMap<String, (String, Holder)> = HashMap::new();
-    for (key, file) in &held {
+    // The folders the held files stand in, each with the first file under it by name.
+    let mut keys: Vec<&String> = held.keys().collect();
+    keys.sort();
+    let mut folders: HashMap<&str, &(String, Holder)> = HashMap::new();
+    for key in keys {
         for (at, _) in key.match_indices('/') {
-            folders.entry(key[..at].to_string()).or_insert_with(|| file.clone());
+            folders.entry(&key[..at]).or_insert(&held[key]);
         }
     }
     names.into_iter().find_map(|name| {
         let path = normal_path(&template.replace("{name}", name));
         let key = path.to_lowercase();
         let folder_of_output = key.match_indices('/').find_map(|(at, _)| held.get(&key[..at]));
-        let (file, holder) = held.get(&key).or(folder_of_output).or_else(|| folders.get(&key))?.clone();
+        let (file, holder) =
+            held.get(&key).or(folder_of_output).or_else(|| folders.get(key.as_str()).copied())?.clone();
         Some(Clash { name, path, held: file, holder })
     })
 }
@@ -180,7 +191,7 @@ pub fn fate(
     if !(csid::is_cluster_spiffe_id(item) && csid::is_managed(item)) {
         return Fate::Kept;
     }
-    let name = item.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+    let name = fields::child(item, &["metadata", "name"]).and_then(Value::as_str).unwrap_or_default();
     if rendered(name) {
         Fate::Replaced
     } else if csid::binding_of(item).is_some_and(|(ns, name)| owner_present(ns, name)) {
@@ -194,8 +205,7 @@ pub fn fate(
 
 /// The fresh render, keeping the caller's annotations of the object it replaces.
 fn replace(old: &Value, mut fresh: Box<ClusterSpiffeId>) -> Box<ClusterSpiffeId> {
-    let kept = old
-        .pointer("/metadata/annotations")
+    let kept = fields::child(old, &["metadata", "annotations"])
         .and_then(Value::as_object)
         .into_iter()
         .flatten()
@@ -228,7 +238,7 @@ pub type OutputIndex<'a> = HashMap<&'a str, (usize, bool)>;
 pub fn index_outputs(items: &[Input]) -> Result<OutputIndex<'_>, InputError> {
     let mut by_name = HashMap::new();
     for (i, item) in input::values(items).filter(|(_, item)| csid::is_cluster_spiffe_id(item)) {
-        let Some(name) = item.pointer("/metadata/name").and_then(Value::as_str) else {
+        let Some(name) = fields::child(item, &["metadata", "name"]).and_then(Value::as_str) else {
             return Err(InputError::from((i, "ClusterSPIFFEID has no metadata.name".to_string())));
         };
         if let Some((first, _)) = by_name.insert(name, (i, csid::is_managed(item))) {

@@ -10,6 +10,7 @@ use super::findings::{self, Finding, Kind, Level, Ref};
 use super::input::{self, Input};
 use super::ownership::{self, Fate, Renders};
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId};
+use crate::api::fields;
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -56,9 +57,13 @@ pub fn find(
     let present = |ns: &str, name: &str| bindings.contains_key(&(ns.to_string(), name.to_string()));
     for (at, item) in input::values(items) {
         let fate = ownership::fate(item, |name| renders.contains_key(name), present, prune);
-        let name = item.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default();
+        if fate == Fate::Kept {
+            continue;
+        }
+        let name = fields::child(item, &["metadata", "name"]).and_then(Value::as_str).unwrap_or_default();
         let owner = csid::binding_of(item).map(|(ns, b)| (ns.to_string(), b.to_string()));
-        let spiffe_id = item.pointer("/spec/spiffeIDTemplate").and_then(Value::as_str).unwrap_or_default();
+        let spiffe_id =
+            fields::child(item, &["spec", "spiffeIDTemplate"]).and_then(Value::as_str).unwrap_or_default();
         let (found, shipped) = match fate {
             Fate::Kept => continue,
             Fate::Replaced => {
@@ -126,7 +131,7 @@ pub fn find(
                 (found, as_shipped(item, spiffe_id, successor, false))
             }
         };
-        let namespace = item.pointer("/metadata/namespace").and_then(Value::as_str);
+        let namespace = fields::child(item, &["metadata", "namespace"]).and_then(Value::as_str);
         let namespaced = match (fate, namespace) {
             // A replaced output's namespace is among its differences already.
             (Fate::Replaced, _) | (_, None) => String::new(),
@@ -177,7 +182,7 @@ const OUTERMOST: &str = "list the function in the outermost kustomization, the l
 fn differences(old: &Value, fresh: &ClusterSpiffeId) -> Vec<String> {
     let fresh = serde_json::to_value(fresh).expect("a render serializes");
     let mut found = Vec::new();
-    if let Some(ns) = old.pointer("/metadata/namespace").and_then(Value::as_str) {
+    if let Some(ns) = fields::child(old, &["metadata", "namespace"]).and_then(Value::as_str) {
         found.push(format!("it carries metadata.namespace {ns}, {CLUSTER_SCOPED}"));
     }
     let old_spec = old.get("spec").and_then(Value::as_object);
@@ -262,7 +267,7 @@ fn successor<'r>(
 
 /// The `workloadSelectorTemplates` of a ClusterSPIFFEID of the input.
 fn selectors_of(item: &Value) -> impl Iterator<Item = &str> {
-    item.pointer("/spec/workloadSelectorTemplates")
+    fields::child(item, &["spec", "workloadSelectorTemplates"])
         .and_then(Value::as_array)
         .into_iter()
         .flatten()

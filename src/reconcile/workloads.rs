@@ -83,6 +83,7 @@ pub(super) fn coverage<'a>(
 ) -> Coverage {
     let Some(Request { rendering, bound, rendered }) = request else { return Coverage::default() };
     let prune = config.prune;
+
     // Each binding's pool on all cores, in order.
     let resolved = parallel::map(bindings.iter().zip(&rendering).collect(), |(b, rendered)| {
         let used = coverage::inputs::pool_use(b, &index.pools, &index.served)?;
@@ -111,13 +112,26 @@ pub(super) fn coverage<'a>(
         .map(|b| (b.item, findings::binding_ref(b.item, b.namespace.clone().ok(), b.name)))
         .collect();
     let binding_refs = |b: usize| refs[&b].clone();
-    let mut coverage = coverage::coverage(&identities, &uses, &bound, &seen, &binding_refs);
-    // What SPIRE Controller Manager will do with this run's objects and those the input keeps.
+    // What SPIRE Controller Manager will do with this run's objects and those the input keeps,
+    // beside coverage: neither reads the other's work.
     let mut sources = rendered;
     sources.extend(seen.others.iter().map(spire::Source::of_input));
-    let model = spire::simulate(sources, &seen, &config.spire, config.trust_domain.as_deref());
-    let without = spire::findings::Without::of(&model);
-    let instead = spire::findings::selected_instead(&model, &without, &seen);
+    let (mut coverage, (model, instead, spire_findings)) = std::thread::scope(|scope| {
+        let spire = scope.spawn(|| {
+            let model = spire::simulate(sources, &seen, &config.spire, config.trust_domain.as_deref());
+            let without = spire::findings::Without::of(&model);
+            let instead = spire::findings::selected_instead(&model, &without, &seen);
+            let cx = spire::findings::Context {
+                seen: &seen,
+                scope: config.selector_scope,
+                binding_refs: &binding_refs,
+            };
+            let found = spire::findings::findings(&model, &without, &cx);
+            (model, instead, found)
+        });
+        let coverage = coverage::coverage(&identities, &uses, &bound, &seen, &binding_refs);
+        (coverage, spire.join().expect("the SPIRE model does not panic"))
+    });
     // A binding that reaches no pod: what its object selects instead, and what those pods hold.
     for finding in coverage.findings.iter_mut().filter(|f| f.kind == Kind::NoMatchingWorkload) {
         if let Some(instead) = instead.get(&finding.about.item) {
@@ -125,9 +139,7 @@ pub(super) fn coverage<'a>(
             finding.message.push_str(instead);
         }
     }
-    let cx =
-        spire::findings::Context { seen: &seen, scope: config.selector_scope, binding_refs: &binding_refs };
-    coverage.findings.extend(spire::findings::findings(&model, &without, &cx));
+    coverage.findings.extend(spire_findings);
     coverage.findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
     coverage.spire = model;
     coverage

@@ -209,82 +209,98 @@ pub fn coverage(
     uses: &[Arc<PoolUse>],
     bound: &[Bound],
     seen: &Seen<'_>,
-    binding_refs: &dyn Fn(usize) -> Ref,
+    binding_refs: &(dyn Fn(usize) -> Ref + Sync),
 ) -> Coverage {
     let index = Index::build(seen);
+    let mut declared: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (ns, name) in &seen.service_accounts {
+        declared.entry(ns).or_default().push(name);
+    }
+    // Each identity on its own, on all cores, in order.
+    let covered = crate::parallel::map(identities.iter().collect(), |identity| {
+        cover(identity, &index, declared.get(identity.namespace()).map_or(&[], Vec::as_slice), binding_refs)
+    });
     let mut out = Coverage::default();
     // By template: the bindings whose identity reaches it.
     let mut reached_templates: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for identity in identities {
-        let about = binding_refs(identity.binding());
-        let mut labels: Vec<(&str, &str)> = identity.pool_labels().iter().collect();
-        labels.push((VARIANT_LABEL, identity.variant.as_str()));
-        let mut reached = Vec::new();
-        for &t in index.candidates(identity.namespace(), &labels) {
-            let template = &index.templates[t];
-            if !labels.iter().all(|(k, v)| template.template.label(k) == Some(*v)) {
-                continue;
-            }
-            if template.account == identity.service_account {
-                reached.push(t);
-                continue;
-            }
-            out.findings.push(Finding {
-                kind: Kind::ServiceAccountMismatch,
-                level: Level::Warning,
-                message: format!(
-                    "{} carries the labels of binding {}/{} ({}) but runs as service account {:?}, not {:?}: \
-                     set spec.serviceAccountName: {} in that pod template, or bind service account {}",
-                    template.reference().describe(),
-                    identity.namespace(),
-                    identity.name(),
-                    pairs(&labels),
-                    template.account,
-                    identity.service_account,
-                    identity.service_account,
-                    template.account
-                ),
-                about: template.reference(),
-                also: vec![about.clone()],
-            });
-        }
-        if reached.is_empty() {
-            out.findings.push(no_match(identity, &labels, &index, about.clone()));
-        }
-        let declared: Vec<&str> = seen
-            .service_accounts
-            .iter()
-            .filter(|(ns, _)| *ns == identity.namespace())
-            .map(|(_, n)| n.as_str())
-            .collect();
-        // Every namespace has a `default` service account: Kubernetes makes it.
-        let declared_or_default = identity.service_account == workload::DEFAULT_SERVICE_ACCOUNT
-            || declared.contains(&identity.service_account.as_str());
-        if !declared.is_empty() && !declared_or_default {
-            out.findings.push(Finding {
-                kind: Kind::ServiceAccountNotDeclared,
-                level: Level::Info,
-                message: format!(
-                    "binding {}/{} names service account {:?}, which the input does not declare in namespace {} \
-                     (it declares {}): check the name, or add the ServiceAccount",
-                    identity.namespace(),
-                    identity.name(),
-                    identity.service_account,
-                    identity.namespace(),
-                    listed(&declared, 5)
-                ),
-                about: about.clone(),
-                also: Vec::new(),
-            });
-        }
+    for (identity, (findings, reached)) in identities.iter().zip(covered) {
+        out.findings.extend(findings);
         out.reached.insert(identity.binding(), reached.iter().map(|&t| index.templates[t].place()).collect());
         for t in reached {
             reached_templates.entry(t).or_default().push(identity.binding());
         }
     }
-    pool_findings(uses, bound, &index, &reached_templates, &mut out.findings);
+    out.findings.extend(pool_findings(uses, bound, &index, &reached_templates));
     out.findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
     out
+}
+
+/// The templates one identity reaches and its findings; `declared` holds the service
+/// accounts the input declares in its namespace.
+fn cover(
+    identity: &Identity,
+    index: &Index<'_>,
+    declared: &[&str],
+    binding_refs: &(dyn Fn(usize) -> Ref + Sync),
+) -> (Vec<Finding>, Vec<usize>) {
+    let mut findings = Vec::new();
+    let about = binding_refs(identity.binding());
+    let mut labels: Vec<(&str, &str)> = identity.pool_labels().iter().collect();
+    labels.push((VARIANT_LABEL, identity.variant.as_str()));
+    let mut reached = Vec::new();
+    for &t in index.candidates(identity.namespace(), &labels) {
+        let template = &index.templates[t];
+        if !labels.iter().all(|(k, v)| template.template.label(k) == Some(*v)) {
+            continue;
+        }
+        if template.account == identity.service_account {
+            reached.push(t);
+            continue;
+        }
+        let at = template.reference();
+        findings.push(Finding {
+            kind: Kind::ServiceAccountMismatch,
+            level: Level::Warning,
+            message: format!(
+                "{} carries the labels of binding {}/{} ({}) but runs as service account {:?}, not {:?}: \
+                 set spec.serviceAccountName: {} in that pod template, or bind service account {}",
+                at.describe(),
+                identity.namespace(),
+                identity.name(),
+                pairs(&labels),
+                template.account,
+                identity.service_account,
+                identity.service_account,
+                template.account
+            ),
+            about: at,
+            also: vec![about.clone()],
+        });
+    }
+    if reached.is_empty() {
+        findings.push(no_match(identity, &labels, index, about.clone()));
+    }
+    // Every namespace has a `default` service account: Kubernetes makes it.
+    let declared_or_default = identity.service_account == workload::DEFAULT_SERVICE_ACCOUNT
+        || declared.contains(&identity.service_account.as_str());
+    if !declared.is_empty() && !declared_or_default {
+        findings.push(Finding {
+            kind: Kind::ServiceAccountNotDeclared,
+            level: Level::Info,
+            message: format!(
+                "binding {}/{} names service account {:?}, which the input does not declare in namespace {} \
+                 (it declares {}): check the name, or add the ServiceAccount",
+                identity.namespace(),
+                identity.name(),
+                identity.service_account,
+                identity.namespace(),
+                listed(declared, 5)
+            ),
+            about,
+            also: Vec::new(),
+        });
+    }
+    (findings, reached)
 }
 
 /// `NoMatchingWorkload` for an identity that reaches no template, saying what came closest.
@@ -345,19 +361,21 @@ fn no_match(identity: &Identity, labels: &[(&str, &str)], index: &Index<'_>, abo
 
 /// Why the templates of the identity's namespace miss it, nearest first.
 fn closest(identity: &Identity, in_namespace: &[usize], index: &Index<'_>) -> String {
-    let templates: Vec<&Template<'_>> = in_namespace.iter().map(|&t| &index.templates[t]).collect();
-    let with_pool: Vec<&&Template<'_>> = templates.iter().filter(|t| t.has(identity.pool_labels())).collect();
+    let ns = identity.namespace();
+    let of = |list: &[usize]| -> Vec<&Template<'_>> { list.iter().map(|&t| &index.templates[t]).collect() };
+    let pool: Vec<(&str, &str)> = identity.pool_labels().iter().collect();
+    let with_pool: Vec<&Template<'_>> =
+        of(index.candidates(ns, &pool)).into_iter().filter(|t| t.has(identity.pool_labels())).collect();
     // The templates meant for this identity carry its variant: when none of them has the
     // pool's labels, the fault is a pool label they miss or spell otherwise, not the variant
     // of the templates that do have them.
-    let variant = identity.variant.as_str();
-    let meant: Vec<&&Template<'_>> =
-        templates.iter().filter(|t| t.template.label(VARIANT_LABEL) == Some(variant)).collect();
+    let meant = of(index.candidates(ns, &[(VARIANT_LABEL, identity.variant.as_str())]));
     if !meant.is_empty() && !meant.iter().any(|t| t.has(identity.pool_labels())) {
         let faults: Vec<String> = meant.iter().map(|t| missing_pool_labels(identity, t)).collect();
         return format!("{}: make the pool selector and the pod labels agree", listed(&faults, 3));
     }
     if with_pool.is_empty() {
+        let templates = of(in_namespace);
         for (key, _) in identity.pool_labels().iter() {
             let near: Option<(&Template<'_>, &str)> = templates.iter().find_map(|t| {
                 let found = t.template.labels().find(|(k, _)| *k != key && same_but_spelling(k, key))?;
@@ -455,13 +473,14 @@ fn pool_findings(
     bound: &[Bound],
     index: &Index<'_>,
     reached: &BTreeMap<usize, Vec<usize>>,
-    out: &mut Vec<Finding>,
-) {
+) -> Vec<Finding> {
     let mut pools: BTreeMap<(&str, PoolApi, &str), Vec<&PoolUse>> = BTreeMap::new();
     for u in uses {
         pools.entry((&u.namespace, u.pool_api, &u.pool)).or_default().push(u);
     }
-    for ((ns, api, pool), uses) in pools {
+    // Each pool on its own, on all cores, in order.
+    let found = crate::parallel::map(pools.into_iter().collect(), |((ns, api, pool), uses)| {
+        let mut out = Vec::new();
         let api = api.api_version();
         let labels = &uses[0].labels;
         let pairs_of: Vec<(&str, &str)> = labels.iter().collect();
@@ -475,6 +494,7 @@ fn pool_findings(
             if !template.has(labels) || reached.contains_key(&t) {
                 continue;
             }
+            let about = template.reference();
             let (kind, message) = match template.template.label(VARIANT_LABEL) {
                 None => (
                     Kind::WorkloadWithoutVariant,
@@ -482,7 +502,7 @@ fn pool_findings(
                         "{} is selected by InferencePool {ns}/{pool} ({api}), which bindings use ({}), but carries no \
                          {VARIANT_LABEL} label, so no identity of that pool reaches it: add {VARIANT_LABEL} with one of \
                          the bound variants ({bound_list}) to its labels",
-                        template.reference().describe(),
+                        about.describe(),
                         listed(&names, 3)
                     ),
                 ),
@@ -491,21 +511,17 @@ fn pool_findings(
                     format!(
                         "{} is selected by InferencePool {ns}/{pool} ({api}) and carries {VARIANT_LABEL}: {variant}, \
                          which no binding of that pool binds (bound: {bound_list}): {}",
-                        template.reference().describe(),
+                        about.describe(),
                         unbound_fix(bound, ns, pool, variant)
                     ),
                 ),
                 Some(_) => continue,
             };
-            out.push(Finding {
-                kind,
-                level: Level::Warning,
-                message,
-                about: template.reference(),
-                also: Vec::new(),
-            });
+            out.push(Finding { kind, level: Level::Warning, message, about, also: Vec::new() });
         }
-    }
+        out
+    });
+    found.into_iter().flatten().collect()
 }
 
 /// What to do about pods of `pool` whose variant no binding of the pool binds: fix the

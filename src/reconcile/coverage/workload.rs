@@ -158,8 +158,7 @@ fn collect<'a>(node: &'a Value, path: &mut Vec<Step<'a>>, out: &mut Vec<PodTempl
 fn template(node: &Value) -> Option<PodTemplate> {
     let spec = node.get("spec")?.as_object()?;
     spec.get("containers")?.as_array()?;
-    let mut labels: Vec<(&str, &str)> = node
-        .pointer("/metadata/labels")
+    let mut labels: Vec<(&str, &str)> = fields::child(node, &["metadata", "labels"])
         .and_then(Value::as_object)
         .into_iter()
         .flatten()
