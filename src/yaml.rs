@@ -508,6 +508,53 @@ mod tests {
     }
 
     #[test]
+    fn a_snippet_shows_the_lines_around_the_fault_as_a_terminal_shows_them() {
+        // Tabs to the next multiple of 4 (the second one after 7 characters: one space), a
+        // control character as `?`, two lines before and one after.
+        let text = "a: 1\nb: 2\nc:\n\t- x\t\u{1}y\nd: 4\ne: 5\n";
+        let expected = format!(
+            " --> {SOURCE}:4:1\n  |\n2 | b: 2\n3 | c:\n4 |     - x ?y\n  | ^ found a tab character\n5 | d: 4\n  |"
+        );
+        assert_eq!(snippet(text, 4, 1), expected);
+        // On the first line: no line before it; the caret under the character at fault.
+        assert_eq!(
+            snippet("ab\tc\n", 1, 3),
+            format!(" --> {SOURCE}:1:3\n  |\n1 | ab  c\n  |   ^ found a tab character\n  |")
+        );
+    }
+
+    #[test]
+    fn budget_breaches_are_worded_in_this_functions_limits() {
+        let cases = [
+            (BudgetBreach::Depth { depth: 1 }, "nesting deeper than 256 levels"),
+            (BudgetBreach::Nodes { nodes: 1 }, "more than 4000000 YAML nodes"),
+            (BudgetBreach::Events { events: 1 }, "more than 4000000 YAML nodes"),
+            (BudgetBreach::ScalarBytes { total_scalar_bytes: 1 }, "input larger than 134217728 bytes"),
+            (BudgetBreach::InputBytes { input_bytes: 1 }, "input larger than 134217728 bytes"),
+            (BudgetBreach::CommentBytes { total_comment_bytes: 1 }, "more than 67108864 bytes of comments"),
+            (BudgetBreach::Documents { documents: 1 }, "more than 1000000 YAML documents"),
+            (
+                BudgetBreach::Aliases { aliases: 1 },
+                "aliases expand to too much: alias expansion is limited to keep alias bombs out",
+            ),
+        ];
+        for (breach, expected) in cases {
+            assert_eq!(budget_message(&breach), expected, "{breach:?}");
+        }
+    }
+
+    #[test]
+    fn a_budget_breach_under_a_snippet_keeps_its_wording() {
+        // 300 nested block mappings: past the depth limit, the parser's error comes with its
+        // snippet. Deep recursion in a debug build needs more stack than a test thread has.
+        let text: String = (0..300).map(|i| format!("{}k{i}:\n", " ".repeat(i))).collect();
+        let parsed = std::thread::Builder::new().stack_size(256 << 20).spawn(move || parse(&text));
+        let err = parsed.unwrap().join().unwrap().unwrap_err();
+        assert!(err.contains(": nesting deeper than 256 levels\n"), "{err}");
+        assert!(err.contains("^ nesting deeper than 256 levels"), "{err}");
+    }
+
+    #[test]
     fn snippet_headers_name_the_file() {
         let err = parse("a: b\n  c: d\n").unwrap_err();
         assert!(err.contains(" --> <input>:2:"), "{err}");
