@@ -368,6 +368,25 @@ mod tests {
     }
 
     #[test]
+    fn a_folder_names_its_first_file_by_name_and_a_file_its_first_item() {
+        // The same on every run: the folder's files are many, and hash order is not theirs.
+        let names = ["m.yaml", "c.yaml", "x.yaml", "a.yaml", "q.yaml", "b.yaml", "z.yaml", "k.yaml"];
+        let items: Vec<Input> = names.iter().map(|n| at("ConfigMap", &format!("apps/{n}"), None)).collect();
+        for _ in 0..8 {
+            assert_eq!(clash_of("apps", &items, None).map(|c| c.1), Some("apps/a.yaml".into()));
+        }
+        // Two items of one file, one after the other, and a third later: the first holds it.
+        let items = [
+            at("ConfigMap", "a.yaml", None),
+            at("Secret", "a.yaml", None),
+            at("Service", "b.yaml", None),
+            at("Pod", "a.yaml", None),
+        ];
+        assert_eq!(clash_of("a.yaml", &items, None).map(|c| c.2), Some(Holder::Item(0)));
+        assert_eq!(clash_of("b.yaml", &items, None).map(|c| c.2), Some(Holder::Item(2)));
+    }
+
+    #[test]
     fn the_config_file_is_held_and_managed_outputs_are_not() {
         let config = json!({"metadata": {"annotations": {"config.kubernetes.io/path": "fn/config.yaml"}}});
         assert_eq!(clash_of("fn/Config.yaml", &[], Some(&config)).map(|c| c.2), Some(Holder::Config));
