@@ -6,6 +6,7 @@
 use crate::api::binding::BindingInput;
 use crate::api::labels::Labels;
 use crate::api::names;
+use crate::api::pool::PoolApi;
 use crate::api::{fields, pool};
 use crate::reconcile::identity;
 use crate::reconcile::reason::{Failure, Reason};
@@ -21,6 +22,9 @@ const SA_FIELD: &str = "spec.serviceAccountName";
 #[derive(Debug, Clone)]
 pub struct Planned<'a> {
     pub namespace: &'a str,
+    /// The pool the binding resolved to: its final name and its API.
+    pub pool: &'a str,
+    pub pool_api: PoolApi,
     pub service_account: &'a str,
     pub variant: &'a str,
     pub pool_labels: Labels,
@@ -97,5 +101,6 @@ pub fn evaluate<'a>(binding: &BindingInput<'a>, inputs: &Inputs<'_, 'a>) -> Resu
     let spiffe_id = identity::spiffe_id(trust_domain, namespace, service_account, pool.name, variant);
     identity::validate_spiffe_id(&spiffe_id).map_err(|m| Failure::new(Reason::InvalidSPIFFEID, m))?;
 
-    Ok(Planned { namespace, service_account, variant, pool_labels, spiffe_id, selectors })
+    let (pool, pool_api) = (pool.name, pool.api);
+    Ok(Planned { namespace, pool, pool_api, service_account, variant, pool_labels, spiffe_id, selectors })
 }

@@ -10,16 +10,29 @@ use super::ownership;
 use super::spire;
 use crate::api::binding::BindingInput;
 use crate::api::fields;
+use crate::api::labels::Labels;
+use crate::api::pool::PoolApi;
 use crate::config::{Config, WorkloadPolicy};
 use crate::parallel;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+/// The pool of a binding that renders, as check 2 and 3 resolved it.
+struct PlannedPool<'a> {
+    namespace: &'a str,
+    pool: &'a str,
+    api: PoolApi,
+    labels: Labels,
+    variant: &'a str,
+}
+
 /// What coverage needs of the bindings, by binding.
 pub(super) struct Request<'a> {
     /// For each binding that renders: its service account, variant and output name.
     rendering: Vec<Option<(&'a str, &'a str, String)>>,
+    /// For each binding that renders: the pool it resolved to, as the checks found it.
+    planned_pools: Vec<Option<PlannedPool<'a>>>,
     /// Every binding with a namespace and a variant, and whether it fails: coverage names
     /// the failing one when pods carry its variant.
     bound: Vec<coverage::Bound>,
@@ -69,7 +82,20 @@ impl<'a> Request<'a> {
                 Some(spire::Source::rendered(b.input.item, out, config.selector_scope))
             })
             .collect();
-        Some(Request { rendering, bound, rendered })
+        let planned_pools = bindings
+            .iter()
+            .map(|b| {
+                let p = &b.verdict.as_ref().ok()?.planned;
+                Some(PlannedPool {
+                    namespace: p.namespace,
+                    pool: p.pool,
+                    api: p.pool_api,
+                    labels: p.pool_labels.clone(),
+                    variant: p.variant,
+                })
+            })
+            .collect();
+        Some(Request { rendering, planned_pools, bound, rendered })
     }
 }
 
@@ -81,17 +107,34 @@ pub(super) fn coverage<'a>(
     index: &Index<'a>,
     config: &Config,
 ) -> Coverage {
-    let Some(Request { rendering, bound, rendered }) = request else { return Coverage::default() };
+    let Some(Request { rendering, planned_pools, bound, rendered }) = request else {
+        return Coverage::default();
+    };
     let prune = config.prune;
 
     // Each binding's pool on all cores, in order.
-    let resolved = parallel::map(bindings.iter().zip(&rendering).collect(), |(b, rendered)| {
-        let used = coverage::inputs::pool_use(b, &index.pools, &index.served)?;
-        let identity = rendered.as_ref().map(|(service_account, variant, name)| {
-            coverage::inputs::identity(&used, service_account, variant, name)
-        });
-        Some((used, identity))
-    });
+    let resolved = parallel::map(
+        bindings.iter().zip(&rendering).zip(planned_pools).collect(),
+        |((b, rendered), planned)| {
+            // A binding that renders resolved its pool in the checks; any other may still use one.
+            let used = match planned {
+                Some(p) => Arc::new(PoolUse {
+                    binding: b.item,
+                    binding_name: b.name.to_string(),
+                    namespace: p.namespace.to_string(),
+                    pool: p.pool.to_string(),
+                    pool_api: p.api,
+                    labels: p.labels,
+                    variant: Some(p.variant.to_string()),
+                }),
+                None => coverage::inputs::pool_use(b, &index.pools, &index.served)?,
+            };
+            let identity = rendered.as_ref().map(|(service_account, variant, name)| {
+                coverage::inputs::identity(&used, service_account, variant, name)
+            });
+            Some((used, identity))
+        },
+    );
     let mut uses: Vec<Arc<PoolUse>> = Vec::with_capacity(resolved.len());
     let mut identities: Vec<Identity> = Vec::with_capacity(resolved.len());
     for (used, identity) in resolved.into_iter().flatten() {
