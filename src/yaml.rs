@@ -443,6 +443,19 @@ mod tests {
     }
 
     #[test]
+    fn scalar_keys_become_the_json_strings_kubernetes_gives_them() {
+        let value = parse("true: a\n-3: b\n7: c\n1.5: d\ntext: f\n'q': g\n").unwrap();
+        let keys: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["true", "-3", "7", "1.5", "text", "q"]);
+        for (text, expected) in
+            [("[a]: x\n", "not a sequence"), ("{a: b}: x\n", "not a mapping"), ("~: x\n", "must not be null")]
+        {
+            let err = parse(text).unwrap_err();
+            assert!(err.contains(expected), "{text:?}: {err}");
+        }
+    }
+
+    #[test]
     fn keys_equal_as_json_strings_are_duplicates() {
         let err = parse("data:\n  1: first\n  \"1\": second\n").unwrap_err();
         assert!(err.contains("duplicate mapping key \"1\""), "{err}");
