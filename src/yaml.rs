@@ -247,13 +247,13 @@ fn snippet(input: &str, line: usize, column: usize) -> String {
     out
 }
 
-/// serde-saphyr's user wording, with the limits said in this function's terms.
+/// serde-saphyr's user wording, with the limits said in this function's terms. Its
+/// renderer unwraps an error from its snippet before it asks for the wording.
 struct Messages;
 
 impl MessageFormatter for Messages {
     fn format_message<'a>(&self, err: &'a Error) -> Cow<'a, str> {
         match err {
-            Error::WithSnippet { error, .. } => self.format_message(error),
             Error::Budget { breach, .. } => Cow::Owned(budget_message(breach)),
             Error::MultipleDocuments { .. } => {
                 Cow::Borrowed("several YAML documents where one ResourceList is expected")
