@@ -3,7 +3,7 @@
 //! are written, and the run of both beside them.
 
 use super::coverage::{self, Coverage, Identity, PoolUse};
-use super::evaluate::{Binding, Index};
+use super::evaluate::{Binding, Index, Passing};
 use super::findings::{self, Kind};
 use super::input::Input;
 use super::ownership;
@@ -18,21 +18,22 @@ use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-/// The pool of a binding that renders, as check 2 and 3 resolved it.
-struct PlannedPool<'a> {
+/// A binding that renders, as its checks planned it: what coverage reads of it.
+struct Rendering<'a> {
     namespace: &'a str,
-    pool: &'a str,
-    api: PoolApi,
-    labels: Labels,
+    service_account: &'a str,
     variant: &'a str,
+    /// Its ClusterSPIFFEID's name.
+    output: String,
+    /// The pool the checks resolved: its final name, API and selector labels.
+    pool: (&'a str, PoolApi),
+    pool_labels: Labels,
 }
 
 /// What coverage needs of the bindings, by binding.
 pub(super) struct Request<'a> {
-    /// For each binding that renders: its service account, variant and output name.
-    rendering: Vec<Option<(&'a str, &'a str, String)>>,
-    /// For each binding that renders: the pool it resolved to, as the checks found it.
-    planned_pools: Vec<Option<PlannedPool<'a>>>,
+    /// By binding, for each one that renders: what its checks planned.
+    rendering: Vec<Option<Rendering<'a>>>,
     /// Every binding with a namespace and a variant, and whether it fails: coverage names
     /// the failing one when pods carry its variant.
     bound: Vec<coverage::Bound>,
@@ -50,8 +51,15 @@ impl<'a> Request<'a> {
         let rendering = bindings
             .iter()
             .map(|b| {
-                let p = b.verdict.as_ref().ok()?;
-                Some((p.planned.service_account, p.planned.variant, p.output.clone()))
+                let Passing { planned: p, output } = b.verdict.as_ref().ok()?;
+                Some(Rendering {
+                    namespace: p.namespace,
+                    service_account: p.service_account,
+                    variant: p.variant,
+                    output: output.clone(),
+                    pool: (p.pool, p.pool_api),
+                    pool_labels: p.pool_labels.clone(),
+                })
             })
             .collect();
         let bound = bindings
@@ -82,20 +90,7 @@ impl<'a> Request<'a> {
                 Some(spire::Source::rendered(b.input.item, out, config.selector_scope))
             })
             .collect();
-        let planned_pools = bindings
-            .iter()
-            .map(|b| {
-                let p = &b.verdict.as_ref().ok()?.planned;
-                Some(PlannedPool {
-                    namespace: p.namespace,
-                    pool: p.pool,
-                    api: p.pool_api,
-                    labels: p.pool_labels.clone(),
-                    variant: p.variant,
-                })
-            })
-            .collect();
-        Some(Request { rendering, planned_pools, bound, rendered })
+        Some(Request { rendering, bound, rendered })
     }
 }
 
@@ -107,41 +102,26 @@ pub(super) fn coverage<'a>(
     index: &Index<'a>,
     config: &Config,
 ) -> Coverage {
-    let Some(Request { rendering, planned_pools, bound, rendered }) = request else {
-        return Coverage::default();
-    };
+    let Some(Request { rendering, bound, rendered }) = request else { return Coverage::default() };
     let prune = config.prune;
 
-    // Each binding's pool on all cores, in order.
-    let resolved = parallel::map(
-        bindings.iter().zip(&rendering).zip(planned_pools).collect(),
-        |((b, rendered), planned)| {
-            // A binding that renders resolved its pool in the checks; any other may still use one.
-            let used = match planned {
-                Some(p) => Arc::new(PoolUse {
-                    binding: b.item,
-                    binding_name: b.name.to_string(),
-                    namespace: p.namespace.to_string(),
-                    pool: p.pool.to_string(),
-                    pool_api: p.api,
-                    labels: p.labels,
-                    variant: Some(p.variant.to_string()),
-                }),
-                None => coverage::inputs::pool_use(b, &index.pools, &index.served)?,
-            };
-            let identity = rendered.as_ref().map(|(service_account, variant, name)| {
-                coverage::inputs::identity(&used, service_account, variant, name)
-            });
-            Some((used, identity))
-        },
-    );
+    // Each binding's pool on all cores, in order: a binding that renders resolved it in its
+    // checks; any other may still use one.
+    let resolved = parallel::map(bindings.iter().zip(rendering).collect(), |(b, rendering)| {
+        let Some(r) = rendering else {
+            return Some((coverage::inputs::pool_use(b, &index.pools, &index.served)?, None));
+        };
+        let used = coverage::inputs::used(b, r.namespace, r.pool, r.pool_labels, Some(r.variant));
+        let identity = coverage::inputs::identity(&used, r.service_account, r.variant, r.output);
+        Some((used, Some(identity)))
+    });
     let mut uses: Vec<Arc<PoolUse>> = Vec::with_capacity(resolved.len());
     let mut identities: Vec<Identity> = Vec::with_capacity(resolved.len());
     for (used, identity) in resolved.into_iter().flatten() {
         identities.extend(identity);
         uses.push(used);
     }
-    let names: HashSet<&str> = rendering.iter().flatten().map(|(_, _, name)| name.as_str()).collect();
+    let names: HashSet<&str> = identities.iter().map(|i| i.output.as_str()).collect();
     let present: HashSet<(&str, &str)> =
         bindings.iter().filter_map(|b| Some((b.namespace.clone().ok()?, b.name))).collect();
     let stays = |value: &Value| {

@@ -6,6 +6,8 @@ use super::selector::Selector;
 use super::{Identity, Other, PoolUse, Seen};
 use crate::api::binding::BindingInput;
 use crate::api::cluster_spiffe_id as csid;
+use crate::api::labels::Labels;
+use crate::api::pool::PoolApi;
 use crate::api::{fields, names, pool};
 use crate::reconcile::input::{self, Input};
 use crate::reconcile::renames::Renames;
@@ -26,26 +28,38 @@ pub fn pool_use<'a>(
     let resolved = resolve::resolve_pool(binding.value, namespace, pools, served).ok()?;
     let labels = pool::selector_labels(resolved.item).ok()?;
     let variant = fields::str_at(binding.value, "spec.identityBoundary.variant")
-        .filter(|v| names::label_value(v).is_ok())
-        .map(str::to_string);
-    Some(Arc::new(PoolUse {
+        .filter(|v| names::label_value(v).is_ok());
+    Some(used(binding, namespace, (resolved.name, resolved.api), labels, variant))
+}
+
+/// The use by `binding` in `namespace` of `pool` (its name and API) with its selector
+/// `labels`, for a binding that renders as its checks resolved it, or as [`pool_use`]
+/// resolves it.
+pub fn used(
+    binding: &BindingInput<'_>,
+    namespace: &str,
+    (pool, pool_api): (&str, PoolApi),
+    labels: Labels,
+    variant: Option<&str>,
+) -> Arc<PoolUse> {
+    Arc::new(PoolUse {
         binding: binding.item,
         binding_name: binding.name.to_string(),
         namespace: namespace.to_string(),
-        pool: resolved.name.to_string(),
-        pool_api: resolved.api,
+        pool: pool.to_string(),
+        pool_api,
         labels,
-        variant,
-    }))
+        variant: variant.map(str::to_string),
+    })
 }
 
 /// The identity of a binding that renders as `output`.
-pub fn identity(used: &Arc<PoolUse>, service_account: &str, variant: &str, output: &str) -> Identity {
+pub fn identity(used: &Arc<PoolUse>, service_account: &str, variant: &str, output: String) -> Identity {
     Identity {
         used: Arc::clone(used),
         service_account: service_account.to_string(),
         variant: variant.to_string(),
-        output: output.to_string(),
+        output,
     }
 }
 
