@@ -57,9 +57,6 @@ pub fn find(
     let present = |ns: &str, name: &str| bindings.contains_key(&(ns.to_string(), name.to_string()));
     for (at, item) in input::values(items) {
         let fate = ownership::fate(item, |name| renders.contains_key(name), present, prune);
-        if fate == Fate::Kept {
-            continue;
-        }
         let name = fields::child(item, &["metadata", "name"]).and_then(Value::as_str).unwrap_or_default();
         let owner = csid::binding_of(item).map(|(ns, b)| (ns.to_string(), b.to_string()));
         let spiffe_id =
