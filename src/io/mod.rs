@@ -72,8 +72,8 @@ pub fn stderr_line_of(parts: &[&str]) -> String {
     line.push_str(LINE_START);
     parts.iter().for_each(|part| line.push_str(part));
     let text = &line[LINE_START.len()..];
-    if text.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2) {
-        return stderr_line(&line[LINE_START.len()..]);
+    if may_hold_controls(text) {
+        return stderr_line(text);
     }
     line.truncate(LINE_START.len() + text.trim_end().len());
     line.push('\n');
@@ -83,9 +83,7 @@ pub fn stderr_line_of(parts: &[&str]) -> String {
 /// `text` with control characters escaped (`\n` as the two characters `\` `n`), except
 /// newlines when `keep_newlines` is set.
 pub fn escape_controls(text: &str, keep_newlines: bool) -> String {
-    // Control characters are U+0000 to U+001F and U+007F to U+009F, the last written
-    // 0xC2 0x80 to 0xC2 0x9F.
-    if !text.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2) {
+    if !may_hold_controls(text) {
         return text.to_string();
     }
     let mut out = String::with_capacity(text.len());
@@ -97,6 +95,12 @@ pub fn escape_controls(text: &str, keep_newlines: bool) -> String {
         }
     }
     out
+}
+
+/// Whether `text` may hold a control character: U+0000 to U+001F and U+007F to U+009F,
+/// the last written 0xC2 0x80 to 0xC2 0x9F.
+fn may_hold_controls(text: &str) -> bool {
+    text.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2)
 }
 
 /// A run that failed before producing output, in the plain-stream modes: nothing on
