@@ -32,6 +32,15 @@ spec:
 /// Pools the bindings share.
 const POOLS: usize = 10;
 
+/// InferencePool `pool-<p>` in `ns-<ns>`, selecting `app: model-<p>`.
+fn pool(p: usize, ns: usize) -> String {
+    format!(
+        "apiVersion: inference.networking.k8s.io/v1\nkind: InferencePool\n\
+         metadata: {{name: pool-{p}, namespace: ns-{ns}}}\n\
+         spec:\n  selector:\n    matchLabels: {{app: model-{p}}}\n  targetPorts: [{{number: 8000}}]\n"
+    )
+}
+
 /// The documents of an input: `bindings` bindings over a few namespaces and [`POOLS`]
 /// pools, a Deployment per pool (every third without a variant label, a coverage finding),
 /// and `config_maps` ConfigMaps, in several styles: statuses old and missing, comments,
@@ -40,11 +49,7 @@ fn documents(bindings: usize, config_maps: usize) -> Vec<String> {
     let mut docs = Vec::new();
     for p in 0..POOLS {
         let ns = p % 5;
-        docs.push(format!(
-            "apiVersion: inference.networking.k8s.io/v1\nkind: InferencePool\n\
-             metadata: {{name: pool-{p}, namespace: ns-{ns}}}\n\
-             spec:\n  selector:\n    matchLabels: {{app: model-{p}}}\n  targetPorts: [{{number: 8000}}]\n"
-        ));
+        docs.push(pool(p, ns));
         let variant =
             if p % 3 == 0 { String::new() } else { format!(", identity.kleym.sonda.red/variant: v-{p}") };
         docs.push(format!(
@@ -247,11 +252,7 @@ fn the_first_runs_findings_are_the_same_on_every_core_count() {
     let mut docs = Vec::new();
     for p in 0..n {
         let ns = p % 7;
-        docs.push(format!(
-            "apiVersion: inference.networking.k8s.io/v1\nkind: InferencePool\n\
-             metadata: {{name: pool-{p}, namespace: ns-{ns}}}\n\
-             spec:\n  selector:\n    matchLabels: {{app: model-{p}}}\n  targetPorts: [{{number: 8000}}]\n"
-        ));
+        docs.push(pool(p, ns));
         docs.push(format!(
             "apiVersion: kleym.sonda.red/v1alpha1\nkind: InferenceIdentityBinding\n\
              metadata: {{name: binding-{p}, namespace: ns-{ns}}}\n\
