@@ -1,10 +1,14 @@
-//! The memory allocator the binaries use: mimalloc, set to return freed memory at once.
+//! The memory allocator the binaries use: mimalloc, set to return freed memory after a
+//! tenth of a second and to commit its arenas lazily.
 //!
 //! The reader builds millions of small values on two threads, and glibc's allocator spent
 //! about a seventh of a large run in `malloc` and `free` and kept ~48 MB of per-thread
 //! arenas resident. mimalloc is faster at this; left at its defaults it keeps freed pages
 //! for a second and commits its arenas eagerly, which together cost more resident memory than
-//! glibc. Both are turned off here (figures in docs/performance.md).
+//! glibc. Returning freed pages at once costs the other way: a page freed by one phase and
+//! wanted by the next is given back and faulted in again, up to a quarter of a run spent in the
+//! kernel. A tenth of a second keeps the pages one phase hands the next (figures in
+//! docs/performance.md).
 
 pub use mimalloc::MiMalloc as Allocator;
 
@@ -14,6 +18,9 @@ pub use mimalloc::MiMalloc as Allocator;
 const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
 const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
+/// How long freed pages stay before they go back to the system, in milliseconds.
+const PURGE_AFTER_MS: std::ffi::c_long = 100;
+
 /// Sets the allocator's options; call first thing in `main`. The arenas' commit is also
 /// set where mimalloc's C sources are built (`.cargo/config.toml`): the first arena is
 /// made before `main` runs.
@@ -21,7 +28,7 @@ pub fn configure() {
     // SAFETY: plain setters of the allocator's global options, valid at any time.
     unsafe {
         libmimalloc_sys::mi_option_set(ARENA_EAGER_COMMIT, 0);
-        libmimalloc_sys::mi_option_set(PURGE_DELAY, 0);
+        libmimalloc_sys::mi_option_set(PURGE_DELAY, PURGE_AFTER_MS);
     }
 }
 
