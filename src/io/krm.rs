@@ -14,7 +14,8 @@ use crate::api::fields;
 use crate::config::{self, Config, ConfigError};
 use crate::reconcile::input::Input;
 use crate::reconcile::item::Item;
-use crate::reconcile::{Outcome, Plan, Severity, files, ownership};
+use crate::reconcile::ownership::{self, Overlap};
+use crate::reconcile::{Outcome, Plan, Severity, files};
 use crate::yaml;
 use serde_json::{Map, Value};
 use std::io::Write;
@@ -140,17 +141,18 @@ fn output_path_check(
     };
     let refuse = |clash: &ownership::Clash<'_>, what: String| {
         let (name, path, held) = (clash.name, &clash.path, &clash.held);
-        let place = if held == path {
-            format!("{held}, which holds {what}: kpt would write the output into that file")
-        } else if held.to_lowercase() == path.to_lowercase() {
-            format!(
+        let place = match clash.overlap {
+            Overlap::Same => format!("{held}, which holds {what}: kpt would write the output into that file"),
+            Overlap::Case => format!(
                 "{path}, the file {held} on a case-insensitive disk (macOS), which holds {what}: kpt \
                  would write the output into that file"
-            )
-        } else if path.len() > held.len() {
-            format!("{path}, under {held}, a file that holds {what}: kpt cannot make a folder there")
-        } else {
-            format!("{path}, a folder where {held} holds {what}: kpt cannot write a file there")
+            ),
+            Overlap::UnderFile => {
+                format!("{path}, under {held}, a file that holds {what}: kpt cannot make a folder there")
+            }
+            Overlap::OnFolder => {
+                format!("{path}, a folder where {held} holds {what}: kpt cannot write a file there")
+            }
         };
         ConfigError {
             field: field.to_string(),

@@ -92,6 +92,20 @@ pub struct Clash<'a> {
     pub path: String,
     pub held: String,
     pub holder: Holder,
+    pub overlap: Overlap,
+}
+
+/// How a new output's path meets the file in its way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overlap {
+    /// The same path.
+    Same,
+    /// The same path but for case: one file on a case-insensitive disk.
+    Case,
+    /// The output goes under the file, where a folder would have to be.
+    UnderFile,
+    /// The output is a file where the file in the way has its folder.
+    OnFolder,
 }
 
 /// The first output name whose file (`template` with the name) is in the way of a file
@@ -155,10 +169,12 @@ pub fn clash<'a>(
     names.into_iter().find_map(|name| {
         let path = normal_path(&template.replace("{name}", name));
         let key = path.to_lowercase();
-        let folder_of_output = key.match_indices('/').find_map(|(at, _)| held.get(&key[..at]));
-        let (file, holder) =
-            held.get(&key).or(folder_of_output).or_else(|| folders.get(key.as_str()).copied())?.clone();
-        Some(Clash { name, path, held: file, holder })
+        let same = held.get(&key).map(|h| (h, if h.0 == path { Overlap::Same } else { Overlap::Case }));
+        let under_file = || key.match_indices('/').find_map(|(at, _)| held.get(&key[..at]));
+        let ((file, holder), overlap) = same
+            .or_else(|| under_file().map(|h| (h, Overlap::UnderFile)))
+            .or_else(|| folders.get(key.as_str()).map(|h| (*h, Overlap::OnFolder)))?;
+        Some(Clash { name, path, held: file.clone(), holder: *holder, overlap })
     })
 }
 
@@ -332,6 +348,10 @@ mod tests {
         clash(["out"].into_iter(), template, items, config).map(|c| (c.path, c.held, c.holder))
     }
 
+    fn overlap_of(template: &str, items: &[Input]) -> Option<Overlap> {
+        clash(["out"].into_iter(), template, items, None).map(|c| c.overlap)
+    }
+
     #[test]
     fn files_compare_under_their_package_as_kpt_writes_them() {
         let items = [
@@ -365,6 +385,13 @@ mod tests {
         );
         assert_eq!(clash_of("Apps", &items, None).map(|c| c.1), Some("apps/web.yaml".into()));
         assert_eq!(clash_of("apps/other.yaml", &items, None), None);
+        // How each meets the file: the message says it in the user's terms.
+        assert_eq!(overlap_of("apps/web.yaml", &items), Some(Overlap::Same));
+        assert_eq!(overlap_of("./apps//web.yaml", &items), Some(Overlap::Same));
+        assert_eq!(overlap_of("APPS/Web.yaml", &items), Some(Overlap::Case));
+        assert_eq!(overlap_of("apps/web.yaml/{name}.yaml", &items), Some(Overlap::UnderFile));
+        assert_eq!(overlap_of("Apps/WEB.yaml/{name}.yaml", &items), Some(Overlap::UnderFile));
+        assert_eq!(overlap_of("apps", &items), Some(Overlap::OnFolder));
     }
 
     #[test]
