@@ -195,6 +195,7 @@ struct OutputList {
     items: Vec<Item>,
     read: Read,
     function_config: Option<Value>,
+    /// Never empty: a reconcile's end with its summary, a stopped run with its error.
     results: Vec<KrmResult>,
 }
 
@@ -220,11 +221,7 @@ impl Output for OutputList {
         if let Some(fc) = &self.function_config {
             tail.insert("functionConfig".into(), fc.clone());
         }
-        if !self.results.is_empty() {
-            yaml::write_with_list_to(&mut out, tail, "results", &self.results)?;
-        } else if !tail.is_empty() {
-            yaml::write_to(&mut out, &tail)?;
-        }
+        yaml::write_with_list_to(&mut out, tail, "results", &self.results)?;
         out.flush().map_err(|e| e.to_string())
     }
 }
