@@ -92,16 +92,12 @@ fn entries(text: &str) -> Option<(Vec<Found>, usize)> {
     walker.expect(|e| matches!(e, Event::DocumentStart(..))).ok()?;
     walker.expect(|e| matches!(e, Event::MappingStart(StructureStyle::Block, ..))).ok()?;
     loop {
+        // The next key. A mapping without `items` ends here instead, and the end of a
+        // mapping is no node: its walk fails, and so does this.
         let (event, span) = walker.event().ok()?;
-        let is_items = match &event {
-            Event::MappingEnd => return None,
-            Event::Scalar(key, ..) => key == "items",
-            _ => false,
-        };
+        let is_items = matches!(&event, Event::Scalar(key, ..) if key == "items");
         let key_end = walker.offset(&span.end);
-        if !matches!(event, Event::Scalar(..)) {
-            walker.node(event, span, 2, Build::Nothing).ok()?;
-        }
+        walker.node(event, span, 2, Build::Nothing).ok()?;
         // Keys other than `items`, and their values, are skipped.
         if !is_items {
             let (value, value_span) = walker.event().ok()?;
@@ -215,6 +211,13 @@ mod tests {
         let second = ("  -\n    # own line\n    b: *a\n", true);
         assert_eq!(found(text, &chunks), [Some(first), Some(second)], "b uses the anchor of another entry");
         assert_eq!(indent, 2);
+        // The last entry ends at the document's end, or before its `...`.
+        let ended = "kind: ResourceList\nitems:\n- a: 1\n# tail\n";
+        assert_eq!(found(ended, &entries(ended).unwrap().0), [Some(("- a: 1\n# tail\n", false))]);
+        let marked = "kind: ResourceList\nitems:\n- a: 1\n# tail\n...\n";
+        assert_eq!(found(marked, &entries(marked).unwrap().0), [Some(("- a: 1\n# tail\n", false))]);
+        // A mapping without `items` has no entries to find.
+        assert!(entries("kind: ResourceList\nfunctionConfig: {}\n").is_none());
         // A tab after the dash starts an entry, as a space does.
         let tabbed = "items:\n- a: 1\n-\tb: 2\n";
         assert_eq!(
