@@ -181,8 +181,7 @@ fn document_places(text: &str) -> Option<Vec<Found>> {
         if is_null {
             continue;
         }
-        let chunk =
-            chunks.iter().find(|c| c.start <= node.span.start && node.span.start < c.end.max(c.start + 1));
+        let chunk = chunks.iter().find(|c| c.contains(&node.span.start));
         places.push(match (is_mapping, chunk) {
             (true, Some(chunk)) => Found::Chunk(chunk.start..chunk.end.max(node.span.end), node),
             _ => Found::Nowhere,
