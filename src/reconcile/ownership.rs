@@ -424,5 +424,11 @@ mod tests {
                 "internal.config.kubernetes.io/path": "ids.yaml"}},
         }));
         assert_eq!(clash_of("ids.yaml", &[managed], None), None);
+        // A ClusterSPIFFEID of the user's own is a file of the package like any other.
+        let own = Input::of(json!({
+            "apiVersion": "spire.spiffe.io/v1alpha1", "kind": "ClusterSPIFFEID",
+            "metadata": {"name": "theirs", "annotations": {"internal.config.kubernetes.io/path": "ids.yaml"}},
+        }));
+        assert_eq!(clash_of("ids.yaml", &[own], None).map(|c| c.2), Some(Holder::Item(0)));
     }
 }
