@@ -333,6 +333,17 @@ fn a_path_given_through_a_link_out_of_the_working_folder_is_refused() {
     let out = run(dir.path(), &["render", "--trust-domain", "example.org", real]);
     assert_eq!(out.code, Some(0), "{}", out.describe());
     assert!(out.stdout.contains("OUTSIDE-SECRET"), "{}", out.describe());
+    // A link met outside the working folder is the caller's choice too.
+    symlink(outside.path(), outside.join("alias")).unwrap();
+    let through = outside.join("alias").join("secret.yaml");
+    let found = run(dir.path(), &["discover", through.to_str().unwrap()]);
+    assert_eq!(found.code, Some(0), "{}", found.describe());
+    // Through two links of the working folder, the message names the first.
+    std::fs::create_dir(dir.join("real")).unwrap();
+    symlink(outside.path(), dir.join("real").join("out")).unwrap();
+    symlink("real", dir.join("hop")).unwrap();
+    run(dir.path(), &["render", "hop/out/secret.yaml"])
+        .refused(&["hop/out/secret.yaml: reached through hop,", out_of_it]);
     // A path that climbs out without a link (`../other`), and a link that stays inside.
     std::fs::create_dir(dir.join("sub")).unwrap();
     let found = run(&dir.join("sub"), &["discover", "../inference.yaml"]);

@@ -542,6 +542,73 @@ mod tests {
         assert_eq!(not_yaml("\u{a0}\u{bf}"), None);
     }
 
+    /// A folder of its own under the system's temporary folder, removed at the end.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(label: &str) -> Scratch {
+            let dir = std::env::temp_dir().join(format!("rii-files-{label}-{}", std::process::id()));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).unwrap();
+            Scratch(dir)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn a_file_replaced_after_it_was_found_is_not_read() {
+        let dir = Scratch::new("replaced");
+        let path = dir.0.join("a.yaml");
+        fs::write(&path, "a: 1\n").unwrap();
+        let found = Found { path: path.clone(), root: 0, id: id(&fs::metadata(&path).unwrap()) };
+        // Another file takes its name between the walk and the read.
+        fs::write(dir.0.join("b.yaml"), "b: 2\n").unwrap();
+        fs::rename(dir.0.join("b.yaml"), &path).unwrap();
+        let err = read(&found, &mut Budget::default()).unwrap_err();
+        assert!(
+            err.ends_with("a.yaml: changed while being read; run again on a tree nobody is changing"),
+            "{err}"
+        );
+        let found = Found { id: id(&fs::metadata(&path).unwrap()), ..found };
+        assert_eq!(read(&found, &mut Budget::default()).as_deref(), Ok("b: 2\n"));
+    }
+
+    #[test]
+    fn a_fifo_opens_without_waiting_for_a_writer() {
+        // The walk refuses a FIFO before it opens anything; one put in a file's place after
+        // the walk must not block the open either.
+        let dir = Scratch::new("fifo");
+        let fifo = dir.0.join("x.yaml");
+        let name = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+        let (sent, opened) = std::sync::mpsc::channel();
+        std::thread::spawn(move || sent.send(open(&fifo).map(|_| ()).map_err(|e| e.to_string())));
+        // A guard against a hang, not a timing: an open that blocks never returns at all.
+        let result = opened.recv_timeout(std::time::Duration::from_secs(20));
+        assert_eq!(result, Ok(Ok(())), "the open of a FIFO with no writer blocked");
+    }
+
+    #[test]
+    fn errors_the_system_words_alone_say_what_to_do() {
+        let path = Path::new("pkg/a.yaml");
+        let denied = unreadable(path, &std::io::Error::from_raw_os_error(libc::EACCES));
+        assert!(denied.starts_with("pkg/a.yaml: not readable by this user ("), "{denied}");
+        assert!(
+            denied.ends_with("); give read permission, or leave it out with a .krmignore entry"),
+            "{denied}"
+        );
+        let long = unreadable(path, &std::io::Error::from_raw_os_error(libc::ENAMETOOLONG));
+        assert!(long.starts_with("pkg/a.yaml: the path is longer than the system can open ("), "{long}");
+        let other = unreadable(path, &std::io::Error::from_raw_os_error(libc::EIO));
+        assert!(other.starts_with("reading pkg/a.yaml: "), "{other}");
+    }
+
     #[test]
     fn quote_escapes_what_could_forge_a_line() {
         assert_eq!(quote(Path::new("a/b.yaml")), "a/b.yaml");
