@@ -410,8 +410,12 @@ pub fn read_file(path: &Path, budget: &mut Budget) -> Result<String, String> {
     read(&Found { path: path.to_path_buf(), root: 0, id: id(&meta) }, budget)
 }
 
+/// How a file found by the walk opens: without waiting for a writer, should a FIFO have
+/// taken its place since, and without becoming this process's terminal, should a terminal.
+const OPEN_FLAGS: i32 = libc::O_NONBLOCK | libc::O_NOCTTY;
+
 fn open(path: &Path) -> std::io::Result<File> {
-    fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY).open(path)
+    fs::OpenOptions::new().read(true).custom_flags(OPEN_FLAGS).open(path)
 }
 
 /// Reads `file`, of `len` bytes by its metadata, within what is left of `budget`: a file
