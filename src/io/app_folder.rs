@@ -69,3 +69,17 @@ fn chart(file: &Path) -> String {
         quote(file)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_folder_is_named_as_the_user_would_type_it() {
+        // `render Chart.yaml` names a file of the working folder: its folder is `.`.
+        assert_eq!(folder_of(Path::new("Chart.yaml")), ".");
+        assert_eq!(folder_of(Path::new("./kustomization.yaml")), ".");
+        assert_eq!(folder_of(Path::new("apps/web/Kustomization")), "apps/web");
+        assert_eq!(folder_of(Path::new("")), ".");
+    }
+}
