@@ -813,6 +813,24 @@ fn two_packages_with_different_configs_ask_for_one() {
             .replace("trustDomain: example.org", "trustDomain: two.example"),
     );
     run(dir.path(), &["render", "pkg", "pkg2"]).refused(&["pkg/Kptfile", "pkg2/Kptfile", "--config"]);
+    // Two that give the same config agree: the first is named.
+    dir.write("pkg2/identity-config.yaml", &repo_file("fn-config/kpt/identity-config.yaml"));
+    let out = run(dir.path(), &["explain", "pkg", "pkg2"]);
+    assert!(
+        out.stdout.starts_with("Config: pkg/identity-config.yaml (from pkg/Kptfile)\n"),
+        "{}",
+        out.describe()
+    );
+}
+
+#[test]
+fn a_file_named_kptfile_of_another_api_is_no_package() {
+    let dir = kpt_package("kptfile-other-api");
+    let kptfile = repo_file("fn-config/kpt/Kptfile");
+    assert!(kptfile.contains("apiVersion: kpt.dev/v1\n"), "the shipped Kptfile changed: {kptfile}");
+    dir.write("pkg/Kptfile", &kptfile.replace("apiVersion: kpt.dev/v1\n", "apiVersion: example.com/v1\n"));
+    let out = run(dir.path(), &["explain", "pkg"]);
+    assert!(!out.stdout.contains("(from pkg/Kptfile)"), "{}", out.describe());
 }
 
 #[test]
