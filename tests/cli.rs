@@ -685,3 +685,52 @@ fn a_list_holding_a_binding_is_refused_by_every_files_mode_and_discovered() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `render a.yaml - b.yaml` writes the documents in the order given: the first file's,
+/// standard input's where `-` stands, then the next file's.
+#[test]
+fn render_writes_standard_input_where_the_dash_stands() {
+    let dir = tempdir("dash-order");
+    let map = |name: &str| format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {name}}}\n");
+    std::fs::write(dir.join("a.yaml"), map("a")).unwrap();
+    std::fs::write(dir.join("b.yaml"), map("b")).unwrap();
+    let order = |args: &[&str]| {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["render", "--trust-domain", "example.org"]).args(args).current_dir(&dir);
+        let out = run_with(&mut cmd, map("piped").as_bytes());
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        let names: Vec<String> = stdout
+            .lines()
+            .filter_map(|l| l.strip_prefix("metadata: {name: ")?.strip_suffix('}'))
+            .map(String::from)
+            .collect();
+        names
+    };
+    assert_eq!(order(&["a.yaml", "-", "b.yaml"]), ["a", "piped", "b"]);
+    assert_eq!(order(&["-", "a.yaml", "b.yaml"]), ["piped", "a", "b"]);
+    assert_eq!(order(&["b.yaml", "a.yaml", "-"]), ["b", "a", "piped"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A Kptfile in the stream (`kpt fn source | render -`) configures the package and is left
+/// out of what render writes; an object of another API that is only named Kptfile, and
+/// another kind of kpt's API, are objects like any other and come out as they came.
+#[test]
+fn render_leaves_out_kpts_own_kptfile_only() {
+    let stream = "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: {name: package}\n---\n\
+                  apiVersion: example.com/v1\nkind: Kptfile\nmetadata: {name: other-api}\n---\n\
+                  apiVersion: kpt.dev/v1\nkind: Other\nmetadata: {name: other-kind}\n";
+    let out = run(&["render", "--trust-domain", "example.org", "-"], stream.as_bytes(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(!stdout.contains("name: package"), "{stdout}");
+    assert!(
+        stdout.contains("apiVersion: example.com/v1\nkind: Kptfile\nmetadata: {name: other-api}\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("apiVersion: kpt.dev/v1\nkind: Other\nmetadata: {name: other-kind}\n"),
+        "{stdout}"
+    );
+}

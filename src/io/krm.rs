@@ -88,19 +88,22 @@ impl Mode for Krm {
         output_path_check(plan, items, &self.kinds, config, self.function_config.as_ref())
     }
 
-    /// The items unchanged, and one error result.
-    fn stopped(self, stop: Stop) -> Stdout {
-        let mut result = KrmResult::new(Severity::Error, stop.message);
-        if let Some(field) = stop.field {
-            result = result.with_field(field);
-        }
-        let items = stop.items.into_iter().enumerate().map(|(i, item)| Item::Input(i, item)).collect();
-        self.list(items, vec![result])
-    }
-
     /// Every item, new outputs with their file annotations, and the results; also when the
-    /// run exits 1, as kpt reads a failed function's results from stdout.
-    fn written(self, outcome: Outcome) -> Stdout {
+    /// run exits 1, as kpt reads a failed function's results from stdout. A run that stopped
+    /// before a reconcile gives its items unchanged and one error result.
+    fn written(self, run: Result<Outcome, Stop>) -> Stdout {
+        let outcome = match run {
+            Ok(outcome) => outcome,
+            Err(stop) => {
+                let mut result = KrmResult::new(Severity::Error, stop.message);
+                if let Some(field) = stop.field {
+                    result = result.with_field(field);
+                }
+                let items =
+                    stop.items.into_iter().enumerate().map(|(i, item)| Item::Input(i, item)).collect();
+                return self.list(items, vec![result]);
+            }
+        };
         let results = results::of(&outcome, TRUST_DOMAIN_HINT);
         let mut items = outcome.items;
         for item in &mut items {

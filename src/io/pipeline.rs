@@ -36,11 +36,8 @@ pub trait Mode {
         Ok(())
     }
 
-    /// What stdout gets when the run stops before a reconcile.
-    fn stopped(self, stop: Stop) -> Stdout;
-
-    /// What stdout gets after a reconcile.
-    fn written(self, outcome: Outcome) -> Stdout;
+    /// What stdout gets: after a reconcile, or when the run stopped before one.
+    fn written(self, run: Result<Outcome, Stop>) -> Stdout;
 }
 
 /// Why a run stopped before it could reconcile: the message, the configuration field at
@@ -109,7 +106,7 @@ pub fn run<M: Mode>(mut mode: M, env: &Env) -> Finished {
             let origin = |item| mode.names_origin().then(|| mode.origin(item));
             let stderr = wording::stderr(&outcome, M::TRUST_DOMAIN_HINT, origin);
             let exit_code = i32::from(outcome.has_errors());
-            Finished { stdout: mode.written(outcome), stderr, exit_code }
+            Finished { stdout: mode.written(Ok(outcome)), stderr, exit_code }
         }
     }
 }
@@ -117,7 +114,7 @@ pub fn run<M: Mode>(mut mode: M, env: &Env) -> Finished {
 /// A run that stopped: the reason on stderr, exit 1, and what the mode writes then.
 pub fn stopped<M: Mode>(mode: M, stop: Stop) -> Finished {
     let stderr = stderr_block(&format!("error: {}", stop.message));
-    Finished { stdout: mode.stopped(stop), stderr, exit_code: 1 }
+    Finished { stdout: mode.written(Err(stop)), stderr, exit_code: 1 }
 }
 
 /// Reads and reconciles: the outcome with the configuration it ran under, or why the run

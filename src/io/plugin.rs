@@ -69,15 +69,9 @@ impl Mode for Plugin<'_> {
         Origin::document(wording::STDIN, position)
     }
 
-    fn stopped(self, _: Stop) -> Stdout {
-        None
-    }
-
-    /// The stream, unless the run fails: nothing half-rendered reaches kustomize.
-    fn written(self, outcome: Outcome) -> Stdout {
-        if outcome.has_errors() {
-            return None;
-        }
+    /// The stream, unless the run stops or fails: nothing half-rendered reaches kustomize.
+    fn written(self, run: Result<Outcome, Stop>) -> Stdout {
+        let outcome = run.ok().filter(|o| !o.has_errors())?;
         let stream = self.stream.expect("a reconciled run has read its stream");
         let kept = (0..stream.parts.len()).map(|i| (0, i)).collect();
         Some(Box::new(Documents { items: outcome.items, streams: vec![stream], kept }))

@@ -101,15 +101,9 @@ impl Mode for Files<'_> {
         true
     }
 
-    fn stopped(self, _: Stop) -> Stdout {
-        None
-    }
-
-    /// The stream, unless the render fails: nothing half-rendered is applied.
-    fn written(self, outcome: Outcome) -> Stdout {
-        if outcome.has_errors() {
-            return None;
-        }
+    /// The stream, unless the render stops or fails: nothing half-rendered is applied.
+    fn written(self, run: Result<Outcome, Stop>) -> Stdout {
+        let outcome = run.ok().filter(|o| !o.has_errors())?;
         Some(Box::new(Documents { items: outcome.items, streams: self.streams, kept: self.kept }))
     }
 }
