@@ -134,4 +134,17 @@ mod tests {
         );
         assert_eq!(escape_controls("a\nb\u{80}", true), "a\nb\\u{80}");
     }
+
+    /// The fast path's test: true for every control character (and for the lead byte of
+    /// U+0080 to U+00BF, which it does not decode), false for all other text.
+    #[test]
+    fn text_may_hold_controls_only_when_it_holds_a_control_or_its_lead_byte() {
+        use super::may_hold_controls;
+        for text in ["\u{0}", "\u{1f}", "a\tb", "\u{7f}", "\u{80}", "\u{9f}", "\u{a0}"] {
+            assert!(may_hold_controls(text), "{text:?}");
+        }
+        for text in ["", "plain text", " ~!", "\u{100} \u{e0}\u{3000}"] {
+            assert!(!may_hold_controls(text), "{text:?}");
+        }
+    }
 }
