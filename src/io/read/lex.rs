@@ -7,8 +7,12 @@
 //! text. It never gives events for text the parser refuses: every shape it is unsure of is
 //! left to the parser. [`super::check::events`] holds it to the parser on any text.
 //!
-//! Markers carry byte offsets, lines and columns as the parser's do; their character index
-//! is the byte offset too (the walker reads byte offsets).
+//! Markers carry byte offsets, lines and columns as the parser's do, where the walker reads
+//! a place: where a node or key starts, where a scalar or flow collection ends, the column
+//! of a block mapping. Their character index is the byte offset too (the walker reads byte
+//! offsets). Events that only mark structure (the stream, the document, a block
+//! collection's end) and comments carry no place: the walker never reads one, and the
+//! parser's would cost a look ahead.
 
 use super::text::is_entry;
 use serde_saphyr::granit_parser::{Event, Marker, ScalarStyle, Span, StructureStyle};
@@ -45,25 +49,20 @@ pub fn events(text: &str) -> Option<Events<'_>> {
         pending: None,
         pending_comments: 0,
     };
-    lexer.push(Event::StreamStart, 0, 1, 0);
-    let mut line_start = 0;
+    lexer.mark(Event::StreamStart);
     let mut started = false;
-    let mut number = 1;
-    while line_start < text.len() {
-        let end =
-            memchr::memchr(b'\n', &text.as_bytes()[line_start..]).map_or(text.len(), |i| line_start + i);
-        let ascii = text.as_bytes()[line_start..end].is_ascii();
-        let line = Line { text, start: line_start, end, number, ascii };
+    let mut start = 0;
+    for (i, content) in text.split_terminator('\n').enumerate() {
+        let end = start + content.len();
+        let line = Line { text, start, end, number: i + 1, ascii: content.is_ascii() };
         lexer.line(&line, &mut started)?;
-        line_start = end + 1;
-        number += 1;
+        start = end + 1;
     }
-    let end = Line { text, start: text.len(), end: text.len(), number, ascii: true };
     if started {
-        lexer.close(&end, None)?;
-        lexer.push(Event::DocumentEnd, end.start, number, 0);
+        lexer.close(None)?;
+        lexer.mark(Event::DocumentEnd);
     }
-    lexer.push(Event::StreamEnd, end.start, number, 0);
+    lexer.mark(Event::StreamEnd);
     Some(lexer.out)
 }
 
@@ -156,6 +155,11 @@ impl<'t> Lexer<'t> {
         self.out.push((event, Span::empty(mark)));
     }
 
+    /// An event whose place the walker never reads, without one.
+    fn mark(&mut self, event: Event<'t>) {
+        self.out.push((event, Span::default()));
+    }
+
     fn push_span(&mut self, event: Event<'t>, line: &Line<'t>, from: usize, to: usize) {
         let span =
             Span::new(marker(from, line.number, line.column(from)), marker(to, line.number, line.column(to)));
@@ -170,7 +174,7 @@ impl<'t> Lexer<'t> {
             }
         }
         let payload = &self.text[hash + 1..line.end];
-        self.push_span(Event::Comment(Cow::Borrowed(payload), placement()), line, hash, line.end);
+        self.mark(Event::Comment(Cow::Borrowed(payload), placement()));
         Some(())
     }
 
@@ -192,7 +196,7 @@ impl<'t> Lexer<'t> {
         let entry = is_entry(&bytes[indent..]);
         if !*started {
             *started = true;
-            self.push(Event::DocumentStart(false, None), 0, 1, 0);
+            self.mark(Event::DocumentStart(false, None));
             return self.open_node(line, at, indent, entry);
         }
         if let Some(pending) = self.pending
@@ -201,7 +205,7 @@ impl<'t> Lexer<'t> {
             self.pending = None;
             return self.open_node(line, at, indent, entry);
         }
-        self.close(line, Some((indent, entry)))?;
+        self.close(Some((indent, entry)))?;
         match (self.open.last(), entry) {
             (Some(Open::Mapping(c)), false) if *c == indent => self.key_line(line, at, indent),
             (Some(Open::Sequence(c)), true) if *c == indent => self.entry(line, at),
@@ -211,7 +215,7 @@ impl<'t> Lexer<'t> {
 
     /// Gives a pending key its empty value, and closes the collections a line at `next`
     /// (its column, and whether it is an entry) ends; `None` for the end of the text.
-    fn close(&mut self, line: &Line<'t>, next: Option<(usize, bool)>) -> Option<()> {
+    fn close(&mut self, next: Option<(usize, bool)>) -> Option<()> {
         if let Some(p) = self.pending.take() {
             self.push(
                 Event::Scalar(Cow::Borrowed("~"), ScalarStyle::Plain, 0, None),
@@ -233,7 +237,7 @@ impl<'t> Lexer<'t> {
                 Open::Mapping(_) => Event::MappingEnd,
                 Open::Sequence(_) => Event::SequenceEnd,
             };
-            self.push(event, line.start, line.number, 0);
+            self.mark(event);
         }
         if next.is_some() && self.open.is_empty() {
             // A second node at the root.
@@ -700,6 +704,46 @@ mod tests {
         let entries = "- x\n".repeat(MAX_TEXT / 4);
         assert!(lexes(&entries), "up to the limit");
         assert!(!lexes(&format!("{entries}- x\n")), "past it, the parser streams the events");
+    }
+
+    /// The characters read the same everywhere, on one line or many: a text that ends
+    /// without a line break goes through the same test.
+    #[test]
+    fn only_plain_characters_are_lexed() {
+        for text in ["", "a: b", "a: b\n", "ü: é\u{a0}x\u{fffd}\u{10000}\n~ \n"] {
+            assert!(plain_characters(text), "{text:?}");
+        }
+        for odd in
+            ["\t", "\r", "\u{feff}", "\u{85}", "\u{2028}", "\u{2029}", "\u{7f}", "\u{0}", "\u{e000}\u{fffe}"]
+        {
+            for text in [format!("a: {odd}b"), format!("a: {odd}b\n"), format!("a: b\nc: {odd}")] {
+                assert!(!plain_characters(&text), "{text:?}");
+                assert!(!lexes(&text), "{text:?}");
+            }
+        }
+    }
+
+    /// A line that starts with a document marker ends the document, whatever follows it on
+    /// the line; the lexer reads one document and leaves the rest to the parser.
+    #[test]
+    fn a_document_marker_with_content_after_it_is_left_to_the_parser() {
+        for text in ["--- a: b\n", "a: 1\n--- b: c\n", "a: 1\n... b: c\n", "... a: b\n", "a: 1\n--- # c\n"] {
+            assert!(!lexes(text), "{text:?}");
+        }
+        assert!(lexes("a: ---\nb: ...\nc:\n  --- x: y\n"), "markers not at the line's start are text");
+    }
+
+    /// The lexer holds the comments after a key whose value is not yet seen up to its own
+    /// bound, below the parser's.
+    #[test]
+    fn comments_after_a_key_are_lexed_up_to_the_bound() {
+        let after_key = |comments: usize| format!("a: # c\n{}  b: 1\n", "#\n".repeat(comments - 1));
+        assert!(lexes(&after_key(1)));
+        assert!(lexes(&after_key(MAX_PENDING_COMMENTS)));
+        assert!(!lexes(&after_key(MAX_PENDING_COMMENTS + 1)));
+        let after_dash_key = |comments: usize| format!("- a:\n{}  - b\n", "#\n".repeat(comments));
+        assert!(lexes(&after_dash_key(MAX_PENDING_COMMENTS)));
+        assert!(!lexes(&after_dash_key(MAX_PENDING_COMMENTS + 1)));
     }
 
     #[test]
