@@ -554,14 +554,16 @@ mod tests {
             "a:\n  b:\n    c: d\n  e: f\ng: h\n",
             "a:\n- 1\n- -2\n- x:y\n- 'q': 1\nb: c#d\n",
             "  a: 1\n  b: 2\n",
-            "- - x\n",
             "ü: é x  \nkey with spaces: v\n\"\": ''\n",
             "a: ---\nb: x:y:z\nc: http://h:80/p?q=1#f\nd: 1.5\ne: ~\nf: null\n",
             "a: b # one # two\nc: 'x' #\n",
             "-   a: 1\n    b: 2\n-   c\n",
+            "a: {}\nb: -x\n",
+            "a:  {}  # c\n",
         ] {
-            lexes(text);
+            assert!(lexes(text), "{text:?}");
         }
+        assert!(!lexes("- - x\n"), "a nested entry after a dash is left to the parser");
         let item = "- apiVersion: apps/v1\n  kind: Deployment\n  metadata:\n    name: web\n    labels:\n      app: web\n  spec:\n    template:\n      spec:\n        containers:\n        - name: server\n          image: registry.example.org/vllm:0.6.0\n          args: []\n";
         assert!(lexes(item), "the common shape is lexed, not left to the parser");
     }
