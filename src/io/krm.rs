@@ -57,6 +57,16 @@ impl Krm {
     fn list(self, items: Vec<Item>, results: Vec<KrmResult>) -> Stdout {
         Some(Box::new(OutputList { items, read: self.read, function_config: self.function_config, results }))
     }
+
+    /// A run stopped before a reconcile: the items unchanged, and one error result.
+    fn stopped(self, stop: Stop) -> Stdout {
+        let mut result = KrmResult::new(Severity::Error, stop.message);
+        if let Some(field) = stop.field {
+            result = result.with_field(field);
+        }
+        let items = stop.items.into_iter().enumerate().map(|(i, item)| Item::Input(i, item)).collect();
+        self.list(items, vec![result])
+    }
 }
 
 impl Mode for Krm {
@@ -94,15 +104,7 @@ impl Mode for Krm {
     fn written(self, run: Result<Outcome, Stop>) -> Stdout {
         let outcome = match run {
             Ok(outcome) => outcome,
-            Err(stop) => {
-                let mut result = KrmResult::new(Severity::Error, stop.message);
-                if let Some(field) = stop.field {
-                    result = result.with_field(field);
-                }
-                let items =
-                    stop.items.into_iter().enumerate().map(|(i, item)| Item::Input(i, item)).collect();
-                return self.list(items, vec![result]);
-            }
+            Err(stop) => return self.stopped(stop),
         };
         let results = results::of(&outcome, TRUST_DOMAIN_HINT);
         let mut items = outcome.items;
