@@ -160,6 +160,17 @@ impl<'t> Lexer<'t> {
         self.out.push((event, Span::default()));
     }
 
+    /// A flow collection's start, at its bracket. A flow collection is never a document's
+    /// root here, so the walker reads no place of its start: only the start is given.
+    fn flow_start(&mut self, event: Event<'t>, line: &Line<'t>, at: usize) {
+        self.push(event, at, line.number, line.column(at));
+    }
+
+    /// A flow collection's end, past its bracket at `to`: the place the walker reads.
+    fn flow_end(&mut self, event: Event<'t>, line: &Line<'t>, to: usize) {
+        self.push(event, to, line.number, line.column(to));
+    }
+
     fn push_span(&mut self, event: Event<'t>, line: &Line<'t>, from: usize, to: usize) {
         let span =
             Span::new(marker(from, line.number, line.column(from)), marker(to, line.number, line.column(to)));
@@ -276,11 +287,10 @@ impl<'t> Lexer<'t> {
         let rest = &self.text[at + 1..line.end];
         let spaces = rest.bytes().take_while(|&b| b == b' ').count();
         let content = at + 1 + spaces;
-        match self.text.as_bytes()[content..line.end].first() {
-            // Nothing, a comment or a nested entry after the dash: left to the parser.
-            None | Some(b'#') => return None,
-            Some(_) if is_entry(&self.text.as_bytes()[content..line.end]) => return None,
-            Some(_) => {}
+        // Nothing or a comment after the dash: left to the parser. A nested entry (`- - x`)
+        // is too, as a key: a `-` before a space starts no plain scalar.
+        if matches!(self.text.as_bytes()[content..line.end].first(), None | Some(b'#')) {
+            return None;
         }
         let column = line.column(content);
         match self.key(line, content) {
@@ -375,8 +385,8 @@ impl<'t> Lexer<'t> {
                 if bytes.get(at + 1) != Some(&b'}') {
                     return None;
                 }
-                self.push_span(Event::MappingStart(StructureStyle::Flow, 0, None), line, at, at + 1);
-                self.push_span(Event::MappingEnd, line, at + 1, at + 2);
+                self.flow_start(Event::MappingStart(StructureStyle::Flow, 0, None), line, at);
+                self.flow_end(Event::MappingEnd, line, at + 2);
                 Some(at + 2)
             }
             b'[' => self.flow_sequence(line, at),
@@ -416,7 +426,7 @@ impl<'t> Lexer<'t> {
             }
             i
         };
-        self.push_span(Event::SequenceStart(StructureStyle::Flow, 0, None), line, at, at + 1);
+        self.flow_start(Event::SequenceStart(StructureStyle::Flow, 0, None), line, at);
         let mut i = skip(at + 1);
         if bytes.get(i) != Some(&b']') {
             loop {
@@ -456,7 +466,7 @@ impl<'t> Lexer<'t> {
                 }
             }
         }
-        self.push_span(Event::SequenceEnd, line, i, i + 1);
+        self.flow_end(Event::SequenceEnd, line, i + 1);
         Some(i + 1)
     }
 
@@ -493,11 +503,11 @@ fn starts_flow_plain(first: u8, second: Option<u8>) -> bool {
 /// A quoted scalar opening at `at` and closing on its line: its text, style and the
 /// offset past its closing quote. Escapes in double quotes are left to the parser.
 fn quoted(text: &str, at: usize, line_end: usize) -> Option<(Cow<'_, str>, ScalarStyle, usize)> {
-    let bytes = text.as_bytes();
+    let bytes = &text.as_bytes()[..line_end];
     let quote = bytes[at];
     let body = at + 1;
     if quote == b'"' {
-        let close = body + memchr::memchr2(b'"', b'\\', &bytes[body..line_end])?;
+        let close = body + memchr::memchr2(b'"', b'\\', &bytes[body..])?;
         if bytes[close] == b'\\' {
             return None;
         }
@@ -506,8 +516,8 @@ fn quoted(text: &str, at: usize, line_end: usize) -> Option<(Cow<'_, str>, Scala
     let mut owned: Option<String> = None;
     let mut from = body;
     loop {
-        let close = from + memchr::memchr(b'\'', &bytes[from..line_end])?;
-        if bytes.get(close + 1) == Some(&b'\'') && close + 1 < line_end {
+        let close = from + memchr::memchr(b'\'', &bytes[from..])?;
+        if bytes.get(close + 1) == Some(&b'\'') {
             owned.get_or_insert_with(String::new).push_str(&text[from..=close]);
             from = close + 2;
             continue;
@@ -560,6 +570,7 @@ mod tests {
             "-   a: 1\n    b: 2\n-   c\n",
             "a: {}\nb: -x\n",
             "a:  {}  # c\n",
+            "a: b# c\nd#  e: f#g\n",
         ] {
             assert!(lexes(text), "{text:?}");
         }
@@ -674,6 +685,8 @@ mod tests {
             "a: 1\n b: 2\n",
             "a: 1\n- b\n",
             "- a\nb: 1\n",
+            "- a\n  - b\n",
+            "- a: 1\n  - b\n",
             "a: 1\nb\n",
             "a: \u{feff}x\n",
             "a: \u{85}\n",
@@ -689,6 +702,8 @@ mod tests {
         let key = |length: usize| format!("{}: v\n", "k".repeat(length));
         assert!(lexes(&key(MAX_KEY)), "a key at the length bound");
         assert!(!lexes(&key(MAX_KEY + 1)));
+        assert!(lexes(&format!("a: 1\n{}", key(MAX_KEY))), "the bound counts from the key's start");
+        assert!(!lexes(&format!("a: 1\n{}", key(MAX_KEY + 1))));
         // Past the parser's own limits, which the lexer does not count to: nesting, and the
         // comments it holds while it looks for a value.
         let deep: String = (0..256).map(|i| format!("{}k:\n", " ".repeat(i))).collect();
