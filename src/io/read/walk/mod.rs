@@ -332,8 +332,11 @@ mod tests {
         assert_eq!(count("# c\n    a: b\n", LIMITS).map(|(_, r)| r), Some(Root::BlockMapping(4)));
         assert_eq!(count("# c\n", LIMITS).map(|(_, r)| r), Some(Root::Empty));
         assert_eq!(count("[a]\n", LIMITS).map(|(_, r)| r), Some(Root::Other));
-        assert!(count("a: &x 1\n", LIMITS).is_none());
+        for refused in ["a: &x 1\n", "a: &x [1]\n", "a: &x {b: 1}\n", "a:\n  <<: {b: 1}\n", "a: *x\n"] {
+            assert!(count(refused, LIMITS).is_none(), "{refused:?}");
+        }
         assert!(count("a: [[1]]\n", limits(2, 100)).is_none());
         assert!(count("a: [[1]]\n", limits(3, 100)).is_some());
+        assert!(count("a: [1]\nb: [2]\nc: {d: [3]}\n", limits(3, 100)).is_some(), "depth is nesting, not a count");
     }
 }
