@@ -47,6 +47,12 @@ pub fn threads_for(items: usize, cores: usize) -> usize {
     if items < PARALLEL_FROM { 1 } else { cores.clamp(1, MAX_THREADS) }
 }
 
+/// How many items each chunk of [`map`] holds, for `items` items over `threads` threads:
+/// [`CHUNKS_PER_THREAD`] chunks a thread, the last one shorter.
+fn chunk_size(items: usize, threads: usize) -> usize {
+    items.div_ceil(threads * CHUNKS_PER_THREAD)
+}
+
 /// `items.into_iter().map(f)`, in order, split across the available cores. The items are
 /// cut into chunks that threads take in turn as they finish the last, so the work
 /// balances itself.
@@ -56,7 +62,7 @@ pub fn map<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R>
         return items.into_iter().map(f).collect();
     }
     let total = items.len();
-    let size = total.div_ceil(threads * CHUNKS_PER_THREAD);
+    let size = chunk_size(total, threads);
     let mut chunks = Vec::new();
     let mut items = items.into_iter();
     loop {
@@ -100,6 +106,13 @@ mod tests {
         assert_eq!(threads_for(PARALLEL_FROM, 3), 3);
         assert_eq!(threads_for(PARALLEL_FROM, 1), 1);
         assert_eq!(threads_for(PARALLEL_FROM, MAX_THREADS + 5), MAX_THREADS);
+    }
+
+    #[test]
+    fn each_thread_takes_its_share_in_many_chunks() {
+        assert_eq!(chunk_size(16_000, 2), 500);
+        assert_eq!(chunk_size(16_001, 2), 501, "the last chunk is the shorter");
+        assert_eq!(chunk_size(PARALLEL_FROM, MAX_THREADS), 8);
     }
 
     #[test]
