@@ -67,12 +67,6 @@ impl Build {
         }
     }
 
-    /// Whether the elements of a sequence built this way keep their places when nothing in
-    /// them is kept, so paths into it count them right.
-    pub(super) fn keeps_places(self) -> bool {
-        matches!(self, Build::Probe | Build::Entry)
-    }
-
     /// Whether a node built this way is kept only when something in it is.
     pub(super) fn sparse(self) -> bool {
         matches!(self, Build::Probe | Build::ProbeMetadata | Build::Shape | Build::Entries | Build::Entry)
@@ -100,4 +94,25 @@ pub(super) fn entry(built: Vec<(String, Value)>) -> Option<Value> {
         _ => {}
     }
     Some(entry)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Build;
+
+    /// Below a node built whole or not at all, everything is built the same way: the
+    /// exact reader walks whole inputs building nothing, and must not build below.
+    #[test]
+    fn whole_and_nothing_hold_all_the_way_down() {
+        for key in
+            ["apiVersion", "kind", "metadata", "items", "labels", "containers", "serviceAccountName", "x"]
+        {
+            assert_eq!(Build::Whole.child(key), Build::Whole, "{key}");
+            assert_eq!(Build::Nothing.child(key), Build::Nothing, "{key}");
+        }
+        assert_eq!(Build::Whole.element(), Build::Whole);
+        assert_eq!(Build::Nothing.element(), Build::Nothing);
+        assert_eq!(Build::Entries.element(), Build::Entry);
+        assert_eq!(Build::Head.element(), Build::Probe);
+    }
 }

@@ -34,3 +34,29 @@ impl<'a> Keys<'a> {
         self.many.insert(key)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Keys;
+
+    /// Up to [`Keys::FEW`] keys are compared in the list; the next moves them all to the
+    /// set. A repeat is found on either side of the move.
+    #[test]
+    fn few_keys_are_listed_more_are_hashed_and_a_repeat_is_found_in_both() {
+        let names: Vec<String> = (0..=Keys::FEW).map(|i| format!("k{i}")).collect();
+        let mut keys = Keys::default();
+        for name in &names[..Keys::FEW - 1] {
+            assert!(keys.insert(name.as_str().into()));
+        }
+        assert!(!keys.insert("k0".into()), "a repeat among few");
+        assert!(keys.insert(names[Keys::FEW - 1].as_str().into()));
+        assert!(keys.many.is_empty(), "{} keys are only listed", Keys::FEW);
+        assert!(keys.insert(names[Keys::FEW].as_str().into()));
+        assert_eq!(keys.many.len(), Keys::FEW + 1, "one more moves them all to the set");
+        assert!(!keys.insert("k0".into()), "a repeat of a listed key among many");
+        assert!(!keys.insert(names[Keys::FEW].as_str().into()), "a repeat of a hashed key");
+        keys.clear();
+        assert!(keys.insert("k0".into()), "cleared, a key is new again");
+        assert!(keys.many.is_empty());
+    }
+}

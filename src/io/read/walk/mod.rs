@@ -337,6 +337,9 @@ mod tests {
         }
         assert!(count("a: [[1]]\n", limits(2, 100)).is_none());
         assert!(count("a: [[1]]\n", limits(3, 100)).is_some());
-        assert!(count("a: [1]\nb: [2]\nc: {d: [3]}\n", limits(3, 100)).is_some(), "depth is nesting, not a count");
+        assert!(
+            count("a: [1]\nb: [2]\nc: {d: [3]}\n", limits(3, 100)).is_some(),
+            "depth is nesting, not a count"
+        );
     }
 }

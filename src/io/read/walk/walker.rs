@@ -247,8 +247,9 @@ impl<'t> Walker<'t> {
             }
             let value = self.value(event, span, depth + 1, children)?;
             kept |= value.is_some();
-            // Probed entries keep their places, so paths count them right.
-            if value.is_some() || children.keeps_places() {
+            // Entries built as far as nothing keep their places, so paths count them right;
+            // a sequence built as nothing is not kept at all.
+            if build != Build::Nothing {
                 out.push(value.unwrap_or(Value::Null));
             }
         }
