@@ -74,3 +74,92 @@ fn is_plain_string(text: &str) -> bool {
     let starts_well = first.is_ascii_alphabetic() || matches!(first, '/' | '_' | '$') || !first.is_ascii();
     starts_well && !(text.len() <= 8 && WORDS.iter().any(|w| w.eq_ignore_ascii_case(text)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the full reader reads `text` as, as the value of a key.
+    fn full(text: &str) -> Value {
+        crate::yaml::parse(&format!("k: {text}\n")).unwrap()["k"].clone()
+    }
+
+    fn of(text: &str) -> Scalar {
+        Scalar::of(text, ScalarStyle::Plain)
+    }
+
+    #[test]
+    fn typed_scalars_are_the_full_readers_values() {
+        for text in ["", "~", "null", "true", "false", "0", "7", "-7", "123456789012345678", "1.5", "-0.25"] {
+            match of(text) {
+                Scalar::Typed(value) => assert_eq!(value, full(text), "{text:?}"),
+                _ => panic!("{text:?} is typed"),
+            }
+        }
+    }
+
+    #[test]
+    fn strings_are_strings_to_every_reader() {
+        for text in ["web", "Web-1", "/path", "_x", "$HOME", "ü", "yesterday", "nullable", "a:b", "inference"]
+        {
+            assert!(matches!(of(text), Scalar::Text), "{text:?}");
+            assert_eq!(full(text), Value::String(text.to_string()), "{text:?}");
+        }
+        for style in [ScalarStyle::SingleQuoted, ScalarStyle::DoubleQuoted, ScalarStyle::Literal] {
+            assert!(matches!(Scalar::of("on", style), Scalar::Text));
+        }
+    }
+
+    /// YAML 1.1 words in any case, numbers of other spellings and past the bounds read
+    /// here, and anything not starting as a string does: the full reader reads those.
+    #[test]
+    fn lookalikes_are_doubtful() {
+        for text in [
+            "on",
+            "Off",
+            "YES",
+            "n",
+            "y",
+            "NULL",
+            "True",
+            "nan",
+            "Inf",
+            "infinity",
+            "010",
+            "-0",
+            "00",
+            "+1",
+            "1234567890123456789",
+            "0x1f",
+            "1e3",
+            "1_000",
+            ".5",
+            "5.",
+            "01.5",
+            "1234567890123456.5",
+            "1.1234567890123456",
+            "2024-01-01",
+            ".inf",
+            "<<",
+            "=",
+            "-",
+            "1:20",
+        ] {
+            assert!(matches!(of(text), Scalar::Doubtful), "{text:?}");
+        }
+        assert!(matches!(of("0.5"), Scalar::Typed(_)));
+        assert!(matches!(of("123456789012345.5"), Scalar::Typed(_)), "fifteen digits");
+        assert!(matches!(of("infinitely"), Scalar::Text), "longer than the words");
+    }
+
+    #[test]
+    fn keys_are_strings_when_every_reader_reads_them_so() {
+        let key = |text: &str, style| string_key(Cow::Borrowed(text), style).map(Cow::into_owned);
+        assert_eq!(key("name", ScalarStyle::Plain).as_deref(), Some("name"));
+        assert_eq!(key("8080", ScalarStyle::Plain).as_deref(), Some("8080"));
+        assert_eq!(key("on", ScalarStyle::DoubleQuoted).as_deref(), Some("on"));
+        for doubtful in ["on", "1.5", "010", "~", ""] {
+            assert_eq!(key(doubtful, ScalarStyle::Plain), None, "{doubtful:?}");
+        }
+    }
+}
