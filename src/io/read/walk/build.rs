@@ -67,9 +67,17 @@ impl Build {
         }
     }
 
-    /// Whether a node built this way is kept only when something in it is.
+    /// Whether a node built this way is kept only when something in it is; a scalar, never.
     pub(super) fn sparse(self) -> bool {
-        matches!(self, Build::Probe | Build::ProbeMetadata | Build::Shape | Build::Entries | Build::Entry)
+        matches!(
+            self,
+            Build::Nothing
+                | Build::Probe
+                | Build::ProbeMetadata
+                | Build::Shape
+                | Build::Entries
+                | Build::Entry
+        )
     }
 }
 

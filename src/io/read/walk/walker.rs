@@ -173,10 +173,11 @@ impl<'t> Walker<'t> {
         }
         match event {
             Event::Alias(id) => {
+                // Only the exact reader allows aliases, and it reads no counts: the full
+                // reader has held the text to its budget.
                 if !self.anchors_allowed {
                     return Err(Abandon);
                 }
-                self.counts.nodes += 1;
                 self.outside_alias |= !self.defined.contains(&id);
                 self.exact = false;
                 self.end = self.offset(&span.end);
@@ -208,8 +209,7 @@ impl<'t> Walker<'t> {
             self.exact = false;
         }
         match build {
-            Build::Nothing | Build::Probe | Build::ProbeMetadata | Build::Entries | Build::Entry => None,
-            Build::Shape => Some(Value::Null),
+            build if build.sparse() => None,
             _ => Some(match read {
                 Scalar::Typed(value) => value,
                 Scalar::Text | Scalar::Doubtful => Value::String(text.into_owned()),
@@ -234,7 +234,6 @@ impl<'t> Walker<'t> {
                     self.end = self.offset(&span.end);
                 }
                 let keep = match build {
-                    Build::Nothing => false,
                     // A shape is kept even empty: that it is a sequence is the point.
                     Build::Whole | Build::Shape => true,
                     _ => kept,
@@ -263,9 +262,7 @@ impl<'t> Walker<'t> {
         build: Build,
         shape: Shape,
     ) -> Result<(Option<Value>, StatusAt), Abandon> {
-        if depth > self.limits.depth {
-            return Err(Abandon);
-        }
+        // No depth check: every block mapping has a value, one level down, that is checked.
         if depth >= self.keys.len() {
             self.keys.resize_with(depth + 1, Keys::default);
         }
@@ -281,7 +278,6 @@ impl<'t> Walker<'t> {
                     self.end = self.offset(&span.end);
                 }
                 let value = match build {
-                    Build::Nothing => None,
                     sparse if sparse.sparse() && out.is_empty() => None,
                     Build::Entry => build::entry(out),
                     _ => Some(Value::Object(Map::from_iter(out))),
