@@ -215,6 +215,12 @@ mod tests {
         assert_eq!(found(ended, &entries(ended).unwrap().0), [Some(("- a: 1\n# tail\n", false))]);
         let marked = "kind: ResourceList\nitems:\n- a: 1\n# tail\n...\n";
         assert_eq!(found(marked, &entries(marked).unwrap().0), [Some(("- a: 1\n# tail\n", false))]);
+        // An anchor on a key is the entry's own as one on a value is.
+        let keyed = "items:\n- &k a: 1\n  b: *k\n- c: *k\n";
+        assert_eq!(
+            found(keyed, &entries(keyed).unwrap().0),
+            [Some(("- &k a: 1\n  b: *k\n", false)), Some(("- c: *k\n", true))]
+        );
         // A mapping without `items` has no entries to find.
         assert!(entries("kind: ResourceList\nfunctionConfig: {}\n").is_none());
         // A tab after the dash starts an entry, as a space does.

@@ -268,6 +268,7 @@ mod tests {
         for text in [
             "- a: &x 1\n  b: *x\n",
             "- a: &x 1\n",
+            "- a: 1\n  &x b: 2\n",
             "- <<: {a: 1}\n",
             "- x\n",
             "- a: 1\n- b: 2\n",
@@ -276,6 +277,9 @@ mod tests {
             assert_eq!(walk(text, Build::Whole).unwrap_err(), Abandon, "{text:?}");
         }
         assert!(walk("- a: [[[[1]]]]\n", Build::Whole).is_ok());
+        // A key's depth is its mapping's values': `a` below stands at 4.
+        assert_eq!(entry("- ? [a]\n  : 1\n", 0, Build::Whole, limits(3, 64)).unwrap_err(), Abandon);
+        assert!(entry("- ? [a]\n  : 1\n", 0, Build::Whole, limits(4, 64)).is_ok());
         assert_eq!(entry("- a: [[[[1]]]]\n", 0, Build::Whole, limits(5, 64)).unwrap_err(), Abandon);
         assert_eq!(entry("- a: [1, 2, 3, 4]\n", 0, Build::Whole, limits(64, 7)).unwrap_err(), Abandon);
         assert!(entry("- a: [1, 2, 3, 4]\n", 0, Build::Whole, limits(64, 8)).is_ok());

@@ -332,10 +332,9 @@ impl<'t> Walker<'t> {
                 None
             }
         };
+        // Counted; a key is never the last node, and the next event holds the count to
+        // its bound.
         self.counts.nodes += 1;
-        if self.counts.nodes > self.limits.counts.nodes {
-            return Err(Abandon);
-        }
         if let Some(key) = &key
             && !self.keys[depth].insert(key.clone())
         {
