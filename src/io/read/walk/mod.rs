@@ -4,7 +4,8 @@
 //! it or replace its `status`. Every scalar is classified: a plain scalar this reader cannot
 //! vouch it reads as the full reader does (a YAML 1.1 lookalike such as `on` or `010`), a
 //! tag or a repeated key clears [`Node::exact`], and the caller takes that item's value from
-//! the full reader. Walks count what the full reader's budget counts. An item's walk reads
+//! the full reader. Walks count what the full reader's budget counts (but aliases: only
+//! the exact reader's walk allows them, and it reads no counts). An item's walk reads
 //! the lexer's events when the lexer reads its text ([`super::lex`]), the parser's otherwise.
 //!
 //! Here the entry points ([`entry`], [`document`], [`count`]) and what a walk gives; the
