@@ -160,15 +160,12 @@ impl<'t> Lexer<'t> {
         self.out.push((event, Span::default()));
     }
 
-    /// A flow collection's start, at its bracket. A flow collection is never a document's
-    /// root here, so the walker reads no place of its start: only the start is given.
-    fn flow_start(&mut self, event: Event<'t>, line: &Line<'t>, at: usize) {
+    /// An event with the one place the walker reads of it, at `at` on `line`. Of a flow
+    /// collection, that is where its end event ends (past the bracket); its start event's
+    /// place is never read (a flow collection is never a document's root here), and is
+    /// given at its bracket.
+    fn push_at(&mut self, event: Event<'t>, line: &Line<'t>, at: usize) {
         self.push(event, at, line.number, line.column(at));
-    }
-
-    /// A flow collection's end, past its bracket at `to`: the place the walker reads.
-    fn flow_end(&mut self, event: Event<'t>, line: &Line<'t>, to: usize) {
-        self.push(event, to, line.number, line.column(to));
     }
 
     fn push_span(&mut self, event: Event<'t>, line: &Line<'t>, from: usize, to: usize) {
@@ -385,8 +382,8 @@ impl<'t> Lexer<'t> {
                 if bytes.get(at + 1) != Some(&b'}') {
                     return None;
                 }
-                self.flow_start(Event::MappingStart(StructureStyle::Flow, 0, None), line, at);
-                self.flow_end(Event::MappingEnd, line, at + 2);
+                self.push_at(Event::MappingStart(StructureStyle::Flow, 0, None), line, at);
+                self.push_at(Event::MappingEnd, line, at + 2);
                 Some(at + 2)
             }
             b'[' => self.flow_sequence(line, at),
@@ -426,7 +423,7 @@ impl<'t> Lexer<'t> {
             }
             i
         };
-        self.flow_start(Event::SequenceStart(StructureStyle::Flow, 0, None), line, at);
+        self.push_at(Event::SequenceStart(StructureStyle::Flow, 0, None), line, at);
         let mut i = skip(at + 1);
         if bytes.get(i) != Some(&b']') {
             loop {
@@ -466,7 +463,7 @@ impl<'t> Lexer<'t> {
                 }
             }
         }
-        self.flow_end(Event::SequenceEnd, line, i + 1);
+        self.push_at(Event::SequenceEnd, line, i + 1);
         Some(i + 1)
     }
 

@@ -246,8 +246,8 @@ impl<'t> Walker<'t> {
             }
             let value = self.value(event, span, depth + 1, children)?;
             kept |= value.is_some();
-            // Entries built as far as nothing keep their places, so paths count them right;
-            // a sequence built as nothing is not kept at all.
+            // An entry with nothing built keeps its place as a null, so paths count entries
+            // right; a sequence built as nothing is never kept, so it collects nothing.
             if build != Build::Nothing {
                 out.push(value.unwrap_or(Value::Null));
             }
