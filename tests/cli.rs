@@ -579,6 +579,26 @@ fn explain_fails_on_a_stale_output_under_failure_policy_fail() {
     assert_eq!(gate.status.code(), Some(1), "{}", text(&gate.stdout));
 }
 
+#[test]
+fn explain_under_failure_policy_fail_fails_on_a_failing_binding_only() {
+    let case = |name: &str| {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata").join(name);
+        let (config, files) = (dir.join("config.yaml"), dir.join("files"));
+        let args = ["explain", "--failure-policy", "Fail", "--config", config.to_str().unwrap()];
+        let out = run(&[&args[..], &[files.to_str().unwrap()]].concat(), b"", &[]);
+        (out.status.code(), text(&out.stdout))
+    };
+    // Every binding ready, nothing stale, no error finding: the gate passes.
+    let (code, report) = case("explain-spire-prefill-decode");
+    assert!(report.contains("Bindings: 2, 2 ready, 0 failing"), "{report}");
+    assert!(!report.contains("stale") && !report.contains("error"), "{report}");
+    assert_eq!(code, Some(0), "{report}");
+    // One binding of two fails: the gate fails.
+    let (code, report) = case("explain-failing-binding");
+    assert!(report.contains("1 failing"), "{report}");
+    assert_eq!(code, Some(1), "{report}");
+}
+
 /// The staging-copy case's manifests as one stream.
 fn staging_copy() -> Vec<u8> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/explain-spire-staging-copy/files");

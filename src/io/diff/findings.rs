@@ -50,3 +50,34 @@ pub(super) fn compare(before: &Report, after: &Report) -> FindingChanges {
         resolved: old.iter().filter(|(k, _)| !new.contains_key(*k)).map(|(_, f)| (*f).clone()).collect(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::compare;
+    use crate::io::explain::Report;
+    use serde_json::json;
+
+    /// A report of one finding of `severity` and `reason` about ClusterSPIFFEID `about`.
+    fn finding(severity: &str, reason: &str, about: &str) -> Report {
+        let about = json!({"apiVersion": "spire.spiffe.io/v1alpha1", "kind": "ClusterSPIFFEID",
+                           "namespace": null, "name": about});
+        let finding = json!({"severity": severity, "reason": reason, "message": "m", "refs": [about]});
+        let value = json!({"config": null, "bindings": [], "workloads": [], "findings": [finding],
+                           "reach": []});
+        Report::read(&value.to_string()).unwrap()
+    }
+
+    #[test]
+    fn findings_are_one_per_item_but_the_note_that_no_output_has_a_class() {
+        let moved = |severity: &str, reason: &str| {
+            let changes = compare(&finding(severity, reason, "a"), &finding(severity, reason, "b"));
+            (changes.new.len(), changes.resolved.len())
+        };
+        // About another item: one finding resolved, one new; of any severity and kind.
+        assert_eq!(moved("info", "NoMatchingWorkload"), (1, 1));
+        assert_eq!(moved("warning", "IgnoredBySpire"), (1, 1));
+        // The run's one note that no output sets a className names whichever output came
+        // first: the same note.
+        assert_eq!(moved("info", "IgnoredBySpire"), (0, 0));
+    }
+}

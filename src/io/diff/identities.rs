@@ -133,6 +133,36 @@ mod tests {
     }
 
     #[test]
+    fn each_way_of_widening_grants_on_its_own_and_its_reverse_does_not() {
+        let base = binding("a", &["k8s:ns:ns", "k8s:sa:x"]);
+        let scoped = |mut b: serde_json::Value| {
+            b["namespaceSelector"] = json!({"matchLabels": {"kubernetes.io/metadata.name": "ns"}});
+            b
+        };
+        let mut wider: Vec<(&str, serde_json::Value, serde_json::Value)> = Vec::new();
+        let mut other_id = base.clone();
+        other_id["spiffeID"] = json!("spiffe://x/other");
+        wider.push(("another SPIFFE ID", base.clone(), other_id));
+        let mut classed = base.clone();
+        classed["className"] = json!("spire-system-spire");
+        wider.push(("another class", base.clone(), classed));
+        wider.push(("a dropped selector", base.clone(), binding("a", &["k8s:ns:ns"])));
+        let mut all_pods = base.clone();
+        all_pods["podSelector"] = json!({"matchLabels": {}});
+        wider.push(("fewer pod labels", base.clone(), all_pods));
+        wider.push(("all namespaces", scoped(base.clone()), base.clone()));
+        for (what, before, after) in wider {
+            let (before, after) = (report(json!([before]), json!([])), report(json!([after]), json!([])));
+            let widened = compare(&before, &after);
+            assert_eq!(widened.identities.len(), 1, "{what}");
+            assert!(widened.grants(), "{what} grants");
+            // A new SPIFFE ID or class is new access both ways; the rest narrow back.
+            let back = compare(&after, &before).grants();
+            assert_eq!(back, what == "another SPIFFE ID" || what == "another class", "{what} back");
+        }
+    }
+
+    #[test]
     fn a_scope_made_wider_is_a_change_and_a_grant() {
         let pool = binding("a", &["k8s:ns:ns"]);
         let mut scoped = pool.clone();
