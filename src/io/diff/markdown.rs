@@ -150,6 +150,76 @@ mod tests {
         assert_eq!(code("`a"), "`` `a ``");
     }
 
+    /// Rows of each section and rank, each rank's rows longer than the rank's before: 20
+    /// identities added and 20 removed, 20 pod templates that gain an SVID and 20 that lose
+    /// one, 20 new findings.
+    fn ranked_diff() -> super::super::Diff {
+        let (mut before, mut after, mut lost, mut gained) = (vec![], vec![], vec![], vec![]);
+        let template = |name: String, id: String| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "ns", "name": name,
+                   "path": "spec.template", "spiffeIDs": [id]})
+        };
+        for i in 0..20 {
+            after.push(binding(&format!("a{i:02}"), &[]));
+            before.push(binding(&format!("removed-binding-{i:02}"), &[]));
+            gained.push(template(format!("g{i:02}"), format!("spiffe://x/g{i:02}")));
+            lost.push(template(format!("lost-workload-{i:02}"), format!("spiffe://x/lost-workload-{i:02}")));
+        }
+        let mut diff = compare(&report(json!(before), json!(lost)), &report(json!(after), json!(gained)));
+        for i in 0..20 {
+            let message = format!("finding {i:02}: a message longer than any row of a change above it");
+            let finding = json!({"severity": "warning", "reason": "NoMatchingWorkload",
+                                 "message": message, "refs": []});
+            diff.findings.new.push(serde_json::from_value(finding).unwrap());
+        }
+        diff
+    }
+
+    #[test]
+    fn a_cut_keeps_what_grants_first_and_counts_what_it_left_out_per_section() {
+        let diff = ranked_diff();
+        // (the rows' start, their rank)
+        let kinds = [
+            ("| added |", 0),
+            ("| Deployment ns/g", 0),
+            ("| removed |", 1),
+            ("| Deployment ns/lost", 1),
+            ("- **", 2),
+        ];
+        let rank = |line: &str| kinds.iter().find(|(start, _)| line.starts_with(start)).map(|k| k.1);
+        let whole = markdown(&diff, usize::MAX);
+        let lengths = |r: u8| whole.lines().filter(move |l| rank(l) == Some(r)).map(|l| l.chars().count());
+        for r in 0..2 {
+            assert_eq!(lengths(r).count(), 40, "rank {r}");
+            assert!(lengths(r).max() < lengths(r + 1).min(), "rank {r}'s rows are the shorter");
+        }
+        let mut cuts = 0;
+        for limit in (1_000..whole.chars().count()).step_by(97) {
+            let cut = markdown(&diff, limit);
+            assert!(cut.chars().count() <= limit, "{limit}");
+            let shown = |r: u8| cut.lines().filter(|l| rank(l) == Some(r)).count();
+            // A row of a rank is kept only when every row of the ranks before it is.
+            for r in 1..3 {
+                assert!(shown(r) == 0 || (0..r).all(|before| shown(before) == 40), "{limit}: {cut}");
+            }
+            let section = |starts: &[&str]| {
+                20 * starts.len() - cut.lines().filter(|l| starts.iter().any(|s| l.starts_with(s))).count()
+            };
+            let left = [
+                (section(&["| added |", "| removed |"]), "identity change", "identity changes"),
+                (section(&["| Deployment ns/g", "| Deployment ns/lost"]), "workload", "workloads"),
+                (section(&["- **"]), "new finding", "new findings"),
+            ];
+            let said: Vec<String> =
+                left.iter().filter(|(n, ..)| *n > 0).map(|&(n, one, many)| count(n, one, many)).collect();
+            let line = format!("Left out to stay under GitHub's comment limit: {}.", said.join(", "));
+            assert_eq!(cut.contains(&line), !said.is_empty(), "{limit}: want {line:?} in {cut}");
+            assert_eq!(cut.contains("Left out"), !said.is_empty(), "{limit}");
+            cuts += usize::from(!said.is_empty());
+        }
+        assert!(cuts > 20, "{cuts} cuts");
+    }
+
     #[test]
     fn markdown_stays_under_the_limit_keeping_what_grants() {
         let many: Vec<Value> = (0..300).map(|i| binding(&format!("b{i:03}"), &["k8s:ns:ns"])).collect();
