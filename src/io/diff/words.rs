@@ -131,3 +131,49 @@ pub(super) fn summary(diff: &Diff) -> String {
     }
     if parts.is_empty() { "no identity, reach or finding changes".to_string() } else { parts.join(", ") }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::compare;
+    use super::super::testing::{binding, report};
+    use super::identity_line;
+    use serde_json::json;
+
+    /// The line of the one identity change from a binding `before` to `after`.
+    fn line(before: serde_json::Value, after: serde_json::Value) -> String {
+        let diff = compare(&report(json!([before]), json!([])), &report(json!([after]), json!([])));
+        assert_eq!(diff.identities.len(), 1);
+        identity_line(&diff.identities[0])
+    }
+
+    #[test]
+    fn a_failure_of_another_reason_is_said() {
+        let failing = |reason: &str| {
+            let mut b = binding("a", &[]);
+            for (field, value) in [("ready", json!(false)), ("reason", json!(reason))] {
+                b[field] = value;
+            }
+            for field in ["spiffeID", "clusterSPIFFEID", "podSelector"] {
+                b[field] = json!(null);
+            }
+            b
+        };
+        assert_eq!(
+            line(failing("TargetPoolNotFound"), failing("VariantConflict")),
+            "not ready: TargetPoolNotFound -> not ready: VariantConflict"
+        );
+    }
+
+    #[test]
+    fn a_selector_without_labels_is_said_to_select_all() {
+        let mut all = binding("a", &[]);
+        all["podSelector"] = json!({"matchLabels": {}});
+        all["namespaceSelector"] = json!({"matchLabels": {}});
+        let mut scoped = binding("a", &[]);
+        scoped["namespaceSelector"] = json!({"matchLabels": {"team": "x"}});
+        assert_eq!(
+            line(scoped, all),
+            "podSelector app=a -> all pods; namespaceSelector team=x -> all namespaces"
+        );
+    }
+}
