@@ -9,9 +9,11 @@ use super::report::{
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
 use crate::reconcile::Outcome;
+use crate::reconcile::coverage::workload::Workload;
 use crate::reconcile::findings::Ref;
 use crate::reconcile::item::Item;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 impl From<&Ref> for WorkloadRef {
@@ -186,23 +188,23 @@ fn svid_line(id: &crate::reconcile::spire::template::Evaluated) -> String {
 
 /// Lookups the report makes for every binding and pod template, built once.
 struct Places<'o> {
-    /// The input items with pod templates, by position.
-    inputs: HashMap<usize, &'o crate::reconcile::input::Input>,
+    /// The input items with pod templates, by position, each read as one once.
+    workloads: HashMap<usize, Cow<'o, Workload>>,
     /// By object of the model: the held templates it gives its SVID, and those it selects without.
     by_source: Vec<(Vec<usize>, Vec<usize>)>,
 }
 
 impl<'o> Places<'o> {
     fn of(outcome: &'o Outcome) -> Places<'o> {
-        let inputs = outcome
+        let workloads = outcome
             .items
             .iter()
             .filter_map(|i| match i {
-                Item::Input(position, input) if input.workload().is_some() => Some((*position, input)),
+                Item::Input(position, input) => Some((*position, input.workload()?)),
                 _ => None,
             })
             .collect();
-        Places { inputs, by_source: outcome.coverage.spire.by_source() }
+        Places { workloads, by_source: outcome.coverage.spire.by_source() }
     }
 
     /// The pod templates the rendered object of the binding at `position` gives its SVID
@@ -217,7 +219,7 @@ impl<'o> Places<'o> {
 
     /// The reference of the `template`-th pod template of the input item at `item`.
     fn workload(&self, item: usize, template: usize) -> Option<WorkloadRef> {
-        let workload = self.inputs.get(&item)?.workload()?;
+        let workload = self.workloads.get(&item)?;
         let path = workload.templates().get(template)?.path().to_string();
         Some(WorkloadRef {
             api_version: workload.api_version().to_string(),
