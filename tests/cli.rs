@@ -53,6 +53,16 @@ fn broken_yaml_exits_1_with_an_error_result() {
 }
 
 #[test]
+fn a_manifest_where_a_resource_list_belongs_exits_1_naming_its_kind() {
+    // A manifest piped to the KRM mode by mistake (`render` reads manifests).
+    let out = run(&[], b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let want = "input kind is \"ConfigMap\": expected a config.kubernetes.io/v1 ResourceList on stdin";
+    assert!(text(&out.stderr).contains(want), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("severity: error"), "{}", text(&out.stdout));
+}
+
+#[test]
 fn invalid_utf8_is_refused() {
     let out = run(&[], b"kind: ResourceList\nitems: []\nx: \xff\xfe\n", &[]);
     assert_eq!(out.status.code(), Some(1));

@@ -155,3 +155,25 @@ fn check_kind(fields: &Map<String, Value>) -> Result<(), ListError> {
         format!("input kind is {kind:?}: expected a {RESOURCE_LIST_API_VERSION} ResourceList on stdin");
     Err(ListError { message, function_config: None })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_of_another_kind_is_refused_by_either_reader() {
+        let read = |text: &str, reader| list(text.to_string(), Options { reader }).map(|l| l.parts.len());
+        for reader in [Reader::Fast, Reader::Exact] {
+            let refused = read("apiVersion: v1\nkind: ConfigMap\nitems:\n- {kind: A}\n", reader).unwrap_err();
+            assert_eq!(
+                refused.message,
+                "input kind is \"ConfigMap\": expected a config.kubernetes.io/v1 ResourceList on stdin",
+                "{reader:?}"
+            );
+            let kindless = read("items: []\n", reader).unwrap_err();
+            assert!(kindless.message.starts_with("input kind is \"\":"), "{reader:?}: {}", kindless.message);
+            let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {kind: A}\n";
+            assert_eq!(read(list, reader).unwrap(), 1, "{reader:?}");
+        }
+    }
+}
