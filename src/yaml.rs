@@ -291,64 +291,60 @@ struct Strict(Value);
 
 impl<'de> Deserialize<'de> for Strict {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(StrictVisitor).map(Strict)
+        deserializer.deserialize_any(StrictVisitor)
     }
 }
 
+/// Builds a [`Strict`] of each kind of node serde-saphyr's `deserialize_any` hands a
+/// visitor: a null comes as a unit (never as an option), a string as `str` or, when
+/// escapes or folding made it anew, as `String`. The methods serde gives by default
+/// (options, bytes, chars, ...) are never called.
 struct StrictVisitor;
 
 impl<'de> Visitor<'de> for StrictVisitor {
-    type Value = Value;
+    type Value = Strict;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any YAML value")
     }
 
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
+    fn visit_bool<E>(self, v: bool) -> Result<Strict, E> {
+        Ok(Strict(Value::Bool(v)))
     }
 
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
+    fn visit_i64<E>(self, v: i64) -> Result<Strict, E> {
+        Ok(Strict(Value::Number(v.into())))
     }
 
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
+    fn visit_u64<E>(self, v: u64) -> Result<Strict, E> {
+        Ok(Strict(Value::Number(v.into())))
     }
 
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    fn visit_f64<E>(self, v: f64) -> Result<Strict, E> {
+        Ok(Strict(Number::from_f64(v).map_or(Value::Null, Value::Number)))
     }
 
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
+    fn visit_str<E>(self, v: &str) -> Result<Strict, E> {
+        Ok(Strict(Value::String(v.to_owned())))
     }
 
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
+    fn visit_string<E>(self, v: String) -> Result<Strict, E> {
+        Ok(Strict(Value::String(v)))
     }
 
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
+    fn visit_unit<E>(self) -> Result<Strict, E> {
+        Ok(Strict(Value::Null))
     }
 
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        Strict::deserialize(deserializer).map(|s| s.0)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Strict, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
         while let Some(Strict(v)) = seq.next_element()? {
             out.push(v);
         }
-        Ok(Value::Array(out))
+        Ok(Strict(Value::Array(out)))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Strict, A::Error> {
         let mut out = Map::new();
         while let Some(Key(key)) = map.next_key()? {
             let Strict(value) = map.next_value()?;
@@ -357,7 +353,7 @@ impl<'de> Visitor<'de> for StrictVisitor {
             }
             out.insert(key, value);
         }
-        Ok(Value::Object(out))
+        Ok(Strict(Value::Object(out)))
     }
 }
 
@@ -370,6 +366,7 @@ impl<'de> Deserialize<'de> for Key {
     }
 }
 
+/// As [`StrictVisitor`], of the nodes `deserialize_any` hands a visitor.
 struct KeyVisitor;
 
 impl<'de> Visitor<'de> for KeyVisitor {
@@ -401,10 +398,6 @@ impl<'de> Visitor<'de> for KeyVisitor {
 
     fn visit_string<E>(self, v: String) -> Result<String, E> {
         Ok(v)
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<String, E> {
-        Err(E::custom("a mapping key must not be null"))
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<String, E> {
@@ -444,9 +437,10 @@ mod tests {
 
     #[test]
     fn scalar_keys_become_the_json_strings_kubernetes_gives_them() {
-        let value = parse("true: a\n-3: b\n7: c\n1.5: d\ntext: f\n'q': g\n").unwrap();
+        let value =
+            parse("true: a\n-3: b\n7: c\n1.5: d\ntext: f\n'q': g\n\"a\\tb\": h\n'it''s': i\n").unwrap();
         let keys: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
-        assert_eq!(keys, ["true", "-3", "7", "1.5", "text", "q"]);
+        assert_eq!(keys, ["true", "-3", "7", "1.5", "text", "q", "a\tb", "it's"]);
         for (text, expected) in
             [("[a]: x\n", "not a sequence"), ("{a: b}: x\n", "not a mapping"), ("~: x\n", "must not be null")]
         {

@@ -69,8 +69,7 @@ pub fn events(text: &str) -> Option<Events<'_>> {
 /// Whether `text` holds only characters read the same everywhere in it: printable, no
 /// tab, carriage return, byte-order mark or YAML 1.1 line break.
 fn plain_characters(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    if bytes.iter().all(|&b| (0x20..0x7f).contains(&b) || b == b'\n') {
+    if printable_ascii(text.as_bytes()) {
         return true;
     }
     text.chars().all(|c| match c {
@@ -80,6 +79,12 @@ fn plain_characters(text: &str) -> bool {
         }
         _ => false,
     })
+}
+
+/// Whether `bytes` are all printable ASCII or line feeds: the common case of
+/// [`plain_characters`], answered a byte at a time.
+fn printable_ascii(bytes: &[u8]) -> bool {
+    bytes.iter().all(|&b| (0x20..0x7f).contains(&b) || b == b'\n')
 }
 
 /// One line of the text, without its line end.
@@ -735,6 +740,16 @@ mod tests {
                 assert!(!plain_characters(&text), "{text:?}");
                 assert!(!lexes(&text), "{text:?}");
             }
+        }
+    }
+
+    /// The byte pass answers for printable ASCII and line feeds alone; anything else goes
+    /// on to the character pass.
+    #[test]
+    fn the_byte_pass_takes_printable_ascii_and_line_feeds_only() {
+        assert!(printable_ascii(b"") && printable_ascii(b" a: ~\n- b\n"));
+        for odd in [&b"\t"[..], b"\r", b"\x7f", b"\x1f", "\u{a0}".as_bytes(), "ü".as_bytes()] {
+            assert!(!printable_ascii(&[b"a", odd].concat()), "{odd:?}");
         }
     }
 
