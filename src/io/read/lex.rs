@@ -187,7 +187,8 @@ impl<'t> Lexer<'t> {
             }
         }
         let payload = &self.text[hash + 1..line.end];
-        self.mark(Event::Comment(Cow::Borrowed(payload), placement()));
+        // Where it stands is never read: the walker only counts comments.
+        self.mark(Event::Comment(Cow::Borrowed(payload), serde_saphyr::granit_parser::Placement::Free));
         Some(())
     }
 
@@ -537,11 +538,6 @@ fn quoted(text: &str, at: usize, line_end: usize) -> Option<(Cow<'_, str>, Scala
 
 fn marker(at: usize, line: usize, column: usize) -> Marker {
     Marker::new(at, line, column).with_byte_offset(Some(at))
-}
-
-/// Where a comment stands; the walker only counts comments, so one placement serves.
-fn placement() -> serde_saphyr::granit_parser::Placement {
-    serde_saphyr::granit_parser::Placement::Free
 }
 
 #[cfg(test)]
