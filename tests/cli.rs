@@ -63,6 +63,31 @@ fn a_manifest_where_a_resource_list_belongs_exits_1_naming_its_kind() {
 }
 
 #[test]
+fn a_resource_list_where_manifests_belong_exits_1_pointing_to_the_krm_mode() {
+    // The reverse: a KRM function's input given to a mode that reads manifests.
+    for mode in ["render", "explain"] {
+        let out = run(&[mode, "-", "--trust-domain", "example.org"], &example_input(), &[]);
+        assert_eq!(out.status.code(), Some(1), "{mode}");
+        let stderr = text(&out.stderr);
+        let want =
+            "<stdin> (document 1): a config.kubernetes.io/v1 ResourceList, what kpt hands a KRM function";
+        assert!(stderr.contains(want) && stderr.contains("(no subcommand)"), "{mode}: {stderr}");
+        assert!(out.stdout.is_empty(), "{mode}");
+    }
+    // Of another apiVersion it is a List like any other, refused as one.
+    let input = text(&example_input()).replacen("config.kubernetes.io/v1", "v1", 1);
+    let out = run(&["render", "-", "--trust-domain", "example.org"], input.as_bytes(), &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("ResourceList holds "), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("split the List"), "{}", text(&out.stderr));
+    // One that holds nothing the function reads is a List like any other: passed through.
+    let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: x}}\n";
+    let out = run(&["render", "-", "--trust-domain", "example.org"], list.as_bytes(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), list);
+}
+
+#[test]
 fn invalid_utf8_is_refused() {
     let out = run(&[], b"kind: ResourceList\nitems: []\nx: \xff\xfe\n", &[]);
     assert_eq!(out.status.code(), Some(1));

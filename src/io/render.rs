@@ -179,6 +179,16 @@ impl Files<'_> {
                 if is_local_config(&part.head) {
                     continue;
                 }
+                if is_resource_list(&part.head) && part.input.list().is_some() {
+                    return Err(format!(
+                        "{}: a config.kubernetes.io/v1 ResourceList, what kpt hands a KRM function, \
+                         not manifests: render, explain and diff read manifests, so the bindings, pools \
+                         and pod templates among its items would go unseen. Render it as kpt does with \
+                         `render-inference-identity < FILE` (no subcommand), or give render, explain or \
+                         diff the package folder it was made from",
+                        Origin::document(name, index)
+                    ));
+                }
                 if part.head.api_version.is_none() || part.head.kind.is_none() {
                     return Err(format!(
                         "{}: not a Kubernetes object (no apiVersion and kind); keep only manifests in the \
@@ -235,6 +245,13 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         .filter(|(_, stream)| stream.as_ref().is_ok_and(holds_binding))
         .map(|(file, _)| file.path)
         .collect())
+}
+
+/// The KRM function's input, which a render of manifests refuses when it holds items the
+/// reconcile reads: the error says to run the KRM mode instead, not to split a List.
+fn is_resource_list(head: &Head) -> bool {
+    head.api_version.as_deref() == Some("config.kubernetes.io/v1")
+        && head.kind.as_deref() == Some("ResourceList")
 }
 
 /// Objects that configure the render and never go to a cluster: kpt's local-config
