@@ -171,6 +171,12 @@ fn class_findings(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
             (false, true) => format!("className {own:?} and ClusterSPIFFEIDs without a class"),
             (false, false) => format!("className {own:?} only"),
         };
+        // A manager without a class reads only objects without one: no className matches it.
+        let fix = if own.is_empty() {
+            "render it without className, as the manager has no class"
+        } else {
+            "set className to the manager's class"
+        };
         let has = if source.class_name.is_empty() {
             "no className".to_string()
         } else {
@@ -181,7 +187,7 @@ fn class_findings(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
             level: Level::Warning,
             message: format!(
                 "ClusterSPIFFEID {}{} has {has}, and the SPIRE Controller Manager configured reads {reads}: it makes \
-                 no entry from it and its pods get no SVID from it; set className to the manager's class",
+                 no entry from it and its pods get no SVID from it; {fix}",
                 source.name,
                 of_binding(source, cx)
             ),

@@ -551,6 +551,12 @@ fn a_manager_with_an_empty_class_reads_the_classless_objects() {
     let found = findings::findings(&model, &findings::Without::of(&model), &cx);
     let ignored = found.iter().find(|f| f.kind == Kind::IgnoredBySpire).unwrap();
     assert!(ignored.message.contains("reads only ClusterSPIFFEIDs without a class"), "{}", ignored.message);
+    // No className matches a manager without a class: the advice is to drop it.
+    assert!(
+        ignored.message.ends_with("render it without className, as the manager has no class"),
+        "{}",
+        ignored.message
+    );
 }
 
 #[test]
