@@ -14,6 +14,7 @@ use crate::reconcile::results::Severity;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
     StaleOutput,
+    NotABinding,
     NoMatchingWorkload,
     WorkloadWithoutVariant,
     VariantNotBound,
@@ -27,8 +28,9 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in order.
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::StaleOutput,
+        Kind::NotABinding,
         Kind::NoMatchingWorkload,
         Kind::WorkloadWithoutVariant,
         Kind::VariantNotBound,
@@ -44,6 +46,7 @@ impl Kind {
     pub fn description(self) -> &'static str {
         match self {
             Kind::StaleOutput => "A managed ClusterSPIFFEID of the input that a render replaces or removes.",
+            Kind::NotABinding => "An object like a binding, of another kind or apiVersion, read as none.",
             Kind::NoMatchingWorkload => "A rendered identity reaches no pod template of the input.",
             Kind::WorkloadWithoutVariant => "A pod template a pool in use selects carries no variant label.",
             Kind::VariantNotBound => {
@@ -69,6 +72,7 @@ impl Kind {
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::StaleOutput => "StaleOutput",
+            Kind::NotABinding => "NotABinding",
             Kind::NoMatchingWorkload => "NoMatchingWorkload",
             Kind::WorkloadWithoutVariant => "WorkloadWithoutVariant",
             Kind::VariantNotBound => "VariantNotBound",
@@ -130,12 +134,12 @@ pub struct Finding {
 impl Finding {
     /// The severity of its result. `workloadPolicy` governs the workload findings: under
     /// `Fail` their warnings are errors, and the run exits 1. `StaleOutput` is about the
-    /// function's own outputs, which every writing mode replaces or removes itself, so it
-    /// stays a warning.
+    /// function's own outputs, which every writing mode replaces or removes itself, and
+    /// `NotABinding` about an input object, not a workload: both stay warnings.
     pub fn severity(&self, policy: WorkloadPolicy) -> Severity {
         match (self.kind, self.level, policy) {
             (_, Level::Info, _) => Severity::Info,
-            (Kind::StaleOutput, Level::Warning, _) => Severity::Warning,
+            (Kind::StaleOutput | Kind::NotABinding, Level::Warning, _) => Severity::Warning,
             (_, Level::Warning, WorkloadPolicy::Fail) => Severity::Error,
             (_, Level::Warning, _) => Severity::Warning,
         }

@@ -7,6 +7,7 @@
 use super::coverage::workload::{self, Workload};
 use super::files::{self, FileSlot};
 use super::lists::{self, List};
+use super::near_binding::{self, Near};
 use crate::api::fields;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -55,6 +56,8 @@ pub struct Passed {
     pub workload: Option<Box<Workload>>,
     /// When it is a List, the items in it the reconcile would read.
     pub list: Option<Box<List>>,
+    /// When it looks like a binding and is not one, its head ([`near_binding`]).
+    pub near_binding: Option<Box<Near>>,
 }
 
 impl Input {
@@ -122,7 +125,8 @@ impl Passed {
             annotations.into_iter().flat_map(files::file_slots).map(|(p, i)| (p.to_string(), i)).collect();
         let package = annotations.and_then(files::package_of).map(str::to_string);
         let workload = workload::workload_of(value).map(Box::new);
-        Passed { slots, package, workload, list: lists::of(value).map(Box::new) }
+        let list = lists::of(value).map(Box::new);
+        Passed { slots, package, workload, list, near_binding: near_binding::of(value).map(Box::new) }
     }
 }
 

@@ -13,6 +13,7 @@ pub mod identity;
 pub mod input;
 pub mod item;
 pub mod lists;
+pub mod near_binding;
 pub mod not_found;
 pub mod ownership;
 pub mod reason;
@@ -87,6 +88,7 @@ impl Plan {
             })
             .collect();
         let mut stale = stale::find(&items, &self.renders, &bindings, config.prune);
+        let mut near_bindings = near_binding::findings(&items);
         let severity = match config.failure_policy {
             FailurePolicy::Report => Severity::Warning,
             FailurePolicy::Fail => Severity::Error,
@@ -123,6 +125,7 @@ impl Plan {
         );
         let mut coverage = self.coverage;
         let mut findings = std::mem::take(&mut stale.findings);
+        findings.append(&mut near_bindings);
         findings.append(&mut coverage.findings);
         findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
         Outcome {

@@ -171,7 +171,7 @@ pub fn nearest<'a>(wanted: &str, names: &BTreeSet<&'a str>) -> Option<&'a str> {
 }
 
 /// Levenshtein distance over characters.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
