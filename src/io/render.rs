@@ -10,7 +10,7 @@ use crate::io::app_folder;
 use crate::io::files::{self, Budget, Found, quote};
 use crate::io::kptfile;
 use crate::io::pipeline::{self, Finished, Mode, Stdout, Stop};
-use crate::io::read::{self, Head, Options, Stream};
+use crate::io::read::{self, Head, Options, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, Stream};
 use crate::io::wording::{self, Origin};
 use crate::io::write::Documents;
 use crate::reconcile::Outcome;
@@ -181,7 +181,7 @@ impl Files<'_> {
                 }
                 if is_resource_list(&part.head) && part.input.list().is_some() {
                     return Err(format!(
-                        "{}: a config.kubernetes.io/v1 ResourceList, what kpt hands a KRM function, \
+                        "{}: a {RESOURCE_LIST_API_VERSION} {RESOURCE_LIST_KIND}, what kpt hands a KRM function, \
                          not manifests: render, explain and diff read manifests, so the bindings, pools \
                          and pod templates among its items would go unseen. Render it as kpt does with \
                          `render-inference-identity < FILE` (no subcommand), or give render, explain or \
@@ -250,8 +250,8 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 /// The KRM function's input, which a render of manifests refuses when it holds items the
 /// reconcile reads: the error says to run the KRM mode instead, not to split a List.
 fn is_resource_list(head: &Head) -> bool {
-    head.api_version.as_deref() == Some("config.kubernetes.io/v1")
-        && head.kind.as_deref() == Some("ResourceList")
+    head.api_version.as_deref() == Some(RESOURCE_LIST_API_VERSION)
+        && head.kind.as_deref() == Some(RESOURCE_LIST_KIND)
 }
 
 /// Objects that configure the render and never go to a cluster: kpt's local-config

@@ -91,6 +91,14 @@ impl Input {
         }
     }
 
+    /// When the item looks like a binding and is not one, its head ([`near_binding::of`]).
+    pub fn near_binding(&self) -> Option<Cow<'_, Near>> {
+        match self {
+            Input::Whole(value) => near_binding::of(value).map(Cow::Owned),
+            Input::Passed(passed) => passed.near_binding.as_deref().map(Cow::Borrowed),
+        }
+    }
+
     /// The package folder the item's file is in (kpt's render), when the input says.
     pub fn package(&self) -> Option<&str> {
         match self {

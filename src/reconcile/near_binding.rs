@@ -10,7 +10,6 @@ use super::input::Input;
 use super::not_found::edit_distance;
 use crate::api::{binding, fields};
 use serde_json::Value;
-use std::borrow::Cow;
 
 /// The binding API's group.
 const GROUP: &str = "kleym.sonda.red";
@@ -55,11 +54,7 @@ pub fn of(value: &Value) -> Option<Near> {
 pub fn findings(items: &[Input]) -> Vec<Finding> {
     let mut out = Vec::new();
     for (item, input) in items.iter().enumerate() {
-        let near = match input {
-            Input::Whole(value) => of(value).map(Cow::Owned),
-            Input::Passed(passed) => passed.near_binding.as_deref().map(Cow::Borrowed),
-        };
-        let Some(near) = near else { continue };
+        let Some(near) = input.near_binding() else { continue };
         let who = match (&near.namespace, near.name.as_str()) {
             (_, "") => "An object without a name".to_string(),
             (Some(ns), name) => format!("{ns}/{name}"),
