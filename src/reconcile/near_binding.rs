@@ -35,8 +35,10 @@ pub fn of(value: &Value) -> Option<Near> {
         return None;
     }
     let in_group = api_version.split('/').next() == Some(GROUP) && !kind.is_empty();
-    // Lengths apart by more than the edits allowed cannot be that close: no distance to work out.
-    let spelt_close = kind.len().abs_diff(binding::KIND.len()) <= KIND_EDITS
+    // Lengths apart by more than the edits allowed cannot be that close: no distance to work
+    // out. Counted in characters, as the distance is: a byte count would turn away a kind
+    // whose edits are characters of several bytes.
+    let spelt_close = kind.chars().count().abs_diff(binding::KIND.len()) <= KIND_EDITS
         && edit_distance(&kind.to_ascii_lowercase(), &binding::KIND.to_ascii_lowercase()) <= KIND_EDITS;
     if !in_group && !spelt_close {
         return None;
@@ -111,6 +113,7 @@ mod tests {
             ("kleym.sonda.io/v1alpha1", "InferenceIdentityBinding"),
             ("v1", "InferenceIdentityBindings"),
             ("", "InfrenceIdentityBindng"),
+            ("v1", "InferenceIdentityBindi€€"),
         ];
         for (api_version, kind) in near {
             let found = of(&object(api_version, kind));
