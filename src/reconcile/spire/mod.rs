@@ -476,7 +476,11 @@ pub fn simulate(
                     }
                 }
                 if made.attests == Answer::No {
-                    h.without.push(s as u32);
+                    // An entry that never attests is said to be made only when it surely
+                    // is: one the manager may not make is no entry to report.
+                    if selected == Answer::Yes {
+                        h.without.push(s as u32);
+                    }
                     continue;
                 }
                 let spiffe_id = made.spiffe_id.unwrap_or_else(|| prepared.constant_id());

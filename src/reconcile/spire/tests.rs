@@ -573,3 +573,19 @@ fn an_object_looks_only_at_the_namespaces_its_selector_names() {
     let (_, candidates) = index.candidates(pool.pods.as_ref().unwrap(), None);
     assert_eq!(candidates.iter().map(|l| l.len()).sum::<usize>(), 50);
 }
+
+#[test]
+fn an_entry_that_may_not_be_made_and_never_attests_is_not_said_to_be_made() {
+    // reconciler.go:448-532 makes an entry only for a pod of a namespace the
+    // namespaceSelector selects; with no Namespace object for staging, `tier: prod` is
+    // unknown there, so the entry may not exist at all.
+    let items = [prefill("staging"), prefill("prod")];
+    let ns = [("prod", json!({"tier": "prod"}))];
+    let prod_only = foreign_with(7, "prod-only", "spiffe://{{ .TrustDomain }}/prod/app", false, |s| {
+        s.namespaces = Selector::read(Some(&json!({"matchLabels": {"tier": "prod"}})));
+        s.selector_templates = vec!["k8s:sa:vllm".into()];
+    });
+    let model = simulate(vec![prod_only], &seen(&items, &ns), &SpireManager::default(), Some(TD));
+    assert_eq!(model.held[0].without, Vec::<u32>::new(), "staging: the entry may not be made");
+    assert_eq!(model.held[1].without, vec![0], "prod: made for sure, and it never attests");
+}
