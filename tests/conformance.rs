@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::BIN;
+use common::{BIN, TempDir};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
@@ -276,4 +276,72 @@ fn explain_on_one_chart_in_many_namespaces_gives_the_managers_svids() {
     let counts = hold_all("explain-chart.jsonl.gz", check_explain);
     let judged: usize = counts.iter().map(|c| c.1).sum();
     assert!(judged > 100, "only {judged} judged pod templates read");
+}
+
+/// `diff BASE HEAD ARGS --fail-on grant -o json` on the two sides: its exit code and report.
+fn diff(base: &str, head: &str, args: &[String]) -> Result<(i32, Value), String> {
+    let dir = TempDir::new("conformance-gate");
+    let (b, h) = (dir.path().join("base.yaml"), dir.path().join("head.yaml"));
+    std::fs::write(&b, base).expect("writing base");
+    std::fs::write(&h, head).expect("writing head");
+    let out = Command::new(BIN)
+        .arg("diff")
+        .args([&b, &h])
+        .args(args)
+        .args(["--fail-on", "grant", "-o", "json"])
+        .env_clear()
+        .output()
+        .expect("the binary runs");
+    let code = out.status.code().unwrap_or(-1);
+    if code == 1 {
+        return Err(format!("diff exited 1: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    let report = serde_json::from_slice(&out.stdout).map_err(|e| format!("diff -o json is not JSON: {e}"))?;
+    Ok((code, report))
+}
+
+/// Holds one gate vector: the differences, and (whether it grants, whether the gate stopped it).
+fn check_gate(case: &Value) -> (Vec<String>, (bool, bool)) {
+    let name = format!("case {} (seed {}, {})", case["case"], case["seed"], case["changes"]);
+    let grants = case["grants"].as_array().expect("grants");
+    let (code, report) =
+        match diff(case["base"].as_str().expect("base"), case["head"].as_str().expect("head"), &args(case)) {
+            Ok(done) => done,
+            Err(e) => return (vec![format!("{name}: {e}")], (!grants.is_empty(), false)),
+        };
+    let stopped = code == 2;
+    let mut problems = Vec::new();
+    if grants.is_empty() {
+        return (problems, (false, stopped));
+    }
+    if !stopped {
+        problems
+            .push(format!("{name}: the manager grants {grants:?}, and diff --fail-on grant exits {code}"));
+        return (problems, (true, stopped));
+    }
+    for grant in grants {
+        let template = grant["template"].as_str().expect("a grant's template");
+        let mut parts = template.splitn(3, '/');
+        let (kind, namespace, workload) =
+            (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        let named = report["workloads"].as_array().is_some_and(|w| {
+            w.iter().any(|w| w["kind"] == kind && w["namespace"] == namespace && w["name"] == workload)
+        });
+        if !named {
+            problems.push(format!("{name}: the report does not name {template}, which gains {grant}"));
+        }
+    }
+    (problems, (true, stopped))
+}
+
+#[test]
+fn diff_fail_on_grant_stops_every_pull_request_that_grants() {
+    let outcomes = hold_all("gate.jsonl.gz", check_gate);
+    let granting = outcomes.iter().filter(|o| o.0).count();
+    let quiet = outcomes.len() - granting;
+    let stopped_quiet = outcomes.iter().filter(|o| !o.0 && o.1).count();
+    eprintln!(
+        "gate.jsonl.gz: {granting} pull requests grant, all stopped; of the {quiet} that grant nothing, {stopped_quiet} stopped"
+    );
+    assert!(granting > 50, "only {granting} granting pull requests read");
 }

@@ -64,16 +64,19 @@ pub(super) fn markdown(diff: &Diff, limit: usize) -> String {
     }
     for w in &diff.workloads {
         // An ID that may be gained or lost stands in the same column, marked "may".
-        let ids = |sure: &[String], may: &[String]| {
+        let ids = |sure: &[String], may: &[String], powers: &[super::workloads::PowerGain]| {
             let sure = sure.iter().map(|id| code(id));
             let may = may.iter().map(|id| format!("may {}", code(id)));
-            sure.chain(may).collect::<Vec<_>>().join("<br>")
+            let powers = powers
+                .iter()
+                .map(|p| format!("power over {}: {}", code(&p.spiffe_id), md(&p.gains.join(", "))));
+            sure.chain(may).chain(powers).collect::<Vec<_>>().join("<br>")
         };
         let text = format!(
             "| {} | {} | {} |\n",
             md(&workload_name(w)),
-            ids(&w.gains, &w.may_gain),
-            ids(&w.loses, &w.may_lose)
+            ids(&w.gains, &w.may_gain, &w.gains_powers),
+            ids(&w.loses, &w.may_lose, &[])
         );
         rows.push(Row { section: 1, rank: u8::from(!w.grants()), text });
     }

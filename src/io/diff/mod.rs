@@ -61,8 +61,8 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
     };
     if after.without_may_hold {
         return error_output(&format!(
-            "{}: a saved explain report without workloads[].mayHold, so it cannot say which SVIDs \
-             HEAD's pods may hold: save it again with `explain -o json` of this version, or give HEAD \
+            "{}: a saved explain report without workloads[].mayHold or workloads[].powers, so it \
+             cannot say which SVIDs HEAD's pods may hold and what they may do: save it again with `explain -o json` of this version, or give HEAD \
              as files, a folder or `-`",
             super::files::quote(head)
         ));

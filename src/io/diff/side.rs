@@ -14,8 +14,9 @@ pub(super) struct Side {
     pub report: Report,
     pub policy: Option<FailurePolicy>,
     /// For a saved report written before reports said what pods may hold
-    /// (`workloads[].mayHold`): it is read as holding none, which a base may be and a head,
-    /// whose possible grants a gate must see, may not.
+    /// (`workloads[].mayHold`) or what their entries let them do (`workloads[].powers`): it
+    /// is read as holding none, which a base may be and a head, whose possible grants a gate
+    /// must see, may not.
     pub without_may_hold: bool,
 }
 
@@ -65,12 +66,12 @@ fn is_saved_report(text: &str) -> bool {
     value.contains_key("bindings") && !value.contains_key("apiVersion")
 }
 
-/// Whether a saved report has a pod template without `mayHold`: a report saved before it
-/// was written.
+/// Whether a saved report has a pod template without `mayHold` or `powers`: a report saved
+/// before they were written.
 fn lacks_may_hold(text: &str) -> bool {
     let Ok(value) = serde_json::from_str::<Value>(text) else { return false };
     let workloads = value.get("workloads").and_then(Value::as_array);
-    workloads.is_some_and(|w| w.iter().any(|w| w.get("mayHold").is_none()))
+    workloads.is_some_and(|w| w.iter().any(|w| w.get("mayHold").is_none() || w.get("powers").is_none()))
 }
 
 #[cfg(test)]

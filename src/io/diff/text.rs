@@ -2,7 +2,7 @@
 //! terminal.
 
 use super::Diff;
-use super::words::{finding_line, identity_line, qualified, summary, workload_name};
+use super::words::{finding_line, identity_line, power_line, qualified, summary, workload_name};
 
 /// The diff as text for a terminal.
 pub(super) fn text(diff: &Diff) -> String {
@@ -24,6 +24,9 @@ pub(super) fn text(diff: &Diff) -> String {
             out.push_str(&format!("  {}\n", workload_name(w)));
             for id in &w.gains {
                 out.push_str(&format!("    gains  {id}\n"));
+            }
+            for p in &w.gains_powers {
+                out.push_str(&format!("    gains power  {}\n", power_line(p)));
             }
             for id in &w.loses {
                 out.push_str(&format!("    loses  {id}\n"));

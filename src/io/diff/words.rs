@@ -96,6 +96,11 @@ pub(super) fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// A power an SVID's entries gain: `<SPIFFE ID>: admin, federatesWith partner.org`.
+pub(super) fn power_line(p: &super::workloads::PowerGain) -> String {
+    format!("{}: {}", p.spiffe_id, p.gains.join(", "))
+}
+
 /// One line: what changed, or that nothing did.
 pub(super) fn summary(diff: &Diff) -> String {
     let by = |change: &str| diff.identities.iter().filter(|c| c.change == change).count();
@@ -113,6 +118,10 @@ pub(super) fn summary(diff: &Diff) -> String {
     }
     if loses > 0 {
         parts.push(format!("{} SVIDs", count(loses, "workload loses", "workloads lose")));
+    }
+    let powers = diff.workloads.iter().filter(|w| !w.gains_powers.is_empty()).count();
+    if powers > 0 {
+        parts.push(format!("{} power over SVIDs", count(powers, "workload gains", "workloads gain")));
     }
     let may_gain = diff.workloads.iter().filter(|w| !w.may_gain.is_empty()).count();
     let may_lose = diff.workloads.iter().filter(|w| !w.may_lose.is_empty()).count();

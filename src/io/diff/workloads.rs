@@ -1,8 +1,10 @@
 //! Reach compared per pod template: the SPIFFE IDs a template's pods gain and lose, from
 //! the `reach` of the two reports, and those they may gain or lose, from what each report
-//! says its pods may hold (`workloads[].mayHold`).
+//! says its pods may hold (`workloads[].mayHold`); and the powers the entries of an SVID it
+//! holds in both gain (`workloads[].powers`).
 
 use crate::io::explain::Report;
+use crate::io::explain::report::Power;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -24,12 +26,48 @@ pub struct WorkloadChange {
     /// The reverse: IDs it held for sure and only may hold now, or may have held and does
     /// not now.
     pub may_lose: Vec<String>,
+    /// IDs held (or possibly held) on both sides whose entries now let the pods do more:
+    /// each with the powers gained.
+    pub gains_powers: Vec<PowerGain>,
+}
+
+/// Powers the entries of one SVID gain: `admin`, `downstream`, `federatesWith <trust
+/// domain>`, `dnsName <name>`.
+#[derive(Serialize, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct PowerGain {
+    #[serde(rename = "spiffeID")]
+    pub spiffe_id: String,
+    pub gains: Vec<String>,
+}
+
+/// What `after` lets the pods do that `before` did not.
+fn gained(before: Option<&Power>, after: &Power) -> Vec<String> {
+    let mut gains = Vec::new();
+    let had = |f: fn(&Power) -> bool| before.is_some_and(f);
+    if after.admin && !had(|p| p.admin) {
+        gains.push("admin".to_string());
+    }
+    if after.downstream && !had(|p| p.downstream) {
+        gains.push("downstream".to_string());
+    }
+    for td in &after.federates_with {
+        if !before.is_some_and(|p| p.federates_with.contains(td)) {
+            gains.push(format!("federatesWith {td}"));
+        }
+    }
+    for name in &after.dns_names {
+        if !before.is_some_and(|p| p.dns_names.contains(name)) {
+            gains.push(format!("dnsName {name}"));
+        }
+    }
+    gains
 }
 
 impl WorkloadChange {
-    /// Whether its pods gain or may gain an SVID.
+    /// Whether its pods gain or may gain an SVID, or power over one they hold.
     pub(super) fn grants(&self) -> bool {
-        !self.gains.is_empty() || !self.may_gain.is_empty()
+        !self.gains.is_empty() || !self.may_gain.is_empty() || !self.gains_powers.is_empty()
     }
 
     /// Whether its pods lose or may lose an SVID.
@@ -71,9 +109,23 @@ fn held(report: &Report) -> BTreeMap<Template, BTreeMap<String, Held>> {
     held
 }
 
-/// The pod templates whose SPIFFE IDs differ from `before` to `after`, held or possibly held.
+/// Per pod template, the powers of the entries of each SPIFFE ID it holds or may hold.
+fn powers(report: &Report) -> BTreeMap<Template, BTreeMap<&str, &Power>> {
+    let mut out: BTreeMap<Template, BTreeMap<&str, &Power>> = BTreeMap::new();
+    for w in report.workloads.iter().filter(|w| !w.powers.is_empty()) {
+        let key =
+            (w.namespace.clone(), w.kind.clone(), w.name.clone(), w.path.clone(), w.api_version.clone());
+        out.entry(key).or_default().extend(w.powers.iter().map(|p| (p.spiffe_id.as_str(), p)));
+    }
+    out
+}
+
+/// The pod templates whose SPIFFE IDs differ from `before` to `after`, held or possibly held,
+/// or whose entries for an ID held on both sides gain a power.
 pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
     let (old, new) = (held(before), held(after));
+    let (old_powers, new_powers) = (powers(before), powers(after));
+    let no_powers = BTreeMap::new();
     let templates: BTreeSet<&Template> = old.keys().chain(new.keys()).collect();
     let empty = BTreeMap::new();
     templates
@@ -91,10 +143,22 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
                 loses: Vec::new(),
                 may_gain: Vec::new(),
                 may_lose: Vec::new(),
+                gains_powers: Vec::new(),
             };
+            let (pb, pa) = (old_powers.get(t).unwrap_or(&no_powers), new_powers.get(t).unwrap_or(&no_powers));
             for id in ids {
                 let was = b.get(id).copied().unwrap_or(Held::No);
                 let is = a.get(id).copied().unwrap_or(Held::No);
+                // An ID held on both sides: a gain of power is a grant of its own.
+                if was != Held::No
+                    && is != Held::No
+                    && let Some(after) = pa.get(id.as_str())
+                {
+                    let gains = gained(pb.get(id.as_str()).copied(), after);
+                    if !gains.is_empty() {
+                        change.gains_powers.push(PowerGain { spiffe_id: id.clone(), gains });
+                    }
+                }
                 let list = match (was, is) {
                     (Held::No, Held::Sure) => &mut change.gains,
                     (Held::Sure, Held::No) => &mut change.loses,
@@ -154,5 +218,34 @@ mod tests {
         // The same possible SVID on both sides is no change, and one held both ways is held.
         assert!(compare(&held(&[], &[a]), &held(&[], &[a])).workloads.is_empty());
         assert!(compare(&held(&[a], &[a]), &held(&[a], &[])).workloads.is_empty());
+    }
+
+    #[test]
+    fn each_power_an_svids_entries_gain_is_a_grant_and_a_power_lost_is_none() {
+        use super::{Power, gained};
+        let none = Power {
+            spiffe_id: "spiffe://x/a".into(),
+            admin: false,
+            downstream: false,
+            federates_with: Vec::new(),
+            dns_names: Vec::new(),
+        };
+        let with = |edit: fn(&mut Power)| {
+            let mut p = none.clone();
+            edit(&mut p);
+            p
+        };
+        let cases: [(Power, &str); 4] = [
+            (with(|p| p.admin = true), "admin"),
+            (with(|p| p.downstream = true), "downstream"),
+            (with(|p| p.federates_with = vec!["partner.org".into()]), "federatesWith partner.org"),
+            (with(|p| p.dns_names = vec!["a.example.org".into()]), "dnsName a.example.org"),
+        ];
+        for (power, word) in &cases {
+            assert_eq!(gained(Some(&none), power), [*word]);
+            assert_eq!(gained(None, power), [*word], "a side without powers had none");
+            assert!(gained(Some(power), &none).is_empty(), "losing {word} grants nothing");
+            assert!(gained(Some(power), power).is_empty(), "keeping {word} grants nothing");
+        }
     }
 }

@@ -3,8 +3,8 @@
 //! (reconcile::spire); the findings; and the reach `diff` compares.
 
 use super::report::{
-    At, BindingReport, FindingReport, HeldReport, HeldText, LabelSelector, MadeIf, MayHold, NotMade, Reach,
-    Removed, Report, UnknownSvid, WorkloadRef,
+    At, BindingReport, FindingReport, HeldReport, HeldText, LabelSelector, MadeIf, MayHold, NotMade, Power,
+    Reach, Removed, Report, UnknownSvid, WorkloadRef,
 };
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
@@ -110,6 +110,7 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
                         unknown: e.spiffe_id.unknown.clone(),
                     })
                     .collect(),
+                powers: powers(&h.entries),
                 text: HeldText {
                     svids: h.svids().map(|e| svid_line(&e.spiffe_id)).collect(),
                     ignored: h
@@ -121,6 +122,24 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
         .collect();
     let reach = reach(&workloads);
     Report { config: None, reach, bindings, workloads, findings }
+}
+
+/// Per SPIFFE ID of `entries` whose entries carry a power, those powers, sorted by ID.
+fn powers(entries: &[crate::reconcile::spire::Entry]) -> Vec<Power> {
+    let mut by_id: std::collections::BTreeMap<&str, crate::reconcile::spire::Powers> = Default::default();
+    for e in entries.iter().filter(|e| !e.powers.is_empty()) {
+        by_id.entry(e.spiffe_id.text.as_str()).or_default().merge(&e.powers);
+    }
+    by_id
+        .into_iter()
+        .map(|(id, p)| Power {
+            spiffe_id: id.to_string(),
+            admin: p.admin,
+            downstream: p.downstream,
+            federates_with: p.federates_with,
+            dns_names: p.dns_names,
+        })
+        .collect()
 }
 
 /// Per pod template of the input, the SPIFFE IDs its pods get (what SPIRE Controller

@@ -133,6 +133,11 @@ pub struct HeldReport {
     /// (`diff` refuses such a report as HEAD: it cannot say what HEAD may grant).
     #[serde(default)]
     pub may_hold: Vec<MayHold>,
+    /// What the entries of its SVIDs, held or possibly held, let its pods do beyond holding
+    /// them; SVIDs whose entries carry no power are left out. Missing in a report saved
+    /// before it was written, and then read as none (`diff` refuses such a report as HEAD).
+    #[serde(default)]
+    pub powers: Vec<Power>,
     /// For the text, from the model (a saved report has none): each SVID with what of it is
     /// known only in the cluster, and the namespace the manager ignores, when it does.
     #[serde(skip)]
@@ -164,6 +169,22 @@ pub struct MayHold {
     pub attests_if: Vec<String>,
     /// The actions of `spiffeID` only the cluster settles, as in `svidsWithUnknowns`.
     pub unknown: Vec<String>,
+}
+
+/// The powers of the entries that give (or may give) a pod template's pods one SVID.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Power {
+    #[serde(rename = "spiffeID")]
+    pub spiffe_id: String,
+    /// The SPIRE server's admin API.
+    pub admin: bool,
+    /// Minting SVIDs as a downstream SPIRE server.
+    pub downstream: bool,
+    /// Foreign trust domains whose bundles the pods are given.
+    pub federates_with: Vec<String>,
+    /// DNS names in the X.509 SVID, rendered for the pods.
+    pub dns_names: Vec<String>,
 }
 
 /// Why the manager may or may not make an entry ([`crate::reconcile::spire::Unsure`]).

@@ -97,6 +97,8 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 selector_templates: strings(value.pointer("/spec/workloadSelectorTemplates")),
                 dns_name_templates: strings(value.pointer("/spec/dnsNameTemplates")),
                 federates_with: strings(value.pointer("/spec/federatesWith")),
+                admin: value.pointer("/spec/admin").and_then(Value::as_bool) == Some(true),
+                downstream: value.pointer("/spec/downstream").and_then(Value::as_bool) == Some(true),
             }),
             _ => {}
         }

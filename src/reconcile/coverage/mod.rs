@@ -95,6 +95,9 @@ pub struct Other {
     pub selector_templates: Vec<String>,
     pub dns_name_templates: Vec<String>,
     pub federates_with: Vec<String>,
+    /// `spec.admin` and `spec.downstream`: powers its entries carry.
+    pub admin: bool,
+    pub downstream: bool,
 }
 
 /// What coverage reads beside the identities and pool uses.

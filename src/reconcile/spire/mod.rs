@@ -43,7 +43,7 @@ use crate::config::SpireManager;
 use crate::reconcile::coverage::Seen;
 use crate::reconcile::coverage::selector::{Answer, Lookup, Selector};
 use crate::reconcile::coverage::workload::PodTemplate;
-pub use source::{Origin, RenderedOutput, Source};
+pub use source::{Origin, Powers, RenderedOutput, Source};
 use std::collections::{BTreeMap, HashMap};
 use template::{Data, Evaluated};
 
@@ -81,6 +81,8 @@ pub struct Entry {
     /// A hash of its rendered workload selectors, sorted: with the SPIFFE ID, what makes two
     /// entries one (the manager hashes them too, reconciler.go:702-712).
     selectors: u64,
+    /// What it lets the pods do beyond holding the SVID; those of `same_as` folded in.
+    pub powers: Powers,
 }
 
 impl Entry {
@@ -493,6 +495,7 @@ pub fn simulate(
                     spiffe_id,
                     same_as: Vec::new(),
                     selectors: made.selectors,
+                    powers: made.powers,
                 };
                 push_entry(h, entry);
             }
@@ -529,7 +532,10 @@ fn push_entry(held: &mut Held, entry: Entry) {
             && e.selectors == entry.selectors
     };
     match held.entries.iter_mut().find(equal) {
-        Some(kept) => kept.same_as.push(entry.source),
+        Some(kept) => {
+            kept.same_as.push(entry.source);
+            kept.powers.merge(&entry.powers);
+        }
         None => held.entries.push(entry),
     }
 }

@@ -31,6 +31,43 @@ pub struct Source {
     pub selector_templates: Vec<String>,
     pub dns_name_templates: Vec<String>,
     pub federates_with: Vec<String>,
+    /// `spec.admin`, `spec.downstream`: what its entries may do beyond holding the SVID.
+    pub admin: bool,
+    pub downstream: bool,
+}
+
+/// What an entry lets the pods that hold its SVID do beyond holding it (entries.go:72-131
+/// copies them from the spec, the DNS names rendered per pod): the SPIRE server's admin API,
+/// minting for a downstream SPIRE server, trusting a foreign trust domain's bundle, the DNS
+/// names in its X.509 SVID.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Powers {
+    pub admin: bool,
+    pub downstream: bool,
+    pub federates_with: Vec<String>,
+    /// Rendered; an action only the cluster settles is kept as written.
+    pub dns_names: Vec<String>,
+}
+
+impl Powers {
+    pub fn is_empty(&self) -> bool {
+        *self == Powers::default()
+    }
+
+    /// Both sets of powers: the entries of two objects folded into one.
+    pub fn merge(&mut self, other: &Powers) {
+        self.admin |= other.admin;
+        self.downstream |= other.downstream;
+        for (mine, theirs) in
+            [(&mut self.federates_with, &other.federates_with), (&mut self.dns_names, &other.dns_names)]
+        {
+            for t in theirs {
+                if !mine.contains(t) {
+                    mine.push(t.clone());
+                }
+            }
+        }
+    }
 }
 
 /// What a binding renders, for [`Source::rendered`].
@@ -67,6 +104,8 @@ impl Source {
             selector_templates: out.selectors.to_vec(),
             dns_name_templates: Vec::new(),
             federates_with: Vec::new(),
+            admin: false,
+            downstream: false,
         }
     }
 
@@ -83,6 +122,8 @@ impl Source {
             selector_templates: other.selector_templates.clone(),
             dns_name_templates: other.dns_name_templates.clone(),
             federates_with: other.federates_with.clone(),
+            admin: other.admin,
+            downstream: other.downstream,
         }
     }
 }
@@ -103,6 +144,9 @@ pub struct Prepared {
     all_judged: bool,
     dns: Vec<Template>,
     trust_domain: Option<String>,
+    admin: bool,
+    downstream: bool,
+    federates_with: Vec<String>,
 }
 
 /// A rendered workload selector, read as the model judges it: `k8s:ns`, `k8s:sa` and
@@ -161,6 +205,8 @@ pub struct Made {
     pub misses: Vec<String>,
     /// With details only: a hash of the rendered workload selectors, sorted.
     pub selectors: u64,
+    /// With details only, and only when it may attest: what the entry lets its pods do.
+    pub powers: Powers,
 }
 
 impl Prepared {
@@ -217,6 +263,9 @@ impl Prepared {
             all_judged,
             dns,
             trust_domain: trust_domain.map(str::to_string),
+            admin: source.admin,
+            downstream: source.downstream,
+            federates_with: source.federates_with.clone(),
         })
     }
 
@@ -241,8 +290,13 @@ impl Prepared {
                 Some(id)
             }
         };
-        for dns in self.dns.iter().filter(|t| t.constant().is_none()) {
-            dns.evaluate(data).map_err(|e| format!("its dnsNameTemplates fail: {e}"))?;
+        let mut dns_names = Vec::new();
+        for dns in &self.dns {
+            match dns.constant() {
+                Some(text) => dns_names.push(text.to_string()),
+                None => dns_names
+                    .push(dns.evaluate(data).map_err(|e| format!("its dnsNameTemplates fail: {e}"))?.text),
+            }
         }
         let mut attests = Answer::Yes;
         for (t, judged) in self.selectors.iter().zip(&self.judged) {
@@ -257,17 +311,25 @@ impl Prepared {
             match holds {
                 // Nothing after it can fail: the entry never attests.
                 Answer::No if self.all_judged && !details => {
-                    return Ok(Made { spiffe_id, attests: Answer::No, misses: Vec::new(), selectors: 0 });
+                    let (misses, powers) = (Vec::new(), Powers::default());
+                    return Ok(Made { spiffe_id, attests: Answer::No, misses, selectors: 0, powers });
                 }
                 Answer::No => attests = Answer::No,
                 Answer::Unknown if attests == Answer::Yes => attests = Answer::Unknown,
                 _ => {}
             }
         }
-        let mut made = Made { spiffe_id, attests, misses: Vec::new(), selectors: 0 };
+        let mut made =
+            Made { spiffe_id, attests, misses: Vec::new(), selectors: 0, powers: Powers::default() };
         if details && attests != Answer::No {
             (_, made.misses) = self.selectors(data)?;
             made.selectors = self.rendered_selectors(data);
+            made.powers = Powers {
+                admin: self.admin,
+                downstream: self.downstream,
+                federates_with: self.federates_with.clone(),
+                dns_names,
+            };
         }
         Ok(made)
     }

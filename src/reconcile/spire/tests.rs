@@ -71,6 +71,8 @@ fn foreign(item: usize, name: &str, template: &str, fallback: bool) -> Source {
         selector_templates: Vec::new(),
         dns_name_templates: Vec::new(),
         federates_with: Vec::new(),
+        admin: false,
+        downstream: false,
     }
 }
 
@@ -588,4 +590,31 @@ fn an_entry_that_may_not_be_made_and_never_attests_is_not_said_to_be_made() {
     let model = simulate(vec![prod_only], &seen(&items, &ns), &SpireManager::default(), Some(TD));
     assert_eq!(model.held[0].without, Vec::<u32>::new(), "staging: the entry may not be made");
     assert_eq!(model.held[1].without, vec![0], "prod: made for sure, and it never attests");
+}
+
+#[test]
+fn an_entry_carries_its_objects_powers_with_dns_names_rendered_for_the_pods() {
+    // entries.go:72-131: admin, downstream and federatesWith are copied from the spec, the
+    // DNS names rendered per pod.
+    let items = [prefill("serving")];
+    let powerful = foreign_with(1, "powerful", HELM_DEFAULT, false, |s| {
+        s.admin = true;
+        s.downstream = true;
+        s.federates_with = vec!["partner.org".into()];
+        s.dns_name_templates = vec!["{{ .PodMeta.Namespace }}.example.org".into()];
+    });
+    let model = simulate(vec![powerful], &seen(&items, &[]), &SpireManager::default(), Some(TD));
+    let powers = &model.held[0].entries[0].powers;
+    assert_eq!(
+        powers,
+        &Powers {
+            admin: true,
+            downstream: true,
+            federates_with: vec!["partner.org".into()],
+            dns_names: vec!["serving.example.org".into()],
+        }
+    );
+    let plain = foreign(1, "plain", HELM_DEFAULT, false);
+    let model = simulate(vec![plain], &seen(&items, &[]), &SpireManager::default(), Some(TD));
+    assert!(model.held[0].entries[0].powers.is_empty());
 }
