@@ -22,6 +22,9 @@ pub enum Lookup<'a> {
     Absent,
     /// Only the cluster knows it (a label a controller adds, a Namespace the input lacks).
     Unknown,
+    /// Set, to a value only the cluster knows (a hash, a UID a controller puts on its pods):
+    /// `Exists` holds, `DoesNotExist` does not, a value is unknown.
+    Present,
 }
 
 /// An object's labels, looked up by key.
@@ -97,7 +100,8 @@ impl Selector {
             );
         for (key, operator, values) in requirements {
             let value = match label(key) {
-                Lookup::Unknown => {
+                Lookup::Present if matches!(operator, "Exists" | "DoesNotExist") => Some(""),
+                Lookup::Unknown | Lookup::Present => {
                     answer = Answer::Unknown;
                     continue;
                 }

@@ -16,7 +16,8 @@ pub const DEFAULT_SERVICE_ACCOUNT: &str = "default";
 /// is done, so it is packed: its strings in one allocation, each template's labels in one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Workload {
-    /// `apiVersion`, `kind`, `metadata.name` and `metadata.namespace` (empty: none).
+    /// `apiVersion`, `kind`, `metadata.name`, `metadata.namespace` (empty: none) and the
+    /// name of its pods when the item settles it (empty: it does not).
     head: Packed,
     templates: Box<[PodTemplate]>,
 }
@@ -41,6 +42,13 @@ impl Workload {
 
     pub fn templates(&self) -> &[PodTemplate] {
         &self.templates
+    }
+
+    /// The name its pods run under, when the item settles it: a bare Pod's own name, the
+    /// one pod of a StatefulSet of one replica, `<name>-0`. Any other controller names its
+    /// pods with a generated part.
+    pub fn pod_name(&self) -> Option<&str> {
+        Some(self.head.get(4)).filter(|n| !n.is_empty())
     }
 }
 
@@ -115,8 +123,14 @@ pub fn workload_of(item: &Value) -> Option<Workload> {
         return None;
     }
     let text = |path: &str| fields::str_at(item, path).unwrap_or_default();
-    let head =
-        Packed::of([text("apiVersion"), text("kind"), text("metadata.name"), text("metadata.namespace")]);
+    let (kind, name) = (text("kind"), text("metadata.name"));
+    let replicas = item.pointer("/spec/replicas").map_or(Some(1), Value::as_u64);
+    let pod_name = match kind {
+        "Pod" => Cow::Borrowed(name),
+        "StatefulSet" if replicas == Some(1) && !name.is_empty() => Cow::Owned(format!("{name}-0")),
+        _ => Cow::Borrowed(""),
+    };
+    let head = Packed::of([text("apiVersion"), kind, name, text("metadata.namespace"), &pod_name]);
     Some(Workload { head, templates: templates.into_boxed_slice() })
 }
 

@@ -26,8 +26,9 @@
 //!
 //! A pod template stands for its pods. Namespaces are judged by the input's Namespace
 //! objects and the `kubernetes.io/metadata.name` label every namespace carries; a
-//! namespace the input does not hold answers "unknown" to any other label, and so does a
-//! pod to the labels controllers add ([`template::CONTROLLER_LABELS`]).
+//! namespace the input does not hold answers "unknown" to any other label. A pod carries the
+//! labels its controller adds, settled by its workload's kind ([`template::controller_sets`]):
+//! a hash or UID exists with a value only the cluster knows.
 //!
 //! Cost: pod templates are indexed by label, globally and per namespace, so an object
 //! looks only at the templates of its rarest label in the namespaces its selector can
@@ -42,7 +43,7 @@ pub mod template;
 use crate::config::SpireManager;
 use crate::reconcile::coverage::Seen;
 use crate::reconcile::coverage::selector::{Answer, Lookup, Selector};
-use crate::reconcile::coverage::workload::PodTemplate;
+use crate::reconcile::coverage::workload::{PodTemplate, Workload};
 pub use source::{Origin, Powers, RenderedOutput, Source};
 use std::collections::{BTreeMap, HashMap};
 use template::{Data, Evaluated};
@@ -214,14 +215,14 @@ struct Pod<'a> {
     ns: u32,
     labels: &'a PodTemplate,
     account: &'a str,
-    /// Whether a controller makes its pods (anything but a bare Pod), adding its labels.
-    controlled: bool,
+    /// Its workload, whose controller adds labels to its pods.
+    owner: template::Owner<'a>,
 }
 
 impl<'a> Pod<'a> {
     fn label(&self, key: &str) -> Lookup<'a> {
-        if self.controlled && template::controller_label(key) {
-            return Lookup::Unknown;
+        if let Some(set) = template::controller_sets(&self.owner, key) {
+            return set;
         }
         match self.labels.label(key) {
             Some(v) => Lookup::Value(v),
@@ -233,7 +234,13 @@ impl<'a> Pod<'a> {
     where
         'a: 'd,
     {
-        Data { trust_domain, namespace: self.namespace, labels, service_account: self.account }
+        Data {
+            trust_domain,
+            namespace: self.namespace,
+            labels,
+            service_account: self.account,
+            pod_name: self.owner.pod_name,
+        }
     }
 }
 
@@ -250,8 +257,12 @@ fn pod_at<'a>(seen: &'a Seen<'a>, item: usize, template: usize) -> Option<Pod<'a
         ns: 0,
         labels: t,
         account,
-        controlled: workload.kind() != "Pod",
+        owner: owner(workload),
     })
+}
+
+fn owner(workload: &Workload) -> template::Owner<'_> {
+    template::Owner { kind: workload.kind(), name: workload.name(), pod_name: workload.pod_name() }
 }
 
 /// The pod templates, indexed by label globally and per namespace.
@@ -299,7 +310,7 @@ impl<'a> Index<'a> {
                     ns,
                     labels: template,
                     account,
-                    controlled: workload.kind() != "Pod",
+                    owner: owner(workload),
                 });
             }
         }

@@ -188,7 +188,7 @@ impl Judged {
             Judged::PodLabel(k, v) => match (data.labels)(k) {
                 Lookup::Value(have) => yes(have == v),
                 Lookup::Absent => Answer::No,
-                Lookup::Unknown => Answer::Unknown,
+                Lookup::Unknown | Lookup::Present => Answer::Unknown,
             },
             Judged::Unknown => Answer::Unknown,
             Judged::Invalid(why) => return Err(why.clone()),

@@ -466,37 +466,56 @@ fn identical_entries_are_one_entry_and_one_svid() {
 }
 
 #[test]
-fn labels_controllers_add_are_unknown_never_absent() {
-    let items = [prefill("serving")];
-    let by_hash = foreign_with(1, "by-hash", HELM_DEFAULT, false, |s| {
-        s.pods = Selector::read(Some(
-            &json!({"matchExpressions": [{"key": "pod-template-hash", "operator": "Exists"}]}),
-        ))
-    });
-    let named = foreign(
-        2,
-        "named",
-        "spiffe://{{ .TrustDomain }}/{{ index .PodMeta.Labels \"statefulset.kubernetes.io/pod-name\" }}",
-        false,
-    );
-    let model = simulate(vec![by_hash, named], &seen(&items, &[]), &SpireManager::default(), Some(TD));
-    let held = &model.held[0];
-    let by_hash = held.entries.iter().find(|e| model.sources[e.source].name == "by-hash").unwrap();
-    assert_eq!((by_hash.selected, by_hash.unsure), (Answer::Unknown, Some(Unsure::PodLabels)));
-    let named = held.entries.iter().find(|e| model.sources[e.source].name == "named").unwrap();
-    assert!(!named.spiffe_id.is_known());
-    // A bare Pod has no controller: its labels are what it says.
+fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
+    use template::Owner;
+    let owner = |kind, pod_name| Owner { kind, name: "w", pod_name };
+    let cases: [(Owner, &str, Option<Lookup>); 16] = [
+        (owner("Deployment", None), "pod-template-hash", Some(Lookup::Present)),
+        (owner("Deployment", None), "job-name", None),
+        (owner("Deployment", None), "controller-revision-hash", None),
+        (owner("ReplicaSet", None), "pod-template-hash", Some(Lookup::Present)),
+        (owner("StatefulSet", Some("w-0")), "statefulset.kubernetes.io/pod-name", Some(Lookup::Value("w-0"))),
+        (owner("StatefulSet", Some("w-0")), "apps.kubernetes.io/pod-index", Some(Lookup::Value("0"))),
+        (owner("StatefulSet", None), "statefulset.kubernetes.io/pod-name", Some(Lookup::Present)),
+        (owner("StatefulSet", None), "controller-revision-hash", Some(Lookup::Present)),
+        (owner("StatefulSet", None), "pod-template-hash", None),
+        (owner("DaemonSet", None), "pod-template-generation", Some(Lookup::Present)),
+        (owner("Job", None), "batch.kubernetes.io/job-name", Some(Lookup::Value("w"))),
+        (owner("Job", None), "controller-uid", Some(Lookup::Present)),
+        (owner("Job", None), "batch.kubernetes.io/job-completion-index", Some(Lookup::Unknown)),
+        (owner("CronJob", None), "job-name", Some(Lookup::Present)),
+        (owner("Pod", Some("w")), "pod-template-hash", None),
+        (owner("LeaderWorkerSet", None), "leaderworkerset.sigs.k8s.io/worker-index", Some(Lookup::Unknown)),
+    ];
+    for (owner, key, expected) in cases {
+        assert_eq!(template::controller_sets(&owner, key), expected, "{} {key}", owner.kind);
+    }
+    // In the model: a Deployment's pods carry pod-template-hash, a bare Pod's do not, and a
+    // template that reads a StatefulSet's pod name of one replica knows it.
+    let by_hash = || {
+        foreign_with(1, "by-hash", HELM_DEFAULT, false, |s| {
+            s.pods = Selector::read(Some(
+                &json!({"matchExpressions": [{"key": "pod-template-hash", "operator": "Exists"}]}),
+            ))
+        })
+    };
+    let model =
+        simulate(vec![by_hash()], &seen(&[prefill("serving")], &[]), &SpireManager::default(), Some(TD));
+    assert_eq!((model.held[0].entries[0].selected, model.held[0].entries[0].unsure), (Answer::Yes, None));
     let mut pod = prefill("serving");
     pod["kind"] = json!("Pod");
     pod["spec"] = pod["spec"]["template"]["spec"].clone();
     pod["metadata"]["labels"] = json!({"app": "llama"});
-    let by_hash = foreign_with(1, "by-hash", HELM_DEFAULT, false, |s| {
-        s.pods = Selector::read(Some(
-            &json!({"matchExpressions": [{"key": "pod-template-hash", "operator": "Exists"}]}),
-        ))
-    });
-    let model = simulate(vec![by_hash], &seen(&[pod], &[]), &SpireManager::default(), Some(TD));
+    let model = simulate(vec![by_hash()], &seen(&[pod], &[]), &SpireManager::default(), Some(TD));
     assert!(model.held[0].entries.is_empty());
+    let mut set = prefill("serving");
+    set["kind"] = json!("StatefulSet");
+    let named = foreign(2, "named", "spiffe://{{ .TrustDomain }}/{{ .PodMeta.Name }}", false);
+    let model = simulate(vec![named.clone()], &seen(&[set.clone()], &[]), &SpireManager::default(), Some(TD));
+    assert_eq!(svids(&model, 0), ["spiffe://example.org/prefill-0"]);
+    set["spec"]["replicas"] = json!(3);
+    let model = simulate(vec![named], &seen(&[set], &[]), &SpireManager::default(), Some(TD));
+    assert!(!model.held[0].entries[0].spiffe_id.is_known(), "three pods, three names");
 }
 
 #[test]

@@ -133,13 +133,16 @@ pub fn resolve(chain: &[String], data: &Data<'_>) -> Resolved {
                 }
                 match (pod, name) {
                     (true, "Namespace") => return text_then(data.namespace, &chain[i + 1..]),
+                    (true, "Name") if data.pod_name.is_some() => {
+                        return text_then(data.pod_name.unwrap_or_default(), &chain[i + 1..]);
+                    }
                     (true, "Labels") => match fields.next() {
                         None => return Resolved::Labels,
                         Some((j, key)) => match (data.labels)(key) {
                             Lookup::Value(v) => return text_then(v, &chain[j + 1..]),
                             // A missing key prints `<no value>`, and so does any field of it.
                             Lookup::Absent => return Resolved::Text(NO_VALUE.to_string()),
-                            Lookup::Unknown => return Resolved::Unknown,
+                            Lookup::Unknown | Lookup::Present => return Resolved::Unknown,
                         },
                     },
                     _ => Type::Opaque,

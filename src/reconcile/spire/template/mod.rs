@@ -37,6 +37,8 @@ pub struct Data<'a> {
     /// The pods' labels: those of the template, and unknown for those controllers add.
     pub labels: &'a dyn Fn(&str) -> Lookup<'a>,
     pub service_account: &'a str,
+    /// The pods' name, when the input settles it ([`crate::reconcile::coverage::workload::Workload::pod_name`]).
+    pub pod_name: Option<&'a str>,
 }
 
 /// A template's text as far as it can be evaluated.
@@ -91,6 +93,48 @@ pub const CONTROLLER_LABELS: [&str; 10] = [
     "leaderworkerset.sigs.k8s.io/",
     "rollouts-pod-template-hash",
 ];
+
+/// A workload, as far as the labels its controller puts on its pods go.
+#[derive(Debug, Clone, Copy)]
+pub struct Owner<'a> {
+    pub kind: &'a str,
+    pub name: &'a str,
+    /// Its pods' name, when the input settles it.
+    pub pod_name: Option<&'a str>,
+}
+
+/// What the controller of `owner` puts in label `key` of the pods it makes, over whatever
+/// the pod template says; `None` when it leaves the key to the template. Each kind's own keys
+/// are known (pkg/controller of Kubernetes: `pod-template-hash` by the ReplicaSet,
+/// `controller-revision-hash` and the pod's name and index by the StatefulSet,
+/// `controller-revision-hash` and `pod-template-generation` by the DaemonSet, the Job's name
+/// and UID by the Job); a kind this function does not know may set any of
+/// [`CONTROLLER_LABELS`], so those are unknown for it.
+pub fn controller_sets<'a>(owner: &Owner<'a>, key: &str) -> Option<Lookup<'a>> {
+    const JOB_NAME: [&str; 2] = ["batch.kubernetes.io/job-name", "job-name"];
+    const JOB_UID: [&str; 2] = ["batch.kubernetes.io/controller-uid", "controller-uid"];
+    let set = match owner.kind {
+        "Pod" => return None,
+        "Deployment" | "ReplicaSet" => key == "pod-template-hash",
+        "DaemonSet" => matches!(key, "controller-revision-hash" | "pod-template-generation"),
+        "StatefulSet" => match key {
+            "statefulset.kubernetes.io/pod-name" => {
+                return Some(owner.pod_name.map_or(Lookup::Present, Lookup::Value));
+            }
+            "apps.kubernetes.io/pod-index" => {
+                return Some(if owner.pod_name.is_some() { Lookup::Value("0") } else { Lookup::Present });
+            }
+            _ => key == "controller-revision-hash",
+        },
+        "Job" if JOB_NAME.contains(&key) => return Some(Lookup::Value(owner.name)),
+        "Job" | "CronJob" if JOB_NAME.contains(&key) || JOB_UID.contains(&key) => true,
+        // An Indexed Job's completion index, and keys a later Kubernetes may add.
+        "Job" | "CronJob" if key.starts_with("batch.kubernetes.io/") => return Some(Lookup::Unknown),
+        "Job" | "CronJob" => false,
+        _ => return controller_label(key).then_some(Lookup::Unknown),
+    };
+    set.then_some(Lookup::Present)
+}
 
 /// Whether a controller puts label `key` on the pods it makes.
 pub fn controller_label(key: &str) -> bool {
@@ -220,7 +264,7 @@ fn value(pipeline: &Pipeline, data: &Data<'_>) -> Value {
                 match (data.labels)(key) {
                     Lookup::Value(v) => Value::Known(v.to_string()),
                     Lookup::Absent => Value::Known(String::new()),
-                    Lookup::Unknown => Value::Unknown,
+                    Lookup::Unknown | Lookup::Present => Value::Unknown,
                 }
             }
             _ => Value::Unknown,

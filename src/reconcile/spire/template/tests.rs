@@ -16,6 +16,7 @@ fn eval(template: &str) -> Result<Evaluated, String> {
         namespace: "serving",
         labels: &labels,
         service_account: "llama",
+        pod_name: None,
     };
     parse(template).and_then(|t| t.evaluate(&data))
 }
@@ -48,7 +49,13 @@ fn node_cluster_and_controller_data_stay_unknown_never_guessed() {
     assert!(!eval(r#"{{ index .PodMeta.Labels "pod-template-hash" }}"#).unwrap().is_known());
     assert!(!eval(r#"{{ .PodMeta.Name | printf "%s" }}"#).unwrap().is_known());
     assert!(!eval("{{ if .PodMeta.Labels.app }}a{{ else }}b{{ end }}").unwrap().is_known());
-    let no_td = Data { trust_domain: None, namespace: "serving", labels: &labels, service_account: "llama" };
+    let no_td = Data {
+        trust_domain: None,
+        namespace: "serving",
+        labels: &labels,
+        service_account: "llama",
+        pod_name: None,
+    };
     assert!(!parse("spiffe://{{ .TrustDomain }}/x").unwrap().evaluate(&no_td).unwrap().is_known());
 }
 
