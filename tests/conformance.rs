@@ -352,3 +352,15 @@ fn diff_fail_on_grant_stops_every_pull_request_that_grants() {
     );
     assert!(granting > 50, "only {granting} granting pull requests read");
 }
+
+#[test]
+fn diff_fail_on_grant_stops_every_pull_request_that_adds_or_widens_a_static_entry() {
+    let outcomes = hold_all("gate-static.jsonl.gz", check_gate);
+    let granting = outcomes.iter().filter(|o| o.0).count();
+    let stopped_quiet = outcomes.iter().filter(|o| !o.0 && o.1).count();
+    eprintln!(
+        "gate-static.jsonl.gz: {granting} pull requests grant, all stopped; of the {} that grant nothing, {stopped_quiet} stopped",
+        outcomes.len() - granting
+    );
+    assert!(granting > 30, "only {granting} granting pull requests read");
+}

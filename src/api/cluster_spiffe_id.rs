@@ -12,6 +12,9 @@ pub const GROUP: &str = "spire.spiffe.io";
 pub const VERSION: &str = "v1alpha1";
 pub const API_VERSION: &str = "spire.spiffe.io/v1alpha1";
 pub const KIND: &str = "ClusterSPIFFEID";
+/// The manager's other kinds, read as it reads them (docs/reference.md#what-spire-will-do).
+pub const STATIC_ENTRY_KIND: &str = "ClusterStaticEntry";
+pub const FEDERATED_TRUST_DOMAIN_KIND: &str = "ClusterFederatedTrustDomain";
 
 pub const LABEL_MANAGED_BY: &str = "kleym.sonda.red/managed-by";
 pub const MANAGED_BY: &str = "kleym";
@@ -140,6 +143,12 @@ pub fn render(input: RenderInput<'_>) -> ClusterSpiffeId {
 }
 
 /// Whether an item is a ClusterSPIFFEID (any version of the SPIRE group).
+/// Whether an item is of `kind` in the manager's group (any version).
+pub fn is_spire_kind(item: &Value, kind: &str) -> bool {
+    fields::str_at(item, "kind") == Some(kind)
+        && fields::str_at(item, "apiVersion").is_some_and(|v| v.split('/').next() == Some(GROUP))
+}
+
 pub fn is_cluster_spiffe_id(item: &Value) -> bool {
     fields::str_at(item, "kind") == Some(KIND)
         && fields::str_at(item, "apiVersion").is_some_and(|v| v.split('/').next() == Some(GROUP))

@@ -24,11 +24,12 @@ pub enum Kind {
     FallbackShadowed,
     EntriesWithoutIdentity,
     IgnoredBySpire,
+    IssuedOutsideBinding,
 }
 
 impl Kind {
     /// Every kind, in order.
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 12] = [
         Kind::StaleOutput,
         Kind::NotABinding,
         Kind::NoMatchingWorkload,
@@ -40,6 +41,7 @@ impl Kind {
         Kind::FallbackShadowed,
         Kind::EntriesWithoutIdentity,
         Kind::IgnoredBySpire,
+        Kind::IssuedOutsideBinding,
     ];
 
     /// What the finding is about, in one sentence (the rule's description in reports).
@@ -66,6 +68,9 @@ impl Kind {
             Kind::IgnoredBySpire => {
                 "SPIRE Controller Manager would ignore an output (class, ignored namespace)."
             }
+            Kind::IssuedOutsideBinding => {
+                "A ClusterStaticEntry issues a binding's SPIFFE ID, or one in its namespace's path."
+            }
         }
     }
 
@@ -82,6 +87,7 @@ impl Kind {
             Kind::FallbackShadowed => "FallbackShadowed",
             Kind::EntriesWithoutIdentity => "EntriesWithoutIdentity",
             Kind::IgnoredBySpire => "IgnoredBySpire",
+            Kind::IssuedOutsideBinding => "IssuedOutsideBinding",
         }
     }
 }

@@ -14,11 +14,14 @@ use std::borrow::Cow;
 
 /// Kinds the reconcile reads whole (service accounts for the names kustomize gave them and
 /// the ones declared, namespaces for their labels, KServe's LLMInferenceService because it
-/// creates its pool at run time). Any other item passes through untouched.
-pub const READ_WHOLE: [&str; 7] = [
+/// creates its pool at run time, SPIRE Controller Manager's kinds for what SPIRE will do).
+/// Any other item passes through untouched.
+pub const READ_WHOLE: [&str; 9] = [
     "InferenceIdentityBinding",
     "InferencePool",
     "ClusterSPIFFEID",
+    "ClusterStaticEntry",
+    "ClusterFederatedTrustDomain",
     "CustomResourceDefinition",
     "ServiceAccount",
     "Namespace",

@@ -94,7 +94,11 @@ fn message(list: &List) -> String {
         0 => String::new(),
         n => format!(" and {n} more item(s) the function reads"),
     };
-    let kinds: Vec<String> = input::READ_WHOLE.iter().map(|k| format!("{k}s")).collect();
+    let plural = |k: &str| match k.strip_suffix('y') {
+        Some(stem) => format!("{stem}ies"),
+        None => format!("{k}s"),
+    };
+    let kinds: Vec<String> = input::READ_WHOLE.iter().map(|k| plural(k)).collect();
     format!(
         "{} holds {what}{templates} as its own items[{}]{more}: the function reads {} and \
          objects with pod templates only as documents of their own, never inside a List, so it would \

@@ -198,6 +198,8 @@ pub enum MadeIf {
     PodLabels,
     /// A fallback object: unless an entry above, itself unsure, is made.
     NoEntryAbove,
+    /// A ClusterStaticEntry: if the pods run on the node its parentID names.
+    ParentNode,
 }
 
 impl From<Unsure> for MadeIf {
@@ -206,6 +208,7 @@ impl From<Unsure> for MadeIf {
             Unsure::NamespaceLabels => MadeIf::NamespaceLabels,
             Unsure::PodLabels => MadeIf::PodLabels,
             Unsure::FallbackSkipped => MadeIf::NoEntryAbove,
+            Unsure::ParentNode => MadeIf::ParentNode,
         }
     }
 }
@@ -216,6 +219,7 @@ impl From<MadeIf> for Unsure {
             MadeIf::NamespaceLabels => Unsure::NamespaceLabels,
             MadeIf::PodLabels => Unsure::PodLabels,
             MadeIf::NoEntryAbove => Unsure::FallbackSkipped,
+            MadeIf::ParentNode => Unsure::ParentNode,
         }
     }
 }

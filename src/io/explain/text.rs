@@ -1,7 +1,7 @@
 //! `explain -o text`: the report aligned for a terminal, long values wrapped, the findings
 //! under their names in the order of the findings table.
 
-use super::report::{MayHold, Report, WorkloadRef};
+use super::report::{MadeIf, MayHold, Report, WorkloadRef};
 use crate::io::wording;
 
 /// The report as text, aligned for a terminal.
@@ -155,8 +155,12 @@ pub(super) fn svid_words(id: &str, unknown: &[String]) -> String {
 
 /// An SVID the pods may hold, with its object and what it hangs on.
 fn may_hold_line(m: &MayHold) -> String {
-    let mut line =
-        format!("{} (ClusterSPIFFEID {}", svid_words(&m.spiffe_id, &m.unknown), m.cluster_spiffe_id);
+    let kind = if m.made_if == Some(MadeIf::ParentNode) {
+        crate::api::cluster_spiffe_id::STATIC_ENTRY_KIND
+    } else {
+        crate::api::cluster_spiffe_id::KIND
+    };
+    let mut line = format!("{} ({kind} {}", svid_words(&m.spiffe_id, &m.unknown), m.cluster_spiffe_id);
     if let Some(made_if) = m.made_if {
         line.push_str(", ");
         line.push_str(crate::reconcile::spire::findings::unsure_words(made_if.into()));

@@ -99,6 +99,24 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 federates_with: strings(value.pointer("/spec/federatesWith")),
                 admin: value.pointer("/spec/admin").and_then(Value::as_bool) == Some(true),
                 downstream: value.pointer("/spec/downstream").and_then(Value::as_bool) == Some(true),
+                static_parent: None,
+            }),
+            // A static entry is one entry, not one per pod: it reaches every pod on the node of
+            // its parent whose selectors hold (docs/reference.md#what-spire-will-do).
+            _ if csid::is_spire_kind(value, csid::STATIC_ENTRY_KIND) => seen.others.push(Other {
+                item: position,
+                name: name(),
+                fallback: false,
+                pods: Some(Selector::default()),
+                namespaces: Some(Selector::default()),
+                class_name: fields::str_at(value, "spec.className").unwrap_or_default().to_string(),
+                spiffe_id_template: fields::str_at(value, "spec.spiffeID").unwrap_or_default().to_string(),
+                selector_templates: strings(value.pointer("/spec/selectors")),
+                dns_name_templates: strings(value.pointer("/spec/dnsNames")),
+                federates_with: strings(value.pointer("/spec/federatesWith")),
+                admin: value.pointer("/spec/admin").and_then(Value::as_bool) == Some(true),
+                downstream: value.pointer("/spec/downstream").and_then(Value::as_bool) == Some(true),
+                static_parent: Some(fields::str_at(value, "spec.parentID").unwrap_or_default().to_string()),
             }),
             _ => {}
         }

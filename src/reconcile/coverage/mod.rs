@@ -98,6 +98,9 @@ pub struct Other {
     /// `spec.admin` and `spec.downstream`: powers its entries carry.
     pub admin: bool,
     pub downstream: bool,
+    /// For a ClusterStaticEntry (its SPIFFE ID, selectors and DNS names stand in the template
+    /// fields, as text): its `spec.parentID`.
+    pub static_parent: Option<String>,
 }
 
 /// What coverage reads beside the identities and pool uses.

@@ -56,6 +56,7 @@ pub fn findings(model: &Model, without: &Without, cx: &Context<'_>) -> Vec<Findi
     let mut out = Vec::new();
     class_findings(model, cx, &mut out);
     refused_findings(model, cx, &mut out);
+    issued_outside(model, cx, &mut out);
     for held in &model.held {
         shadowed(model, held, cx, &mut out);
         several(model, held, cx, &mut out);
@@ -101,14 +102,64 @@ fn refused_findings(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
             kind: Kind::IgnoredBySpire,
             level: Level::Warning,
             message: format!(
-                "ClusterSPIFFEID {}{}: SPIRE Controller Manager skips it whole, because {why}: no pod gets an entry \
+                "{} {}{}: SPIRE Controller Manager skips it whole, because {why}: no pod gets an entry \
                  from it, and the manager's admission webhook refuses to store it; fix the spec",
+                source.kind(),
                 source.name,
                 of_binding(source, cx)
             ),
             about: source_ref(source, cx),
             also: Vec::new(),
         });
+    }
+}
+
+/// `IssuedOutsideBinding`: a ClusterStaticEntry the manager reads that issues a binding's
+/// SPIFFE ID, or any ID under its namespace's `spiffe://<td>/ns/<namespace>/` path. It reaches
+/// every pod on its parent's node whose selectors hold, past the pool, variant and service
+/// account the binding checks.
+fn issued_outside(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
+    let bindings: Vec<(&Source, String, String)> = model
+        .sources
+        .iter()
+        .filter_map(|s| {
+            let Origin::Rendered { binding } = s.origin else { return None };
+            let namespace = (cx.binding_refs)(binding).namespace?;
+            let td = s.spiffe_id_template.strip_prefix("spiffe://")?.split('/').next()?;
+            Some((s, format!("spiffe://{td}/ns/{namespace}/"), namespace))
+        })
+        .collect();
+    for (s, source) in model.sources.iter().enumerate() {
+        let Some(parent) = &source.static_parent else { continue };
+        if model.ignored[s] || model.refused[s].is_some() {
+            continue;
+        }
+        let id = &source.spiffe_id_template;
+        for (binding, prefix, namespace) in &bindings {
+            let Origin::Rendered { binding: at } = binding.origin else { continue };
+            let owner = (cx.binding_refs)(at);
+            let whose = format!("binding {namespace}/{}", owner.name);
+            let how = if *id == binding.spiffe_id_template {
+                format!("issues the SPIFFE ID of {whose}")
+            } else if id.starts_with(prefix.as_str()) {
+                format!("issues {id}, in the path of namespace {namespace} of {whose}")
+            } else {
+                continue;
+            };
+            out.push(Finding {
+                kind: Kind::IssuedOutsideBinding,
+                level: Level::Warning,
+                message: format!(
+                    "ClusterStaticEntry {} {how}: SPIRE gives it to every pod on the node of {parent} whose \
+                     selectors ({}) hold, whatever its pool, variant or service account; remove the static entry, \
+                     or give it a SPIFFE ID outside the binding's namespace",
+                    source.name,
+                    source.selector_templates.join(", "),
+                ),
+                about: source_ref(source, cx),
+                also: vec![owner],
+            });
+        }
     }
 }
 
@@ -260,7 +311,9 @@ fn shadowed(model: &Model, held: &Held, cx: &Context<'_>, out: &mut Vec<Finding>
 /// `WorkloadMatchesSeveralIdentities`: pods a rendered object gives its SVID to that also
 /// get (or may get) another object's.
 fn several(model: &Model, held: &Held, cx: &Context<'_>, out: &mut Vec<Finding>) {
-    let giving: Vec<_> = held.entries.iter().collect();
+    // A static entry's SVID is said apart (`explain`'s may-hold list): no selector narrows it.
+    let giving: Vec<_> =
+        held.entries.iter().filter(|e| model.sources[e.source].static_parent.is_none()).collect();
     let Some(mine) = giving.iter().find(|e| {
         e.attests == Answer::Yes && matches!(model.sources[e.source].origin, Origin::Rendered { .. })
     }) else {
@@ -320,6 +373,7 @@ pub fn unsure_words(unsure: super::Unsure) -> &'static str {
         super::Unsure::FallbackSkipped => {
             "unless an entry above that hangs on what only the cluster knows is made"
         }
+        super::Unsure::ParentNode => "if they run on the node its parentID names, an agent or a node alias",
     }
 }
 
@@ -368,7 +422,7 @@ fn source_ref(source: &Source, cx: &Context<'_>) -> Ref {
         Origin::Input { item } => Ref {
             item,
             api_version: csid::API_VERSION.to_string(),
-            kind: csid::KIND.to_string(),
+            kind: source.kind().to_string(),
             namespace: None,
             name: source.name.clone(),
             path: None,

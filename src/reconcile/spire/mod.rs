@@ -60,6 +60,9 @@ pub enum Unsure {
     PodLabels,
     /// A fallback the manager skips if an entry above, itself unsure, is made.
     FallbackSkipped,
+    /// A ClusterStaticEntry's: it reaches the pods only on the node whose agent (or a node
+    /// alias of which) is its parent ID.
+    ParentNode,
 }
 
 /// One entry the manager makes for a pod template's pods that gives them an SVID, or may.
@@ -433,7 +436,9 @@ pub fn simulate(
             for &p in list {
                 let pod = &index.pods[p as usize];
                 let h = &mut held[p as usize];
-                if h.ignored_namespace {
+                // A static entry is not made per pod, so no namespace is ignored for it.
+                let is_static = source.static_parent.is_some();
+                if h.ignored_namespace && !is_static {
                     continue;
                 }
                 let labels = |key: &str| pod.label(key);
@@ -452,6 +457,7 @@ pub fn simulate(
                     continue;
                 }
                 let (mut selected, mut unsure) = match (by_pod, by_namespace) {
+                    _ if is_static => (Answer::Unknown, Some(Unsure::ParentNode)),
                     (Answer::Yes, Answer::Yes) => (Answer::Yes, None),
                     (_, Answer::Unknown) => (Answer::Unknown, Some(Unsure::NamespaceLabels)),
                     _ => (Answer::Unknown, Some(Unsure::PodLabels)),
@@ -480,7 +486,7 @@ pub fn simulate(
                         continue;
                     }
                 };
-                if !source.fallback {
+                if !source.fallback && !is_static {
                     let mark = &mut has_entry[p as usize];
                     if selected == Answer::Yes {
                         *mark = Answer::Yes;

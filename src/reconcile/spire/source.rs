@@ -34,6 +34,20 @@ pub struct Source {
     /// `spec.admin`, `spec.downstream`: what its entries may do beyond holding the SVID.
     pub admin: bool,
     pub downstream: bool,
+    /// For a ClusterStaticEntry: its parent ID. Its SPIFFE ID, selectors and DNS names are
+    /// text, held in the template fields (text without actions is a constant template).
+    pub static_parent: Option<String>,
+}
+
+impl Source {
+    /// The kind of the object: `ClusterSPIFFEID` or `ClusterStaticEntry`.
+    pub fn kind(&self) -> &'static str {
+        if self.static_parent.is_some() {
+            crate::api::cluster_spiffe_id::STATIC_ENTRY_KIND
+        } else {
+            crate::api::cluster_spiffe_id::KIND
+        }
+    }
 }
 
 /// What an entry lets the pods that hold its SVID do beyond holding it (entries.go:72-131
@@ -106,10 +120,11 @@ impl Source {
             federates_with: Vec::new(),
             admin: false,
             downstream: false,
+            static_parent: None,
         }
     }
 
-    /// A ClusterSPIFFEID the input keeps.
+    /// A ClusterSPIFFEID or ClusterStaticEntry the input keeps.
     pub fn of_input(other: &Other) -> Source {
         Source {
             name: other.name.clone(),
@@ -124,6 +139,7 @@ impl Source {
             federates_with: other.federates_with.clone(),
             admin: other.admin,
             downstream: other.downstream,
+            static_parent: other.static_parent.clone(),
         }
     }
 }
@@ -156,6 +172,7 @@ pub struct Prepared {
 enum Judged {
     Namespace(String),
     ServiceAccount(String),
+    PodName(String),
     PodLabel(String, String),
     Unknown,
     Invalid(String),
@@ -170,6 +187,7 @@ impl Judged {
         match (kind, value.split_once(':')) {
             ("k8s", Some(("ns", ns))) => Judged::Namespace(ns.to_string()),
             ("k8s", Some(("sa", sa))) => Judged::ServiceAccount(sa.to_string()),
+            ("k8s", Some(("pod-name", pod))) => Judged::PodName(pod.to_string()),
             ("k8s", Some(("pod-label", label))) => match label.split_once(':') {
                 Some((k, v)) => Judged::PodLabel(k.to_string(), v.to_string()),
                 // `k8s:pod-label:key` without a value holds for no pod.
@@ -184,6 +202,7 @@ impl Judged {
         Ok(match self {
             Judged::Namespace(ns) => yes(ns == data.namespace),
             Judged::ServiceAccount(sa) => yes(sa == data.service_account),
+            Judged::PodName(pod) => data.pod_name.map_or(Answer::Unknown, |have| yes(have == pod)),
             Judged::PodLabel(k, _) if k.is_empty() => Answer::No,
             Judged::PodLabel(k, v) => match (data.labels)(k) {
                 Lookup::Value(have) => yes(have == v),
@@ -213,7 +232,19 @@ impl Prepared {
     /// The spec of `source` as `ParseClusterSPIFFEIDSpec` reads it, in its order; `Err` says
     /// why the manager (and its admission webhook) refuses the object.
     pub fn of(source: &Source, trust_domain: Option<&str>) -> Result<Prepared, String> {
-        if source.spiffe_id_template.is_empty() {
+        if let Some(parent) = &source.static_parent {
+            // ParseClusterStaticEntrySpec (api/v1alpha1/clusterstaticentry_webhook.go): the
+            // IDs must parse; its spiffeID and selectors are no templates.
+            spiffe::SpiffeId::new(parent)
+                .map_err(|e| format!("its parentID {parent:?} is not a SPIFFE ID: {e}"))?;
+            check_id(&Evaluated::known(source.spiffe_id_template.clone()), trust_domain)
+                .map_err(|e| e.replacen("its SPIFFE ID", "its spiffeID", 1))?;
+            for s in &source.selector_templates {
+                if s.contains("{{") || matches!(Judged::of(s), Judged::Invalid(_)) {
+                    return Err(format!("its selector {s:?} is not type:value"));
+                }
+            }
+        } else if source.spiffe_id_template.is_empty() {
             return Err("its spiffeIDTemplate is empty".into());
         }
         let id = template::parse(&source.spiffe_id_template).map_err(|e| {

@@ -73,6 +73,7 @@ fn foreign(item: usize, name: &str, template: &str, fallback: bool) -> Source {
         federates_with: Vec::new(),
         admin: false,
         downstream: false,
+        static_parent: None,
     }
 }
 
@@ -636,4 +637,48 @@ fn an_entry_carries_its_objects_powers_with_dns_names_rendered_for_the_pods() {
     let plain = foreign(1, "plain", HELM_DEFAULT, false);
     let model = simulate(vec![plain], &seen(&items, &[]), &SpireManager::default(), Some(TD));
     assert!(model.held[0].entries[0].powers.is_empty());
+}
+
+fn static_entry(item: usize, name: &str, id: &str, selectors: &[&str]) -> Source {
+    let mut source = foreign(item, name, id, false);
+    source.selector_templates = selectors.iter().map(|s| s.to_string()).collect();
+    source.static_parent = Some("spiffe://example.org/spire/agent/k8s_psat/c/node-uid-1".into());
+    source
+}
+
+#[test]
+fn a_static_entry_may_reach_every_pod_its_selectors_hold_for_in_any_namespace() {
+    // The manager makes one entry for a ClusterStaticEntry, with no pod-uid selector: which
+    // pods get it depends on the node they run on, which only the cluster settles.
+    let items = [prefill("serving"), prefill("kube-system"), prefill("batch")];
+    let entry =
+        static_entry(9, "backdoor", "spiffe://example.org/backdoor", &["k8s:sa:llama", "k8s:ns:serving"]);
+    let fallback = foreign(8, "default-fallback", HELM_DEFAULT, true);
+    let manager = SpireManager { ignore_namespaces: patterns(&["^kube-system$"]), ..SpireManager::default() };
+    let mut items = items.to_vec();
+    items[1] = deployment("serving", "in-ignored", json!({"app": "x"}), "llama");
+    items[1]["metadata"]["namespace"] = json!("kube-system");
+    let model = simulate(vec![entry, fallback], &seen(&items, &[]), &manager, Some(TD));
+    let serving = &model.held[0];
+    let backdoor: Vec<_> =
+        serving.entries.iter().filter(|e| model.sources[e.source].name == "backdoor").collect();
+    assert_eq!(backdoor.len(), 1);
+    assert_eq!((backdoor[0].selected, backdoor[0].unsure), (Answer::Unknown, Some(Unsure::ParentNode)));
+    assert_eq!(svids(&model, 0), ["spiffe://example.org/ns/serving/sa/llama"], "the fallback still applies");
+    // kube-system is ignored for ClusterSPIFFEIDs, not for the static entry; its k8s:ns does not hold there.
+    assert!(model.held[1].entries.iter().all(|e| model.sources[e.source].name != "backdoor"));
+    assert!(
+        model.held[2].entries.iter().all(|e| model.sources[e.source].name != "backdoor"),
+        "batch: k8s:ns fails"
+    );
+    let anywhere = static_entry(9, "anywhere", "spiffe://example.org/any", &["k8s:sa:llama"]);
+    let model = simulate(vec![anywhere], &seen(&items, &[]), &manager, Some(TD));
+    assert_eq!(model.held[1].entries.len(), 1, "ignoreNamespaces does not apply to a static entry");
+    // Refused whole: a selector that is not type:value, an ID of another trust domain.
+    for (id, selector) in [("spiffe://example.org/x", "k8s"), ("spiffe://other.org/x", "k8s:sa:llama")] {
+        let broken = static_entry(9, "broken", id, &[selector]);
+        let model = simulate(vec![broken], &seen(&items, &[]), &manager, Some(TD));
+        assert!(model.refused[0].is_some(), "{id} {selector}");
+        assert!(model.held.iter().all(|h| h.entries.is_empty() && h.failed.is_empty()));
+    }
 }
