@@ -19,7 +19,9 @@ pub const DIFFERS: i32 = 2;
 /// The exit status of a diff under `--fail-on`. Findings alone never make it differ.
 pub(super) fn exit_code(diff: &Diff, fail_on: FailOn) -> i32 {
     let differs = match fail_on {
-        FailOn::Change => !diff.identities.is_empty() || !diff.workloads.is_empty(),
+        FailOn::Change => {
+            !diff.identities.is_empty() || !diff.workloads.is_empty() || !diff.spire_objects.is_empty()
+        }
         FailOn::Grant => diff.grants(),
     };
     if differs { DIFFERS } else { 0 }

@@ -62,6 +62,15 @@ pub(super) fn markdown(diff: &Diff, limit: usize) -> String {
         );
         rows.push(Row { section: 0, rank: u8::from(!c.grants()), text });
     }
+    for c in &diff.spire_objects {
+        let text = format!(
+            "| {} | {} | {} |\n",
+            c.change,
+            code(&format!("{} {}", c.kind, c.name)),
+            md(&c.grants.join("; "))
+        );
+        rows.push(Row { section: 1, rank: u8::from(!c.grants()), text });
+    }
     for w in &diff.workloads {
         // An ID that may be gained or lost stands in the same column, marked "may".
         let ids = |sure: &[String], may: &[String], powers: &[super::workloads::PowerGain]| {
@@ -78,14 +87,15 @@ pub(super) fn markdown(diff: &Diff, limit: usize) -> String {
             ids(&w.gains, &w.may_gain, &w.gains_powers),
             ids(&w.loses, &w.may_lose, &[])
         );
-        rows.push(Row { section: 1, rank: u8::from(!w.grants()), text });
+        rows.push(Row { section: 2, rank: u8::from(!w.grants()), text });
     }
     for f in &diff.findings.new {
         let text = format!("- **{}** {}: {}\n", severity(f), md(&f.reason), md(&f.message));
-        rows.push(Row { section: 2, rank: 2, text });
+        rows.push(Row { section: 3, rank: 2, text });
     }
-    const HEADS: [&str; 3] = [
+    const HEADS: [&str; 4] = [
         "\n| change | binding | identity |\n| --- | --- | --- |\n",
+        "\n| change | SPIRE object | grants |\n| --- | --- | --- |\n",
         "\n| workload | gains | loses |\n| --- | --- | --- |\n",
         "\nNew findings:\n\n",
     ];
@@ -104,7 +114,7 @@ pub(super) fn markdown(diff: &Diff, limit: usize) -> String {
             kept[i] = true;
         }
     }
-    let mut left = [0; 3];
+    let mut left = [0; 4];
     for (section, head) in HEADS.iter().enumerate() {
         let mut wrote = false;
         for (row, _) in rows.iter().zip(&kept).filter(|(r, k)| r.section == section && **k) {
@@ -119,6 +129,7 @@ pub(super) fn markdown(diff: &Diff, limit: usize) -> String {
     if left.iter().any(|&n| n > 0) {
         let parts: Vec<String> = [
             ("identity change", "identity changes"),
+            ("SPIRE object", "SPIRE objects"),
             ("workload", "workloads"),
             ("new finding", "new findings"),
         ]

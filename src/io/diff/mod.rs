@@ -13,6 +13,7 @@ mod identities;
 mod json;
 mod markdown;
 mod side;
+mod spire_objects;
 #[cfg(test)]
 mod testing;
 mod text;
@@ -23,6 +24,7 @@ pub use fail_on::{DIFFERS, FailOn};
 pub use findings::FindingChanges;
 pub use identities::{Identity, IdentityChange};
 pub use markdown::MARKDOWN_LIMIT;
+pub use spire_objects::SpireObjectChange;
 pub use workloads::WorkloadChange;
 
 use super::explain::{self, Report};
@@ -47,6 +49,9 @@ pub enum Output {
 #[derive(Serialize, Debug, Default)]
 pub struct Diff {
     pub identities: Vec<IdentityChange>,
+    /// SPIRE Controller Manager's other objects: static entries, federated trust domains.
+    #[serde(rename = "spireObjects")]
+    pub spire_objects: Vec<SpireObjectChange>,
     pub workloads: Vec<WorkloadChange>,
     pub findings: FindingChanges,
 }
@@ -61,8 +66,9 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
     };
     if after.without_may_hold {
         return error_output(&format!(
-            "{}: a saved explain report without workloads[].mayHold or workloads[].powers, so it \
-             cannot say which SVIDs HEAD's pods may hold and what they may do: save it again with `explain -o json` of this version, or give HEAD \
+            "{}: a saved explain report without workloads[].mayHold, workloads[].powers, \
+             staticEntries or federatedTrustDomains, so it cannot say which SVIDs HEAD's pods may \
+             hold and what they may do: save it again with `explain -o json` of this version, or give HEAD \
              as files, a folder or `-`",
             super::files::quote(head)
         ));
@@ -95,16 +101,19 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
 fn compare(before: &Report, after: &Report) -> Diff {
     Diff {
         identities: identities::compare(before, after),
+        spire_objects: spire_objects::compare(before, after),
         workloads: workloads::compare(before, after),
         findings: findings::compare(before, after),
     }
 }
 
 impl Diff {
-    /// Whether the change grants: a workload gains an SVID or may gain one, or an identity
-    /// is added or widened.
+    /// Whether the change grants: a workload gains an SVID or may gain one, or power over
+    /// one; an identity is added or widened; a static entry or federation is added or grants
+    /// more.
     pub fn grants(&self) -> bool {
         self.workloads.iter().any(WorkloadChange::grants)
             || self.identities.iter().any(IdentityChange::grants)
+            || self.spire_objects.iter().any(SpireObjectChange::grants)
     }
 }

@@ -18,6 +18,15 @@ pub(super) fn text(diff: &Diff) -> String {
             ));
         }
     }
+    if !diff.spire_objects.is_empty() {
+        out.push_str("\nSPIRE objects\n");
+        for c in &diff.spire_objects {
+            out.push_str(&format!("  {:<8} {} {}\n", c.change, c.kind, c.name));
+            for grant in &c.grants {
+                out.push_str(&format!("    grants  {grant}\n"));
+            }
+        }
+    }
     if !diff.workloads.is_empty() {
         out.push_str("\nWorkloads\n");
         for w in &diff.workloads {

@@ -111,6 +111,12 @@ pub(super) fn summary(diff: &Diff) -> String {
             parts.push(format!("{} {change}", count(n, "identity", "identities")));
         }
     }
+    for change in ["added", "removed", "changed"] {
+        let n = diff.spire_objects.iter().filter(|c| c.change == change).count();
+        if n > 0 {
+            parts.push(format!("{} {change}", count(n, "SPIRE object", "SPIRE objects")));
+        }
+    }
     let gains = diff.workloads.iter().filter(|w| !w.gains.is_empty()).count();
     let loses = diff.workloads.iter().filter(|w| !w.loses.is_empty()).count();
     if gains > 0 {

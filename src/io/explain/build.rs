@@ -3,8 +3,8 @@
 //! (reconcile::spire); the findings; and the reach `diff` compares.
 
 use super::report::{
-    At, BindingReport, FindingReport, HeldReport, HeldText, LabelSelector, MadeIf, MayHold, NotMade, Power,
-    Reach, Removed, Report, UnknownSvid, WorkloadRef,
+    At, BindingReport, FederationReport, FindingReport, HeldReport, HeldText, LabelSelector, MadeIf, MayHold,
+    NotMade, Power, Reach, Removed, Report, StaticEntryReport, UnknownSvid, WorkloadRef,
 };
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
@@ -121,7 +121,38 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
         })
         .collect();
     let reach = reach(&workloads);
-    Report { config: None, reach, bindings, workloads, findings }
+    let mut static_entries: Vec<StaticEntryReport> = model
+        .sources
+        .iter()
+        .enumerate()
+        .filter_map(|(s, source)| {
+            Some(StaticEntryReport {
+                name: source.name.clone(),
+                read: !model.ignored[s] && model.refused[s].is_none(),
+                spiffe_id: source.spiffe_id_template.clone(),
+                parent_id: source.static_parent.clone()?,
+                selectors: source.selector_templates.clone(),
+                admin: source.admin,
+                downstream: source.downstream,
+                federates_with: source.federates_with.clone(),
+                dns_names: source.dns_name_templates.clone(),
+            })
+        })
+        .collect();
+    static_entries.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut federated_trust_domains: Vec<FederationReport> = model
+        .federations
+        .iter()
+        .map(|(f, read)| FederationReport {
+            name: f.name.clone(),
+            read: *read,
+            trust_domain: f.trust_domain.clone(),
+            bundle_endpoint_url: f.bundle_endpoint_url.clone(),
+            bundle_endpoint_profile: f.bundle_endpoint_profile.clone(),
+        })
+        .collect();
+    federated_trust_domains.sort_by(|a, b| a.name.cmp(&b.name));
+    Report { config: None, reach, bindings, workloads, findings, static_entries, federated_trust_domains }
 }
 
 /// Per SPIFFE ID of `entries` whose entries carry a power, those powers, sorted by ID.

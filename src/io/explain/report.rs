@@ -26,6 +26,45 @@ pub struct Report {
     /// Every pod template of the input that gets a SPIFFE ID, with the IDs it gets: what
     /// `diff` compares, from a saved report too.
     pub reach: Vec<Reach>,
+    /// The ClusterStaticEntries of the input, by name. Missing in a report saved before it
+    /// was written, and then read as none (`diff` refuses such a report as HEAD).
+    #[serde(default, rename = "staticEntries")]
+    pub static_entries: Vec<StaticEntryReport>,
+    /// The ClusterFederatedTrustDomains of the input, by name; missing as `staticEntries`.
+    #[serde(default, rename = "federatedTrustDomains")]
+    pub federated_trust_domains: Vec<FederationReport>,
+}
+
+/// A ClusterStaticEntry: one entry SPIRE Controller Manager makes as written.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StaticEntryReport {
+    pub name: String,
+    /// Whether the configured manager reads it (class rules) and can parse it.
+    pub read: bool,
+    #[serde(rename = "spiffeID")]
+    pub spiffe_id: String,
+    #[serde(rename = "parentID")]
+    pub parent_id: String,
+    pub selectors: Vec<String>,
+    pub admin: bool,
+    pub downstream: bool,
+    pub federates_with: Vec<String>,
+    pub dns_names: Vec<String>,
+}
+
+/// A ClusterFederatedTrustDomain: a foreign bundle SPIRE fetches and hands to workloads.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FederationReport {
+    pub name: String,
+    /// Whether the configured manager reads it (class rules) and can parse it.
+    pub read: bool,
+    pub trust_domain: String,
+    #[serde(rename = "bundleEndpointURL")]
+    pub bundle_endpoint_url: String,
+    /// `https_web`, or `https_spiffe <endpointSPIFFEID>`.
+    pub bundle_endpoint_profile: String,
 }
 
 /// Where an item starts: its file (`None` for standard input), its name's bytes as they

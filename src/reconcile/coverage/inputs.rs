@@ -3,7 +3,7 @@
 //! workloads, declared service accounts, namespaces and other ClusterSPIFFEIDs.
 
 use super::selector::Selector;
-use super::{Identity, Other, PoolUse, Seen};
+use super::{Federation, Identity, Other, PoolUse, Seen};
 use crate::api::binding::BindingInput;
 use crate::api::cluster_spiffe_id as csid;
 use crate::api::labels::Labels;
@@ -118,6 +118,24 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 downstream: value.pointer("/spec/downstream").and_then(Value::as_bool) == Some(true),
                 static_parent: Some(fields::str_at(value, "spec.parentID").unwrap_or_default().to_string()),
             }),
+            _ if csid::is_spire_kind(value, csid::FEDERATED_TRUST_DOMAIN_KIND) => {
+                let text = |path: &str| fields::str_at(value, path).unwrap_or_default().to_string();
+                let profile = match (
+                    text("spec.bundleEndpointProfile.type"),
+                    text("spec.bundleEndpointProfile.endpointSPIFFEID"),
+                ) {
+                    (kind, id) if id.is_empty() => kind,
+                    (kind, id) => format!("{kind} {id}"),
+                };
+                seen.federations.push(Federation {
+                    item: position,
+                    name: name(),
+                    class_name: text("spec.className"),
+                    trust_domain: text("spec.trustDomain"),
+                    bundle_endpoint_url: text("spec.bundleEndpointURL"),
+                    bundle_endpoint_profile: profile,
+                });
+            }
             _ => {}
         }
     }

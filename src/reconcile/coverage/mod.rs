@@ -103,6 +103,19 @@ pub struct Other {
     pub static_parent: Option<String>,
 }
 
+/// A ClusterFederatedTrustDomain of the input: SPIRE fetches the bundle of another trust
+/// domain from its endpoint and hands it to workloads, which then trust its identities.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Federation {
+    pub item: usize,
+    pub name: String,
+    pub class_name: String,
+    pub trust_domain: String,
+    pub bundle_endpoint_url: String,
+    /// `https_web`, or `https_spiffe <endpointSPIFFEID>`.
+    pub bundle_endpoint_profile: String,
+}
+
 /// What coverage reads beside the identities and pool uses.
 #[derive(Default)]
 pub struct Seen<'a> {
@@ -113,6 +126,7 @@ pub struct Seen<'a> {
     /// Namespace objects: name to labels.
     pub namespaces: HashMap<String, BTreeMap<String, String>>,
     pub others: Vec<Other>,
+    pub federations: Vec<Federation>,
     /// By (item position, template index): the service account a template's pods run as
     /// once kustomize has fixed name references, where that differs from what it says now.
     pub accounts: HashMap<(usize, usize), String>,

@@ -41,9 +41,9 @@ pub mod source;
 pub mod template;
 
 use crate::config::SpireManager;
-use crate::reconcile::coverage::Seen;
 use crate::reconcile::coverage::selector::{Answer, Lookup, Selector};
 use crate::reconcile::coverage::workload::{PodTemplate, Workload};
+use crate::reconcile::coverage::{Federation, Seen};
 pub use source::{Origin, Powers, RenderedOutput, Source};
 use std::collections::{BTreeMap, HashMap};
 use template::{Data, Evaluated};
@@ -151,6 +151,9 @@ pub struct Model {
     pub refused: Vec<Option<String>>,
     /// Every pod template of the input with a namespace, in input order.
     pub held: Vec<Held>,
+    /// The ClusterFederatedTrustDomains of the input, each with whether the manager reads it
+    /// (class rules, and a spec it parses): SPIRE then hands workloads that domain's bundle.
+    pub federations: Vec<(Federation, bool)>,
     /// The manager's settings the model ran with.
     pub manager: SpireManager,
     trust_domain: Option<String>,
@@ -526,15 +529,36 @@ pub fn simulate(
             Origin::Input { .. } => None,
         })
         .collect();
+    let federations = seen
+        .federations
+        .iter()
+        .map(|f| (f.clone(), reads(manager, &f.class_name) && federation_parses(f)))
+        .collect();
     Model {
         sources,
         ignored,
         refused,
         held,
+        federations,
         manager: manager.clone(),
         trust_domain: trust_domain.map(str::to_string),
         rendered,
     }
+}
+
+/// Whether the manager can parse a ClusterFederatedTrustDomain's spec
+/// (`ParseClusterFederatedTrustDomainSpec`, api/v1alpha1/clusterfederatedtrustdomain_webhook.go):
+/// a trust domain, an https endpoint, and a known profile (`https_spiffe` with the endpoint's
+/// SPIFFE ID).
+fn federation_parses(f: &Federation) -> bool {
+    let profile = match f.bundle_endpoint_profile.split_once(' ') {
+        Some(("https_spiffe", id)) => spiffe::SpiffeId::new(id).is_ok(),
+        None => f.bundle_endpoint_profile == "https_web",
+        _ => false,
+    };
+    spiffe::TrustDomain::new(&f.trust_domain).is_ok()
+        && f.bundle_endpoint_url.starts_with("https://")
+        && profile
 }
 
 /// Adds an entry to a pod template's, or folds it into an equal one made for sure: the

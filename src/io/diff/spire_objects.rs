@@ -1,0 +1,204 @@
+//! SPIRE Controller Manager's other objects compared by name: a `ClusterStaticEntry` or
+//! `ClusterFederatedTrustDomain` added, removed or changed (the report's `staticEntries` and
+//! `federatedTrustDomains`). Each reaches past the pod templates of the input (a static entry
+//! every pod on its parent's node whose selectors hold, a federation every workload that
+//! gets its bundle), so what grants is judged on the object itself.
+
+use crate::api::cluster_spiffe_id::{FEDERATED_TRUST_DOMAIN_KIND, STATIC_ENTRY_KIND};
+use crate::io::explain::Report;
+use crate::io::explain::report::{FederationReport, StaticEntryReport};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// One object that differs, with what of the change grants.
+#[derive(Serialize, Debug, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct SpireObjectChange {
+    pub kind: &'static str,
+    pub name: String,
+    /// `added`, `removed` or `changed`; an object the manager does not read counts as absent.
+    pub change: &'static str,
+    /// What the change gives that was not there: empty when it only takes away.
+    pub grants: Vec<String>,
+}
+
+impl SpireObjectChange {
+    pub(super) fn grants(&self) -> bool {
+        !self.grants.is_empty()
+    }
+}
+
+/// The objects that differ from `before` to `after`, static entries first, each by name.
+pub(super) fn compare(before: &Report, after: &Report) -> Vec<SpireObjectChange> {
+    let mut out = by_name(&before.static_entries, &after.static_entries, |e| &e.name, |e| e.read)
+        .map(|(name, b, a)| change(STATIC_ENTRY_KIND, name, b, a, static_grants))
+        .collect::<Vec<_>>();
+    out.extend(
+        by_name(&before.federated_trust_domains, &after.federated_trust_domains, |f| &f.name, |f| f.read)
+            .map(|(name, b, a)| change(FEDERATED_TRUST_DOMAIN_KIND, name, b, a, federation_grants)),
+    );
+    out.into_iter().flatten().collect()
+}
+
+/// Per name on either side, the object the manager reads there, if any.
+fn by_name<'r, T>(
+    before: &'r [T],
+    after: &'r [T],
+    name: impl Fn(&T) -> &String,
+    read: impl Fn(&T) -> bool,
+) -> impl Iterator<Item = (String, Option<&'r T>, Option<&'r T>)> {
+    let side = |list: &'r [T]| -> BTreeMap<String, &'r T> {
+        list.iter().filter(|t| read(t)).map(|t| (name(t).clone(), t)).collect()
+    };
+    let (b, a) = (side(before), side(after));
+    let names: BTreeSet<String> = b.keys().chain(a.keys()).cloned().collect();
+    names.into_iter().map(move |n| {
+        let (was, is) = (b.get(&n).copied(), a.get(&n).copied());
+        (n, was, is)
+    })
+}
+
+fn change<T: PartialEq>(
+    kind: &'static str,
+    name: String,
+    before: Option<&T>,
+    after: Option<&T>,
+    grants: fn(Option<&T>, &T) -> Vec<String>,
+) -> Option<SpireObjectChange> {
+    let (change, grants) = match (before, after) {
+        (None, Some(a)) => ("added", grants(None, a)),
+        (Some(_), None) => ("removed", Vec::new()),
+        (Some(b), Some(a)) if b != a => ("changed", grants(Some(b), a)),
+        _ => return None,
+    };
+    Some(SpireObjectChange { kind, name, change, grants })
+}
+
+/// What a static entry gives that `before` did not: its SPIFFE ID to the pods its parent and
+/// selectors reach, more pods (another parent, a selector dropped), more power.
+fn static_grants(before: Option<&StaticEntryReport>, after: &StaticEntryReport) -> Vec<String> {
+    let mut grants = Vec::new();
+    match before {
+        None => grants.push(format!(
+            "issues {} to pods on the node of {} with {}",
+            after.spiffe_id,
+            after.parent_id,
+            if after.selectors.is_empty() { "any selectors".to_string() } else { after.selectors.join(", ") }
+        )),
+        Some(b) => {
+            if b.spiffe_id != after.spiffe_id {
+                grants.push(format!("issues {} instead of {}", after.spiffe_id, b.spiffe_id));
+            }
+            if b.parent_id != after.parent_id {
+                grants.push(format!("parentID {}", after.parent_id));
+            }
+            for s in b.selectors.iter().filter(|s| !after.selectors.contains(s)) {
+                grants.push(format!("drops selector {s}"));
+            }
+        }
+    }
+    let had = |f: fn(&StaticEntryReport) -> bool| before.is_some_and(f);
+    if after.admin && !had(|b| b.admin) {
+        grants.push("admin".to_string());
+    }
+    if after.downstream && !had(|b| b.downstream) {
+        grants.push("downstream".to_string());
+    }
+    for td in after.federates_with.iter().filter(|t| !before.is_some_and(|b| b.federates_with.contains(t))) {
+        grants.push(format!("federatesWith {td}"));
+    }
+    for name in after.dns_names.iter().filter(|n| !before.is_some_and(|b| b.dns_names.contains(n))) {
+        grants.push(format!("dnsName {name}"));
+    }
+    grants
+}
+
+/// What a federation gives that `before` did not: any bundle it fetches is trusted anew.
+fn federation_grants(before: Option<&FederationReport>, after: &FederationReport) -> Vec<String> {
+    let trusts = || {
+        format!(
+            "trusts {} from {} ({})",
+            after.trust_domain, after.bundle_endpoint_url, after.bundle_endpoint_profile
+        )
+    };
+    match before {
+        None => vec![trusts()],
+        Some(b) if b != after => vec![trusts()],
+        Some(_) => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry() -> StaticEntryReport {
+        StaticEntryReport {
+            name: "e".into(),
+            read: true,
+            spiffe_id: "spiffe://x/a".into(),
+            parent_id: "spiffe://x/agent".into(),
+            selectors: vec!["k8s:ns:a".into(), "k8s:sa:b".into()],
+            admin: false,
+            downstream: false,
+            federates_with: Vec::new(),
+            dns_names: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_static_entry_grants_when_added_widened_or_given_power_and_not_when_narrowed() {
+        let base = entry();
+        assert_eq!(static_grants(None, &base).len(), 1, "added");
+        let cases: [(fn(&mut StaticEntryReport), &str); 7] = [
+            (|e| e.spiffe_id = "spiffe://x/b".into(), "issues spiffe://x/b instead of spiffe://x/a"),
+            (|e| e.parent_id = "spiffe://x/other".into(), "parentID spiffe://x/other"),
+            (|e| e.selectors.truncate(1), "drops selector k8s:sa:b"),
+            (|e| e.admin = true, "admin"),
+            (|e| e.downstream = true, "downstream"),
+            (|e| e.federates_with = vec!["p.org".into()], "federatesWith p.org"),
+            (|e| e.dns_names = vec!["a.x".into()], "dnsName a.x"),
+        ];
+        for (edit, word) in cases {
+            let mut head = entry();
+            edit(&mut head);
+            assert_eq!(static_grants(Some(&base), &head), [word]);
+            assert!(
+                static_grants(Some(&head), &base)
+                    .iter()
+                    .all(|g| g.starts_with("issues") || g.starts_with("parentID")),
+                "{word} undone"
+            );
+        }
+        let mut narrowed = entry();
+        narrowed.selectors.push("k8s:pod-label:app:x".into());
+        assert!(static_grants(Some(&base), &narrowed).is_empty(), "a selector added narrows");
+    }
+
+    #[test]
+    fn a_federation_grants_when_added_or_pointed_elsewhere_and_a_class_that_is_not_read_is_none() {
+        let f = |url: &str, read: bool| FederationReport {
+            name: "p".into(),
+            read,
+            trust_domain: "p.org".into(),
+            bundle_endpoint_url: url.into(),
+            bundle_endpoint_profile: "https_web".into(),
+        };
+        let report = |list: Vec<FederationReport>| Report {
+            config: None,
+            bindings: Vec::new(),
+            workloads: Vec::new(),
+            findings: Vec::new(),
+            reach: Vec::new(),
+            static_entries: Vec::new(),
+            federated_trust_domains: list,
+        };
+        let changes = compare(&report(vec![]), &report(vec![f("https://a", true)]));
+        assert_eq!((changes[0].change, changes[0].grants()), ("added", true));
+        let changes = compare(&report(vec![f("https://a", true)]), &report(vec![f("https://b", true)]));
+        assert_eq!((changes[0].change, changes[0].grants()), ("changed", true));
+        assert!(compare(&report(vec![]), &report(vec![f("https://a", false)])).is_empty(), "not read");
+        let changes = compare(&report(vec![f("https://a", true)]), &report(vec![]));
+        assert_eq!((changes[0].change, changes[0].grants()), ("removed", false));
+    }
+}
