@@ -150,7 +150,8 @@ mod tests {
     fn a_static_entry_grants_when_added_widened_or_given_power_and_not_when_narrowed() {
         let base = entry();
         assert_eq!(static_grants(None, &base).len(), 1, "added");
-        let cases: [(fn(&mut StaticEntryReport), &str); 7] = [
+        type Edit = fn(&mut StaticEntryReport);
+        let cases: [(Edit, &str); 7] = [
             (|e| e.spiffe_id = "spiffe://x/b".into(), "issues spiffe://x/b instead of spiffe://x/a"),
             (|e| e.parent_id = "spiffe://x/other".into(), "parentID spiffe://x/other"),
             (|e| e.selectors.truncate(1), "drops selector k8s:sa:b"),
