@@ -172,6 +172,7 @@ impl ConfigArgs {
             overrides,
             env: Env::from_process(),
             stdin: None,
+            judge: None,
         }
     }
 }

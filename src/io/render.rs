@@ -37,6 +37,9 @@ pub struct Request {
     pub env: Env,
     /// Standard input, read when `paths` holds `-`.
     pub stdin: Option<String>,
+    /// The SPIRE Controller Manager to judge by, over what the config says: `diff` judges
+    /// HEAD by BASE's, so that a pull request cannot redefine the manager its grants meet.
+    pub judge: Option<crate::config::SpireManager>,
 }
 
 /// Renders the manifests of a request. The output is written only when asked
@@ -132,8 +135,11 @@ impl Files<'_> {
             },
         };
         self.config_source = config_source;
-        let config =
+        let mut config =
             config::with_overrides(config_value.as_ref(), &request.overrides).map_err(|e| e.to_string())?;
+        if let Some(judge) = &request.judge {
+            config.spire = judge.clone();
+        }
 
         let found = files::find(&folders, &skip, |p| files::is_manifest_name(p) || app_folder::is_marker(p))?;
         app_folder::refuse(&found)?;

@@ -20,7 +20,10 @@ pub const DIFFERS: i32 = 2;
 pub(super) fn exit_code(diff: &Diff, fail_on: FailOn) -> i32 {
     let differs = match fail_on {
         FailOn::Change => {
-            !diff.identities.is_empty() || !diff.workloads.is_empty() || !diff.spire_objects.is_empty()
+            diff.manager.is_some()
+                || !diff.identities.is_empty()
+                || !diff.workloads.is_empty()
+                || !diff.spire_objects.is_empty()
         }
         FailOn::Grant => diff.grants(),
     };

@@ -100,6 +100,13 @@ pub(super) fn markdown(diff: &Diff, limit: usize) -> String {
         "\nNew findings:\n\n",
     ];
     let mut out = format!("**Identity changes:** {}\n", md(&summary(diff)));
+    if let Some(m) = &diff.manager {
+        out.push_str(&format!(
+            "\nSPIRE Controller Manager, BASE: {}; HEAD: {}. HEAD is judged by BASE's manager.\n",
+            md(&m.before.words()),
+            md(&m.after.words())
+        ));
+    }
     // Room for the heads and the line that says what was left out.
     let room = limit
         .saturating_sub(out.chars().count() + HEADS.iter().map(|h| h.chars().count()).sum::<usize>() + 400);

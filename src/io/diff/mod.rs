@@ -11,6 +11,7 @@ mod fail_on;
 mod findings;
 mod identities;
 mod json;
+mod manager;
 mod markdown;
 mod side;
 mod spire_objects;
@@ -23,6 +24,7 @@ mod workloads;
 pub use fail_on::{DIFFERS, FailOn};
 pub use findings::FindingChanges;
 pub use identities::{Identity, IdentityChange};
+pub use manager::ManagerChange;
 pub use markdown::MARKDOWN_LIMIT;
 pub use spire_objects::SpireObjectChange;
 pub use workloads::WorkloadChange;
@@ -48,6 +50,9 @@ pub enum Output {
 /// What a diff found.
 #[derive(Serialize, Debug, Default)]
 pub struct Diff {
+    /// The SPIRE Controller Manager HEAD's config describes, when it is not BASE's: HEAD is
+    /// judged by BASE's all the same.
+    pub manager: Option<ManagerChange>,
     pub identities: Vec<IdentityChange>,
     /// SPIRE Controller Manager's other objects: static entries, federated trust domains.
     #[serde(rename = "spireObjects")]
@@ -59,11 +64,18 @@ pub struct Diff {
 /// Compares two sides; `request` holds the configuration and standard input, its paths
 /// are ignored.
 pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on: FailOn) -> RunOutput {
-    let sides = side::read(base, request).and_then(|b| Ok((b, side::read(head, request)?)));
-    let (before, after) = match sides {
+    let sides = side::read(base, request, None).and_then(|b| Ok((b, side::read(head, request, None)?)));
+    let (before, mut after) = match sides {
         Ok(sides) => sides,
         Err(message) => return error_output(&message),
     };
+    let manager = manager::compare(before.manager.as_ref(), after.manager.as_ref());
+    if let (Some(_), Some(judge)) = (&manager, &before.manager) {
+        match side::read(head, request, Some(judge)) {
+            Ok(judged) => after = side::Side { manager: after.manager, ..judged },
+            Err(message) => return error_output(&message),
+        }
+    }
     if after.without_may_hold {
         return error_output(&format!(
             "{}: a saved explain report without workloads[].mayHold, workloads[].powers, \
@@ -73,7 +85,7 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
             super::files::quote(head)
         ));
     }
-    let diff = compare(&before.report, &after.report);
+    let diff = Diff { manager, ..compare(&before.report, &after.report) };
     let stdout = match output {
         Output::Text => text::text(&diff),
         Output::Markdown => markdown::markdown(&diff, MARKDOWN_LIMIT),
@@ -100,6 +112,7 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
 /// The changes from `before` to `after`.
 fn compare(before: &Report, after: &Report) -> Diff {
     Diff {
+        manager: None,
         identities: identities::compare(before, after),
         spire_objects: spire_objects::compare(before, after),
         workloads: workloads::compare(before, after),
@@ -112,7 +125,8 @@ impl Diff {
     /// one; an identity is added or widened; a static entry or federation is added or grants
     /// more.
     pub fn grants(&self) -> bool {
-        self.workloads.iter().any(WorkloadChange::grants)
+        self.manager.is_some()
+            || self.workloads.iter().any(WorkloadChange::grants)
             || self.identities.iter().any(IdentityChange::grants)
             || self.spire_objects.iter().any(SpireObjectChange::grants)
     }

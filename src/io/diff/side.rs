@@ -1,7 +1,7 @@
 //! One side of a diff: a saved `explain -o json` report, read strictly, or else the report
 //! of the manifests there (a file, a folder or `-`), read as `explain` reads them.
 
-use crate::config::FailurePolicy;
+use crate::config::{FailurePolicy, SpireManager};
 use crate::io::explain::{self, Report};
 use crate::io::files;
 use crate::io::render::Request;
@@ -18,10 +18,13 @@ pub(super) struct Side {
     /// is read as holding none, which a base may be and a head, whose possible grants a gate
     /// must see, may not.
     pub without_may_hold: bool,
+    /// For manifests read now: the SPIRE Controller Manager their own config describes.
+    pub manager: Option<SpireManager>,
 }
 
-/// The side at `path`, its errors named after it.
-pub(super) fn read(path: &Path, request: &Request) -> Result<Side, String> {
+/// The side at `path`, its errors named after it; judged by the manager `judge`, when given,
+/// instead of its own config's.
+pub(super) fn read(path: &Path, request: &Request, judge: Option<&SpireManager>) -> Result<Side, String> {
     let name = files::quote(path);
     // A file is read within the input limit, as every file the function reads; its own
     // errors name it.
@@ -37,7 +40,7 @@ pub(super) fn read(path: &Path, request: &Request) -> Result<Side, String> {
             format!("{name}: a saved explain report, but {e}: save it again with `explain -o json` of this version")
         })?;
         let without_may_hold = lacks_may_hold(text);
-        return Ok(Side { report, policy: None, without_may_hold });
+        return Ok(Side { report, policy: None, without_may_hold, manager: None });
     }
     let side = Request {
         paths: vec![path.to_path_buf()],
@@ -45,6 +48,7 @@ pub(super) fn read(path: &Path, request: &Request) -> Result<Side, String> {
         overrides: request.overrides.clone(),
         env: request.env.clone(),
         stdin: request.stdin.clone(),
+        judge: judge.cloned(),
     };
     // Errors about a file of the side name it already; others get the side's name.
     let named = |e: String| {
@@ -55,8 +59,10 @@ pub(super) fn read(path: &Path, request: &Request) -> Result<Side, String> {
             format!("{name}: {e}")
         }
     };
-    let (report, policy) = explain::build_with_policy(&side).map_err(named)?;
-    Ok(Side { report, policy: Some(policy), without_may_hold: false })
+    let (report, config) = explain::build_with_config(&side).map_err(named)?;
+    // The manager the side's own config describes, not the one it was judged by.
+    let manager = if judge.is_some() { None } else { Some(config.spire) };
+    Ok(Side { report, policy: Some(config.failure_policy), without_may_hold: false, manager })
 }
 
 /// Whether a text is a saved `explain -o json` report: a JSON object with `bindings` and

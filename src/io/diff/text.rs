@@ -7,6 +7,13 @@ use super::words::{finding_line, identity_line, power_line, qualified, summary, 
 /// The diff as text for a terminal.
 pub(super) fn text(diff: &Diff) -> String {
     let mut out = format!("{}\n", summary(diff));
+    if let Some(m) = &diff.manager {
+        out.push_str(&format!(
+            "\nSPIRE Controller Manager\n  BASE  {}\n  HEAD  {}\n  HEAD is judged by BASE's manager: change the manager in the cluster, then in BASE\n",
+            m.before.words(),
+            m.after.words()
+        ));
+    }
     if !diff.identities.is_empty() {
         out.push_str("\nIdentities\n");
         for c in &diff.identities {

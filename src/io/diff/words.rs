@@ -105,6 +105,9 @@ pub(super) fn power_line(p: &super::workloads::PowerGain) -> String {
 pub(super) fn summary(diff: &Diff) -> String {
     let by = |change: &str| diff.identities.iter().filter(|c| c.change == change).count();
     let mut parts = Vec::new();
+    if diff.manager.is_some() {
+        parts.push("HEAD describes another SPIRE Controller Manager (judged by BASE's)".to_string());
+    }
     for change in ["added", "removed", "changed"] {
         let n = by(change);
         if n > 0 {

@@ -22,7 +22,7 @@ use super::pipeline;
 use super::pipeline::Mode as _;
 use super::render::{Files, Request};
 use super::{RunOutput, error_output, wording};
-use crate::config::FailurePolicy;
+use crate::config::{Config, FailurePolicy};
 use crate::reconcile::findings::Kind;
 
 /// The output formats.
@@ -36,10 +36,10 @@ pub enum Format {
     Github,
 }
 
-/// The report of a request's manifests and the failure policy they run under, or why
+/// The report of a request's manifests and the configuration they run under, or why
 /// there is none. Without a trust domain no binding can render, and `render` fails: so
 /// does the report.
-pub fn build_with_policy(request: &Request) -> Result<(Report, FailurePolicy), String> {
+pub fn build_with_config(request: &Request) -> Result<(Report, Config), String> {
     let mut files = Files::new(request);
     let (outcome, config) = pipeline::reconcile(&mut files, &request.env).map_err(|stop| stop.message)?;
     if outcome.trust_domain_missing {
@@ -47,15 +47,16 @@ pub fn build_with_policy(request: &Request) -> Result<(Report, FailurePolicy), S
     }
     let mut report = build::report(&outcome, &|item| files.location(item).map(At::from));
     report.config = files.config_source.take();
-    Ok((report, config.failure_policy))
+    Ok((report, config))
 }
 
 /// Explains the manifests of a request.
 pub fn run(request: &Request, format: Format) -> RunOutput {
-    let explained = build_with_policy(request);
+    let explained = build_with_config(request);
     match explained {
         Err(message) => error_output(&message),
-        Ok((report, failure_policy)) => {
+        Ok((report, config)) => {
+            let failure_policy = config.failure_policy;
             // As in every mode: under failurePolicy: Fail a failing binding fails the run, and
             // under workloadPolicy: Fail so does a warning finding.
             // The input explain reads is what gets applied: a stale output in it ships an
