@@ -88,6 +88,30 @@ fn a_resource_list_where_manifests_belong_exits_1_pointing_to_the_krm_mode() {
 }
 
 #[test]
+fn a_local_config_object_kubectl_would_apply_that_changes_identities_is_refused_by_name() {
+    // kpt and kustomize leave a local-config object out; `kubectl apply` applies it. One that
+    // gives pods identities, or holds pods, must not go unseen.
+    let sneaky = "apiVersion: spire.spiffe.io/v1alpha1\nkind: ClusterSPIFFEID\nmetadata:\n  name: sneaky\n  \
+                  annotations: {config.kubernetes.io/local-config: \"true\"}\nspec:\n  spiffeIDTemplate: spiffe://example.org/x\n";
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: a\n  \
+               annotations: {config.kubernetes.io/local-config: \"true\"}\nspec:\n  containers: [{name: c, image: i}]\n";
+    for (input, kind) in [(sneaky, "ClusterSPIFFEID"), (pod, "Pod")] {
+        for mode in ["render", "explain"] {
+            let out = run(&[mode, "-", "--trust-domain", "example.org"], input.as_bytes(), &[]);
+            assert_eq!(out.status.code(), Some(1), "{mode} {kind}");
+            let want = format!("<stdin> (document 1): a {kind} marked config.kubernetes.io/local-config");
+            assert!(text(&out.stderr).contains(&want), "{mode}: {}", text(&out.stderr));
+        }
+    }
+    // A local-config object the function does not read (a functionConfig, a setter) is left out.
+    let setters = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: setters\n  \
+                   annotations: {config.kubernetes.io/local-config: \"true\"}\ndata: {a: b}\n";
+    let out = run(&["render", "-", "--trust-domain", "example.org"], setters.as_bytes(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "");
+}
+
+#[test]
 fn invalid_utf8_is_refused() {
     let out = run(&[], b"kind: ResourceList\nitems: []\nx: \xff\xfe\n", &[]);
     assert_eq!(out.status.code(), Some(1));

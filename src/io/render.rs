@@ -183,6 +183,15 @@ impl Files<'_> {
         for (f, (name, stream)) in self.names.iter().zip(&mut self.streams).enumerate() {
             for (index, part) in stream.parts.iter_mut().enumerate() {
                 if is_local_config(&part.head) {
+                    if applied_anyway(&part.head, &part.input) {
+                        return Err(format!(
+                            "{}: a {} marked config.kubernetes.io/local-config: \"true\", which kpt and \
+                             kustomize leave out and `kubectl apply` applies all the same, so the identities it \
+                             changes would go unseen: remove the annotation, or the object",
+                            Origin::document(name, index),
+                            part.head.kind.as_deref().unwrap_or_default(),
+                        ));
+                    }
                     continue;
                 }
                 if is_resource_list(&part.head) && part.input.list().is_some() {
@@ -258,6 +267,16 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 fn is_resource_list(head: &Head) -> bool {
     head.api_version.as_deref() == Some(RESOURCE_LIST_API_VERSION)
         && head.kind.as_deref() == Some(RESOURCE_LIST_KIND)
+}
+
+/// A local-config object that changes who holds which identity once applied: a kind the
+/// reconcile reads (a binding, a pool, a ClusterSPIFFEID, a static entry, a namespace...) or
+/// one with pod templates. kpt and kustomize leave it out; kubectl applies it.
+fn applied_anyway(head: &Head, input: &Input) -> bool {
+    let kind = head.kind.as_deref().unwrap_or_default();
+    head.local_config
+        && ((crate::reconcile::input::reads_whole(kind) && kind != "CustomResourceDefinition")
+            || input.workload().is_some())
 }
 
 /// Objects that configure the render and never go to a cluster: kpt's local-config
