@@ -239,6 +239,8 @@ pub enum MadeIf {
     NoEntryAbove,
     /// A ClusterStaticEntry: if the pods run on the node its parentID names.
     ParentNode,
+    /// If the pods land in a namespace it selects: the item names no namespace.
+    NamespaceUnset,
 }
 
 impl From<Unsure> for MadeIf {
@@ -248,6 +250,7 @@ impl From<Unsure> for MadeIf {
             Unsure::PodLabels => MadeIf::PodLabels,
             Unsure::FallbackSkipped => MadeIf::NoEntryAbove,
             Unsure::ParentNode => MadeIf::ParentNode,
+            Unsure::NamespaceUnset => MadeIf::NamespaceUnset,
         }
     }
 }
@@ -259,6 +262,7 @@ impl From<MadeIf> for Unsure {
             MadeIf::PodLabels => Unsure::PodLabels,
             MadeIf::NoEntryAbove => Unsure::FallbackSkipped,
             MadeIf::ParentNode => Unsure::ParentNode,
+            MadeIf::NamespaceUnset => Unsure::NamespaceUnset,
         }
     }
 }

@@ -374,6 +374,7 @@ pub fn unsure_words(unsure: super::Unsure) -> &'static str {
             "unless an entry above that hangs on what only the cluster knows is made"
         }
         super::Unsure::ParentNode => "if they run on the node its parentID names, an agent or a node alias",
+        super::Unsure::NamespaceUnset => "if the pods land in a namespace it selects: the item names none",
     }
 }
 

@@ -63,6 +63,9 @@ pub enum Unsure {
     /// A ClusterStaticEntry's: it reaches the pods only on the node whose agent (or a node
     /// alias of which) is its parent ID.
     ParentNode,
+    /// The item names no namespace: where it is applied (`kubectl apply -n`, an Argo CD
+    /// application's destination) decides, and this is one namespace it may land in.
+    NamespaceUnset,
 }
 
 /// One entry the manager makes for a pod template's pods that gives them an SVID, or may.
@@ -223,6 +226,11 @@ struct Pod<'a> {
     account: &'a str,
     /// Its workload, whose controller adds labels to its pods.
     owner: template::Owner<'a>,
+    /// Its position in [`Model::held`]: a template whose item names no namespace stands in
+    /// every namespace it may land in, once in each, all held as one.
+    held: u32,
+    /// Whether its item names no namespace, so `namespace` is one it may land in.
+    unset: bool,
 }
 
 impl<'a> Pod<'a> {
@@ -264,6 +272,8 @@ fn pod_at<'a>(seen: &'a Seen<'a>, item: usize, template: usize) -> Option<Pod<'a
         labels: t,
         account,
         owner: owner(workload),
+        held: 0,
+        unset: false,
     })
 }
 
@@ -274,6 +284,8 @@ fn owner(workload: &Workload) -> template::Owner<'_> {
 /// The pod templates, indexed by label globally and per namespace.
 struct Index<'a> {
     pods: Vec<Pod<'a>>,
+    /// How many templates the pods stand for.
+    templates: u32,
     ns_of: HashMap<&'a str, u32>,
     by_namespace: Vec<Vec<u32>>,
     by_label: HashMap<(&'a str, &'a str), Vec<u32>>,
@@ -283,44 +295,69 @@ struct Index<'a> {
 impl<'a> Index<'a> {
     /// `per_namespace`: whether an object names its namespaces, so that the per-namespace
     /// lists are needed.
-    fn build(seen: &'a Seen<'a>, per_namespace: bool) -> Index<'a> {
+    /// `named`: namespaces the objects name (by `namespaceSelector` or a `k8s:ns` selector),
+    /// where a template whose item names none may land too.
+    fn build(seen: &'a Seen<'a>, named: &'a [String], per_namespace: bool) -> Index<'a> {
         let mut index = Index {
             pods: Vec::new(),
+            templates: 0,
             ns_of: HashMap::new(),
             by_namespace: Vec::new(),
             by_label: HashMap::new(),
             by_namespace_label: HashMap::new(),
         };
+        // Where a template whose item names no namespace may land: every namespace of the
+        // input, and `default` (kubectl without -n).
+        let mut landing: std::collections::BTreeSet<&'a str> =
+            seen.workloads.iter().filter_map(|(_, w)| w.namespace()).collect();
+        landing.extend(seen.namespaces.keys().map(String::as_str));
+        landing.extend(named.iter().map(String::as_str));
+        landing.insert("default");
         for (item, workload) in &seen.workloads {
-            let Some(namespace) = workload.namespace() else { continue };
-            let next = index.ns_of.len() as u32;
-            let ns = *index.ns_of.entry(namespace).or_insert(next);
-            if ns == next {
-                index.by_namespace.push(Vec::new());
-            }
+            let (namespaces, unset): (Vec<&'a str>, bool) = match workload.namespace() {
+                Some(namespace) => (vec![namespace], false),
+                None => (landing.iter().copied().collect(), true),
+            };
             for (at, template) in workload.templates().iter().enumerate() {
-                let p = index.pods.len() as u32;
-                for (k, v) in template.labels() {
-                    index.by_label.entry((k, v)).or_default().push(p);
-                    if per_namespace {
-                        index.by_namespace_label.entry((ns, k, v)).or_default().push(p);
+                let held = index.templates;
+                index.templates += 1;
+                for &namespace in &namespaces {
+                    let ns = index.namespace(namespace);
+                    let p = index.pods.len() as u32;
+                    for (k, v) in template.labels() {
+                        index.by_label.entry((k, v)).or_default().push(p);
+                        if per_namespace {
+                            index.by_namespace_label.entry((ns, k, v)).or_default().push(p);
+                        }
                     }
+                    index.by_namespace[ns as usize].push(p);
+                    let account =
+                        seen.accounts.get(&(*item, at)).map_or(template.service_account(), String::as_str);
+                    index.pods.push(Pod {
+                        item: *item,
+                        template: at,
+                        namespace,
+                        ns,
+                        labels: template,
+                        account,
+                        owner: owner(workload),
+                        held,
+                        unset,
+                    });
                 }
-                index.by_namespace[ns as usize].push(p);
-                let account =
-                    seen.accounts.get(&(*item, at)).map_or(template.service_account(), String::as_str);
-                index.pods.push(Pod {
-                    item: *item,
-                    template: at,
-                    namespace,
-                    ns,
-                    labels: template,
-                    account,
-                    owner: owner(workload),
-                });
             }
         }
         index
+    }
+
+    /// The position of `namespace`, added when new.
+    fn namespace(&mut self, namespace: &'a str) -> u32 {
+        let next = self.ns_of.len() as u32;
+        let ns = *self.ns_of.entry(namespace).or_insert(next);
+        if ns == next {
+            self.by_namespace.push(Vec::new());
+        }
+        ns
     }
 
     /// The pod templates `pods` may select in the namespaces `pinned` names (all when
@@ -390,6 +427,28 @@ fn pinned(selector: &Selector) -> Option<Vec<String>> {
     Some(e.values.clone())
 }
 
+/// The namespaces `sources` name: by a `namespaceSelector` that pins them, or a constant
+/// `k8s:ns:` workload selector (a binding's).
+fn named_namespaces(sources: &[Source]) -> Vec<String> {
+    let mut named = Vec::new();
+    for source in sources {
+        if let Some(names) = source.namespaces.as_ref().and_then(pinned) {
+            named.extend(names);
+        }
+        named.extend(
+            source
+                .selector_templates
+                .iter()
+                .filter_map(|s| s.strip_prefix("k8s:ns:"))
+                .filter(|n| !n.contains("{{"))
+                .map(str::to_string),
+        );
+    }
+    named.sort();
+    named.dedup();
+    named
+}
+
 /// Simulates the manager over `sources` and the pod templates of `seen`.
 pub fn simulate(
     mut sources: Vec<Source>,
@@ -405,17 +464,22 @@ pub fn simulate(
         .iter()
         .zip(&ignored)
         .any(|(s, ignored)| !ignored && s.namespaces.as_ref().is_some_and(|n| pinned(n).is_some()));
-    let index = Index::build(seen, pins);
-    let mut held: Vec<Held> = index
-        .pods
-        .iter()
-        .map(|p| Held {
-            item: p.item,
-            template: p.template,
-            ignored_namespace: pattern::ignores(&manager.ignore_namespaces, p.namespace),
-            ..Held::default()
-        })
-        .collect();
+    let named = named_namespaces(&sources);
+    let index = Index::build(seen, &named, pins);
+    // By pod: whether the manager ignores its namespace.
+    let pod_ignored: Vec<bool> =
+        index.pods.iter().map(|p| pattern::ignores(&manager.ignore_namespaces, p.namespace)).collect();
+    let mut held: Vec<Held> = Vec::with_capacity(index.templates as usize);
+    for (p, pod) in index.pods.iter().enumerate() {
+        if pod.held as usize == held.len() {
+            held.push(Held {
+                item: pod.item,
+                template: pod.template,
+                ignored_namespace: pod_ignored[p] && !pod.unset,
+                ..Held::default()
+            });
+        }
+    }
     // Whether a pod holds an entry of a non-fallback object.
     let mut has_entry = vec![Answer::No; index.pods.len()];
 
@@ -438,10 +502,10 @@ pub fn simulate(
         for list in lists {
             for &p in list {
                 let pod = &index.pods[p as usize];
-                let h = &mut held[p as usize];
+                let h = &mut held[pod.held as usize];
                 // A static entry is not made per pod, so no namespace is ignored for it.
                 let is_static = source.static_parent.is_some();
-                if h.ignored_namespace && !is_static {
+                if pod_ignored[p as usize] && !is_static {
                     continue;
                 }
                 let labels = |key: &str| pod.label(key);
@@ -461,6 +525,7 @@ pub fn simulate(
                 }
                 let (mut selected, mut unsure) = match (by_pod, by_namespace) {
                     _ if is_static => (Answer::Unknown, Some(Unsure::ParentNode)),
+                    _ if pod.unset => (Answer::Unknown, Some(Unsure::NamespaceUnset)),
                     (Answer::Yes, Answer::Yes) => (Answer::Yes, None),
                     (_, Answer::Unknown) => (Answer::Unknown, Some(Unsure::NamespaceLabels)),
                     _ => (Answer::Unknown, Some(Unsure::PodLabels)),
@@ -485,7 +550,9 @@ pub fn simulate(
                 let made = match prepared.entry(&data, true) {
                     Ok(made) => made,
                     Err(why) => {
-                        h.failed.push(Failed { source: s, why });
+                        if !h.failed.iter().any(|f| f.source == s && f.why == why) {
+                            h.failed.push(Failed { source: s, why });
+                        }
                         continue;
                     }
                 };
@@ -572,7 +639,10 @@ fn push_entry(held: &mut Held, entry: Entry) {
             && e.misses.is_empty()
             && e.selectors == entry.selectors
     };
-    match held.entries.iter_mut().find(equal) {
+    // The same object's unsure entry from another namespace a template may land in.
+    let again = |e: &&mut Entry| !e.is_sure() && e.source == entry.source && e.spiffe_id == entry.spiffe_id;
+    match held.entries.iter_mut().find(|e| equal(e) || again(e)) {
+        Some(kept) if kept.source == entry.source => kept.powers.merge(&entry.powers),
         Some(kept) => {
             kept.same_as.push(entry.source);
             kept.powers.merge(&entry.powers);
