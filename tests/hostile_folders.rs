@@ -893,3 +893,38 @@ fn only_the_pipeline_entry_that_runs_this_function_counts() {
     let out = run(dir.path(), &["explain", "pkg", "--trust-domain", "example.org"]);
     assert!(out.stdout.starts_with("Config: none"), "{}", out.describe());
 }
+
+// ---------------------------------------------------------------------------------------
+// What kpt passes over and kubectl applies
+// ---------------------------------------------------------------------------------------
+
+const SNEAKY: &str = "apiVersion: spire.spiffe.io/v1alpha1\nkind: ClusterSPIFFEID\nmetadata: {name: sneaky}\n\
+                      spec: {spiffeIDTemplate: \"spiffe://example.org/x\"}\n";
+
+#[test]
+fn an_identity_in_a_hidden_or_krmignored_file_is_refused_by_name() {
+    // kpt skips hidden entries and what a .krmignore names; `kubectl apply -R -f .` reads
+    // every manifest file. An identity there would go unseen by explain and diff.
+    for (file, krmignore) in
+        [(".sneaky.yaml", None), (".config/spire.yaml", None), ("spire.yaml", Some("spire.yaml\n"))]
+    {
+        let dir = package("passed-over");
+        dir.write(file, SNEAKY);
+        if let Some(patterns) = krmignore {
+            dir.write(".krmignore", patterns);
+        }
+        for mode in &MODES[..2] {
+            run(dir.path(), mode).refused(&[file, "a ClusterSPIFFEID in a file kpt passes over"]);
+        }
+    }
+    // What kubectl could not apply, or does not change identities, is left alone: a CI
+    // workflow, a ConfigMap, anything under .git.
+    let dir = package("passed-over-harmless");
+    dir.write(".github/workflows/ci.yml", "on: push\njobs: {}\n");
+    dir.write(".hidden.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n");
+    dir.write(".git/objects/x.yaml", SNEAKY);
+    for mode in &MODES[..2] {
+        let out = run(dir.path(), mode);
+        assert_eq!(out.code, Some(0), "{}", out.describe());
+    }
+}

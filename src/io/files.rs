@@ -18,7 +18,8 @@
 //!   (`ln -s . d`) add nothing and cannot loop.
 //! - Nothing is skipped silently: an entry that cannot be examined (a path too long to
 //!   open, say) is an error naming it. Hidden entries (`.name`) inside folders and names
-//!   without a manifest extension are not manifests and are left alone, as before.
+//!   without a manifest extension are not manifests; the hidden and `.krmignore`d manifest
+//!   files are listed apart ([`walk`]), for the render to refuse what kubectl would apply.
 //! - All input together (files and standard input) is held to [`yaml::MAX_INPUT_BYTES`],
 //!   counted while reading: no file is read past the limit.
 //! - A file holding a control character YAML never allows (NUL, ESC, ...) is refused as not
@@ -63,7 +64,21 @@ pub struct Found {
 /// through a link come after the others. In folders, the files whose names `wanted` takes
 /// are listed ([`is_manifest_name`], say); `skip` (the config files) never are.
 pub fn find(paths: &[PathBuf], skip: &[PathBuf], wanted: fn(&Path) -> bool) -> Result<Vec<Found>, String> {
+    Ok(walk(paths, skip, wanted)?.files)
+}
+
+/// What a walk of the paths given found: the files to read ([`find`]), and the manifest
+/// files it passed over, hidden (outside `.git`) or left out by a `.krmignore`, which kpt
+/// skips and `kubectl apply -R` reads.
+pub struct Walked {
+    pub files: Vec<Found>,
+    pub passed_over: Vec<PathBuf>,
+}
+
+/// [`find`], with the manifest files it passed over.
+pub fn walk(paths: &[PathBuf], skip: &[PathBuf], wanted: fn(&Path) -> bool) -> Result<Walked, String> {
     let mut walk = Walk {
+        passed_over: Vec::new(),
         wanted,
         roots: Vec::new(),
         seen: HashSet::new(),
@@ -101,7 +116,7 @@ pub fn find(paths: &[PathBuf], skip: &[PathBuf], wanted: fn(&Path) -> bool) -> R
         walk.root = root;
         walk.follow(&link)?;
     }
-    Ok(walk.files)
+    Ok(Walked { files: walk.files, passed_over: walk.passed_over })
 }
 
 struct Walk {
@@ -118,6 +133,8 @@ struct Walk {
     root: usize,
     /// Each folder's `.krmignore`, for the entries under it.
     ignores: Vec<(PathBuf, Gitignore)>,
+    /// Manifest files not read: hidden, or left out by a `.krmignore`.
+    passed_over: Vec<PathBuf>,
 }
 
 /// The file kpt reads a package's ignore patterns from.
@@ -138,12 +155,14 @@ impl Walk {
             self.ignores.push((dir.to_path_buf(), krmignore(dir)?));
         }
         for entry in entries {
-            if entry.file_name().is_some_and(|n| n.as_bytes().starts_with(b".")) {
+            let hidden = entry.file_name().is_some_and(|n| n.as_bytes().starts_with(b"."));
+            if hidden && entry.file_name().is_some_and(|n| n == ".git") {
                 continue;
             }
             let meta = fs::symlink_metadata(&entry).map_err(|e| unreadable(&entry, &e))?;
             let kind = meta.file_type();
-            if self.ignored(&entry, kind.is_dir()) {
+            if hidden || self.ignored(&entry, kind.is_dir()) {
+                self.pass_over(&entry, &meta)?;
                 continue;
             }
             if kind.is_symlink() {
@@ -157,6 +176,27 @@ impl Walk {
                     return Err(special(&entry, &meta));
                 }
                 self.take(&entry, &meta);
+            }
+        }
+        Ok(())
+    }
+
+    /// Notes the manifest files at `entry`, a file or a folder walked whole (links are not
+    /// followed, `.git` is left alone), that are not read.
+    fn pass_over(&mut self, entry: &Path, meta: &Metadata) -> Result<(), String> {
+        let kind = meta.file_type();
+        if kind.is_file() && is_manifest_name(entry) {
+            self.passed_over.push(entry.to_path_buf());
+        } else if kind.is_dir() && self.seen.insert(id(meta)) {
+            let reading = |e: std::io::Error| unreadable(entry, &e);
+            let mut entries = Vec::new();
+            for e in fs::read_dir(entry).map_err(reading)? {
+                entries.push(e.map_err(reading)?.path());
+            }
+            entries.sort_by(|a, b| a.as_os_str().as_bytes().cmp(b.as_os_str().as_bytes()));
+            for e in entries.iter().filter(|e| e.file_name().is_none_or(|n| n != ".git")) {
+                let meta = fs::symlink_metadata(e).map_err(|err| unreadable(e, &err))?;
+                self.pass_over(e, &meta)?;
             }
         }
         Ok(())

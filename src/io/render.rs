@@ -141,7 +141,9 @@ impl Files<'_> {
             config.spire = judge.clone();
         }
 
-        let found = files::find(&folders, &skip, |p| files::is_manifest_name(p) || app_folder::is_marker(p))?;
+        let walked =
+            files::walk(&folders, &skip, |p| files::is_manifest_name(p) || app_folder::is_marker(p))?;
+        let found = walked.files;
         app_folder::refuse(&found)?;
         // Files first in the order given, standard input where `-` stands.
         let mut sources: Vec<Option<&Found>> = found.iter().map(Some).collect();
@@ -183,7 +185,7 @@ impl Files<'_> {
         for (f, (name, stream)) in self.names.iter().zip(&mut self.streams).enumerate() {
             for (index, part) in stream.parts.iter_mut().enumerate() {
                 if is_local_config(&part.head) {
-                    if applied_anyway(&part.head, &part.input) {
+                    if part.head.local_config && changes_identities(&part.head, &part.input) {
                         return Err(format!(
                             "{}: a {} marked config.kubernetes.io/local-config: \"true\", which kpt and \
                              kustomize leave out and `kubectl apply` applies all the same, so the identities it \
@@ -215,6 +217,7 @@ impl Files<'_> {
                 self.kept.push((f, index));
             }
         }
+        refuse_passed_over(&walked.passed_over, &mut budget)?;
         self.files = sources.iter().map(|f| f.map(|f| f.path.clone())).collect();
         Ok((items, config))
     }
@@ -269,14 +272,39 @@ fn is_resource_list(head: &Head) -> bool {
         && head.kind.as_deref() == Some(RESOURCE_LIST_KIND)
 }
 
-/// A local-config object that changes who holds which identity once applied: a kind the
-/// reconcile reads (a binding, a pool, a ClusterSPIFFEID, a static entry, a namespace...) or
-/// one with pod templates. kpt and kustomize leave it out; kubectl applies it.
-fn applied_anyway(head: &Head, input: &Input) -> bool {
+/// Whether an object changes who holds which identity once applied: a kind the reconcile
+/// reads (a binding, a pool, a ClusterSPIFFEID, a static entry, a namespace...) or one with
+/// pod templates. Such an object that kpt or kustomize leave out and `kubectl apply` applies
+/// (marked local-config, hidden, or in a `.krmignore`) is refused, not skipped.
+fn changes_identities(head: &Head, input: &Input) -> bool {
     let kind = head.kind.as_deref().unwrap_or_default();
-    head.local_config
-        && ((crate::reconcile::input::reads_whole(kind) && kind != "CustomResourceDefinition")
-            || input.workload().is_some())
+    (crate::reconcile::input::reads_whole(kind) && kind != "CustomResourceDefinition")
+        || input.workload().is_some()
+}
+
+/// Refuses, naming it, an object that changes identities in a manifest file the walk passed
+/// over: hidden, or left out by a `.krmignore`. A file that does not read as YAML is left
+/// alone, as `kubectl apply` would fail on it.
+fn refuse_passed_over(passed_over: &[PathBuf], budget: &mut Budget) -> Result<(), String> {
+    for path in passed_over {
+        let Ok(text) = files::read_named(path, budget) else { continue };
+        let Some(Ok(stream)) = read::files(vec![text], Options::default()).into_iter().next() else {
+            continue;
+        };
+        let name = quote(path);
+        for (index, part) in stream.parts.iter().enumerate() {
+            if part.head.api_version.is_some() && changes_identities(&part.head, &part.input) {
+                return Err(format!(
+                    "{}: a {} in a file kpt passes over (hidden, or named in a .krmignore) and `kubectl \
+                     apply -R` reads, so the identities it changes would go unseen: move it into the \
+                     folder, or out of the folders given",
+                    Origin::document(&name, index),
+                    part.head.kind.as_deref().unwrap_or_default(),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Objects that configure the render and never go to a cluster: kpt's local-config
