@@ -67,6 +67,8 @@ pub(super) fn text(report: &Report) -> String {
         field(&mut out, "SVIDs", &svids);
         let maybe: Vec<String> = w.may_hold.iter().map(may_hold_line).collect();
         field(&mut out, "may also hold", &maybe);
+        let powers: Vec<String> = w.powers.iter().map(power_line).collect();
+        field(&mut out, "powers", &powers);
         field(&mut out, "ignored", w.text.ignored.as_slice());
         field(&mut out, "no identity from", &w.entries_without_identity);
         field(&mut out, "fallback skipped", &w.fallbacks_skipped);
@@ -151,6 +153,20 @@ pub(super) fn svid_words(id: &str, unknown: &[String]) -> String {
         return id.to_string();
     }
     format!("{id} ({} known only in the cluster)", unknown.join(", "))
+}
+
+/// What an SVID's entries let the pods do: `<SPIFFE ID>: admin, federatesWith partner.org`.
+fn power_line(p: &super::report::Power) -> String {
+    let mut powers: Vec<String> = Vec::new();
+    if p.admin {
+        powers.push("admin".into());
+    }
+    if p.downstream {
+        powers.push("downstream".into());
+    }
+    powers.extend(p.federates_with.iter().map(|t| format!("federatesWith {t}")));
+    powers.extend(p.dns_names.iter().map(|n| format!("dnsName {n}")));
+    format!("{}: {}", p.spiffe_id, powers.join(", "))
 }
 
 /// An SVID the pods may hold, with its object and what it hangs on.
