@@ -682,3 +682,28 @@ fn a_static_entry_may_reach_every_pod_its_selectors_hold_for_in_any_namespace() 
         assert!(model.held.iter().all(|h| h.entries.is_empty() && h.failed.is_empty()));
     }
 }
+
+#[test]
+fn a_template_without_a_namespace_may_hold_what_it_would_in_each_namespace_it_may_land_in() {
+    // kubectl apply -n, or an Argo CD destination, decides where it lands: the binding's
+    // namespace (named by its k8s:ns selector) is one.
+    let mut copy = prefill("serving");
+    copy["metadata"].as_object_mut().unwrap().remove("namespace");
+    let items = [copy, deployment("batch", "other", json!({"app": "x"}), "x")];
+    let sources = vec![rendered(9, "serving", "llama", "prefill", SelectorScope::Pool)];
+    let model = simulate(sources, &seen(&items, &[]), &SpireManager::default(), Some(TD));
+    let held = &model.held[0];
+    assert_eq!(model.held.len(), 2, "one held per template, however many namespaces it may land in");
+    assert!(held.svids().next().is_none());
+    let may: Vec<(&str, Option<Unsure>)> =
+        held.entries.iter().map(|e| (e.spiffe_id.text.as_str(), e.unsure)).collect();
+    assert_eq!(
+        may,
+        [(
+            "spiffe://example.org/ns/serving/sa/llama/inference/pool/llama/variant/prefill",
+            Some(Unsure::NamespaceUnset)
+        )],
+        "the binding's SVID once, as one it may hold"
+    );
+    assert!(held.without.is_empty(), "no entry is said to be made for sure");
+}
