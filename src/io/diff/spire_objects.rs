@@ -110,6 +110,14 @@ fn static_grants(before: Option<&StaticEntryReport>, after: &StaticEntryReport) 
     for name in after.dns_names.iter().filter(|n| !before.is_some_and(|b| b.dns_names.contains(n))) {
         grants.push(format!("dnsName {name}"));
     }
+    let ttls = |e: Option<&StaticEntryReport>| {
+        [e.and_then(|e| e.x509_svid_ttl.clone()), e.and_then(|e| e.jwt_svid_ttl.clone())]
+    };
+    grants.extend(super::workloads::longer_ttls(
+        &ttls(before),
+        &ttls(Some(after)),
+        ["x509SVIDTTL", "jwtSVIDTTL"],
+    ));
     grants
 }
 
@@ -143,6 +151,8 @@ mod tests {
             downstream: false,
             federates_with: Vec::new(),
             dns_names: Vec::new(),
+            x509_svid_ttl: None,
+            jwt_svid_ttl: None,
         }
     }
 
@@ -151,7 +161,7 @@ mod tests {
         let base = entry();
         assert_eq!(static_grants(None, &base).len(), 1, "added");
         type Edit = fn(&mut StaticEntryReport);
-        let cases: [(Edit, &str); 7] = [
+        let cases: [(Edit, &str); 8] = [
             (|e| e.spiffe_id = "spiffe://x/b".into(), "issues spiffe://x/b instead of spiffe://x/a"),
             (|e| e.parent_id = "spiffe://x/other".into(), "parentID spiffe://x/other"),
             (|e| e.selectors.truncate(1), "drops selector k8s:sa:b"),
@@ -159,6 +169,7 @@ mod tests {
             (|e| e.downstream = true, "downstream"),
             (|e| e.federates_with = vec!["p.org".into()], "federatesWith p.org"),
             (|e| e.dns_names = vec!["a.x".into()], "dnsName a.x"),
+            (|e| e.x509_svid_ttl = Some("48h".into()), "x509SVIDTTL 48h"),
         ];
         for (edit, word) in cases {
             let mut head = entry();

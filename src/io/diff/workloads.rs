@@ -61,7 +61,32 @@ fn gained(before: Option<&Power>, after: &Power) -> Vec<String> {
             gains.push(format!("dnsName {name}"));
         }
     }
+    let ttls = |p: Option<&Power>| [p.and_then(|p| p.ttl.clone()), p.and_then(|p| p.jwt_ttl.clone())];
+    gains.extend(longer_ttls(&ttls(before), &ttls(Some(after)), ["ttl", "jwtTtl"]));
     gains
+}
+
+/// SPIRE server's default X.509 and JWT SVID lifetimes (`default_x509_svid_ttl`,
+/// `default_jwt_svid_ttl`), what an entry without its own gets.
+const DEFAULT_TTLS: [&str; 2] = ["1h", "5m"];
+
+/// The lifetimes of `after` longer than those of `before`, each named by `names` (an unset
+/// one is the server's default; one that is no Go duration counts as longer).
+pub(super) fn longer_ttls(
+    before: &[Option<String>; 2],
+    after: &[Option<String>; 2],
+    names: [&str; 2],
+) -> Vec<String> {
+    use crate::reconcile::spire::source::seconds;
+    let mut out = Vec::new();
+    for i in 0..2 {
+        let Some(now) = &after[i] else { continue };
+        let was = seconds(before[i].as_deref().unwrap_or(DEFAULT_TTLS[i])).unwrap_or(f64::INFINITY);
+        if seconds(now).is_none_or(|s| s > was) {
+            out.push(format!("{} {now}", names[i]));
+        }
+    }
+    out
 }
 
 impl WorkloadChange {
@@ -229,17 +254,21 @@ mod tests {
             downstream: false,
             federates_with: Vec::new(),
             dns_names: Vec::new(),
+            ttl: None,
+            jwt_ttl: None,
         };
         let with = |edit: fn(&mut Power)| {
             let mut p = none.clone();
             edit(&mut p);
             p
         };
-        let cases: [(Power, &str); 4] = [
+        let cases: [(Power, &str); 6] = [
             (with(|p| p.admin = true), "admin"),
             (with(|p| p.downstream = true), "downstream"),
             (with(|p| p.federates_with = vec!["partner.org".into()]), "federatesWith partner.org"),
             (with(|p| p.dns_names = vec!["a.example.org".into()]), "dnsName a.example.org"),
+            (with(|p| p.ttl = Some("24h".into())), "ttl 24h"),
+            (with(|p| p.jwt_ttl = Some("1h".into())), "jwtTtl 1h"),
         ];
         for (power, word) in &cases {
             assert_eq!(gained(Some(&none), power), [*word]);
@@ -247,5 +276,10 @@ mod tests {
             assert!(gained(Some(power), &none).is_empty(), "losing {word} grants nothing");
             assert!(gained(Some(power), power).is_empty(), "keeping {word} grants nothing");
         }
+        // A lifetime shorter than the server's default, or than before, grants nothing.
+        let short = with(|p| p.ttl = Some("10m".into()));
+        assert!(gained(Some(&none), &short).is_empty());
+        assert_eq!(gained(Some(&short), &with(|p| p.ttl = Some("1h30m".into()))), ["ttl 1h30m"]);
+        assert_eq!(gained(Some(&none), &with(|p| p.ttl = Some("forever".into()))), ["ttl forever"]);
     }
 }

@@ -136,6 +136,8 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
                 downstream: source.downstream,
                 federates_with: source.federates_with.clone(),
                 dns_names: source.dns_name_templates.clone(),
+                x509_svid_ttl: source.ttls[0].clone(),
+                jwt_svid_ttl: source.ttls[1].clone(),
             })
         })
         .collect();
@@ -169,6 +171,8 @@ fn powers(entries: &[crate::reconcile::spire::Entry]) -> Vec<Power> {
             downstream: p.downstream,
             federates_with: p.federates_with,
             dns_names: p.dns_names,
+            ttl: p.ttls[0].clone(),
+            jwt_ttl: p.ttls[1].clone(),
         })
         .collect()
 }

@@ -51,6 +51,10 @@ pub struct StaticEntryReport {
     pub downstream: bool,
     pub federates_with: Vec<String>,
     pub dns_names: Vec<String>,
+    #[serde(default, rename = "x509SVIDTTL")]
+    pub x509_svid_ttl: Option<String>,
+    #[serde(default, rename = "jwtSVIDTTL")]
+    pub jwt_svid_ttl: Option<String>,
 }
 
 /// A ClusterFederatedTrustDomain: a foreign bundle SPIRE fetches and hands to workloads.
@@ -224,6 +228,12 @@ pub struct Power {
     pub federates_with: Vec<String>,
     /// DNS names in the X.509 SVID, rendered for the pods.
     pub dns_names: Vec<String>,
+    /// The X.509 SVID lifetime asked for, as written; null for the server's default.
+    #[serde(default)]
+    pub ttl: Option<String>,
+    /// The JWT SVID lifetime asked for, as written; null for the server's default.
+    #[serde(default)]
+    pub jwt_ttl: Option<String>,
 }
 
 /// Why the manager may or may not make an entry ([`crate::reconcile::spire::Unsure`]).

@@ -166,6 +166,8 @@ fn power_line(p: &super::report::Power) -> String {
     }
     powers.extend(p.federates_with.iter().map(|t| format!("federatesWith {t}")));
     powers.extend(p.dns_names.iter().map(|n| format!("dnsName {n}")));
+    powers.extend(p.ttl.iter().map(|t| format!("ttl {t}")));
+    powers.extend(p.jwt_ttl.iter().map(|t| format!("jwtTtl {t}")));
     format!("{}: {}", p.spiffe_id, powers.join(", "))
 }
 

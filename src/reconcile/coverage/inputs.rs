@@ -100,6 +100,8 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 admin: value.pointer("/spec/admin").and_then(Value::as_bool) == Some(true),
                 downstream: value.pointer("/spec/downstream").and_then(Value::as_bool) == Some(true),
                 static_parent: None,
+                ttls: [fields::str_at(value, "spec.ttl"), fields::str_at(value, "spec.jwtTtl")]
+                    .map(|t| t.map(str::to_string)),
             }),
             // A static entry is one entry, not one per pod: it reaches every pod on the node of
             // its parent whose selectors hold (docs/reference.md#what-spire-will-do).
@@ -117,6 +119,8 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 admin: value.pointer("/spec/admin").and_then(Value::as_bool) == Some(true),
                 downstream: value.pointer("/spec/downstream").and_then(Value::as_bool) == Some(true),
                 static_parent: Some(fields::str_at(value, "spec.parentID").unwrap_or_default().to_string()),
+                ttls: [fields::str_at(value, "spec.x509SVIDTTL"), fields::str_at(value, "spec.jwtSVIDTTL")]
+                    .map(|t| t.map(str::to_string)),
             }),
             _ if csid::is_spire_kind(value, csid::FEDERATED_TRUST_DOMAIN_KIND) => {
                 let text = |path: &str| fields::str_at(value, path).unwrap_or_default().to_string();

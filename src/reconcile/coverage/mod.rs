@@ -101,6 +101,9 @@ pub struct Other {
     /// For a ClusterStaticEntry (its SPIFFE ID, selectors and DNS names stand in the template
     /// fields, as text): its `spec.parentID`.
     pub static_parent: Option<String>,
+    /// The X.509 and JWT SVID lifetimes it asks for (`ttl`, `jwtTtl`; a static entry's
+    /// `x509SVIDTTL`, `jwtSVIDTTL`), as written.
+    pub ttls: [Option<String>; 2],
 }
 
 /// A ClusterFederatedTrustDomain of the input: SPIRE fetches the bundle of another trust

@@ -37,6 +37,8 @@ pub struct Source {
     /// For a ClusterStaticEntry: its parent ID. Its SPIFFE ID, selectors and DNS names are
     /// text, held in the template fields (text without actions is a constant template).
     pub static_parent: Option<String>,
+    /// The X.509 and JWT SVID lifetimes it asks for, as written; `None`: the server's.
+    pub ttls: [Option<String>; 2],
 }
 
 impl Source {
@@ -61,6 +63,8 @@ pub struct Powers {
     pub federates_with: Vec<String>,
     /// Rendered; an action only the cluster settles is kept as written.
     pub dns_names: Vec<String>,
+    /// The X.509 and JWT SVID lifetimes asked for, as written; `None`: the server's default.
+    pub ttls: [Option<String>; 2],
 }
 
 impl Powers {
@@ -68,10 +72,23 @@ impl Powers {
         *self == Powers::default()
     }
 
-    /// Both sets of powers: the entries of two objects folded into one.
+    /// Both sets of powers: the entries of two objects folded into one (the longer of two
+    /// lifetimes).
     pub fn merge(&mut self, other: &Powers) {
         self.admin |= other.admin;
         self.downstream |= other.downstream;
+        for (i, theirs) in other.ttls.iter().enumerate() {
+            let longer = match (&self.ttls[i], theirs) {
+                (_, None) => false,
+                (None, Some(_)) => true,
+                (Some(mine), Some(t)) => {
+                    seconds(t).unwrap_or(f64::INFINITY) > seconds(mine).unwrap_or(f64::INFINITY)
+                }
+            };
+            if longer {
+                self.ttls[i].clone_from(theirs);
+            }
+        }
         for (mine, theirs) in
             [(&mut self.federates_with, &other.federates_with), (&mut self.dns_names, &other.dns_names)]
         {
@@ -82,6 +99,36 @@ impl Powers {
             }
         }
     }
+}
+
+/// A Go duration (`metav1.Duration`: `1h30m`, `90s`, `1.5h`, `300ms`) in seconds; `None` when
+/// it is not one.
+pub fn seconds(text: &str) -> Option<f64> {
+    let mut rest = text.trim();
+    match rest {
+        "0" => return Some(0.0),
+        "" => return None,
+        _ => {}
+    }
+    let mut total = 0.0;
+    while !rest.is_empty() {
+        let number_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        let value: f64 = rest[..number_end].parse().ok()?;
+        rest = &rest[number_end..];
+        let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let unit = match &rest[..unit_end] {
+            "ns" => 1e-9,
+            "us" | "µs" | "μs" => 1e-6,
+            "ms" => 1e-3,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => return None,
+        };
+        total += value * unit;
+        rest = &rest[unit_end..];
+    }
+    Some(total)
 }
 
 /// What a binding renders, for [`Source::rendered`].
@@ -121,6 +168,7 @@ impl Source {
             admin: false,
             downstream: false,
             static_parent: None,
+            ttls: [None, None],
         }
     }
 
@@ -140,6 +188,7 @@ impl Source {
             admin: other.admin,
             downstream: other.downstream,
             static_parent: other.static_parent.clone(),
+            ttls: other.ttls.clone(),
         }
     }
 }
@@ -163,6 +212,7 @@ pub struct Prepared {
     admin: bool,
     downstream: bool,
     federates_with: Vec<String>,
+    ttls: [Option<String>; 2],
 }
 
 /// A rendered workload selector, read as the model judges it: `k8s:ns`, `k8s:sa` and
@@ -297,6 +347,7 @@ impl Prepared {
             admin: source.admin,
             downstream: source.downstream,
             federates_with: source.federates_with.clone(),
+            ttls: source.ttls.clone(),
         })
     }
 
@@ -360,6 +411,7 @@ impl Prepared {
                 downstream: self.downstream,
                 federates_with: self.federates_with.clone(),
                 dns_names,
+                ttls: self.ttls.clone(),
             };
         }
         Ok(made)
@@ -449,4 +501,21 @@ fn check_id(id: &Evaluated, trust_domain: Option<&str>) -> Result<(), String> {
         return never("it ends with /".into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::seconds;
+
+    #[test]
+    fn go_durations_read_as_seconds() {
+        for (text, want) in
+            [("1h", 3600.0), ("1h30m", 5400.0), ("1.5h", 5400.0), ("90s", 90.0), ("300ms", 0.3), ("0", 0.0)]
+        {
+            assert_eq!(seconds(text), Some(want), "{text}");
+        }
+        for text in ["", "1", "1d", "h", "1h x"] {
+            assert_eq!(seconds(text), None, "{text}");
+        }
+    }
 }

@@ -74,6 +74,7 @@ fn foreign(item: usize, name: &str, template: &str, fallback: bool) -> Source {
         admin: false,
         downstream: false,
         static_parent: None,
+        ttls: [None, None],
     }
 }
 
@@ -632,6 +633,7 @@ fn an_entry_carries_its_objects_powers_with_dns_names_rendered_for_the_pods() {
             downstream: true,
             federates_with: vec!["partner.org".into()],
             dns_names: vec!["serving.example.org".into()],
+            ttls: [None, None],
         }
     );
     let plain = foreign(1, "plain", HELM_DEFAULT, false);
