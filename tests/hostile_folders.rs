@@ -902,29 +902,54 @@ const SNEAKY: &str = "apiVersion: spire.spiffe.io/v1alpha1\nkind: ClusterSPIFFEI
                       spec: {spiffeIDTemplate: \"spiffe://example.org/x\"}\n";
 
 #[test]
-fn an_identity_in_a_hidden_or_krmignored_file_is_refused_by_name() {
+fn an_identity_a_pull_request_hides_where_kpt_does_not_look_is_refused_by_diff() {
     // kpt skips hidden entries and what a .krmignore names; `kubectl apply -R -f .` reads
-    // every manifest file. An identity there would go unseen by explain and diff.
+    // every manifest file. render and explain read as kpt does; diff refuses such a file that
+    // HEAD adds or changes, naming it.
     for (file, krmignore) in
         [(".sneaky.yaml", None), (".config/spire.yaml", None), ("spire.yaml", Some("spire.yaml\n"))]
     {
-        let dir = package("passed-over");
-        dir.write(file, SNEAKY);
-        if let Some(patterns) = krmignore {
-            dir.write(".krmignore", patterns);
+        let root = TempDir::new("passed-over");
+        let (base, head) = (root.path().join("base"), root.path().join("head"));
+        for side in [&base, &head] {
+            common::write(
+                &side.join("inference.yaml"),
+                &repo_file("fn-config/kustomize/exec-plugin/inference.yaml"),
+            );
+            if let Some(patterns) = krmignore {
+                common::write(&side.join(".krmignore"), patterns);
+            }
         }
+        common::write(&head.join(file), SNEAKY);
+        let diff = ["diff", "base", "head", "--trust-domain", "example.org", "--fail-on", "grant"];
+        run(root.path(), &diff).refused(&[
+            file,
+            "a ClusterSPIFFEID in a file kpt passes over",
+            "HEAD adds or changes",
+        ]);
+        // The same file on both sides is no change of HEAD's.
+        common::write(&base.join(file), SNEAKY);
+        let out = run(root.path(), &diff);
+        assert_eq!(out.code, Some(0), "{file}: {}", out.describe());
+        // render and explain read the folder as kpt does.
         for mode in &MODES[..2] {
-            run(dir.path(), mode).refused(&[file, "a ClusterSPIFFEID in a file kpt passes over"]);
+            let out = run(&head, mode);
+            assert_eq!(out.code, Some(0), "{file}: {}", out.describe());
         }
     }
-    // What kubectl could not apply, or does not change identities, is left alone: a CI
+    // What kubectl could not apply, or does not change identities, is no such file: a CI
     // workflow, a ConfigMap, anything under .git.
-    let dir = package("passed-over-harmless");
-    dir.write(".github/workflows/ci.yml", "on: push\njobs: {}\n");
-    dir.write(".hidden.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n");
-    dir.write(".git/objects/x.yaml", SNEAKY);
-    for mode in &MODES[..2] {
-        let out = run(dir.path(), mode);
-        assert_eq!(out.code, Some(0), "{}", out.describe());
-    }
+    let root = TempDir::new("passed-over-harmless");
+    common::write(
+        &root.path().join("base/inference.yaml"),
+        &repo_file("fn-config/kustomize/exec-plugin/inference.yaml"),
+    );
+    let head = root.path().join("head");
+    common::write(&head.join("inference.yaml"), &repo_file("fn-config/kustomize/exec-plugin/inference.yaml"));
+    common::write(&head.join(".github/workflows/ci.yml"), "on: push\njobs: {}\n");
+    common::write(&head.join(".hidden.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n");
+    common::write(&head.join(".git/objects/x.yaml"), SNEAKY);
+    let out =
+        run(root.path(), &["diff", "base", "head", "--trust-domain", "example.org", "--fail-on", "grant"]);
+    assert_eq!(out.code, Some(0), "{}", out.describe());
 }

@@ -19,7 +19,7 @@
 //! - Nothing is skipped silently: an entry that cannot be examined (a path too long to
 //!   open, say) is an error naming it. Hidden entries (`.name`) inside folders and names
 //!   without a manifest extension are not manifests; the hidden and `.krmignore`d manifest
-//!   files are listed apart ([`walk`]), for the render to refuse what kubectl would apply.
+//!   files are listed apart ([`walk`]), for `diff` to refuse what kubectl would apply.
 //! - All input together (files and standard input) is held to [`yaml::MAX_INPUT_BYTES`],
 //!   counted while reading: no file is read past the limit.
 //! - A file holding a control character YAML never allows (NUL, ESC, ...) is refused as not

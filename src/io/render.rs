@@ -61,6 +61,22 @@ pub(super) struct Files<'r> {
     files: Vec<Option<PathBuf>>,
     /// By item position, (stream, part) it came from.
     kept: Vec<(usize, usize)>,
+    /// The objects that change identities in manifest files the walk passed over ([`PassedOver`]).
+    pub passed_over: Vec<PassedOver>,
+}
+
+/// An object that changes identities in a manifest file kpt passes over (hidden, or named in
+/// a `.krmignore`) and `kubectl apply -R` reads. `render` and `explain` read folders as kpt
+/// does; `diff` refuses one that HEAD adds or changes, which a gate must not let through unseen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PassedOver {
+    /// Where it is, for messages: `file (document N)`, and its kind.
+    pub at: String,
+    pub kind: String,
+    /// Its file relative to the path given it was found under, and the file's text: what
+    /// tells BASE's from HEAD's.
+    pub relative: PathBuf,
+    pub text: String,
 }
 
 impl<'r> Files<'r> {
@@ -72,6 +88,7 @@ impl<'r> Files<'r> {
             names: Vec::new(),
             files: Vec::new(),
             kept: Vec::new(),
+            passed_over: Vec::new(),
         }
     }
 
@@ -217,7 +234,7 @@ impl Files<'_> {
                 self.kept.push((f, index));
             }
         }
-        refuse_passed_over(&walked.passed_over, &mut budget)?;
+        self.passed_over = passed_over(&walked.passed_over, &folders, &mut budget);
         self.files = sources.iter().map(|f| f.map(|f| f.path.clone())).collect();
         Ok((items, config))
     }
@@ -274,37 +291,38 @@ fn is_resource_list(head: &Head) -> bool {
 
 /// Whether an object changes who holds which identity once applied: a kind the reconcile
 /// reads (a binding, a pool, a ClusterSPIFFEID, a static entry, a namespace...) or one with
-/// pod templates. Such an object that kpt or kustomize leave out and `kubectl apply` applies
-/// (marked local-config, hidden, or in a `.krmignore`) is refused, not skipped.
+/// pod templates. Marked local-config, such an object is refused, not skipped; hidden or in a
+/// `.krmignore`, it is listed ([`PassedOver`]) for `diff` to refuse when HEAD adds it.
 fn changes_identities(head: &Head, input: &Input) -> bool {
     let kind = head.kind.as_deref().unwrap_or_default();
     (crate::reconcile::input::reads_whole(kind) && kind != "CustomResourceDefinition")
         || input.workload().is_some()
 }
 
-/// Refuses, naming it, an object that changes identities in a manifest file the walk passed
-/// over: hidden, or left out by a `.krmignore`. A file that does not read as YAML is left
-/// alone, as `kubectl apply` would fail on it.
-fn refuse_passed_over(passed_over: &[PathBuf], budget: &mut Budget) -> Result<(), String> {
-    for path in passed_over {
+/// The objects that change identities in the manifest files the walk passed over (hidden,
+/// or left out by a `.krmignore`), read within the input limit. A file that does not read as
+/// YAML is left alone, as `kubectl apply` would fail on it.
+fn passed_over(paths: &[PathBuf], roots: &[PathBuf], budget: &mut Budget) -> Vec<PassedOver> {
+    let mut out = Vec::new();
+    for path in paths {
         let Ok(text) = files::read_named(path, budget) else { continue };
-        let Some(Ok(stream)) = read::files(vec![text], Options::default()).into_iter().next() else {
+        let Some(Ok(stream)) = read::files(vec![text.clone()], Options::default()).into_iter().next() else {
             continue;
         };
-        let name = quote(path);
+        let relative =
+            roots.iter().find_map(|root| path.strip_prefix(root).ok()).unwrap_or(path).to_path_buf();
         for (index, part) in stream.parts.iter().enumerate() {
             if part.head.api_version.is_some() && changes_identities(&part.head, &part.input) {
-                return Err(format!(
-                    "{}: a {} in a file kpt passes over (hidden, or named in a .krmignore) and `kubectl \
-                     apply -R` reads, so the identities it changes would go unseen: move it into the \
-                     folder, or out of the folders given",
-                    Origin::document(&name, index),
-                    part.head.kind.as_deref().unwrap_or_default(),
-                ));
+                out.push(PassedOver {
+                    at: Origin::document(&quote(path), index).to_string(),
+                    kind: part.head.kind.clone().unwrap_or_default(),
+                    relative: relative.clone(),
+                    text: text.clone(),
+                });
             }
         }
     }
-    Ok(())
+    out
 }
 
 /// Objects that configure the render and never go to a cluster: kpt's local-config

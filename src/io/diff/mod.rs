@@ -69,6 +69,22 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
         Ok(sides) => sides,
         Err(message) => return error_output(&message),
     };
+    // What kpt passes over and kubectl applies: one HEAD adds or changes is refused by name.
+    let passed = &before.report.passed_over;
+    if let Some(a) = after
+        .report
+        .passed_over
+        .iter()
+        .find(|a| !passed.iter().any(|b| b.file == a.file && b.sha256 == a.sha256))
+    {
+        return error_output(&format!(
+            "{}: a {} in a file kpt passes over (hidden, or named in a .krmignore) and `kubectl apply -R` \
+             reads, which HEAD adds or changes, so the identities it changes would go unseen: move it into \
+             the folder, or out of the folders given",
+            if a.at.is_empty() { &a.file } else { &a.at },
+            a.object
+        ));
+    }
     let manager = manager::compare(before.manager.as_ref(), after.manager.as_ref());
     if let (Some(_), Some(judge)) = (&manager, &before.manager) {
         match side::read(head, request, Some(judge)) {
@@ -79,8 +95,8 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
     if after.without_may_hold {
         return error_output(&format!(
             "{}: a saved explain report without workloads[].mayHold, workloads[].powers, \
-             staticEntries or federatedTrustDomains, so it cannot say which SVIDs HEAD's pods may \
-             hold and what they may do: save it again with `explain -o json` of this version, or give HEAD \
+             staticEntries, federatedTrustDomains or passedOver, so it cannot say which SVIDs HEAD's \
+             pods may hold and what they may do: save it again with `explain -o json` of this version, or give HEAD \
              as files, a folder or `-`",
             super::files::quote(head)
         ));

@@ -77,7 +77,7 @@ fn is_saved_report(text: &str) -> bool {
 fn lacks_may_hold(text: &str) -> bool {
     let Ok(value) = serde_json::from_str::<Value>(text) else { return false };
     let workloads = value.get("workloads").and_then(Value::as_array);
-    let top = ["staticEntries", "federatedTrustDomains"].iter().any(|k| value.get(k).is_none());
+    let top = ["staticEntries", "federatedTrustDomains", "passedOver"].iter().any(|k| value.get(k).is_none());
     top || workloads
         .is_some_and(|w| w.iter().any(|w| w.get("mayHold").is_none() || w.get("powers").is_none()))
 }

@@ -154,7 +154,31 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
         })
         .collect();
     federated_trust_domains.sort_by(|a, b| a.name.cmp(&b.name));
-    Report { config: None, reach, bindings, workloads, findings, static_entries, federated_trust_domains }
+    Report {
+        config: None,
+        reach,
+        bindings,
+        workloads,
+        findings,
+        static_entries,
+        federated_trust_domains,
+        passed_over: Vec::new(),
+    }
+}
+
+/// The files of `found`, each once, with its first object that changes identities.
+pub(super) fn passed_over(found: &[crate::io::render::PassedOver]) -> Vec<super::report::PassedOverReport> {
+    use sha2::{Digest, Sha256};
+    let mut out: Vec<super::report::PassedOverReport> = Vec::new();
+    for p in found {
+        let file = p.relative.to_string_lossy().to_string();
+        if out.iter().any(|o| o.file == file) {
+            continue;
+        }
+        let sha256 = Sha256::digest(p.text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        out.push(super::report::PassedOverReport { file, object: p.kind.clone(), sha256, at: p.at.clone() });
+    }
+    out
 }
 
 /// Per SPIFFE ID of `entries` whose entries carry a power, those powers, sorted by ID.

@@ -47,6 +47,7 @@ pub fn build_with_config(request: &Request) -> Result<(Report, Config), String> 
     }
     let mut report = build::report(&outcome, &|item| files.location(item).map(At::from));
     report.config = files.config_source.take();
+    report.passed_over = build::passed_over(&files.passed_over);
     Ok((report, config))
 }
 

@@ -33,6 +33,26 @@ pub struct Report {
     /// The ClusterFederatedTrustDomains of the input, by name; missing as `staticEntries`.
     #[serde(default, rename = "federatedTrustDomains")]
     pub federated_trust_domains: Vec<FederationReport>,
+    /// The manifest files kpt passes over (hidden, or named in a `.krmignore`) that hold an
+    /// object changing identities, which `kubectl apply -R` would apply: `diff` refuses one
+    /// HEAD adds or changes. Missing in a report saved before it was written: read as none.
+    #[serde(default, rename = "passedOver")]
+    pub passed_over: Vec<PassedOverReport>,
+}
+
+/// A file kpt passes over that holds an object changing identities.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct PassedOverReport {
+    /// Relative to the path given it was found under.
+    pub file: String,
+    /// The kind of the first such object.
+    pub object: String,
+    /// SHA-256 of the file's text, hex: what tells BASE's from HEAD's.
+    pub sha256: String,
+    /// Where it is, as messages name it; not saved.
+    #[serde(skip)]
+    pub at: String,
 }
 
 /// A ClusterStaticEntry: one entry SPIRE Controller Manager makes as written.
