@@ -813,3 +813,19 @@ fn render_leaves_out_kpts_own_kptfile_only() {
         "{stdout}"
     );
 }
+
+#[test]
+fn the_readmes_first_commands_run_on_the_shipped_example() {
+    // The README's first lines: explain and render on examples/prefill-decode, whose
+    // .expected/ outputs kpt passes over (hidden), as the folder walk does; and diff of the
+    // example against itself, which changes nothing.
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/prefill-decode");
+    for mode in ["explain", "render"] {
+        let out = run(&[mode, example, "--trust-domain", "example.org"], b"", &[]);
+        assert_eq!(out.status.code(), Some(0), "{mode}: {}", text(&out.stderr));
+        assert!(text(&out.stdout).contains("kleym-serving-llama-prefill-pool-ec7eebba"), "{mode}");
+    }
+    let out =
+        run(&["diff", example, example, "--trust-domain", "example.org", "--fail-on", "grant"], b"", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
