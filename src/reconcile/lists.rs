@@ -1,4 +1,5 @@
-//! Kubernetes Lists (`kind: List`, or any kind ending in `List`, with an `items` sequence),
+//! Kubernetes Lists (any object with an `items` sequence, whatever its kind: kubectl decodes
+//! every such object as a list, `List`, `ConfigMapList` or `Anything`),
 //! docs/reference.md#lists: kubectl and kustomize apply a List's items as objects of their
 //! own, but the reconcile reads objects only as items of the input. A binding, pool or pod
 //! template inside a List would go unseen, its identity silently lost, so a List holding an
@@ -39,10 +40,11 @@ impl Listed {
     }
 }
 
-/// Whether an item is a List: kubectl applies each of its `items`, and kustomize inlines them.
+/// Whether an item is a List: it has an `items` sequence, whatever its kind. kubectl decodes
+/// any such object as a list and applies each of its items (apimachinery's unstructured
+/// decoding looks for `items`, not at the kind), and kustomize inlines them.
 pub fn is_list(value: &Value) -> bool {
-    let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default();
-    kind.ends_with("List") && value.get("items").is_some_and(Value::is_array)
+    value.get("items").is_some_and(Value::is_array)
 }
 
 /// The List an item is, when it holds items the reconcile reads (a kind it reads whole, or
@@ -149,11 +151,10 @@ mod tests {
     }
 
     #[test]
-    fn other_lists_and_objects_with_items_pass() {
+    fn other_lists_pass_and_an_object_of_any_kind_with_items_is_a_list() {
         let config_map = json!({"apiVersion": "v1", "kind": "ConfigMap"});
         let pool = json!({"kind": "InferencePool"});
         assert!(check(&[Input::of(list(json!([config_map, 1, null])))]).is_ok());
-        assert!(check(&[Input::of(json!({"kind": "Thing", "items": [pool]}))]).is_ok(), "not a List");
         assert!(
             check(&[Input::of(json!({"kind": "List", "items": {"a": pool}}))]).is_ok(),
             "no items sequence"
@@ -165,5 +166,8 @@ mod tests {
             "{}",
             e.message
         );
+        // kubectl decodes any object with an items sequence as a list, whatever its kind.
+        let e = check(&[Input::of(json!({"kind": "Thing", "items": [pool]}))]).unwrap_err();
+        assert!(e.message.starts_with("Thing holds InferencePool as its own items[0]: "), "{}", e.message);
     }
 }
