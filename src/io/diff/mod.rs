@@ -92,7 +92,7 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
             Err(message) => return error_output(&message),
         }
     }
-    if after.without_may_hold {
+    if after.lacks_head_fields {
         return error_output(&format!(
             "{}: a saved explain report without workloads[].mayHold, workloads[].powers, \
              staticEntries, federatedTrustDomains or passedOver, so it cannot say which SVIDs HEAD's \

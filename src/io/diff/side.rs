@@ -17,7 +17,7 @@ pub(super) struct Side {
     /// (`workloads[].mayHold`) or what their entries let them do (`workloads[].powers`): it
     /// is read as holding none, which a base may be and a head, whose possible grants a gate
     /// must see, may not.
-    pub without_may_hold: bool,
+    pub lacks_head_fields: bool,
     /// For manifests read now: the SPIRE Controller Manager their own config describes.
     pub manager: Option<SpireManager>,
 }
@@ -39,8 +39,8 @@ pub(super) fn read(path: &Path, request: &Request, judge: Option<&SpireManager>)
         let report = Report::read(text).map_err(|e| {
             format!("{name}: a saved explain report, but {e}: save it again with `explain -o json` of this version")
         })?;
-        let without_may_hold = lacks_may_hold(text);
-        return Ok(Side { report, policy: None, without_may_hold, manager: None });
+        let lacks_head_fields = lacks_head_fields(text);
+        return Ok(Side { report, policy: None, lacks_head_fields, manager: None });
     }
     let side = Request {
         paths: vec![path.to_path_buf()],
@@ -62,7 +62,7 @@ pub(super) fn read(path: &Path, request: &Request, judge: Option<&SpireManager>)
     let (report, config) = explain::build_with_config(&side).map_err(named)?;
     // The manager the side's own config describes, not the one it was judged by.
     let manager = if judge.is_some() { None } else { Some(config.spire) };
-    Ok(Side { report, policy: Some(config.failure_policy), without_may_hold: false, manager })
+    Ok(Side { report, policy: Some(config.failure_policy), lacks_head_fields: false, manager })
 }
 
 /// Whether a text is a saved `explain -o json` report: a JSON object with `bindings` and
@@ -74,7 +74,7 @@ fn is_saved_report(text: &str) -> bool {
 
 /// Whether a saved report has a pod template without `mayHold` or `powers`: a report saved
 /// before they were written.
-fn lacks_may_hold(text: &str) -> bool {
+fn lacks_head_fields(text: &str) -> bool {
     let Ok(value) = serde_json::from_str::<Value>(text) else { return false };
     let workloads = value.get("workloads").and_then(Value::as_array);
     let top = ["staticEntries", "federatedTrustDomains", "passedOver"].iter().any(|k| value.get(k).is_none());
@@ -91,6 +91,26 @@ mod tests {
         assert!(is_saved_report(r#"{"bindings": [], "findings": []}"#));
         assert!(!is_saved_report(r#"{"apiVersion": "v1", "kind": "List", "bindings": []}"#));
         assert!(!is_saved_report("kind: A"));
+    }
+
+    #[test]
+    fn a_saved_report_without_any_field_a_head_needs_predates_them() {
+        let whole = serde_json::json!({
+            "bindings": [], "findings": [], "reach": [],
+            "workloads": [{"mayHold": [], "powers": []}],
+            "staticEntries": [], "federatedTrustDomains": [], "passedOver": [],
+        });
+        assert!(!lacks_head_fields(&whole.to_string()));
+        for top in ["staticEntries", "federatedTrustDomains", "passedOver"] {
+            let mut report = whole.clone();
+            report.as_object_mut().unwrap().remove(top);
+            assert!(lacks_head_fields(&report.to_string()), "{top}");
+        }
+        for field in ["mayHold", "powers"] {
+            let mut report = whole.clone();
+            report["workloads"][0].as_object_mut().unwrap().remove(field);
+            assert!(lacks_head_fields(&report.to_string()), "{field}");
+        }
     }
 
     #[test]
