@@ -142,16 +142,15 @@ pub fn render(input: RenderInput<'_>) -> ClusterSpiffeId {
     }
 }
 
-/// Whether an item is a ClusterSPIFFEID (any version of the SPIRE group).
 /// Whether an item is of `kind` in the manager's group (any version).
 pub fn is_spire_kind(item: &Value, kind: &str) -> bool {
     fields::str_at(item, "kind") == Some(kind)
         && fields::str_at(item, "apiVersion").is_some_and(|v| v.split('/').next() == Some(GROUP))
 }
 
+/// Whether an item is a ClusterSPIFFEID (any version of the SPIRE group).
 pub fn is_cluster_spiffe_id(item: &Value) -> bool {
-    fields::str_at(item, "kind") == Some(KIND)
-        && fields::str_at(item, "apiVersion").is_some_and(|v| v.split('/').next() == Some(GROUP))
+    is_spire_kind(item, KIND)
 }
 
 fn annotation<'a>(item: &'a Value, key: &str) -> Option<&'a Value> {

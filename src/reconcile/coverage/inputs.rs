@@ -76,6 +76,8 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
         let kind = fields::str_at(value, "kind").unwrap_or_default();
         let api_version = fields::str_at(value, "apiVersion").unwrap_or_default();
         let name = || fields::str_at(value, "metadata.name").unwrap_or_default().to_string();
+        let flag = |pointer: &str| value.pointer(pointer).and_then(Value::as_bool) == Some(true);
+        let texts = |paths: [&str; 2]| paths.map(|p| fields::str_at(value, p).map(str::to_string));
         match (api_version, kind) {
             ("v1", "ServiceAccount") => {
                 let ns = fields::str_at(value, "metadata.namespace").unwrap_or("default").to_string();
@@ -97,11 +99,10 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 selector_templates: strings(value.pointer("/spec/workloadSelectorTemplates")),
                 dns_name_templates: strings(value.pointer("/spec/dnsNameTemplates")),
                 federates_with: strings(value.pointer("/spec/federatesWith")),
-                admin: value.pointer("/spec/admin").and_then(Value::as_bool) == Some(true),
-                downstream: value.pointer("/spec/downstream").and_then(Value::as_bool) == Some(true),
+                admin: flag("/spec/admin"),
+                downstream: flag("/spec/downstream"),
                 static_parent: None,
-                ttls: [fields::str_at(value, "spec.ttl"), fields::str_at(value, "spec.jwtTtl")]
-                    .map(|t| t.map(str::to_string)),
+                ttls: texts(["spec.ttl", "spec.jwtTtl"]),
             }),
             // A static entry is one entry, not one per pod: it reaches every pod on the node of
             // its parent whose selectors hold (docs/reference.md#what-spire-will-do).
@@ -116,11 +117,10 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 selector_templates: strings(value.pointer("/spec/selectors")),
                 dns_name_templates: strings(value.pointer("/spec/dnsNames")),
                 federates_with: strings(value.pointer("/spec/federatesWith")),
-                admin: value.pointer("/spec/admin").and_then(Value::as_bool) == Some(true),
-                downstream: value.pointer("/spec/downstream").and_then(Value::as_bool) == Some(true),
+                admin: flag("/spec/admin"),
+                downstream: flag("/spec/downstream"),
                 static_parent: Some(fields::str_at(value, "spec.parentID").unwrap_or_default().to_string()),
-                ttls: [fields::str_at(value, "spec.x509SVIDTTL"), fields::str_at(value, "spec.jwtSVIDTTL")]
-                    .map(|t| t.map(str::to_string)),
+                ttls: texts(["spec.x509SVIDTTL", "spec.jwtSVIDTTL"]),
             }),
             _ if csid::is_spire_kind(value, csid::FEDERATED_TRUST_DOMAIN_KIND) => {
                 let text = |path: &str| fields::str_at(value, path).unwrap_or_default().to_string();

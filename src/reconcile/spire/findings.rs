@@ -119,14 +119,16 @@ fn refused_findings(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
 /// every pod on its parent's node whose selectors hold, past the pool, variant and service
 /// account the binding checks.
 fn issued_outside(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
-    let bindings: Vec<(&Source, String, String)> = model
+    // Each rendered object: its SPIFFE ID, its binding, and its namespace's path.
+    let bindings: Vec<(&str, Ref, String)> = model
         .sources
         .iter()
         .filter_map(|s| {
             let Origin::Rendered { binding } = s.origin else { return None };
-            let namespace = (cx.binding_refs)(binding).namespace?;
+            let owner = (cx.binding_refs)(binding);
             let td = s.spiffe_id_template.strip_prefix("spiffe://")?.split('/').next()?;
-            Some((s, format!("spiffe://{td}/ns/{namespace}/"), namespace))
+            let prefix = format!("spiffe://{td}/ns/{}/", owner.namespace.as_deref()?);
+            Some((s.spiffe_id_template.as_str(), owner, prefix))
         })
         .collect();
     for (s, source) in model.sources.iter().enumerate() {
@@ -135,11 +137,10 @@ fn issued_outside(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
             continue;
         }
         let id = &source.spiffe_id_template;
-        for (binding, prefix, namespace) in &bindings {
-            let Origin::Rendered { binding: at } = binding.origin else { continue };
-            let owner = (cx.binding_refs)(at);
+        for (binding_id, owner, prefix) in &bindings {
+            let namespace = owner.namespace.as_deref().unwrap_or_default();
             let whose = format!("binding {namespace}/{}", owner.name);
-            let how = if *id == binding.spiffe_id_template {
+            let how = if id == binding_id {
                 format!("issues the SPIFFE ID of {whose}")
             } else if id.starts_with(prefix.as_str()) {
                 format!("issues {id}, in the path of namespace {namespace} of {whose}")
@@ -157,7 +158,7 @@ fn issued_outside(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
                     source.selector_templates.join(", "),
                 ),
                 about: source_ref(source, cx),
-                also: vec![owner],
+                also: vec![owner.clone()],
             });
         }
     }

@@ -209,10 +209,8 @@ pub struct Prepared {
     all_judged: bool,
     dns: Vec<Template>,
     trust_domain: Option<String>,
-    admin: bool,
-    downstream: bool,
-    federates_with: Vec<String>,
-    ttls: [Option<String>; 2],
+    /// The powers every entry of the object carries; its DNS names are rendered per pod.
+    powers: Powers,
 }
 
 /// A rendered workload selector, read as the model judges it: `k8s:ns`, `k8s:sa` and
@@ -344,10 +342,13 @@ impl Prepared {
             all_judged,
             dns,
             trust_domain: trust_domain.map(str::to_string),
-            admin: source.admin,
-            downstream: source.downstream,
-            federates_with: source.federates_with.clone(),
-            ttls: source.ttls.clone(),
+            powers: Powers {
+                admin: source.admin,
+                downstream: source.downstream,
+                federates_with: source.federates_with.clone(),
+                dns_names: Vec::new(),
+                ttls: source.ttls.clone(),
+            },
         })
     }
 
@@ -406,13 +407,7 @@ impl Prepared {
         if details && attests != Answer::No {
             (_, made.misses) = self.selectors(data)?;
             made.selectors = self.rendered_selectors(data);
-            made.powers = Powers {
-                admin: self.admin,
-                downstream: self.downstream,
-                federates_with: self.federates_with.clone(),
-                dns_names,
-                ttls: self.ttls.clone(),
-            };
+            made.powers = Powers { dns_names, ..self.powers.clone() };
         }
         Ok(made)
     }
