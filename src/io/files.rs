@@ -145,12 +145,7 @@ const KRMIGNORE_MAX: u64 = 64 << 10;
 
 impl Walk {
     fn folder(&mut self, dir: &Path) -> Result<(), String> {
-        let reading = |e: std::io::Error| unreadable(dir, &e);
-        let mut entries = Vec::new();
-        for entry in fs::read_dir(dir).map_err(reading)? {
-            entries.push(entry.map_err(reading)?.path());
-        }
-        entries.sort_by(|a, b| a.as_os_str().as_bytes().cmp(b.as_os_str().as_bytes()));
+        let entries = sorted_entries(dir)?;
         if entries.iter().any(|e| e.file_name().is_some_and(|n| n == KRMIGNORE)) {
             self.ignores.push((dir.to_path_buf(), krmignore(dir)?));
         }
@@ -188,13 +183,7 @@ impl Walk {
         if kind.is_file() && is_manifest_name(entry) {
             self.passed_over.push(entry.to_path_buf());
         } else if kind.is_dir() && self.seen.insert(id(meta)) {
-            let reading = |e: std::io::Error| unreadable(entry, &e);
-            let mut entries = Vec::new();
-            for e in fs::read_dir(entry).map_err(reading)? {
-                entries.push(e.map_err(reading)?.path());
-            }
-            entries.sort_by(|a, b| a.as_os_str().as_bytes().cmp(b.as_os_str().as_bytes()));
-            for e in entries.iter().filter(|e| e.file_name().is_none_or(|n| n != ".git")) {
+            for e in sorted_entries(entry)?.iter().filter(|e| e.file_name().is_none_or(|n| n != ".git")) {
                 let meta = fs::symlink_metadata(e).map_err(|err| unreadable(e, &err))?;
                 self.pass_over(e, &meta)?;
             }
@@ -250,6 +239,17 @@ impl Walk {
             self.files.push(Found { path: path.to_path_buf(), root: self.root, id: id(meta) });
         }
     }
+}
+
+/// The entries of folder `dir`, in byte order of their names.
+fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let reading = |e: std::io::Error| unreadable(dir, &e);
+    let mut entries = Vec::new();
+    for entry in fs::read_dir(dir).map_err(reading)? {
+        entries.push(entry.map_err(reading)?.path());
+    }
+    entries.sort_by(|a, b| a.as_os_str().as_bytes().cmp(b.as_os_str().as_bytes()));
+    Ok(entries)
 }
 
 /// The patterns of `dir`'s `.krmignore`: a regular file, opened as every file is (never a

@@ -61,16 +61,16 @@ pub(super) struct Files<'r> {
     files: Vec<Option<PathBuf>>,
     /// By item position, (stream, part) it came from.
     kept: Vec<(usize, usize)>,
-    /// The objects that change identities in manifest files the walk passed over ([`PassedOver`]).
+    /// The manifest files the walk passed over that hold an object changing identities.
     pub passed_over: Vec<PassedOver>,
 }
 
-/// An object that changes identities in a manifest file kpt passes over (hidden, or named in
-/// a `.krmignore`) and `kubectl apply -R` reads. `render` and `explain` read folders as kpt
+/// A manifest file kpt passes over (hidden, or named in a `.krmignore`) and `kubectl apply -R`
+/// reads, that holds an object changing identities. `render` and `explain` read folders as kpt
 /// does; `diff` refuses one that HEAD adds or changes, which a gate must not let through unseen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PassedOver {
-    /// Where it is, for messages: `file (document N)`, and its kind.
+    /// Where its first such object is, for messages: `file (document N)`, and its kind.
     pub at: String,
     pub kind: String,
     /// Its file relative to the path given it was found under, and the file's text: what
@@ -299,9 +299,9 @@ fn changes_identities(head: &Head, input: &Input) -> bool {
         || input.workload().is_some()
 }
 
-/// The objects that change identities in the manifest files the walk passed over (hidden,
-/// or left out by a `.krmignore`), read within the input limit. A file that does not read as
-/// YAML is left alone, as `kubectl apply` would fail on it.
+/// The manifest files the walk passed over (hidden, or left out by a `.krmignore`) that hold
+/// an object changing identities, each with its first, read within the input limit. A file
+/// that does not read as YAML is left alone, as `kubectl apply` would fail on it.
 fn passed_over(paths: &[PathBuf], roots: &[PathBuf], budget: &mut Budget) -> Vec<PassedOver> {
     let mut out = Vec::new();
     for path in paths {
@@ -309,18 +309,19 @@ fn passed_over(paths: &[PathBuf], roots: &[PathBuf], budget: &mut Budget) -> Vec
         let Some(Ok(stream)) = read::files(vec![text.clone()], Options::default()).into_iter().next() else {
             continue;
         };
+        let first =
+            stream.parts.iter().enumerate().find(|(_, part)| {
+                part.head.api_version.is_some() && changes_identities(&part.head, &part.input)
+            });
+        let Some((index, part)) = first else { continue };
         let relative =
             roots.iter().find_map(|root| path.strip_prefix(root).ok()).unwrap_or(path).to_path_buf();
-        for (index, part) in stream.parts.iter().enumerate() {
-            if part.head.api_version.is_some() && changes_identities(&part.head, &part.input) {
-                out.push(PassedOver {
-                    at: Origin::document(&quote(path), index).to_string(),
-                    kind: part.head.kind.clone().unwrap_or_default(),
-                    relative: relative.clone(),
-                    text: text.clone(),
-                });
-            }
-        }
+        out.push(PassedOver {
+            at: Origin::document(&quote(path), index).to_string(),
+            kind: part.head.kind.clone().unwrap_or_default(),
+            relative,
+            text,
+        });
     }
     out
 }

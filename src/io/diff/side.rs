@@ -13,9 +13,9 @@ use std::path::Path;
 pub(super) struct Side {
     pub report: Report,
     pub policy: Option<FailurePolicy>,
-    /// For a saved report written before reports said what pods may hold
-    /// (`workloads[].mayHold`) or what their entries let them do (`workloads[].powers`): it
-    /// is read as holding none, which a base may be and a head, whose possible grants a gate
+    /// For a saved report written before a field the gate reads of HEAD (`workloads[].mayHold`,
+    /// `workloads[].powers`, `staticEntries`, `federatedTrustDomains`, `passedOver`): it is
+    /// read as holding none, which a base may be and a head, whose possible grants a gate
     /// must see, may not.
     pub lacks_head_fields: bool,
     /// For manifests read now: the SPIRE Controller Manager their own config describes.
@@ -72,8 +72,9 @@ fn is_saved_report(text: &str) -> bool {
     value.contains_key("bindings") && !value.contains_key("apiVersion")
 }
 
-/// Whether a saved report has a pod template without `mayHold` or `powers`: a report saved
-/// before they were written.
+/// Whether a saved report lacks a field the gate reads of HEAD (a pod template's `mayHold` or
+/// `powers`, or `staticEntries`, `federatedTrustDomains`, `passedOver`): a report saved before
+/// they were written.
 fn lacks_head_fields(text: &str) -> bool {
     let Ok(value) = serde_json::from_str::<Value>(text) else { return false };
     let workloads = value.get("workloads").and_then(Value::as_array);

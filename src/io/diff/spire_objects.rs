@@ -97,27 +97,9 @@ fn static_grants(before: Option<&StaticEntryReport>, after: &StaticEntryReport) 
             }
         }
     }
-    let had = |f: fn(&StaticEntryReport) -> bool| before.is_some_and(f);
-    if after.admin && !had(|b| b.admin) {
-        grants.push("admin".to_string());
-    }
-    if after.downstream && !had(|b| b.downstream) {
-        grants.push("downstream".to_string());
-    }
-    for td in after.federates_with.iter().filter(|t| !before.is_some_and(|b| b.federates_with.contains(t))) {
-        grants.push(format!("federatesWith {td}"));
-    }
-    for name in after.dns_names.iter().filter(|n| !before.is_some_and(|b| b.dns_names.contains(n))) {
-        grants.push(format!("dnsName {name}"));
-    }
-    let ttls = |e: Option<&StaticEntryReport>| {
-        [e.and_then(|e| e.x509_svid_ttl.clone()), e.and_then(|e| e.jwt_svid_ttl.clone())]
-    };
-    grants.extend(super::workloads::longer_ttls(
-        &ttls(before),
-        &ttls(Some(after)),
-        ["x509SVIDTTL", "jwtSVIDTTL"],
-    ));
+    // Its powers are an entry's, compared as a pod template's are.
+    let power = before.map(StaticEntryReport::power);
+    grants.extend(super::workloads::gained(power.as_ref(), &after.power(), ["x509SVIDTTL", "jwtSVIDTTL"]));
     grants
 }
 

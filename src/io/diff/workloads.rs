@@ -41,8 +41,11 @@ pub struct PowerGain {
     pub gains: Vec<String>,
 }
 
-/// What `after` lets the pods do that `before` did not.
-fn gained(before: Option<&Power>, after: &Power) -> Vec<String> {
+/// The names a pod template's powers give the two lifetimes (`ttl`, `jwtTtl`).
+const TTL_NAMES: [&str; 2] = ["ttl", "jwtTtl"];
+
+/// What `after` lets the pods do that `before` did not, the lifetimes named by `ttl_names`.
+pub(super) fn gained(before: Option<&Power>, after: &Power, ttl_names: [&str; 2]) -> Vec<String> {
     let mut gains = Vec::new();
     let had = |f: fn(&Power) -> bool| before.is_some_and(f);
     if after.admin && !had(|p| p.admin) {
@@ -62,7 +65,7 @@ fn gained(before: Option<&Power>, after: &Power) -> Vec<String> {
         }
     }
     let ttls = |p: Option<&Power>| [p.and_then(|p| p.ttl.clone()), p.and_then(|p| p.jwt_ttl.clone())];
-    gains.extend(longer_ttls(&ttls(before), &ttls(Some(after)), ["ttl", "jwtTtl"]));
+    gains.extend(longer_ttls(&ttls(before), &ttls(Some(after)), ttl_names));
     gains
 }
 
@@ -72,11 +75,7 @@ const DEFAULT_TTLS: [&str; 2] = ["1h", "5m"];
 
 /// The lifetimes of `after` longer than those of `before`, each named by `names` (an unset
 /// one is the server's default; one that is no Go duration counts as longer).
-pub(super) fn longer_ttls(
-    before: &[Option<String>; 2],
-    after: &[Option<String>; 2],
-    names: [&str; 2],
-) -> Vec<String> {
+fn longer_ttls(before: &[Option<String>; 2], after: &[Option<String>; 2], names: [&str; 2]) -> Vec<String> {
     use crate::reconcile::spire::source::seconds;
     let mut out = Vec::new();
     for i in 0..2 {
@@ -179,7 +178,7 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
                     && is != Held::No
                     && let Some(after) = pa.get(id.as_str())
                 {
-                    let gains = gained(pb.get(id.as_str()).copied(), after);
+                    let gains = gained(pb.get(id.as_str()).copied(), after, TTL_NAMES);
                     if !gains.is_empty() {
                         change.gains_powers.push(PowerGain { spiffe_id: id.clone(), gains });
                     }
@@ -247,7 +246,7 @@ mod tests {
 
     #[test]
     fn each_power_an_svids_entries_gain_is_a_grant_and_a_power_lost_is_none() {
-        use super::{Power, gained};
+        use super::{Power, TTL_NAMES, gained};
         let none = Power {
             spiffe_id: "spiffe://x/a".into(),
             admin: false,
@@ -271,15 +270,18 @@ mod tests {
             (with(|p| p.jwt_ttl = Some("1h".into())), "jwtTtl 1h"),
         ];
         for (power, word) in &cases {
-            assert_eq!(gained(Some(&none), power), [*word]);
-            assert_eq!(gained(None, power), [*word], "a side without powers had none");
-            assert!(gained(Some(power), &none).is_empty(), "losing {word} grants nothing");
-            assert!(gained(Some(power), power).is_empty(), "keeping {word} grants nothing");
+            assert_eq!(gained(Some(&none), power, TTL_NAMES), [*word]);
+            assert_eq!(gained(None, power, TTL_NAMES), [*word], "a side without powers had none");
+            assert!(gained(Some(power), &none, TTL_NAMES).is_empty(), "losing {word} grants nothing");
+            assert!(gained(Some(power), power, TTL_NAMES).is_empty(), "keeping {word} grants nothing");
         }
         // A lifetime shorter than the server's default, or than before, grants nothing.
         let short = with(|p| p.ttl = Some("10m".into()));
-        assert!(gained(Some(&none), &short).is_empty());
-        assert_eq!(gained(Some(&short), &with(|p| p.ttl = Some("1h30m".into()))), ["ttl 1h30m"]);
-        assert_eq!(gained(Some(&none), &with(|p| p.ttl = Some("forever".into()))), ["ttl forever"]);
+        assert!(gained(Some(&none), &short, TTL_NAMES).is_empty());
+        assert_eq!(gained(Some(&short), &with(|p| p.ttl = Some("1h30m".into())), TTL_NAMES), ["ttl 1h30m"]);
+        assert_eq!(
+            gained(Some(&none), &with(|p| p.ttl = Some("forever".into())), TTL_NAMES),
+            ["ttl forever"]
+        );
     }
 }

@@ -166,19 +166,18 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
     }
 }
 
-/// The files of `found`, each once, with its first object that changes identities.
+/// The passed-over files of `found`, as the report lists them: the file's text by its hash.
 pub(super) fn passed_over(found: &[crate::io::render::PassedOver]) -> Vec<super::report::PassedOverReport> {
     use sha2::{Digest, Sha256};
-    let mut out: Vec<super::report::PassedOverReport> = Vec::new();
-    for p in found {
-        let file = p.relative.to_string_lossy().to_string();
-        if out.iter().any(|o| o.file == file) {
-            continue;
-        }
-        let sha256 = Sha256::digest(p.text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
-        out.push(super::report::PassedOverReport { file, object: p.kind.clone(), sha256, at: p.at.clone() });
-    }
-    out
+    found
+        .iter()
+        .map(|p| super::report::PassedOverReport {
+            file: p.relative.to_string_lossy().to_string(),
+            object: p.kind.clone(),
+            sha256: Sha256::digest(p.text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect(),
+            at: p.at.clone(),
+        })
+        .collect()
 }
 
 /// Per SPIFFE ID of `entries` whose entries carry a power, those powers, sorted by ID.

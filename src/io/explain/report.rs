@@ -77,6 +77,21 @@ pub struct StaticEntryReport {
     pub jwt_svid_ttl: Option<String>,
 }
 
+impl StaticEntryReport {
+    /// What its one entry lets the pods that hold its SVID do, as a pod template's powers.
+    pub fn power(&self) -> Power {
+        Power {
+            spiffe_id: self.spiffe_id.clone(),
+            admin: self.admin,
+            downstream: self.downstream,
+            federates_with: self.federates_with.clone(),
+            dns_names: self.dns_names.clone(),
+            ttl: self.x509_svid_ttl.clone(),
+            jwt_ttl: self.jwt_svid_ttl.clone(),
+        }
+    }
+}
+
 /// A ClusterFederatedTrustDomain: a foreign bundle SPIRE fetches and hands to workloads.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
