@@ -108,7 +108,8 @@ fn stream_golden_cases() {
 /// compared as text (`expected.txt`), markdown (`expected.md`) and JSON (`expected.json`),
 /// the new findings as GitHub annotations (`expected-github.txt`),
 /// with the exit status (`exit-code`) and that under `--fail-on grant`
-/// (`exit-code-grant`). Where a case holds `base.json`, that saved `explain -o json`
+/// (`exit-code-grant`), and what it says on stderr where it refuses the input
+/// (`expected-stderr.txt`). Where a case holds `base.json`, that saved `explain -o json`
 /// report of `base/` is the base, and it must be the report `base/` gives today.
 #[test]
 fn diff_golden_cases() {
@@ -147,7 +148,11 @@ fn diff_golden_cases() {
             "base"
         };
         let text = run(&["diff", base, "head"]);
-        if !text.1.is_empty() {
+        // A case that holds `expected-stderr.txt` is one the run refuses; any other says
+        // nothing on stderr.
+        if dir.join("expected-stderr.txt").is_file() {
+            files.push(("expected-stderr.txt", text.1.clone()));
+        } else if !text.1.is_empty() {
             problems.push(format!("{name}: stderr: {}", text.1));
         }
         files.push(("expected.txt", text.0));

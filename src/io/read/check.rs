@@ -10,7 +10,7 @@
 //!   in the same places where the walker reads a place (a node's start, a scalar's or flow
 //!   collection's end), and as many comments of as many bytes.
 
-use super::{Options, exact, fast, lex, text};
+use super::{Options, exact, fast, lex, text, walk};
 use crate::reconcile::input::Input;
 use crate::yaml;
 use serde_json::Value;
@@ -40,7 +40,11 @@ pub fn list(input: &str) -> Result<(), String> {
     let read = match read {
         Ok(read) => read,
         Err(e) => {
-            // The full reader accepts the YAML; the reader may still refuse the ResourceList.
+            // The full reader accepts the YAML; the reader may still refuse the ResourceList,
+            // or a label YAML 1.1 reads otherwise.
+            if let Some(verdict) = label_doubt(&text, &e.message) {
+                return verdict;
+            }
             let shape = value_is_a_list(full.as_ref().ok());
             return if shape {
                 Err(format!("the reader refuses a ResourceList: {}", e.message))
@@ -49,6 +53,9 @@ pub fn list(input: &str) -> Result<(), String> {
             };
         }
     };
+    if let Some(doubt) = walk::label_doubt(&text) {
+        return Err(format!("the reader accepts a label YAML 1.1 reads otherwise: {doubt:?}"));
+    }
     parts_match(&read.text, &read.parts, &items, true)?;
     if let Some(fast) = fast::list(&text, fast::FULL) {
         let fields: serde_json::Map<String, Value> = match &full {
@@ -94,6 +101,9 @@ pub fn stream(input: &str) -> Result<(), String> {
         }
         (Err(_), Err(_)) => return Ok(()),
         (Ok(documents), Err(e)) => {
+            if let Some(verdict) = label_doubt(&text, &e) {
+                return verdict;
+            }
             return if documents.iter().all(Value::is_object) {
                 Err(format!("the reader refuses a stream of mappings: {e}"))
             } else {
@@ -101,6 +111,9 @@ pub fn stream(input: &str) -> Result<(), String> {
             };
         }
         (Ok(documents), Ok(read)) => {
+            if let Some(doubt) = walk::label_doubt(&text) {
+                return Err(format!("the reader accepts a label YAML 1.1 reads otherwise: {doubt:?}"));
+            }
             parts_match(&read.text, &read.parts, &documents, false)?;
             documents
         }
@@ -113,6 +126,16 @@ pub fn stream(input: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// When the reader refused `text`, which the full reader reads, with `message`, and `text`
+/// holds a label YAML 1.1 reads otherwise: whether it was refused in that label's words.
+fn label_doubt(text: &str, message: &str) -> Option<Result<(), String>> {
+    walk::label_doubt(text).map(|doubt| {
+        let words = doubt.message(text);
+        let first = words.lines().next().unwrap_or_default();
+        if message.contains(first) { Ok(()) } else { Err(format!("refused in other words: {message}")) }
+    })
 }
 
 /// Checks the lexer's events for a text against the parser's. The walker reads of a span

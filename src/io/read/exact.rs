@@ -6,7 +6,7 @@
 
 use super::part::{ListRead, Part};
 use super::text::{is_entry, line_end, line_start, lines};
-use super::walk::{Build, Limits, Node, Walker};
+use super::walk::{self, Build, Limits, Node, Walker};
 use super::{ListError, check_kind, split};
 use crate::api::fields::type_name;
 use crate::yaml;
@@ -24,6 +24,10 @@ pub fn list(text: &str) -> Result<ListRead, ListError> {
         return Err(fail(message, None));
     };
     check_kind(&fields)?;
+    if let Some(doubt) = walk::label_doubt(text) {
+        let function_config = fields.get("functionConfig").filter(|v| !v.is_null()).cloned();
+        return Err(fail(doubt.message(text), function_config));
+    }
     let items = items_of(&mut fields).map_err(|m| {
         let function_config = fields.get("functionConfig").filter(|v| !v.is_null()).cloned();
         fail(m, function_config)
@@ -38,6 +42,9 @@ pub fn list(text: &str) -> Result<ListRead, ListError> {
 /// Reads a stream of documents.
 pub fn stream(text: &str) -> Result<Vec<Part>, String> {
     let documents = yaml::parse_stream(text)?;
+    if let Some(doubt) = walk::label_doubt(text) {
+        return Err(doubt.message(text));
+    }
     let places = document_places(text).filter(|p| p.len() == documents.len()).unwrap_or_default();
     let mut places = places.into_iter();
     let mut parts = Vec::new();

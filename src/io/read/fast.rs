@@ -179,6 +179,10 @@ fn read(text: &str, chunk: Range<usize>, form: Form, limits: Limits) -> Result<(
     let whole = input::may_read_whole(part);
     let (node, counts) = walk(if whole { Build::Whole } else { Build::Head })?;
     let Some(mut node) = node else { return Ok((Chunk::Empty, counts.plus(EMPTY_DOCUMENT))) };
+    if node.label_doubt {
+        // Refused, in the exact reader's words.
+        return Err(Abandon);
+    }
     if read_again_whole(whole, &node) {
         node = walk(Build::Whole)?.0.ok_or(Abandon)?;
     }

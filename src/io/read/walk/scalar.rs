@@ -45,6 +45,51 @@ pub(super) fn string_key(text: Cow<'_, str>, style: ScalarStyle) -> Option<Cow<'
     plain_ok.then_some(text)
 }
 
+/// A key or value of a label mapping, written plain, that kubectl and Argo CD (YAML 1.1, then
+/// JSON) take as a string other than the one this function reads (docs/yaml.md#label-keys-and-values):
+/// - a key that is a boolean or null word in any case, or a number other than a plain decimal
+///   integer (`y`, `010`, `1e3`, `1.0`, `0o10`): YAML 1.1 and YAML 1.2 spell its number
+///   differently, or type it differently;
+/// - a value that is nothing or a null word (kubectl applies the label with the empty value),
+///   or a YAML 1.2 octal `0o10` (a string to YAML 1.1).
+///
+/// Any other value that is no string here is none to kubectl either: the API server refuses
+/// such an object, so the function may treat the label as absent.
+pub(super) fn label_doubt(text: &str, style: ScalarStyle, key: bool) -> bool {
+    if style != ScalarStyle::Plain {
+        return false;
+    }
+    if !key {
+        let null = matches!(text, "" | "~" | "null" | "Null" | "NULL");
+        let octal = text.strip_prefix(['+', '-']).unwrap_or(text).starts_with("0o");
+        return null || octal && is_number_like(text);
+    }
+    let word = text.len() <= 8 && WORDS.iter().any(|w| w.eq_ignore_ascii_case(text));
+    !is_integer(text) && (text.is_empty() || text == "~" || word || is_number_like(text))
+}
+
+/// A number to some YAML reader: signed or not, `0x`/`0o`/`0b` digits, `.inf`, `.nan`, or
+/// digits with `_`, `.`, `:` (YAML 1.1's base 60) and an exponent.
+fn is_number_like(text: &str) -> bool {
+    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let lower = unsigned.to_ascii_lowercase();
+    if matches!(lower.as_str(), ".inf" | ".nan") {
+        return true;
+    }
+    let radix = [("0x", 16), ("0o", 8), ("0b", 2)].into_iter().find_map(|(p, r)| Some((lower.strip_prefix(p)?, r)));
+    if let Some((digits, radix)) = radix {
+        return !digits.is_empty() && digits.chars().all(|c| c == '_' || c.is_digit(radix));
+    }
+    let (mantissa, exponent) = match lower.split_once('e') {
+        Some((m, e)) => (m, Some(e.strip_prefix(['+', '-']).unwrap_or(e))),
+        None => (lower.as_str(), None),
+    };
+    let digits_ok = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    mantissa.bytes().any(|b| b.is_ascii_digit())
+        && mantissa.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'_' | b'.' | b':'))
+        && exponent.is_none_or(digits_ok)
+}
+
 /// `0` or a decimal integer without leading zeros that fits an `i64`: the same number to
 /// every YAML reader, and written the same way as a JSON key.
 pub(super) fn is_integer(text: &str) -> bool {
@@ -150,6 +195,28 @@ mod tests {
         assert!(matches!(of("0.5"), Scalar::Typed(_)));
         assert!(matches!(of("123456789012345.5"), Scalar::Typed(_)), "fifteen digits");
         assert!(matches!(of("infinitely"), Scalar::Text), "longer than the words");
+    }
+
+    #[test]
+    fn label_doubts_are_the_scalars_kubectl_reads_as_other_strings() {
+        let doubt = |text: &str, key| label_doubt(text, ScalarStyle::Plain, key);
+        for key in [
+            "on", "Off", "YES", "n", "y", "null", "True", "010", "1e3", "1E+3", "1.0", "0x1F", "0o10", "0b101",
+            "1_000", "+1", ".inf", "-.Inf", ".NaN", "1:20", ".5",
+        ] {
+            assert!(doubt(key, true), "key {key:?}");
+        }
+        for key in ["7", "-5", "web", "2001-12-14", "1-a", "v1.0", "app.kubernetes.io/name", "0x", "e3", "1e"] {
+            assert!(!doubt(key, true), "key {key:?}");
+        }
+        for value in ["", "~", "null", "NULL", "0o10", "-0o7"] {
+            assert!(doubt(value, false), "value {value:?}");
+        }
+        for value in ["on", "true", "010", "1e3", "7", "web", "0o", "0oz", "nullable"] {
+            assert!(!doubt(value, false), "value {value:?}: no string to kubectl either, or the same one");
+        }
+        assert!(!label_doubt("010", ScalarStyle::DoubleQuoted, true), "quoted is a string to every reader");
+        assert!(!label_doubt("", ScalarStyle::SingleQuoted, false));
     }
 
     #[test]

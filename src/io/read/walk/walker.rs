@@ -4,8 +4,8 @@
 use super::budget::{Abandon, Counts, Limits};
 use super::build::{self, Build};
 use super::keys::Keys;
-use super::scalar::{Scalar, string_key};
-use super::{Node, StatusAt};
+use super::scalar::{Scalar, label_doubt, string_key};
+use super::{LabelDoubt, Node, StatusAt};
 use serde_json::{Map, Value};
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span, StrInput, StructureStyle};
 use std::borrow::Cow;
@@ -45,6 +45,12 @@ pub struct Walker<'t> {
     end: usize,
     defined: HashSet<usize>,
     outside_alias: bool,
+    /// The depth of the mapping about to open when it is a label mapping (the value of
+    /// `labels` or `matchLabels`).
+    labels_at: Option<usize>,
+    /// The first plain key or value of a label mapping that a YAML 1.1 reader reads
+    /// otherwise ([`label_doubt`]).
+    pub label_doubt: Option<LabelDoubt>,
 }
 
 impl<'t> Walker<'t> {
@@ -74,6 +80,8 @@ impl<'t> Walker<'t> {
             end: 0,
             defined: HashSet::new(),
             outside_alias: false,
+            labels_at: None,
+            label_doubt: None,
         }
     }
 
@@ -139,6 +147,7 @@ impl<'t> Walker<'t> {
             block_column,
             status,
             outside_alias: self.outside_alias,
+            label_doubt: self.label_doubt.is_some(),
         })
     }
 
@@ -267,6 +276,7 @@ impl<'t> Walker<'t> {
             self.keys.resize_with(depth + 1, Keys::default);
         }
         self.keys[depth].clear();
+        let labels = self.labels_at.take() == Some(depth);
         let mut status = StatusAt::Absent;
         // Collected first, so the map is built at its exact size.
         let mut out = Vec::new();
@@ -285,10 +295,18 @@ impl<'t> Walker<'t> {
                 return Ok((value, status));
             }
             let key_start = self.offset(&span.start);
+            if labels {
+                self.note_label(&event, key_start, true);
+            }
             let key = self.key(event, span, depth)?;
             let (event, value_span) = self.event()?;
+            if labels {
+                self.note_label(&event, self.offset(&value_span.start), false);
+            }
             let child = key.as_deref().map_or(Build::Nothing, |k| build.child(k));
+            self.labels_at = matches!(key.as_deref(), Some("labels" | "matchLabels")).then_some(depth + 1);
             let value = self.value(event, value_span, depth + 1, child)?;
+            self.labels_at = None;
             if shape == Shape::Root && key.as_deref() == Some("status") {
                 let clean = self.is_line_start(key_start);
                 status = if clean { StatusAt::At(key_start..self.end) } else { StatusAt::Unusable };
@@ -296,6 +314,17 @@ impl<'t> Walker<'t> {
             if let (Some(key), Some(value)) = (key, value) {
                 out.push((key.into_owned(), value));
             }
+        }
+    }
+
+    /// Notes a key or value of a label mapping, at `at` in `text`, that a YAML 1.1 reader
+    /// reads otherwise.
+    fn note_label(&mut self, event: &Event<'t>, at: usize, key: bool) {
+        if self.label_doubt.is_none()
+            && let Event::Scalar(text, style, ..) = event
+            && label_doubt(text, *style, key)
+        {
+            self.label_doubt = Some(LabelDoubt { at: self.base + at, text: text.to_string(), key });
         }
     }
 
