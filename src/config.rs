@@ -193,6 +193,11 @@ pub struct Config {
     pub output_path: String,
     pub selector_scope: SelectorScope,
     pub spire: SpireManager,
+    /// Where workloads whose items name no namespace land (`--namespace`, an Argo CD
+    /// application's `ARGOCD_APP_NAMESPACE`); `None`: in any namespace they may land in.
+    /// Given by the caller, never by a functionConfig: it says where the manifests are
+    /// applied, not how the function renders them.
+    pub namespace: Option<String>,
 }
 
 impl Default for Config {
@@ -208,6 +213,7 @@ impl Default for Config {
             output_path: DEFAULT_OUTPUT_PATH.to_string(),
             selector_scope: SelectorScope::Pool,
             spire: SpireManager::default(),
+            namespace: None,
         }
     }
 }
@@ -473,6 +479,7 @@ fn validate(spec: ConfigSpec, field: &dyn Fn(&str) -> String) -> Result<Config, 
         output_path,
         selector_scope: spec.selector_scope.unwrap_or_default(),
         spire,
+        namespace: None,
     })
 }
 

@@ -125,6 +125,10 @@ struct ConfigArgs {
     /// Its ignoreNamespaces, comma-separated regular expressions.
     #[arg(long, env = "ARGOCD_ENV_SPIRE_IGNORE_NAMESPACES")]
     spire_ignore_namespaces: Option<String>,
+    /// The namespace workloads that name none are applied to (`kubectl -n`, an Argo CD
+    /// application's destination). Without it, each is judged in every namespace it may land in.
+    #[arg(short, long, env = "ARGOCD_APP_NAMESPACE")]
+    namespace: Option<String>,
 }
 
 impl RenderArgs {
@@ -173,6 +177,7 @@ impl ConfigArgs {
             env: Env::from_process(),
             stdin: None,
             judge: None,
+            namespace: self.namespace,
         }
     }
 }

@@ -829,3 +829,26 @@ fn the_readmes_first_commands_run_on_the_shipped_example() {
         run(&["diff", example, example, "--trust-domain", "example.org", "--fail-on", "grant"], b"", &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
+
+/// A workload that names no namespace lands where the Argo CD application's destination
+/// (`ARGOCD_APP_NAMESPACE`) puts it: away from the binding's namespace it grants nothing,
+/// and a name that is no namespace is refused naming the variable.
+#[test]
+fn argo_cds_destination_namespace_places_namespaceless_workloads() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/diff-namespace-unset-may-grant");
+    let config = case.join("config.yaml");
+    let diff = |namespace: &str| {
+        let (base, head) = (case.join("base"), case.join("head"));
+        let args = ["diff", base.to_str().unwrap(), head.to_str().unwrap(), "--fail-on", "grant", "--config"];
+        let args: Vec<&str> = args.into_iter().chain([config.to_str().unwrap()]).collect();
+        run(&args, b"", &[("ARGOCD_APP_NAMESPACE", namespace)])
+    };
+    let elsewhere = diff("batch");
+    assert_eq!(elsewhere.status.code(), Some(0), "{}{}", text(&elsewhere.stdout), text(&elsewhere.stderr));
+    let beside = diff("serving");
+    assert_eq!(beside.status.code(), Some(2), "{}", text(&beside.stderr));
+    assert!(text(&beside.stdout).contains("gains  spiffe://"), "{}", text(&beside.stdout));
+    let wrong = diff("Serving");
+    assert_eq!(wrong.status.code(), Some(1));
+    assert!(text(&wrong.stderr).contains("--namespace (ARGOCD_APP_NAMESPACE) \"Serving\" is not a namespace name"), "{}", text(&wrong.stderr));
+}

@@ -104,7 +104,7 @@ fn stream_golden_cases() {
 }
 
 /// The `diff` cases, `testdata/diff-*/`: `base/` and `head/` folders (with `config.yaml`, or
-/// each with its own Kptfile config),
+/// each with its own Kptfile config, and more flags in `args`, one per line),
 /// compared as text (`expected.txt`), markdown (`expected.md`) and JSON (`expected.json`),
 /// the new findings as GitHub annotations (`expected-github.txt`),
 /// with the exit status (`exit-code`) and that under `--fail-on grant`
@@ -126,15 +126,22 @@ fn diff_golden_cases() {
     for dir in &cases {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
         // Without a config.yaml, each side runs under its own Kptfile's config.
-        let config: &[&str] =
-            if dir.join("config.yaml").is_file() { &["--config", "config.yaml"] } else { &[] };
+        let mut config: Vec<String> = if dir.join("config.yaml").is_file() {
+            vec!["--config".into(), "config.yaml".into()]
+        } else {
+            Vec::new()
+        };
+        // More arguments, one per line, where the case holds an `args` file.
+        if let Ok(args) = fs::read_to_string(dir.join("args")) {
+            config.extend(args.lines().map(str::to_string));
+        }
         let run = |args: &[&str]| {
             let out = Command::new(BIN)
                 .current_dir(dir)
                 .env_clear()
                 .env("PATH", "/usr/bin:/bin")
                 .args(args)
-                .args(config)
+                .args(&config)
                 .output()
                 .unwrap();
             let text = |b: &[u8]| String::from_utf8_lossy(b).to_string();

@@ -40,6 +40,8 @@ pub struct Request {
     /// The SPIRE Controller Manager to judge by, over what the config says: `diff` judges
     /// HEAD by BASE's, so that a pull request cannot redefine the manager its grants meet.
     pub judge: Option<crate::config::SpireManager>,
+    /// Where workloads that name no namespace land (`--namespace`, `ARGOCD_APP_NAMESPACE`).
+    pub namespace: Option<String>,
 }
 
 /// Renders the manifests of a request. The output is written only when asked
@@ -156,6 +158,12 @@ impl Files<'_> {
             config::with_overrides(config_value.as_ref(), &request.overrides).map_err(|e| e.to_string())?;
         if let Some(judge) = &request.judge {
             config.spire = judge.clone();
+        }
+        if let Some(namespace) = &request.namespace {
+            crate::api::names::dns1123_label(namespace).map_err(|e| {
+                format!("--namespace (ARGOCD_APP_NAMESPACE) {namespace:?} is not a namespace name: {e}")
+            })?;
+            config.namespace = Some(namespace.clone());
         }
 
         let walked =

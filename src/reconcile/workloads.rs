@@ -129,6 +129,9 @@ pub(super) fn coverage<'a>(
         fate == ownership::Fate::Kept
     };
     let mut seen = coverage::inputs::seen(items, stays);
+    if let Some(namespace) = &config.namespace {
+        seen.place_namespaceless(namespace);
+    }
     seen.accounts = coverage::inputs::renamed_accounts(&seen, &index.service_accounts);
     let refs: HashMap<usize, findings::Ref> = bindings
         .iter()

@@ -49,6 +49,7 @@ pub(super) fn read(path: &Path, request: &Request, judge: Option<&SpireManager>)
         env: request.env.clone(),
         stdin: request.stdin.clone(),
         judge: judge.cloned(),
+        namespace: request.namespace.clone(),
     };
     // Errors about a file of the side name it already; others get the side's name.
     let named = |e: String| {

@@ -135,6 +135,18 @@ pub struct Seen<'a> {
     pub accounts: HashMap<(usize, usize), String>,
 }
 
+impl Seen<'_> {
+    /// Places every workload whose item names no namespace in `namespace`, where `kubectl
+    /// -n` or an Argo CD application's destination puts it.
+    pub fn place_namespaceless(&mut self, namespace: &str) {
+        for (_, workload) in &mut self.workloads {
+            if workload.namespace().is_none() {
+                *workload = Cow::Owned(workload.placed_in(namespace));
+            }
+        }
+    }
+}
+
 /// What coverage found.
 #[derive(Debug, Default)]
 pub struct Coverage {

@@ -40,6 +40,13 @@ impl Workload {
         Some(self.head.get(3)).filter(|ns| !ns.is_empty())
     }
 
+    /// The workload as it lands in `namespace`: one whose item names no namespace, applied
+    /// with `kubectl -n` or by an Argo CD application, lands in the one they give.
+    pub fn placed_in(&self, namespace: &str) -> Workload {
+        let head = Packed::of([self.api_version(), self.kind(), self.name(), namespace, self.head.get(4)]);
+        Workload { head, templates: self.templates.clone() }
+    }
+
     pub fn templates(&self) -> &[PodTemplate] {
         &self.templates
     }
@@ -244,6 +251,17 @@ mod tests {
         );
         assert_eq!(workload.templates()[0].label("app"), Some("a"));
         assert_eq!(workload.templates()[0].label("n"), None, "labels that are not strings are no labels");
+    }
+
+    #[test]
+    fn a_workload_placed_in_a_namespace_keeps_all_else() {
+        let item = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": []}});
+        let workload = workload_of(&item).unwrap();
+        assert_eq!(workload.namespace(), None);
+        let placed = workload.placed_in("serving");
+        assert_eq!(placed.namespace(), Some("serving"));
+        assert_eq!((placed.kind(), placed.name(), placed.pod_name()), ("Pod", "p", Some("p")));
+        assert_eq!(placed.templates(), workload.templates());
     }
 
     #[test]
