@@ -850,5 +850,10 @@ fn argo_cds_destination_namespace_places_namespaceless_workloads() {
     assert!(text(&beside.stdout).contains("gains  spiffe://"), "{}", text(&beside.stdout));
     let wrong = diff("Serving");
     assert_eq!(wrong.status.code(), Some(1));
-    assert!(text(&wrong.stderr).contains("--namespace (ARGOCD_APP_NAMESPACE) \"Serving\" is not a namespace name"), "{}", text(&wrong.stderr));
+    assert!(
+        text(&wrong.stderr)
+            .contains("--namespace (ARGOCD_APP_NAMESPACE) \"Serving\" is not a namespace name"),
+        "{}",
+        text(&wrong.stderr)
+    );
 }

@@ -11,6 +11,7 @@
 //! Controller Manager will actually do with every ClusterSPIFFEID of the output is
 //! reconcile::spire, whose findings join these.
 
+mod controllers;
 pub mod inputs;
 pub mod selector;
 pub mod workload;

@@ -3,7 +3,8 @@
 //! optional `metadata.labels` (a Pod itself, a Deployment's `spec.template`, a CronJob's
 //! `jobTemplate`, a LeaderWorkerSet's leader and worker templates, the templates custom
 //! resources nest). Its pods run as `spec.serviceAccountName`, else the deprecated
-//! `spec.serviceAccount`, else `default`, in the item's namespace.
+//! `spec.serviceAccount`, else `default`, in the item's namespace. `controllers.rs` adds the
+//! templates other controllers make pods from in other shapes.
 
 use crate::api::fields;
 use serde_json::Value;
@@ -69,9 +70,28 @@ pub struct PodTemplate {
     labels: Packed,
     /// `spec.serviceAccountName`, else `spec.serviceAccount`, else `default`.
     service_account: Box<str>,
+    /// Whether its pods may carry labels the build does not see, beside its own (a KServe
+    /// serving runtime's): any other label is unknown (`controllers.rs`).
+    open: bool,
 }
 
 impl PodTemplate {
+    /// A template at `path` of its item, of these labels.
+    pub fn new(
+        path: String,
+        mut labels: Vec<(&str, &str)>,
+        service_account: &str,
+        open: bool,
+    ) -> PodTemplate {
+        labels.sort();
+        PodTemplate {
+            path: Cow::Owned(path),
+            labels: Packed::of(labels.iter().flat_map(|(k, v)| [*k, *v])),
+            service_account: service_account.into(),
+            open,
+        }
+    }
+
     pub fn path(&self) -> &str {
         &self.path
     }
@@ -87,6 +107,11 @@ impl PodTemplate {
 
     pub fn label(&self, key: &str) -> Option<&str> {
         self.labels().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// Whether its pods may carry labels it does not name.
+    pub fn open(&self) -> bool {
+        self.open
     }
 }
 
@@ -126,6 +151,7 @@ pub fn workload_of(item: &Value) -> Option<Workload> {
     let mut templates = Vec::new();
     let mut path = Vec::new();
     collect(item, &mut path, &mut templates);
+    super::controllers::derive(item, &mut templates);
     if templates.is_empty() {
         return None;
     }
@@ -192,6 +218,7 @@ fn template(node: &Value) -> Option<PodTemplate> {
         path: Cow::Borrowed(""),
         labels: Packed::of(labels.iter().flat_map(|(k, v)| [*k, *v])),
         service_account: service_account.unwrap_or(DEFAULT_SERVICE_ACCOUNT).into(),
+        open: false,
     })
 }
 
@@ -255,7 +282,8 @@ mod tests {
 
     #[test]
     fn a_workload_placed_in_a_namespace_keeps_all_else() {
-        let item = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": []}});
+        let item =
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": []}});
         let workload = workload_of(&item).unwrap();
         assert_eq!(workload.namespace(), None);
         let placed = workload.placed_in("serving");

@@ -240,6 +240,8 @@ impl<'a> Pod<'a> {
         }
         match self.labels.label(key) {
             Some(v) => Lookup::Value(v),
+            // Its controller may add labels the build does not see.
+            None if self.labels.open() => Lookup::Unknown,
             None => Lookup::Absent,
         }
     }
@@ -290,7 +292,15 @@ struct Index<'a> {
     by_namespace: Vec<Vec<u32>>,
     by_label: HashMap<(&'a str, &'a str), Vec<u32>>,
     by_namespace_label: HashMap<(u32, &'a str, &'a str), Vec<u32>>,
+    /// Templates whose pods may carry labels they do not name, globally and per namespace:
+    /// indexed by no label, since any label may hold for them.
+    open: Vec<u32>,
+    open_by_namespace: HashMap<u32, Vec<u32>>,
 }
+
+/// The templates an object may select: lists of them, each with the position of the object's
+/// `matchLabels` label that holds for all of them by the index (`None`: judge every label).
+type Candidates<'s> = Vec<(&'s [u32], Option<usize>)>;
 
 impl<'a> Index<'a> {
     /// `per_namespace`: whether an object names its namespaces, so that the per-namespace
@@ -305,6 +315,8 @@ impl<'a> Index<'a> {
             by_namespace: Vec::new(),
             by_label: HashMap::new(),
             by_namespace_label: HashMap::new(),
+            open: Vec::new(),
+            open_by_namespace: HashMap::new(),
         };
         // Where a template whose item names no namespace may land: every namespace of the
         // input, and `default` (kubectl without -n).
@@ -324,7 +336,11 @@ impl<'a> Index<'a> {
                 for &namespace in &namespaces {
                     let ns = index.namespace(namespace);
                     let p = index.pods.len() as u32;
-                    for (k, v) in template.labels() {
+                    if template.open() {
+                        index.open.push(p);
+                        index.open_by_namespace.entry(ns).or_default().push(p);
+                    }
+                    for (k, v) in template.labels().filter(|_| !template.open()) {
                         index.by_label.entry((k, v)).or_default().push(p);
                         if per_namespace {
                             index.by_namespace_label.entry((ns, k, v)).or_default().push(p);
@@ -362,12 +378,9 @@ impl<'a> Index<'a> {
 
     /// The pod templates `pods` may select in the namespaces `pinned` names (all when
     /// `None`): those of its rarest `matchLabels` label that the templates can carry (a
-    /// controller's label cannot be looked up), with that label's position.
-    fn candidates<'s>(
-        &'s self,
-        pods: &'s Selector,
-        pinned: Option<&[String]>,
-    ) -> (Option<usize>, Vec<&'s [u32]>) {
+    /// controller's label cannot be looked up), with that label's position, and the open
+    /// templates there, with none.
+    fn candidates<'s>(&'s self, pods: &'s Selector, pinned: Option<&[String]>) -> Candidates<'s> {
         let indexed: Vec<(usize, &str, &str)> = pods
             .match_labels
             .iter()
@@ -382,35 +395,36 @@ impl<'a> Index<'a> {
                     .map(|&(i, k, v)| (i, self.by_label.get(&(k, v)).map_or(&[][..], Vec::as_slice)))
                     .min_by_key(|(_, list)| list.len());
                 match rarest {
-                    Some((i, list)) => (Some(i), vec![list]),
-                    None => (None, self.by_namespace.iter().map(Vec::as_slice).collect()),
+                    Some((i, list)) => vec![(list, Some(i)), (self.open.as_slice(), None)],
+                    None => self.by_namespace.iter().map(|l| (l.as_slice(), None)).collect(),
                 }
             }
             Some(names) => {
                 // The same label in every namespace, so that it can be taken as holding.
-                let mut lists: Vec<Vec<&'s [u32]>> = Vec::new();
-                for name in names {
-                    let Some(&ns) = self.ns_of.get(name.as_str()) else { continue };
-                    lists.push(
+                let namespaces: Vec<u32> =
+                    names.iter().filter_map(|n| self.ns_of.get(n.as_str()).copied()).collect();
+                let lists: Vec<Vec<&'s [u32]>> = namespaces
+                    .iter()
+                    .map(|&ns| {
                         indexed
                             .iter()
                             .map(|&(_, k, v)| {
                                 self.by_namespace_label.get(&(ns, k, v)).map_or(&[][..], Vec::as_slice)
                             })
-                            .collect(),
-                    );
-                }
-                let all = || {
-                    names
-                        .iter()
-                        .filter_map(|n| self.ns_of.get(n.as_str()))
-                        .map(|&ns| self.by_namespace[ns as usize].as_slice())
-                        .collect()
-                };
+                            .collect()
+                    })
+                    .collect();
                 let total = |j: usize| lists.iter().map(|l| l[j].len()).sum::<usize>();
                 match (0..indexed.len()).min_by_key(|&j| total(j)) {
-                    Some(j) => (Some(indexed[j].0), lists.iter().map(|l| l[j]).collect()),
-                    None => (None, all()),
+                    Some(j) => {
+                        let open = namespaces.iter().filter_map(|ns| self.open_by_namespace.get(ns));
+                        let by_label = lists.iter().map(|l| (l[j], Some(indexed[j].0)));
+                        by_label.chain(open.map(|l| (l.as_slice(), None))).collect()
+                    }
+                    None => namespaces
+                        .iter()
+                        .map(|&ns| (self.by_namespace[ns as usize].as_slice(), None))
+                        .collect(),
                 }
             }
         }
@@ -498,8 +512,7 @@ pub fn simulate(
         let (pod_selector, ns_selector) = (&prepared.pods, &prepared.namespaces);
         let pinned = pinned(ns_selector);
         let mut ns_answers: HashMap<u32, Answer> = HashMap::new();
-        let (known, lists) = index.candidates(pod_selector, pinned.as_deref());
-        for list in lists {
+        for (list, known) in index.candidates(pod_selector, pinned.as_deref()) {
             for &p in list {
                 let pod = &index.pods[p as usize];
                 let h = &mut held[pod.held as usize];

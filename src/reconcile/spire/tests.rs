@@ -590,11 +590,11 @@ fn an_object_looks_only_at_the_namespaces_its_selector_names() {
     let index = Index::build(&seen, &[], true);
     let source = rendered(9, "ns-7", "llama", "prefill", SelectorScope::Binding);
     let (pods, namespaces) = (source.pods.clone().unwrap(), source.namespaces.clone().unwrap());
-    let (_, candidates) = index.candidates(&pods, pinned(&namespaces).as_deref());
-    assert_eq!(candidates.iter().map(|l| l.len()).sum::<usize>(), 1);
+    let candidates = index.candidates(&pods, pinned(&namespaces).as_deref());
+    assert_eq!(candidates.iter().map(|(l, _)| l.len()).sum::<usize>(), 1);
     let pool = rendered(9, "ns-7", "llama", "prefill", SelectorScope::Pool);
-    let (_, candidates) = index.candidates(pool.pods.as_ref().unwrap(), None);
-    assert_eq!(candidates.iter().map(|l| l.len()).sum::<usize>(), 50);
+    let candidates = index.candidates(pool.pods.as_ref().unwrap(), None);
+    assert_eq!(candidates.iter().map(|(l, _)| l.len()).sum::<usize>(), 50);
 }
 
 #[test]

@@ -76,7 +76,8 @@ fn is_number_like(text: &str) -> bool {
     if matches!(lower.as_str(), ".inf" | ".nan") {
         return true;
     }
-    let radix = [("0x", 16), ("0o", 8), ("0b", 2)].into_iter().find_map(|(p, r)| Some((lower.strip_prefix(p)?, r)));
+    let radix =
+        [("0x", 16), ("0o", 8), ("0b", 2)].into_iter().find_map(|(p, r)| Some((lower.strip_prefix(p)?, r)));
     if let Some((digits, radix)) = radix {
         return !digits.is_empty() && digits.chars().all(|c| c == '_' || c.is_digit(radix));
     }
@@ -201,12 +202,13 @@ mod tests {
     fn label_doubts_are_the_scalars_kubectl_reads_as_other_strings() {
         let doubt = |text: &str, key| label_doubt(text, ScalarStyle::Plain, key);
         for key in [
-            "on", "Off", "YES", "n", "y", "null", "True", "010", "1e3", "1E+3", "1.0", "0x1F", "0o10", "0b101",
-            "1_000", "+1", ".inf", "-.Inf", ".NaN", "1:20", ".5",
+            "on", "Off", "YES", "n", "y", "null", "True", "010", "1e3", "1E+3", "1.0", "0x1F", "0o10",
+            "0b101", "1_000", "+1", ".inf", "-.Inf", ".NaN", "1:20", ".5",
         ] {
             assert!(doubt(key, true), "key {key:?}");
         }
-        for key in ["7", "-5", "web", "2001-12-14", "1-a", "v1.0", "app.kubernetes.io/name", "0x", "e3", "1e"] {
+        for key in ["7", "-5", "web", "2001-12-14", "1-a", "v1.0", "app.kubernetes.io/name", "0x", "e3", "1e"]
+        {
             assert!(!doubt(key, true), "key {key:?}");
         }
         for value in ["", "~", "null", "NULL", "0o10", "-0o7"] {

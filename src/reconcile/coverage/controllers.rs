@@ -1,0 +1,338 @@
+//! Pod templates that controllers outside Kubernetes make pods from, in shapes the generic
+//! search of `workload.rs` (a mapping with `spec.containers`) does not find, or finds with
+//! fewer labels than the pods carry (docs/reference.md#pods-other-controllers-make):
+//!
+//! - an Argo Rollout's pods carry, beside its `spec.template`'s labels, the ephemeral labels
+//!   of `spec.strategy.canary.canaryMetadata`/`stableMetadata` and
+//!   `spec.strategy.blueGreen.activeMetadata`/`previewMetadata`: one template per set;
+//! - an Argo Workflow (and a WorkflowTemplate, ClusterWorkflowTemplate, CronWorkflow) makes a
+//!   pod per `templates[]` entry that runs something (`container`, `script`, `containerSet`,
+//!   `resource`, `data`), labelled by `spec.podMetadata`, `spec.templateDefaults.metadata` and
+//!   the template's own `metadata`, running as the template's `serviceAccountName`, else the
+//!   workflow's;
+//! - a KServe InferenceService makes a pod per component (`predictor`, `transformer`,
+//!   `explainer`) labelled by the service's labels, the component's `labels`,
+//!   `serving.kserve.io/inferenceservice: <name>` and `component: <component>`
+//!   (kserve `pkg/controller/v1beta1/inferenceservice/components/predictor.go`,
+//!   `buildObjectMeta`), under the serving runtime's labels, which the build does not see:
+//!   such a template is open, any label it does not carry unknown.
+//!
+//! An item of another kind that names pod labels (`podMetadata.labels`, `podLabels`) and holds
+//! no pod template gives an open template of those labels: its controller makes pods the build
+//! cannot see whole.
+
+use super::workload::PodTemplate;
+use crate::api::fields;
+use serde_json::{Map, Value};
+
+/// The group that makes Argo's kinds.
+const ARGO: &str = "argoproj.io";
+/// KServe's group.
+const KSERVE: &str = "serving.kserve.io";
+
+/// Keys of a workflow template that make it run a pod.
+const RUNS_A_POD: [&str; 5] = ["container", "script", "containerSet", "resource", "data"];
+
+/// The ephemeral metadata of a Rollout's strategies.
+const ROLLOUT_METADATA: [&str; 4] = [
+    "spec.strategy.canary.canaryMetadata",
+    "spec.strategy.canary.stableMetadata",
+    "spec.strategy.blueGreen.activeMetadata",
+    "spec.strategy.blueGreen.previewMetadata",
+];
+
+/// Adds to `found` (the templates the generic search found in `item`) those its
+/// controller makes pods from.
+pub(super) fn derive(item: &Value, found: &mut Vec<PodTemplate>) {
+    let text = |path: &str| fields::str_at(item, path).unwrap_or_default();
+    let group = text("apiVersion").split_once('/').map_or("", |(group, _)| group);
+    match (group, text("kind")) {
+        (ARGO, "Rollout") => rollout(item, found),
+        (ARGO, "Workflow" | "WorkflowTemplate" | "ClusterWorkflowTemplate") => {
+            workflow(item.get("spec"), "spec", found);
+        }
+        (ARGO, "CronWorkflow") => {
+            workflow(fields::child(item, &["spec", "workflowSpec"]), "spec.workflowSpec", found);
+        }
+        (KSERVE, "InferenceService") => inference_service(item, found),
+        _ if found.is_empty() => pod_labels(item, found),
+        _ => {}
+    }
+}
+
+fn rollout(item: &Value, found: &mut Vec<PodTemplate>) {
+    let Some(base) = found.iter().find(|t| t.path() == "spec.template").cloned() else { return };
+    for path in ROLLOUT_METADATA {
+        let Some(labels) =
+            fields::child(item, &path.split('.').collect::<Vec<_>>()).and_then(|m| labels_of(m))
+        else {
+            continue;
+        };
+        let mut merged: Vec<(&str, &str)> = base.labels().filter(|(k, _)| !labels.contains_key(*k)).collect();
+        merged.extend(strings(labels));
+        found.push(PodTemplate::new(path.to_string(), merged, base.service_account(), false));
+    }
+}
+
+fn workflow(spec: Option<&Value>, at: &str, found: &mut Vec<PodTemplate>) {
+    let Some(spec) = spec else { return };
+    let Some(templates) = spec.get("templates").and_then(Value::as_array) else { return };
+    let defaults = spec.get("templateDefaults");
+    for (i, template) in templates.iter().enumerate() {
+        if !RUNS_A_POD.iter().any(|key| template.get(key).is_some_and(Value::is_object)) {
+            continue;
+        }
+        let mut labels: Map<String, Value> = Map::new();
+        for metadata in
+            [spec.get("podMetadata"), defaults.and_then(|d| d.get("metadata")), template.get("metadata")]
+        {
+            if let Some(set) = metadata.and_then(labels_of) {
+                labels.extend(set.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+        }
+        let service_account =
+            account(Some(template)).or_else(|| account(defaults)).or_else(|| account(Some(spec)));
+        found.push(PodTemplate::new(
+            format!("{at}.templates[{i}]"),
+            strings(&labels).collect(),
+            service_account.unwrap_or(super::workload::DEFAULT_SERVICE_ACCOUNT),
+            false,
+        ));
+    }
+}
+
+fn inference_service(item: &Value, found: &mut Vec<PodTemplate>) {
+    let name = fields::str_at(item, "metadata.name").unwrap_or_default();
+    let service_labels = fields::child(item, &["metadata", "labels"]).and_then(Value::as_object);
+    for component in ["predictor", "transformer", "explainer"] {
+        let Some(spec) = fields::child(item, &["spec", component]).filter(|s| s.is_object()) else {
+            continue;
+        };
+        let mut labels: Map<String, Value> = service_labels.cloned().unwrap_or_default();
+        if let Some(own) = spec.get("labels").and_then(Value::as_object) {
+            labels.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        labels.insert("serving.kserve.io/inferenceservice".into(), name.into());
+        labels.insert("component".into(), component.into());
+        found.push(PodTemplate::new(
+            format!("spec.{component}"),
+            strings(&labels).collect(),
+            account(Some(spec)).unwrap_or(super::workload::DEFAULT_SERVICE_ACCOUNT),
+            true,
+        ));
+    }
+}
+
+/// An open template of the pod labels an item of another kind names, at the first place it
+/// names them.
+fn pod_labels(item: &Value, found: &mut Vec<PodTemplate>) {
+    let mut path = Vec::new();
+    if let Some((at, labels, account)) = first_pod_labels(item, &mut path) {
+        let account = account.unwrap_or(super::workload::DEFAULT_SERVICE_ACCOUNT);
+        found.push(PodTemplate::new(at, strings(labels).collect(), account, true));
+    }
+}
+
+/// The first `podMetadata.labels` or `podLabels` mapping under `node`, with its path and the
+/// `serviceAccountName` beside it.
+fn first_pod_labels<'a>(
+    node: &'a Value,
+    path: &mut Vec<String>,
+) -> Option<(String, &'a Map<String, Value>, Option<&'a str>)> {
+    match node {
+        Value::Object(map) => {
+            let beside = account(Some(node));
+            for (key, child) in map {
+                let labels = match key.as_str() {
+                    "podMetadata" => labels_of(child),
+                    "podLabels" => child.as_object(),
+                    _ => None,
+                };
+                if let Some(labels) = labels {
+                    path.push(key.clone());
+                    return Some((path.join("."), labels, beside));
+                }
+            }
+            for (key, child) in map {
+                path.push(key.clone());
+                if let Some(found) = first_pod_labels(child, path) {
+                    return Some(found);
+                }
+                path.pop();
+            }
+            None
+        }
+        Value::Array(entries) => entries.iter().enumerate().find_map(|(i, child)| {
+            let last = path.pop().unwrap_or_default();
+            path.push(format!("{last}[{i}]"));
+            let found = first_pod_labels(child, path);
+            path.pop();
+            path.push(last);
+            found
+        }),
+        _ => None,
+    }
+}
+
+/// A node's `serviceAccountName`, when it names one.
+fn account(node: Option<&Value>) -> Option<&str> {
+    node.and_then(|n| n.get("serviceAccountName")).and_then(Value::as_str).filter(|s| !s.is_empty())
+}
+
+fn labels_of(metadata: &Value) -> Option<&Map<String, Value>> {
+    metadata.get("labels").and_then(Value::as_object)
+}
+
+/// The labels that are strings.
+fn strings(labels: &Map<String, Value>) -> impl Iterator<Item = (&str, &str)> {
+    labels.iter().filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reconcile::coverage::workload::workload_of;
+    use serde_json::json;
+
+    /// A template as compared: path, labels, service account, open.
+    type Seen = (String, Vec<(String, String)>, String, bool);
+
+    fn templates(item: Value) -> Vec<Seen> {
+        workload_of(&item)
+            .map(|w| {
+                w.templates()
+                    .iter()
+                    .map(|t| {
+                        let labels = t.labels().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+                        (t.path().to_string(), labels, t.service_account().to_string(), t.open())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn pairs(labels: &[(&str, &str)]) -> Vec<(String, String)> {
+        labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn a_rollouts_ephemeral_labels_make_a_template_each() {
+        let item = json!({
+            "apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout", "metadata": {"name": "r"},
+            "spec": {
+                "template": {"metadata": {"labels": {"app": "a", "role": "x"}}, "spec": {"serviceAccountName": "sa", "containers": []}},
+                "strategy": {"canary": {"canaryMetadata": {"labels": {"role": "canary"}}, "stableMetadata": {"labels": {"track": "stable"}}}}
+            }
+        });
+        assert_eq!(
+            templates(item),
+            [
+                ("spec.template".into(), pairs(&[("app", "a"), ("role", "x")]), "sa".into(), false),
+                (
+                    "spec.strategy.canary.canaryMetadata".into(),
+                    pairs(&[("app", "a"), ("role", "canary")]),
+                    "sa".into(),
+                    false
+                ),
+                (
+                    "spec.strategy.canary.stableMetadata".into(),
+                    pairs(&[("app", "a"), ("role", "x"), ("track", "stable")]),
+                    "sa".into(),
+                    false
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_workflows_pod_templates_carry_its_pod_metadata_and_accounts() {
+        let spec = json!({
+            "serviceAccountName": "runner",
+            "podMetadata": {"labels": {"team": "t", "role": "w"}},
+            "templates": [
+                {"name": "main", "steps": []},
+                {"name": "train", "metadata": {"labels": {"role": "train"}}, "container": {"image": "x"}},
+                {"name": "eval", "serviceAccountName": "evaluator", "script": {"image": "x", "source": "y"}},
+            ]
+        });
+        let item = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "metadata": {"name": "w"}, "spec": spec});
+        assert_eq!(
+            templates(item),
+            [
+                (
+                    "spec.templates[1]".into(),
+                    pairs(&[("role", "train"), ("team", "t")]),
+                    "runner".into(),
+                    false
+                ),
+                (
+                    "spec.templates[2]".into(),
+                    pairs(&[("role", "w"), ("team", "t")]),
+                    "evaluator".into(),
+                    false
+                ),
+            ]
+        );
+        let cron = json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "CronWorkflow", "spec": {"workflowSpec": spec}});
+        assert_eq!(templates(cron)[0].0, "spec.workflowSpec.templates[1]");
+        // Another group's Workflow: only the pod labels it names are known, as an open template.
+        let other = json!({"apiVersion": "example.org/v1", "kind": "Workflow", "spec": spec});
+        assert_eq!(
+            templates(other),
+            [("spec.podMetadata".into(), pairs(&[("role", "w"), ("team", "t")]), "runner".into(), true)]
+        );
+    }
+
+    #[test]
+    fn an_inference_services_components_are_open_templates() {
+        let item = json!({
+            "apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
+            "metadata": {"name": "llm", "labels": {"team": "t", "role": "x"}},
+            "spec": {
+                "predictor": {"labels": {"role": "serve"}, "serviceAccountName": "sa", "model": {"modelFormat": {"name": "hf"}}},
+                "transformer": {"containers": [{"name": "t", "image": "x"}]}
+            }
+        });
+        assert_eq!(
+            templates(item),
+            [
+                (
+                    "spec.predictor".into(),
+                    pairs(&[
+                        ("component", "predictor"),
+                        ("role", "serve"),
+                        ("serving.kserve.io/inferenceservice", "llm"),
+                        ("team", "t")
+                    ]),
+                    "sa".into(),
+                    true
+                ),
+                (
+                    "spec.transformer".into(),
+                    pairs(&[
+                        ("component", "transformer"),
+                        ("role", "x"),
+                        ("serving.kserve.io/inferenceservice", "llm"),
+                        ("team", "t")
+                    ]),
+                    "default".into(),
+                    true
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn pod_labels_of_an_unknown_kind_without_templates_are_an_open_template() {
+        let item = json!({
+            "apiVersion": "example.org/v1", "kind": "ModelServer",
+            "spec": {"workers": [{"serviceAccountName": "sa", "podMetadata": {"labels": {"app": "a"}}}]}
+        });
+        assert_eq!(
+            templates(item),
+            [("spec.workers[0].podMetadata".into(), pairs(&[("app", "a")]), "sa".into(), true)]
+        );
+        let none = json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"podLabels": "a=b"}});
+        assert!(templates(none).is_empty());
+    }
+}
