@@ -56,7 +56,7 @@ enum Command {
         #[command(flatten)]
         config: ConfigArgs,
         /// text (for a person), markdown (a pull request comment), json (for automation), or
-        /// HEAD's new findings as sarif (code scanning) or github (annotations).
+        /// HEAD's new findings and grants as sarif (code scanning) or github (annotations).
         #[arg(short, long, default_value = "text", value_parser = ["text", "markdown", "json", "sarif", "github"])]
         output: String,
         /// change: exit 2 on any change of identities or reach. grant: exit 2 only when a

@@ -1,8 +1,11 @@
 //! `diff -o sarif` and `-o github`: of HEAD's manifests, the bindings that fail in HEAD and
 //! did not in BASE, then the new findings, as the annotations `explain` shows
-//! ([`crate::io::explain::annotations`]).
+//! ([`crate::io::explain::annotations`]), then what grants: each workload that gains an SVID,
+//! may gain one or gains power, and each SPIRE object that grants, at its line in HEAD.
 
-use super::{Diff, findings};
+use super::spire_objects::SpireObjectChange;
+use super::{Diff, WorkloadChange, findings, words};
+use crate::api::cluster_spiffe_id::STATIC_ENTRY_KIND;
 use crate::config::FailurePolicy;
 use crate::io::explain::Report;
 use crate::io::explain::annotations::{self, Annotation};
@@ -26,5 +29,37 @@ pub(super) fn annotations(diff: &Diff, head: &Report, failure_policy: FailurePol
         .collect();
     let mut found = annotations::failing(&newly_failing, failure_policy);
     found.extend(annotations::findings(&fresh));
+    found.extend(diff.workloads.iter().filter(|w| w.grants()).map(|w| workload_grant(w, head)));
+    found.extend(diff.spire_objects.iter().filter(|o| o.grants()).map(|o| object_grant(o, head)));
     found
+}
+
+fn workload_grant(w: &WorkloadChange, head: &Report) -> Annotation {
+    let at = head.workloads.iter().find(|h| {
+        (&h.api_version, &h.kind, &h.namespace, &h.name, &h.path)
+            == (&w.api_version, &w.kind, &w.namespace, &w.name, &w.path)
+    });
+    let mut parts = Vec::new();
+    if !w.gains.is_empty() {
+        parts.push(format!("gains {}", w.gains.join(", ")));
+    }
+    if !w.may_gain.is_empty() {
+        parts.push(format!("may gain {}", w.may_gain.join(", ")));
+    }
+    parts.extend(w.gains_powers.iter().map(|p| format!("gains power over {}", words::power_line(p))));
+    let message = format!("{}: {}", words::workload_name(w), parts.join("; "));
+    let namespace = w.namespace.as_deref().unwrap_or_default();
+    let identity =
+        [w.api_version.as_str(), &w.kind, namespace, &w.name, w.path.as_deref().unwrap_or_default()];
+    annotations::grant(annotations::WORKLOAD_GAINS, message, at.and_then(|h| h.at.clone()), &identity)
+}
+
+fn object_grant(o: &SpireObjectChange, head: &Report) -> Annotation {
+    let at = if o.kind == STATIC_ENTRY_KIND {
+        head.static_entries.iter().find(|e| e.name == o.name).and_then(|e| e.at.clone())
+    } else {
+        head.federated_trust_domains.iter().find(|f| f.name == o.name).and_then(|f| f.at.clone())
+    };
+    let message = format!("{} {} {}: {}", o.kind, o.name, o.change, o.grants.join("; "));
+    annotations::grant(annotations::SPIRE_OBJECT_GRANTS, message, at, &[o.kind, &o.name])
 }

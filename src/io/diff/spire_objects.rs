@@ -124,6 +124,7 @@ mod tests {
 
     fn entry() -> StaticEntryReport {
         StaticEntryReport {
+            at: None,
             name: "e".into(),
             read: true,
             spiffe_id: "spiffe://x/a".into(),
@@ -172,6 +173,7 @@ mod tests {
     #[test]
     fn a_federation_grants_when_added_or_pointed_elsewhere_and_a_class_that_is_not_read_is_none() {
         let f = |url: &str, read: bool| FederationReport {
+            at: None,
             name: "p".into(),
             read,
             trust_domain: "p.org".into(),

@@ -21,6 +21,25 @@ pub struct Annotation {
     pub fingerprint: String,
 }
 
+/// The rules of what `diff` shows as granting, beside the findings and failure reasons:
+/// (name, what it is about).
+pub const GRANTS: [(&str, &str); 2] = [
+    (WORKLOAD_GAINS, "A pod template's pods gain an SVID, may gain one, or gain power over one they hold."),
+    (
+        SPIRE_OBJECT_GRANTS,
+        "A ClusterStaticEntry or ClusterFederatedTrustDomain is added, or changed so that it grants more.",
+    ),
+];
+pub const WORKLOAD_GAINS: &str = "WorkloadGainsSVID";
+pub const SPIRE_OBJECT_GRANTS: &str = "SpireObjectGrants";
+
+/// An annotation of what a change grants, at `at`, about the object `identity` names.
+pub fn grant(rule: &'static str, message: String, at: Option<At>, identity: &[&str]) -> Annotation {
+    let mut parts = vec![rule];
+    parts.extend(identity);
+    Annotation { rule, severity: Severity::Warning, message, at, fingerprint: fingerprint(&parts) }
+}
+
 /// The annotations of a report: failing bindings first (input order), then the findings.
 pub fn of(report: &Report, failure_policy: FailurePolicy) -> Vec<Annotation> {
     let mut out = failing(&report.bindings.iter().collect::<Vec<_>>(), failure_policy);

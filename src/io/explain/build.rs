@@ -74,6 +74,7 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
             let WorkloadRef { api_version, kind, namespace, name, path } =
                 places.workload(h.item, h.template)?;
             Some(HeldReport {
+                at: at(h.item),
                 api_version,
                 kind,
                 namespace,
@@ -126,7 +127,12 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
         .iter()
         .enumerate()
         .filter_map(|(s, source)| {
+            let item = match source.origin {
+                crate::reconcile::spire::source::Origin::Input { item } => Some(item),
+                crate::reconcile::spire::source::Origin::Rendered { .. } => None,
+            };
             Some(StaticEntryReport {
+                at: item.and_then(at),
                 name: source.name.clone(),
                 read: !model.ignored[s] && model.refused[s].is_none(),
                 spiffe_id: source.spiffe_id_template.clone(),
@@ -146,6 +152,7 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
         .federations
         .iter()
         .map(|(f, read)| FederationReport {
+            at: at(f.item),
             name: f.name.clone(),
             read: *read,
             trust_domain: f.trust_domain.clone(),

@@ -59,6 +59,9 @@ pub struct PassedOverReport {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StaticEntryReport {
+    /// Where it starts.
+    #[serde(skip)]
+    pub at: Option<At>,
     pub name: String,
     /// Whether the configured manager reads it (class rules) and can parse it.
     pub read: bool,
@@ -96,6 +99,9 @@ impl StaticEntryReport {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FederationReport {
+    /// Where it starts.
+    #[serde(skip)]
+    pub at: Option<At>,
     pub name: String,
     /// Whether the configured manager reads it (class rules) and can parse it.
     pub read: bool,
@@ -188,6 +194,9 @@ pub struct WorkloadRef {
 #[derive(Serialize, Deserialize, Debug)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HeldReport {
+    /// Where its item starts.
+    #[serde(skip)]
+    pub at: Option<At>,
     pub api_version: String,
     pub kind: String,
     #[serde(deserialize_with = "required")]

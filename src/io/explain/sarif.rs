@@ -2,7 +2,7 @@
 //! types follow the OASIS schema): a rule for every finding and failure reason, each result
 //! at its file as a URI GitHub code scanning resolves.
 
-use super::annotations::Annotation;
+use super::annotations::{Annotation, GRANTS};
 use super::report::At;
 use crate::reconcile::findings::Kind;
 use crate::reconcile::reason::Reason;
@@ -31,9 +31,9 @@ fn reason_description(reason: Reason) -> &'static str {
     }
 }
 
-/// Every rule: the findings, then the failure reasons. (id, name, description, default
-/// level); the id is `finding/NAME` or `binding/REASON`, as SARIF wants an id apart from the
-/// name a person reads.
+/// Every rule: the findings, the failure reasons, then what `diff` shows as granting. (id,
+/// name, description, default level); the id is `finding/NAME`, `binding/REASON` or
+/// `grant/NAME`, as SARIF wants an id apart from the name a person reads.
 fn rules() -> Vec<(String, &'static str, &'static str, Severity)> {
     let findings = Kind::ALL
         .iter()
@@ -41,7 +41,9 @@ fn rules() -> Vec<(String, &'static str, &'static str, Severity)> {
     let reasons = Reason::ALL
         .iter()
         .map(|&r| (format!("binding/{}", r.as_str()), r.as_str(), reason_description(r), Severity::Error));
-    findings.chain(reasons).collect()
+    let grants =
+        GRANTS.iter().map(|&(name, about)| (format!("grant/{name}"), name, about, Severity::Warning));
+    findings.chain(reasons).chain(grants).collect()
 }
 
 fn level(severity: Severity) -> sarif::ResultLevel {
@@ -193,6 +195,6 @@ mod tests {
     #[test]
     fn every_kind_has_a_rule() {
         assert!(Kind::ALL.iter().all(|k| rules().iter().any(|r| r.1 == k.as_str())));
-        assert_eq!(rules().len(), Kind::ALL.len() + Reason::ALL.len());
+        assert_eq!(rules().len(), Kind::ALL.len() + Reason::ALL.len() + GRANTS.len());
     }
 }
