@@ -69,7 +69,7 @@ impl Kind {
                 "SPIRE Controller Manager would ignore an output (class, ignored namespace)."
             }
             Kind::IssuedOutsideBinding => {
-                "A ClusterStaticEntry issues a binding's SPIFFE ID, or one in its namespace's path."
+                "A ClusterStaticEntry issues a binding's SPIFFE ID, or one in its namespace's path; a ClusterFederatedTrustDomain trusts a foreign bundle for a binding's trust domain."
             }
         }
     }

@@ -117,7 +117,8 @@ fn refused_findings(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
 /// `IssuedOutsideBinding`: a ClusterStaticEntry the manager reads that issues a binding's
 /// SPIFFE ID, or any ID under its namespace's `spiffe://<td>/ns/<namespace>/` path. It reaches
 /// every pod on its parent's node whose selectors hold, past the pool, variant and service
-/// account the binding checks.
+/// account the binding checks. Also a ClusterFederatedTrustDomain the manager reads whose trust
+/// domain is a binding's: its bundle would vouch for SVIDs of the binding's SPIFFE IDs.
 fn issued_outside(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
     // Each rendered object: its SPIFFE ID, its binding, and its namespace's path.
     let bindings: Vec<(&str, Ref, String)> = model
@@ -161,6 +162,38 @@ fn issued_outside(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
                 also: vec![owner.clone()],
             });
         }
+    }
+    // A federation with a binding's own trust domain: the foreign server's bundle would be
+    // trusted for the binding's SPIFFE IDs.
+    for (federation, read) in &model.federations {
+        let Some((binding_id, owner, _)) = bindings.iter().find(|(id, ..)| {
+            id.strip_prefix("spiffe://").and_then(|rest| rest.split('/').next()) == Some(&federation.trust_domain)
+        }) else {
+            continue;
+        };
+        if !read {
+            continue;
+        }
+        let namespace = owner.namespace.as_deref().unwrap_or_default();
+        out.push(Finding {
+            kind: Kind::IssuedOutsideBinding,
+            level: Level::Warning,
+            message: format!(
+                "ClusterFederatedTrustDomain {} trusts the bundle at {} for trust domain {}, that of binding \
+                 {namespace}/{} ({binding_id}): workloads given that bundle accept SVIDs its server signs as the \
+                 binding's identity; remove it, or federate only with other trust domains",
+                federation.name, federation.bundle_endpoint_url, federation.trust_domain, owner.name,
+            ),
+            about: Ref {
+                item: federation.item,
+                api_version: csid::API_VERSION.to_string(),
+                kind: csid::FEDERATED_TRUST_DOMAIN_KIND.to_string(),
+                namespace: None,
+                name: federation.name.clone(),
+                path: None,
+            },
+            also: vec![owner.clone()],
+        });
     }
 }
 
