@@ -21,9 +21,23 @@
 //! no pod template gives an open template of those labels: its controller makes pods the build
 //! cannot see whole.
 
-use super::workload::PodTemplate;
 use crate::api::fields;
 use serde_json::{Map, Value};
+
+/// A template a controller makes pods from, as `workload.rs` adds it to the item's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Derived<'a> {
+    /// Where it stands in the item.
+    pub path: String,
+    /// The template found at this path whose labels and service account it starts from,
+    /// its own labels laid over (a Rollout's `spec.template`); `None`: none.
+    pub over: Option<&'static str>,
+    pub labels: Vec<(&'a str, &'a str)>,
+    /// Its `serviceAccountName`; `None`: the template's it is laid over, else `default`.
+    pub account: Option<&'a str>,
+    /// Whether its pods may carry labels it does not name.
+    pub open: bool,
+}
 
 /// The group that makes Argo's kinds.
 const ARGO: &str = "argoproj.io";
@@ -41,96 +55,103 @@ const ROLLOUT_METADATA: [&str; 4] = [
     "spec.strategy.blueGreen.previewMetadata",
 ];
 
-/// Adds to `found` (the templates the generic search found in `item`) those its
-/// controller makes pods from.
-pub(super) fn derive(item: &Value, found: &mut Vec<PodTemplate>) {
+/// The templates `item`'s controller makes pods from beside those the generic search
+/// finds; `found_any`: whether that search found one.
+pub(super) fn derive(item: &Value, found_any: bool) -> Vec<Derived<'_>> {
     let text = |path: &str| fields::str_at(item, path).unwrap_or_default();
     let group = text("apiVersion").split_once('/').map_or("", |(group, _)| group);
     match (group, text("kind")) {
-        (ARGO, "Rollout") => rollout(item, found),
+        (ARGO, "Rollout") => rollout(item),
         (ARGO, "Workflow" | "WorkflowTemplate" | "ClusterWorkflowTemplate") => {
-            workflow(item.get("spec"), "spec", found);
+            workflow(item.get("spec"), "spec")
         }
         (ARGO, "CronWorkflow") => {
-            workflow(fields::child(item, &["spec", "workflowSpec"]), "spec.workflowSpec", found);
+            workflow(fields::child(item, &["spec", "workflowSpec"]), "spec.workflowSpec")
         }
-        (KSERVE, "InferenceService") => inference_service(item, found),
-        _ if found.is_empty() => pod_labels(item, found),
-        _ => {}
+        (KSERVE, "InferenceService") => inference_service(item),
+        _ if !found_any => pod_labels(item).into_iter().collect(),
+        _ => Vec::new(),
     }
 }
 
-fn rollout(item: &Value, found: &mut Vec<PodTemplate>) {
-    let Some(base) = found.iter().find(|t| t.path() == "spec.template").cloned() else { return };
-    for path in ROLLOUT_METADATA {
-        let Some(labels) =
-            fields::child(item, &path.split('.').collect::<Vec<_>>()).and_then(|m| labels_of(m))
-        else {
-            continue;
-        };
-        let mut merged: Vec<(&str, &str)> = base.labels().filter(|(k, _)| !labels.contains_key(*k)).collect();
-        merged.extend(strings(labels));
-        found.push(PodTemplate::new(path.to_string(), merged, base.service_account(), false));
-    }
+fn rollout(item: &Value) -> Vec<Derived<'_>> {
+    ROLLOUT_METADATA
+        .iter()
+        .filter_map(|path| {
+            let labels = fields::child(item, &path.split('.').collect::<Vec<_>>()).and_then(labels_of)?;
+            Some(Derived {
+                path: path.to_string(),
+                over: Some("spec.template"),
+                labels: strings(labels).collect(),
+                account: None,
+                open: false,
+            })
+        })
+        .collect()
 }
 
-fn workflow(spec: Option<&Value>, at: &str, found: &mut Vec<PodTemplate>) {
-    let Some(spec) = spec else { return };
-    let Some(templates) = spec.get("templates").and_then(Value::as_array) else { return };
+fn workflow<'a>(spec: Option<&'a Value>, at: &str) -> Vec<Derived<'a>> {
+    let Some(spec) = spec else { return Vec::new() };
+    let Some(templates) = spec.get("templates").and_then(Value::as_array) else { return Vec::new() };
     let defaults = spec.get("templateDefaults");
+    let mut out = Vec::new();
     for (i, template) in templates.iter().enumerate() {
         if !RUNS_A_POD.iter().any(|key| template.get(key).is_some_and(Value::is_object)) {
             continue;
         }
-        let mut labels: Map<String, Value> = Map::new();
+        let mut labels: Vec<(&str, &str)> = Vec::new();
         for metadata in
             [spec.get("podMetadata"), defaults.and_then(|d| d.get("metadata")), template.get("metadata")]
         {
-            if let Some(set) = metadata.and_then(labels_of) {
-                labels.extend(set.iter().map(|(k, v)| (k.clone(), v.clone())));
+            for (k, v) in metadata.and_then(labels_of).into_iter().flat_map(strings) {
+                labels.retain(|(key, _)| *key != k);
+                labels.push((k, v));
             }
         }
-        let service_account =
-            account(Some(template)).or_else(|| account(defaults)).or_else(|| account(Some(spec)));
-        found.push(PodTemplate::new(
-            format!("{at}.templates[{i}]"),
-            strings(&labels).collect(),
-            service_account.unwrap_or(super::workload::DEFAULT_SERVICE_ACCOUNT),
-            false,
-        ));
+        out.push(Derived {
+            path: format!("{at}.templates[{i}]"),
+            over: None,
+            labels,
+            account: account(Some(template)).or_else(|| account(defaults)).or_else(|| account(Some(spec))),
+            open: false,
+        });
     }
+    out
 }
 
-fn inference_service(item: &Value, found: &mut Vec<PodTemplate>) {
+fn inference_service(item: &Value) -> Vec<Derived<'_>> {
     let name = fields::str_at(item, "metadata.name").unwrap_or_default();
     let service_labels = fields::child(item, &["metadata", "labels"]).and_then(Value::as_object);
+    let mut out = Vec::new();
     for component in ["predictor", "transformer", "explainer"] {
         let Some(spec) = fields::child(item, &["spec", component]).filter(|s| s.is_object()) else {
             continue;
         };
-        let mut labels: Map<String, Value> = service_labels.cloned().unwrap_or_default();
-        if let Some(own) = spec.get("labels").and_then(Value::as_object) {
-            labels.extend(own.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let own = spec.get("labels").and_then(Value::as_object);
+        let mut labels: Vec<(&str, &str)> = Vec::new();
+        for (k, v) in service_labels.into_iter().chain(own).flat_map(strings) {
+            labels.retain(|(key, _)| *key != k);
+            labels.push((k, v));
         }
-        labels.insert("serving.kserve.io/inferenceservice".into(), name.into());
-        labels.insert("component".into(), component.into());
-        found.push(PodTemplate::new(
-            format!("spec.{component}"),
-            strings(&labels).collect(),
-            account(Some(spec)).unwrap_or(super::workload::DEFAULT_SERVICE_ACCOUNT),
-            true,
-        ));
+        labels.retain(|(k, _)| !matches!(*k, "serving.kserve.io/inferenceservice" | "component"));
+        labels.extend([("serving.kserve.io/inferenceservice", name), ("component", component)]);
+        out.push(Derived {
+            path: format!("spec.{component}"),
+            over: None,
+            labels,
+            account: account(Some(spec)),
+            open: true,
+        });
     }
+    out
 }
 
 /// An open template of the pod labels an item of another kind names, at the first place it
 /// names them.
-fn pod_labels(item: &Value, found: &mut Vec<PodTemplate>) {
+fn pod_labels(item: &Value) -> Option<Derived<'_>> {
     let mut path = Vec::new();
-    if let Some((at, labels, account)) = first_pod_labels(item, &mut path) {
-        let account = account.unwrap_or(super::workload::DEFAULT_SERVICE_ACCOUNT);
-        found.push(PodTemplate::new(at, strings(labels).collect(), account, true));
-    }
+    let (at, labels, account) = first_pod_labels(item, &mut path)?;
+    Some(Derived { path: at, over: None, labels: strings(labels).collect(), account, open: true })
 }
 
 /// The first `podMetadata.labels` or `podLabels` mapping under `node`, with its path and the
@@ -141,7 +162,6 @@ fn first_pod_labels<'a>(
 ) -> Option<(String, &'a Map<String, Value>, Option<&'a str>)> {
     match node {
         Value::Object(map) => {
-            let beside = account(Some(node));
             for (key, child) in map {
                 let labels = match key.as_str() {
                     "podMetadata" => labels_of(child),
@@ -150,7 +170,7 @@ fn first_pod_labels<'a>(
                 };
                 if let Some(labels) = labels {
                     path.push(key.clone());
-                    return Some((path.join("."), labels, beside));
+                    return Some((path.join("."), labels, account(Some(node))));
                 }
             }
             for (key, child) in map {

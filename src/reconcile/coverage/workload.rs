@@ -151,7 +151,9 @@ pub fn workload_of(item: &Value) -> Option<Workload> {
     let mut templates = Vec::new();
     let mut path = Vec::new();
     collect(item, &mut path, &mut templates);
-    super::controllers::derive(item, &mut templates);
+    for derived in super::controllers::derive(item, !templates.is_empty()) {
+        templates.push(laid_over(&templates, derived));
+    }
     if templates.is_empty() {
         return None;
     }
@@ -165,6 +167,19 @@ pub fn workload_of(item: &Value) -> Option<Workload> {
     };
     let head = Packed::of([text("apiVersion"), kind, name, text("metadata.namespace"), &pod_name]);
     Some(Workload { head, templates: templates.into_boxed_slice() })
+}
+
+/// A template a controller makes pods from, laid over the found template it names.
+fn laid_over(found: &[PodTemplate], derived: super::controllers::Derived<'_>) -> PodTemplate {
+    let base = derived.over.and_then(|path| found.iter().find(|t| t.path() == path));
+    let mut labels: Vec<(&str, &str)> = base
+        .into_iter()
+        .flat_map(PodTemplate::labels)
+        .filter(|(k, _)| !derived.labels.iter().any(|(key, _)| key == k))
+        .collect();
+    labels.extend(&derived.labels);
+    let account = derived.account.or(base.map(PodTemplate::service_account));
+    PodTemplate::new(derived.path, labels, account.unwrap_or(DEFAULT_SERVICE_ACCOUNT), derived.open)
 }
 
 /// A step of a path into an item.

@@ -167,7 +167,8 @@ fn issued_outside(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
     // trusted for the binding's SPIFFE IDs.
     for (federation, read) in &model.federations {
         let Some((binding_id, owner, _)) = bindings.iter().find(|(id, ..)| {
-            id.strip_prefix("spiffe://").and_then(|rest| rest.split('/').next()) == Some(&federation.trust_domain)
+            id.strip_prefix("spiffe://").and_then(|rest| rest.split('/').next())
+                == Some(&federation.trust_domain)
         }) else {
             continue;
         };
