@@ -5,11 +5,7 @@
 //! on the reconcile, never the reverse.
 
 pub mod allocator;
-pub mod api;
-pub mod config;
 pub mod io;
-pub mod parallel;
-pub mod reconcile;
 pub mod yaml;
 
-pub use reconcile::{Context, Outcome, reconcile};
+pub use render_inference_identity_core::{Context, Outcome, api, config, parallel, reconcile};

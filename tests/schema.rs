@@ -176,7 +176,7 @@ fn the_schema_accepts_exactly_what_the_validation_accepts() {
         .collect();
     assert!(
         disagreements.is_empty(),
-        "schema and validation disagree (fix the schemars attributes in src/config.rs):\n{}",
+        "schema and validation disagree (fix the schemars attributes in core/src/config.rs):\n{}",
         disagreements.join("\n")
     );
 }
