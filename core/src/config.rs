@@ -3,7 +3,7 @@
 //! the field, and the JSON schema.
 
 use crate::api::fields::type_name;
-use crate::reconcile::spire::pattern::IgnorePattern;
+use crate::pattern::IgnorePattern;
 use k8s_openapi::jiff::Timestamp;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -130,7 +130,7 @@ pub struct SpireManager {
     /// which reads the objects without one.
     pub class_name: Option<String>,
     pub watch_classless: bool,
-    /// Compiled as Go compiles them (reconcile::spire::pattern).
+    /// Compiled as Go compiles them (crate::pattern).
     pub ignore_namespaces: Vec<IgnorePattern>,
 }
 

@@ -4,12 +4,14 @@
 //! crate cannot import it.
 //!
 //! Its rungs, from the ground up, each importing only those below: `api` (the wire types and
-//! names), `config` (the validated settings), then `reconcile` (inputs, rules, outputs,
-//! coverage and the SPIRE model) with `parallel` beside it.
+//! names), `pattern` (Go's regular expressions, as SPIRE Controller Manager compiles them) and
+//! `parallel` (order-keeping work on all cores), `config` (the validated settings), then
+//! `reconcile` (inputs, rules, outputs, coverage and the SPIRE model).
 
 pub mod api;
 pub mod config;
 pub mod parallel;
+pub mod pattern;
 pub mod reconcile;
 
 pub use reconcile::{Context, Outcome, reconcile};

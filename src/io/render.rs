@@ -303,7 +303,7 @@ fn is_resource_list(head: &Head) -> bool {
 /// `.krmignore`, it is listed ([`PassedOver`]) for `diff` to refuse when HEAD adds it.
 fn changes_identities(head: &Head, input: &Input) -> bool {
     let kind = head.kind.as_deref().unwrap_or_default();
-    (crate::reconcile::input::reads_whole(kind) && kind != "CustomResourceDefinition")
+    (crate::reconcile::kinds::reads_whole(kind) && kind != "CustomResourceDefinition")
         || input.workload().is_some()
 }
 

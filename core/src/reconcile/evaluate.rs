@@ -89,7 +89,7 @@ pub(super) fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluat
 /// is built on a second thread. Errors are taken in the order they are found one by one.
 fn read<'a>(items: &'a [Input], ctx: &Context<'_>) -> Result<(Vec<BindingInput<'a>>, Index<'a>), InputError> {
     // First: a List hides what it holds from every index below.
-    lists::check(items)?;
+    lists::check(items.iter().enumerate().filter_map(|(i, item)| Some((i, item.list()?))))?;
     let listed = ctx.config.api_versions.iter().chain(&ctx.env_api_versions).map(String::as_str);
     let (bindings, pools, outputs, served, service_accounts) = std::thread::scope(|scope| {
         let pools = scope.spawn(|| PoolIndex::build(items));

@@ -8,7 +8,6 @@
 
 use crate::api::binding;
 use crate::config::WorkloadPolicy;
-use crate::reconcile::results::Severity;
 
 /// The findings, in the order docs/reference.md#findings lists them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -90,6 +89,14 @@ impl Kind {
             Kind::IssuedOutsideBinding => "IssuedOutsideBinding",
         }
     }
+}
+
+/// How much a failure or finding weighs: an `Error` makes the run exit 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
 }
 
 /// How much a finding matters, before `workloadPolicy` has its say.

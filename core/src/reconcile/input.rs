@@ -2,7 +2,8 @@
 //! ClusterSPIFFEIDs, CRDs, service accounts, namespaces), or reduced to the few facts it
 //! needs of an item it only passes on: the file slots it takes, its pod templates, and, of a
 //! List, the items in it the reconcile would read ([`super::lists`]).
-//! Readers ask [`reads_whole`] which items to build whole; the rest never become values.
+//! Readers ask [`super::kinds::reads_whole`] which items to build whole; the rest never become
+//! values.
 
 use super::coverage::workload::{self, Workload};
 use super::files::{self, FileSlot};
@@ -11,47 +12,6 @@ use super::near_binding::{self, Near};
 use crate::api::fields;
 use serde_json::Value;
 use std::borrow::Cow;
-
-/// Kinds the reconcile reads whole (service accounts for the names kustomize gave them and
-/// the ones declared, namespaces for their labels, KServe's LLMInferenceService because it
-/// creates its pool at run time, SPIRE Controller Manager's kinds for what SPIRE will do),
-/// and [`POD_MAKERS`]. Any other item passes through untouched.
-pub const READ_WHOLE: [&str; 9] = [
-    "InferenceIdentityBinding",
-    "InferencePool",
-    "ClusterSPIFFEID",
-    "ClusterStaticEntry",
-    "ClusterFederatedTrustDomain",
-    "CustomResourceDefinition",
-    "ServiceAccount",
-    "Namespace",
-    "LLMInferenceService",
-];
-
-/// Kinds whose pods another controller makes from shapes that are not pod templates, read
-/// whole too (`coverage/controllers.rs`).
-pub const POD_MAKERS: [&str; 6] = [
-    "Rollout",
-    "Workflow",
-    "WorkflowTemplate",
-    "ClusterWorkflowTemplate",
-    "CronWorkflow",
-    "InferenceService",
-];
-
-/// Whether the reconcile reads items of this kind whole.
-pub fn reads_whole(kind: &str) -> bool {
-    READ_WHOLE.contains(&kind) || POD_MAKERS.contains(&kind)
-}
-
-/// Whether a text may hold an item the reconcile reads whole: a reader that builds items
-/// lazily builds whole every item whose text names one of these kinds.
-pub fn may_read_whole(text: &str) -> bool {
-    READ_WHOLE
-        .iter()
-        .chain(&POD_MAKERS)
-        .any(|kind| memchr::memmem::find(text.as_bytes(), kind.as_bytes()).is_some())
-}
 
 /// One input item.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,7 +41,7 @@ impl Input {
     /// An item as the reconcile sees it, from its whole value.
     pub fn of(value: Value) -> Input {
         let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default();
-        if reads_whole(kind) { Input::Whole(value) } else { Input::Passed(Passed::of(&value)) }
+        if super::kinds::reads_whole(kind) { Input::Whole(value) } else { Input::Passed(Passed::of(&value)) }
     }
 
     /// The value of an item read whole.
@@ -188,11 +148,5 @@ mod tests {
         let passed = Input::of(deployment);
         assert_eq!(passed, Input::Passed(Passed { slots: vec![("d.yaml".into(), 0)], ..Passed::default() }));
         assert_eq!(passed.slots(), [("d.yaml", 0)]);
-    }
-
-    #[test]
-    fn texts_naming_a_read_kind_are_flagged() {
-        assert!(may_read_whole("kind: InferencePool"));
-        assert!(!may_read_whole("kind: Deployment"));
     }
 }

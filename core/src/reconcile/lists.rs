@@ -5,9 +5,9 @@
 //! template inside a List would go unseen, its identity silently lost, so a List holding an
 //! item the reconcile reads is unusable input; any other List passes through untouched.
 
-use super::InputError;
 use super::coverage::workload;
-use super::input::{self, Input};
+use super::kinds;
+use super::unusable::InputError;
 use crate::api::binding;
 use serde_json::Value;
 
@@ -63,7 +63,7 @@ pub fn of(value: &Value) -> Option<List> {
         .enumerate()
         .filter_map(|(index, item)| {
             let kind = text(item, "kind");
-            let pod_templates = !input::reads_whole(&kind);
+            let pod_templates = !kinds::reads_whole(&kind);
             if pod_templates && workload::workload_of(item).is_none() {
                 return None;
             }
@@ -73,14 +73,15 @@ pub fn of(value: &Value) -> Option<List> {
     (!read.is_empty()).then(|| List { kind: text(value, "kind"), read })
 }
 
-/// Refuses the first List of `items` that holds an item the reconcile reads.
-pub fn check(items: &[Input]) -> Result<(), InputError> {
-    for (i, item) in items.iter().enumerate() {
-        if let Some(list) = item.list() {
-            return Err(InputError::from((i, message(&list))));
-        }
+/// Refuses the first of the Lists given, by input position, that holds an item the
+/// reconcile reads.
+pub fn check<'a>(
+    lists: impl IntoIterator<Item = (usize, std::borrow::Cow<'a, List>)>,
+) -> Result<(), InputError> {
+    match lists.into_iter().next() {
+        Some((i, list)) => Err(InputError::from((i, message(&list)))),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Why a List is refused, and what to do: the first item at fault, and how many more.
@@ -100,7 +101,7 @@ fn message(list: &List) -> String {
         Some(stem) => format!("{stem}ies"),
         None => format!("{k}s"),
     };
-    let kinds: Vec<String> = input::READ_WHOLE.iter().map(|k| plural(k)).collect();
+    let kinds: Vec<String> = kinds::READ_WHOLE.iter().map(|k| plural(k)).collect();
     format!(
         "{} holds {what}{templates} as its own items[{}]{more}: the function reads {} and \
          objects with pod templates only as documents of their own, never inside a List, so it would \
@@ -121,6 +122,11 @@ mod tests {
         json!({"apiVersion": "v1", "kind": "List", "items": items})
     }
 
+    /// `check` over these items, as the reconcile calls it.
+    fn check_items(items: &[Value]) -> Result<(), InputError> {
+        check(items.iter().enumerate().filter_map(|(i, v)| Some((i, std::borrow::Cow::Owned(of(v)?)))))
+    }
+
     #[test]
     fn a_list_holding_a_read_kind_or_pod_templates_is_refused() {
         let binding = json!({"apiVersion": "kleym.sonda.red/v1alpha1", "kind": "InferenceIdentityBinding"});
@@ -133,9 +139,8 @@ mod tests {
             [(1, false), (2, true)]
         );
         assert!(found[0].is_binding() && !found[1].is_binding());
-        let items =
-            [Input::of(config_map.clone()), Input::of(list(json!([config_map, binding, deployment])))];
-        let e = check(&items).unwrap_err();
+        let items = [config_map.clone(), list(json!([config_map, binding, deployment]))];
+        let e = check_items(&items).unwrap_err();
         assert_eq!(e.item, 1);
         assert!(
             e.message.starts_with(
@@ -154,20 +159,17 @@ mod tests {
     fn other_lists_pass_and_an_object_of_any_kind_with_items_is_a_list() {
         let config_map = json!({"apiVersion": "v1", "kind": "ConfigMap"});
         let pool = json!({"kind": "InferencePool"});
-        assert!(check(&[Input::of(list(json!([config_map, 1, null])))]).is_ok());
-        assert!(
-            check(&[Input::of(json!({"kind": "List", "items": {"a": pool}}))]).is_ok(),
-            "no items sequence"
-        );
+        assert!(check_items(&[list(json!([config_map, 1, null]))]).is_ok());
+        assert!(check_items(&[json!({"kind": "List", "items": {"a": pool}})]).is_ok(), "no items sequence");
         let typed = json!({"kind": "ConfigMapList", "items": [pool]});
-        let e = check(&[Input::of(typed)]).unwrap_err();
+        let e = check_items(&[typed]).unwrap_err();
         assert!(
             e.message.starts_with("ConfigMapList holds InferencePool as its own items[0]: "),
             "{}",
             e.message
         );
         // kubectl decodes any object with an items sequence as a list, whatever its kind.
-        let e = check(&[Input::of(json!({"kind": "Thing", "items": [pool]}))]).unwrap_err();
+        let e = check_items(&[json!({"kind": "Thing", "items": [pool]})]).unwrap_err();
         assert!(e.message.starts_with("Thing holds InferencePool as its own items[0]: "), "{}", e.message);
     }
 }

@@ -12,6 +12,7 @@ pub mod findings;
 pub mod identity;
 pub mod input;
 pub mod item;
+pub mod kinds;
 pub mod lists;
 pub mod near_binding;
 pub mod not_found;
@@ -24,6 +25,7 @@ pub mod served;
 pub mod spire;
 pub mod stale;
 pub mod status;
+pub mod unusable;
 mod workloads;
 
 use crate::config::{Config, FailurePolicy};
@@ -35,7 +37,9 @@ use k8s_openapi::jiff::Timestamp;
 use ownership::Renders;
 use std::collections::HashMap;
 
-pub use results::{BindingFailure, Counts, InputError, Outcome, Severity};
+pub use findings::Severity;
+pub use results::{BindingFailure, Counts, Outcome};
+pub use unusable::InputError;
 
 /// What the reconcile needs beside the items.
 pub struct Context<'c> {
@@ -88,7 +92,9 @@ impl Plan {
             })
             .collect();
         let mut stale = stale::find(&items, &self.renders, &bindings, config.prune);
-        let mut near_bindings = near_binding::findings(&items);
+        let mut near_bindings = near_binding::findings(
+            items.iter().enumerate().filter_map(|(i, item)| Some((i, item.near_binding()?))),
+        );
         let severity = match config.failure_policy {
             FailurePolicy::Report => Severity::Warning,
             FailurePolicy::Fail => Severity::Error,

@@ -6,8 +6,6 @@
 //! with nothing said at build time. This says it.
 
 use super::findings::{Finding, Kind, Level, Ref};
-use super::input::Input;
-use super::not_found::edit_distance;
 use crate::api::{binding, fields};
 use serde_json::Value;
 
@@ -39,7 +37,7 @@ pub fn of(value: &Value) -> Option<Near> {
     // out. Counted in characters, as the distance is: a byte count would turn away a kind
     // whose edits are characters of several bytes.
     let spelt_close = kind.chars().count().abs_diff(binding::KIND.len()) <= KIND_EDITS
-        && edit_distance(&kind.to_ascii_lowercase(), &binding::KIND.to_ascii_lowercase()) <= KIND_EDITS;
+        && strsim::levenshtein(&kind.to_ascii_lowercase(), &binding::KIND.to_ascii_lowercase()) <= KIND_EDITS;
     if !in_group && !spelt_close {
         return None;
     }
@@ -53,10 +51,9 @@ pub fn of(value: &Value) -> Option<Near> {
 }
 
 /// A `NotABinding` finding for each such object of the input, in input order.
-pub fn findings(items: &[Input]) -> Vec<Finding> {
+pub fn findings<'a>(nears: impl IntoIterator<Item = (usize, std::borrow::Cow<'a, Near>)>) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (item, input) in items.iter().enumerate() {
-        let Some(near) = input.near_binding() else { continue };
+    for (item, near) in nears {
         let who = match (&near.namespace, near.name.as_str()) {
             (_, "") => "An object without a name".to_string(),
             (Some(ns), name) => format!("{ns}/{name}"),
@@ -141,13 +138,15 @@ mod tests {
 
     #[test]
     fn each_one_is_a_warning_about_its_own_item() {
-        let items = vec![
-            Input::of(object("v1", "ConfigMap")),
-            Input::of(object("kleym.sonda.red/v1beta1", "InferenceIdentityBinding")),
-            Input::of(object("kleym.sonda.red/v1alpha1", "InferenceIdentityBindng")),
-            Input::of(json!({"kind": "InferenceIdentityBindng", "metadata": {"name": "c"}})),
+        let items = [
+            object("v1", "ConfigMap"),
+            object("kleym.sonda.red/v1beta1", "InferenceIdentityBinding"),
+            object("kleym.sonda.red/v1alpha1", "InferenceIdentityBindng"),
+            json!({"kind": "InferenceIdentityBindng", "metadata": {"name": "c"}}),
         ];
-        let found = findings(&items);
+        let found = findings(
+            items.iter().enumerate().filter_map(|(i, v)| Some((i, std::borrow::Cow::Owned(of(v)?)))),
+        );
         let about: Vec<(usize, String)> = found.iter().map(|f| (f.about.item, f.about.describe())).collect();
         let want = [
             (1, "InferenceIdentityBinding ns/b"),
@@ -161,7 +160,8 @@ mod tests {
              binding's, but only kleym.sonda.red/v1alpha1 InferenceIdentityBinding is read as a binding"
         ));
         assert!(found[2].message.starts_with("c has kind \"InferenceIdentityBindng\" and no apiVersion"));
-        let nameless = findings(&[Input::of(json!({"apiVersion": "kleym.sonda.red/v1", "kind": "X"}))]);
+        let head = of(&json!({"apiVersion": "kleym.sonda.red/v1", "kind": "X"})).unwrap();
+        let nameless = findings([(0, std::borrow::Cow::Owned(head))]);
         assert!(nameless[0].message.starts_with("An object without a name has apiVersion"));
     }
 }

@@ -164,26 +164,10 @@ pub fn nearest<'a>(wanted: &str, names: &BTreeSet<&'a str>) -> Option<&'a str> {
         .iter()
         .filter(|n| **n != wanted)
         .filter(|n| n.chars().count().abs_diff(wanted.chars().count()) <= limit)
-        .map(|n| (edit_distance(wanted, n), *n))
+        .map(|n| (strsim::levenshtein(wanted, n), *n))
         .filter(|&(d, _)| d <= limit)
         .min_by_key(|&(d, _)| d)
         .map(|(_, n)| n)
-}
-
-/// Levenshtein distance over characters.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let substitution = diagonal + usize::from(ca != cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(diagonal + 1);
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]
@@ -201,15 +185,6 @@ mod tests {
     }
 
     const SEARCHED: [PoolApi; 2] = PoolApi::PREFERENCE;
-
-    #[test]
-    fn edit_distance_counts_insertions_deletions_and_substitutions() {
-        assert_eq!(edit_distance("llama", "llama"), 0);
-        assert_eq!(edit_distance("lama", "llama"), 1);
-        assert_eq!(edit_distance("llama3-70b", "llama3-8b"), 2);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-    }
 
     #[test]
     fn a_typo_gets_the_nearest_name_and_the_pools_of_the_namespace() {

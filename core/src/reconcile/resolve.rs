@@ -6,12 +6,12 @@
 use crate::api::fields;
 use crate::api::names;
 use crate::api::pool::{self, PoolApi};
-use crate::reconcile::InputError;
 use crate::reconcile::input::{self, Input};
 use crate::reconcile::not_found::PoolNames;
 use crate::reconcile::reason::{Failure, Reason};
 use crate::reconcile::renames::Renames;
 use crate::reconcile::served::ServedApis;
+use crate::reconcile::unusable::InputError;
 use serde_json::Value;
 use std::collections::HashMap;
 

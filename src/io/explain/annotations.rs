@@ -5,8 +5,8 @@
 
 use super::report::{At, BindingReport, FindingReport, Report};
 use crate::config::FailurePolicy;
+use crate::reconcile::findings::Severity;
 use crate::reconcile::reason::Reason;
-use crate::reconcile::results::Severity;
 use sha2::{Digest, Sha256};
 
 /// One thing to show: a failing binding or a finding.

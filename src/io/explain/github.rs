@@ -2,7 +2,7 @@
 //! the rules GitHub's runner unescapes them by.
 
 use super::annotations::Annotation;
-use crate::reconcile::results::Severity;
+use crate::reconcile::findings::Severity;
 
 /// The annotations as GitHub Actions workflow commands (`::warning file=F,line=N,title=T::M`):
 /// `error`, `warning` and, for info, `notice`.

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::reconcile::findings::Kind;
-use crate::reconcile::results::Severity;
+use crate::reconcile::findings::Severity;
 use crate::reconcile::spire::Unsure;
 
 /// The stable document `-o json` prints.

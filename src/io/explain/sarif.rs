@@ -5,8 +5,8 @@
 use super::annotations::{Annotation, GRANTS};
 use super::report::At;
 use crate::reconcile::findings::Kind;
+use crate::reconcile::findings::Severity;
 use crate::reconcile::reason::Reason;
-use crate::reconcile::results::Severity;
 use serde_sarif::sarif;
 use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt as _;

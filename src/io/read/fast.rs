@@ -15,7 +15,7 @@ use super::part::{ListRead, Part};
 use super::split;
 use super::walk::{self, Abandon, Build, Counts, Limits, Node, Root};
 use crate::parallel;
-use crate::reconcile::input;
+use crate::reconcile::kinds;
 use crate::yaml;
 use serde_json::{Map, Value};
 use std::ops::Range;
@@ -176,7 +176,7 @@ fn read(text: &str, chunk: Range<usize>, form: Form, limits: Limits) -> Result<(
             Form::Document => walk::document(part, chunk.start, build, limits),
         }
     };
-    let whole = input::may_read_whole(part);
+    let whole = kinds::may_read_whole(part);
     let (node, counts) = walk(if whole { Build::Whole } else { Build::Head })?;
     let Some(mut node) = node else { return Ok((Chunk::Empty, counts.plus(EMPTY_DOCUMENT))) };
     if node.label_doubt {
@@ -210,7 +210,7 @@ fn read(text: &str, chunk: Range<usize>, form: Form, limits: Limits) -> Result<(
 /// whether this says yes too often: its test says it does not.
 fn read_again_whole(whole: bool, node: &Node) -> bool {
     let reads_whole =
-        |value: &Value| value.get("kind").and_then(Value::as_str).is_some_and(input::reads_whole);
+        |value: &Value| value.get("kind").and_then(Value::as_str).is_some_and(kinds::reads_whole);
     !whole && node.value.as_ref().is_some_and(reads_whole)
 }
 
@@ -232,7 +232,7 @@ mod tests {
         let head = |text: &str| walk::entry(text, 0, Build::Head, Limits::NONE).unwrap().0;
         let whole = |text: &str| walk::entry(text, 0, Build::Whole, Limits::NONE).unwrap().0;
         let escaped = "- kind: \"Inference\\u0049dentityBinding\"\n  spec: {a: 1}\n";
-        assert!(!input::may_read_whole(escaped), "the text search misses the kind");
+        assert!(!kinds::may_read_whole(escaped), "the text search misses the kind");
         assert!(read_again_whole(false, &head(escaped)));
         let map = "- kind: ConfigMap\n  data: {a: b}\n";
         assert!(!read_again_whole(false, &head(map)), "a kind passed on keeps its head");

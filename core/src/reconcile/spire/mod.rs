@@ -36,11 +36,12 @@
 //! position alone; strings are kept only for the entries that give an SVID or may.
 
 pub mod findings;
-pub mod pattern;
+
 pub mod source;
 pub mod template;
 
 use crate::config::SpireManager;
+use crate::pattern;
 use crate::reconcile::coverage::selector::{Answer, Lookup, Selector};
 use crate::reconcile::coverage::workload::{PodTemplate, Workload};
 use crate::reconcile::coverage::{Federation, Seen};

@@ -78,8 +78,8 @@ fn foreign(item: usize, name: &str, template: &str, fallback: bool) -> Source {
     }
 }
 
-fn patterns(list: &[&str]) -> Vec<pattern::IgnorePattern> {
-    list.iter().map(|p| pattern::IgnorePattern::new(p).unwrap()).collect()
+fn patterns(list: &[&str]) -> Vec<crate::pattern::IgnorePattern> {
+    list.iter().map(|p| crate::pattern::IgnorePattern::new(p).unwrap()).collect()
 }
 
 fn svids(model: &Model, held: usize) -> Vec<String> {

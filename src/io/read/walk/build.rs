@@ -2,7 +2,7 @@
 //! heads), or nothing; what each key and entry is built as below a node built one way.
 
 use crate::reconcile::coverage::workload;
-use crate::reconcile::input;
+use crate::reconcile::kinds;
 use serde_json::{Map, Value};
 
 /// How much of a node to build. Of an item the reconcile only passes on, it needs its head
@@ -87,7 +87,7 @@ impl Build {
 /// The list reads in it what it reads in the whole entry.
 pub(super) fn entry(built: Vec<(String, Value)>) -> Option<Value> {
     let kind = built.iter().find(|(key, _)| key == "kind").and_then(|(_, kind)| kind.as_str());
-    if kind.is_some_and(input::reads_whole) {
+    if kind.is_some_and(kinds::reads_whole) {
         return Some(Value::Object(Map::from_iter(built)));
     }
     // Whether it holds a pod template does not hang on its head; the map is built at the
