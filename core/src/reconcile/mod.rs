@@ -26,7 +26,6 @@ pub mod spire;
 pub mod stale;
 pub mod status;
 pub mod unusable;
-mod workloads;
 
 use crate::config::{Config, FailurePolicy};
 use coverage::Coverage;

@@ -2,8 +2,9 @@
 //! resolves (rendered or not), the identities that render, and from the input the
 //! workloads, declared service accounts, namespaces and other ClusterSPIFFEIDs.
 
+use super::seen::{Federation, Other, Seen};
 use super::selector::Selector;
-use super::{Federation, Identity, Other, PoolUse, Seen};
+use super::{Identity, PoolUse};
 use crate::api::binding::BindingInput;
 use crate::api::cluster_spiffe_id as csid;
 use crate::api::labels::Labels;

@@ -13,6 +13,7 @@
 
 mod controllers;
 pub mod inputs;
+pub mod seen;
 pub mod selector;
 pub mod workload;
 
@@ -20,8 +21,7 @@ use crate::api::labels::Labels;
 use crate::api::pool::PoolApi;
 use crate::reconcile::findings::{Finding, Kind, Level, Ref};
 use crate::reconcile::identity::VARIANT_LABEL;
-use selector::Selector;
-use std::borrow::Cow;
+use seen::Seen;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 use workload::{PodTemplate, Workload};
@@ -79,73 +79,6 @@ pub struct Bound {
     pub variant: String,
     /// `Type/Reason: message` when it fails.
     pub failure: Option<String>,
-}
-
-/// Another ClusterSPIFFEID the input holds (not this run's render): it selects pods too.
-#[derive(Debug, Clone)]
-pub struct Other {
-    pub item: usize,
-    pub name: String,
-    pub fallback: bool,
-    /// `None` when a selector cannot be read.
-    pub pods: Option<Selector>,
-    pub namespaces: Option<Selector>,
-    /// `spec.className`, empty when none.
-    pub class_name: String,
-    pub spiffe_id_template: String,
-    pub selector_templates: Vec<String>,
-    pub dns_name_templates: Vec<String>,
-    pub federates_with: Vec<String>,
-    /// `spec.admin` and `spec.downstream`: powers its entries carry.
-    pub admin: bool,
-    pub downstream: bool,
-    /// For a ClusterStaticEntry (its SPIFFE ID, selectors and DNS names stand in the template
-    /// fields, as text): its `spec.parentID`.
-    pub static_parent: Option<String>,
-    /// The X.509 and JWT SVID lifetimes it asks for (`ttl`, `jwtTtl`; a static entry's
-    /// `x509SVIDTTL`, `jwtSVIDTTL`), as written.
-    pub ttls: [Option<String>; 2],
-}
-
-/// A ClusterFederatedTrustDomain of the input: SPIRE fetches the bundle of another trust
-/// domain from its endpoint and hands it to workloads, which then trust its identities.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Federation {
-    pub item: usize,
-    pub name: String,
-    pub class_name: String,
-    pub trust_domain: String,
-    pub bundle_endpoint_url: String,
-    /// `https_web`, or `https_spiffe <endpointSPIFFEID>`.
-    pub bundle_endpoint_profile: String,
-}
-
-/// What coverage reads beside the identities and pool uses.
-#[derive(Default)]
-pub struct Seen<'a> {
-    /// Items with pod templates, by input position.
-    pub workloads: Vec<(usize, Cow<'a, Workload>)>,
-    /// Declared service accounts: (namespace, name).
-    pub service_accounts: BTreeSet<(String, String)>,
-    /// Namespace objects: name to labels.
-    pub namespaces: HashMap<String, BTreeMap<String, String>>,
-    pub others: Vec<Other>,
-    pub federations: Vec<Federation>,
-    /// By (item position, template index): the service account a template's pods run as
-    /// once kustomize has fixed name references, where that differs from what it says now.
-    pub accounts: HashMap<(usize, usize), String>,
-}
-
-impl Seen<'_> {
-    /// Places every workload whose item names no namespace in `namespace`, where `kubectl
-    /// -n` or an Argo CD application's destination puts it.
-    pub fn place_namespaceless(&mut self, namespace: &str) {
-        for (_, workload) in &mut self.workloads {
-            if workload.namespace().is_none() {
-                *workload = Cow::Owned(workload.placed_in(namespace));
-            }
-        }
-    }
 }
 
 /// What coverage found.

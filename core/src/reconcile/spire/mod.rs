@@ -42,9 +42,9 @@ pub mod template;
 
 use crate::config::SpireManager;
 use crate::pattern;
+use crate::reconcile::coverage::seen::{Federation, Seen};
 use crate::reconcile::coverage::selector::{Answer, Lookup, Selector};
 use crate::reconcile::coverage::workload::{PodTemplate, Workload};
-use crate::reconcile::coverage::{Federation, Seen};
 pub use source::{Origin, Powers, RenderedOutput, Source};
 use std::collections::{BTreeMap, HashMap};
 use template::{Data, Evaluated};

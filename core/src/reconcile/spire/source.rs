@@ -5,7 +5,7 @@
 
 use super::template::{self, Data, Evaluated, Template};
 use crate::config::SelectorScope;
-use crate::reconcile::coverage::Other;
+use crate::reconcile::coverage::seen::Other;
 use crate::reconcile::coverage::selector::{Answer, Lookup, Selector};
 
 /// Where a ClusterSPIFFEID of the output comes from.

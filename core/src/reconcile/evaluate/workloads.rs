@@ -2,18 +2,18 @@
 //! bindings ask of [`coverage`] and [`spire`], taken from their records before their statuses
 //! are written, and the run of both beside them.
 
-use super::coverage::{self, Coverage, Identity, PoolUse};
-use super::evaluate::{Binding, Index, Passing};
-use super::findings::{self, Kind};
-use super::input::Input;
-use super::ownership;
-use super::spire;
+use super::state::{Binding, Index, Passing};
 use crate::api::binding::BindingInput;
 use crate::api::fields;
 use crate::api::labels::Labels;
 use crate::api::pool::PoolApi;
 use crate::config::{Config, WorkloadPolicy};
 use crate::parallel;
+use crate::reconcile::coverage::{self, Coverage, Identity, PoolUse};
+use crate::reconcile::findings::{self, Kind};
+use crate::reconcile::input::Input;
+use crate::reconcile::ownership;
+use crate::reconcile::spire;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;

@@ -2,47 +2,27 @@
 //! binding is one [`Binding`] record, which each numbered phase of [`evaluate_all`] reads or
 //! narrows, from reading the input to each binding's status and render.
 
-use super::checks::{self, Inputs, Planned};
-use super::conflict::{self, Candidate};
-use super::coverage::Coverage;
-use super::input::{self, Input};
-use super::ownership::{self, OutputIndex, Renders};
-use super::reason::{Failure, Reason};
-use super::renames::Renames;
-use super::resolve::PoolIndex;
-use super::served::{self, ServedApis};
-use super::status::{self, RenderedIdentity};
-use super::{Context, InputError, identity, lists, stale, workloads};
-use crate::api::binding::{self, BindingInput, ConflictEntry, InferenceIdentityBindingStatus};
+mod state;
+mod workloads;
+
+use crate::api::binding::{self, BindingInput, InferenceIdentityBindingStatus};
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId, RenderInput};
 use crate::config::SelectorScope;
 use crate::parallel;
+use crate::reconcile::checks::{self, Inputs};
+use crate::reconcile::conflict::{self, Candidate};
+use crate::reconcile::coverage::Coverage;
+use crate::reconcile::input::{self, Input};
+use crate::reconcile::ownership::{self, OutputIndex, Renders};
+use crate::reconcile::reason::{Failure, Reason};
+use crate::reconcile::renames::Renames;
+use crate::reconcile::resolve::PoolIndex;
+use crate::reconcile::served::{self, ServedApis};
+use crate::reconcile::status::{self, RenderedIdentity};
+use crate::reconcile::{Context, InputError, identity, lists, stale};
 use serde_json::Value;
+pub(super) use state::{Binding, Index, Passing};
 use std::collections::{BTreeMap, HashMap};
-
-/// One binding through the reconcile: its input, and what the phases so far decided.
-pub(super) struct Binding<'i, 'a> {
-    pub input: &'i BindingInput<'a>,
-    /// The identity it renders, or the first check it fails.
-    pub verdict: Result<Passing<'a>, Failure>,
-    /// The peers it conflicts with (check 8).
-    pub conflicts: Vec<ConflictEntry>,
-}
-
-/// What a binding that passes its checks so far renders.
-pub(super) struct Passing<'a> {
-    pub planned: Planned<'a>,
-    /// Its ClusterSPIFFEID's name.
-    pub output: String,
-}
-
-/// What the reconcile reads of the input beside the bindings.
-pub(super) struct Index<'a> {
-    pub pools: PoolIndex<'a>,
-    pub outputs: OutputIndex<'a>,
-    pub served: ServedApis,
-    pub service_accounts: Renames<'a>,
-}
 
 /// One binding after all phases: its status, and its failure when it does not render.
 pub(super) struct Evaluated {

@@ -1,0 +1,34 @@
+//! What the reconcile's phases share: each binding's record, narrowed phase by phase, and
+//! what the reconcile reads of the input beside the bindings.
+
+use crate::api::binding::{BindingInput, ConflictEntry};
+use crate::reconcile::checks::Planned;
+use crate::reconcile::ownership::OutputIndex;
+use crate::reconcile::reason::Failure;
+use crate::reconcile::renames::Renames;
+use crate::reconcile::resolve::PoolIndex;
+use crate::reconcile::served::ServedApis;
+
+/// One binding through the reconcile: its input, and what the phases so far decided.
+pub struct Binding<'i, 'a> {
+    pub input: &'i BindingInput<'a>,
+    /// The identity it renders, or the first check it fails.
+    pub verdict: Result<Passing<'a>, Failure>,
+    /// The peers it conflicts with (check 8).
+    pub conflicts: Vec<ConflictEntry>,
+}
+
+/// What a binding that passes its checks so far renders.
+pub struct Passing<'a> {
+    pub planned: Planned<'a>,
+    /// Its ClusterSPIFFEID's name.
+    pub output: String,
+}
+
+/// What the reconcile reads of the input beside the bindings.
+pub struct Index<'a> {
+    pub pools: PoolIndex<'a>,
+    pub outputs: OutputIndex<'a>,
+    pub served: ServedApis,
+    pub service_accounts: Renames<'a>,
+}
