@@ -42,8 +42,8 @@ enum Command {
         args: RenderArgs,
         /// text (aligned, for a person), json (a stable document for automation), sarif
         /// (SARIF 2.1.0, for code scanning) or github (GitHub Actions annotations).
-        #[arg(short, long, default_value = "text", value_parser = ["text", "json", "sarif", "github"])]
-        output: String,
+        #[arg(short, long, value_enum, default_value = "text")]
+        output: io::explain::Format,
     },
     /// Compare the identities, the SVIDs each pod template gets and the findings of two
     /// versions (review before merge). Exits 0 when identities and reach are the same, 2
@@ -57,12 +57,12 @@ enum Command {
         config: ConfigArgs,
         /// text (for a person), markdown (a pull request comment), json (for automation), or
         /// HEAD's new findings and grants as sarif (code scanning) or github (annotations).
-        #[arg(short, long, default_value = "text", value_parser = ["text", "markdown", "json", "sarif", "github"])]
-        output: String,
+        #[arg(short, long, value_enum, default_value = "text")]
+        output: io::diff::Output,
         /// change: exit 2 on any change of identities or reach. grant: exit 2 only when a
         /// workload gains an SVID or may gain one, or an identity is added or widened.
-        #[arg(long, default_value = "change", value_parser = ["change", "grant"])]
-        fail_on: String,
+        #[arg(long, value_enum, default_value = "change")]
+        fail_on: io::diff::FailOn,
     },
     /// Print the manifest files that hold an InferenceIdentityBinding (Argo CD discovery);
     /// prints nothing when there is none.
@@ -227,13 +227,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Ok(request) => request,
                 Err(code) => return Ok(code),
             };
-            let format = match output.as_str() {
-                "json" => io::explain::Format::Json,
-                "sarif" => io::explain::Format::Sarif,
-                "github" => io::explain::Format::Github,
-                _ => io::explain::Format::Text,
-            };
-            return finish(io::explain::run(&request, format));
+            return finish(io::explain::run(&request, output));
         }
         (Some(Command::Diff { base, head, config, output, fail_on }), _) => {
             if base.as_os_str() == "-" && head.as_os_str() == "-" {
@@ -246,14 +240,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 // Nothing piped in, or not text: an error, never "differs".
                 Err(_) => return Ok(ExitCode::from(1)),
             };
-            let output = match output.as_str() {
-                "markdown" => io::diff::Output::Markdown,
-                "json" => io::diff::Output::Json,
-                "sarif" => io::diff::Output::Sarif,
-                "github" => io::diff::Output::Github,
-                _ => io::diff::Output::Text,
-            };
-            let fail_on = if fail_on == "grant" { io::diff::FailOn::Grant } else { io::diff::FailOn::Change };
             return finish(io::diff::run(&base, &head, &request, output, fail_on));
         }
         (Some(Command::Discover { paths }), _) => match render::discover(&paths) {

@@ -3,8 +3,8 @@
 
 use super::Diff;
 
-/// When the diff exits 2.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// When the diff exits 2: `--fail-on`'s values, lowercased.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FailOn {
     /// Any change of identities or reach.
     Change,

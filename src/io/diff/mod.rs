@@ -35,13 +35,13 @@ use super::{RunOutput, error_output};
 use serde::Serialize;
 use std::path::Path;
 
-/// The output formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The output formats: `-o`'s values, lowercased.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Output {
     Text,
     Markdown,
     Json,
-    /// HEAD's newly failing bindings and new findings as SARIF ([`explain::sarif`]).
+    /// HEAD's newly failing bindings, new findings and grants as SARIF ([`explain::sarif`]).
     Sarif,
     /// The same as GitHub Actions workflow commands ([`explain::github`]).
     Github,

@@ -25,8 +25,8 @@ use super::{RunOutput, error_output, wording};
 use crate::config::{Config, FailurePolicy};
 use crate::reconcile::findings::Kind;
 
-/// The output formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The output formats: `-o`'s values, lowercased.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Text,
     Json,
