@@ -10,7 +10,7 @@ use crate::api::binding;
 use crate::config::WorkloadPolicy;
 
 /// The findings, in the order docs/reference.md#findings lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, strum::VariantArray, strum::IntoStaticStr)]
 pub enum Kind {
     StaleOutput,
     NotABinding,
@@ -27,21 +27,8 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// Every kind, in order.
-    pub const ALL: [Kind; 12] = [
-        Kind::StaleOutput,
-        Kind::NotABinding,
-        Kind::NoMatchingWorkload,
-        Kind::WorkloadWithoutVariant,
-        Kind::VariantNotBound,
-        Kind::ServiceAccountMismatch,
-        Kind::ServiceAccountNotDeclared,
-        Kind::WorkloadMatchesSeveralIdentities,
-        Kind::FallbackShadowed,
-        Kind::EntriesWithoutIdentity,
-        Kind::IgnoredBySpire,
-        Kind::IssuedOutsideBinding,
-    ];
+    /// Every one, in order.
+    pub const ALL: &'static [Kind] = <Kind as strum::VariantArray>::VARIANTS;
 
     /// What the finding is about, in one sentence (the rule's description in reports).
     pub fn description(self) -> &'static str {
@@ -74,20 +61,7 @@ impl Kind {
     }
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::StaleOutput => "StaleOutput",
-            Kind::NotABinding => "NotABinding",
-            Kind::NoMatchingWorkload => "NoMatchingWorkload",
-            Kind::WorkloadWithoutVariant => "WorkloadWithoutVariant",
-            Kind::VariantNotBound => "VariantNotBound",
-            Kind::ServiceAccountMismatch => "ServiceAccountMismatch",
-            Kind::ServiceAccountNotDeclared => "ServiceAccountNotDeclared",
-            Kind::WorkloadMatchesSeveralIdentities => "WorkloadMatchesSeveralIdentities",
-            Kind::FallbackShadowed => "FallbackShadowed",
-            Kind::EntriesWithoutIdentity => "EntriesWithoutIdentity",
-            Kind::IgnoredBySpire => "IgnoredBySpire",
-            Kind::IssuedOutsideBinding => "IssuedOutsideBinding",
-        }
+        self.into()
     }
 }
 

@@ -5,7 +5,7 @@
 use crate::api::conditions::MESSAGE_MAX;
 
 /// The five condition types, in the order they are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, strum::VariantArray, strum::IntoStaticStr)]
 pub enum ConditionType {
     Ready,
     InvalidRef,
@@ -15,22 +15,11 @@ pub enum ConditionType {
 }
 
 impl ConditionType {
-    pub const ALL: [ConditionType; 5] = [
-        ConditionType::Ready,
-        ConditionType::InvalidRef,
-        ConditionType::UnsafeSelector,
-        ConditionType::Conflict,
-        ConditionType::RenderFailure,
-    ];
+    /// Every one, in order.
+    pub const ALL: &'static [ConditionType] = <ConditionType as strum::VariantArray>::VARIANTS;
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            ConditionType::Ready => "Ready",
-            ConditionType::InvalidRef => "InvalidRef",
-            ConditionType::UnsafeSelector => "UnsafeSelector",
-            ConditionType::Conflict => "Conflict",
-            ConditionType::RenderFailure => "RenderFailure",
-        }
+        self.into()
     }
 
     /// The message of this condition when it is `False`/`Resolved`.
@@ -46,7 +35,7 @@ impl ConditionType {
 }
 
 /// Every failure reason. Each belongs to exactly one condition type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, strum::VariantArray, strum::IntoStaticStr)]
 pub enum Reason {
     InvalidPoolRef,
     InferencePoolCRDMissing,
@@ -64,21 +53,8 @@ pub enum Reason {
 }
 
 impl Reason {
-    pub const ALL: [Reason; 13] = [
-        Reason::InvalidPoolRef,
-        Reason::InferencePoolCRDMissing,
-        Reason::TargetPoolNotFound,
-        Reason::InvalidPoolSelector,
-        Reason::UnsafeSelector,
-        Reason::InvalidIdentityBoundary,
-        Reason::VariantConflict,
-        Reason::DuplicateSPIFFEID,
-        Reason::MissingTrustDomain,
-        Reason::InvalidServiceAccountName,
-        Reason::InvalidSPIFFEID,
-        Reason::ClusterSPIFFEIDCRDMissing,
-        Reason::ManagedOutputApplyFailed,
-    ];
+    /// Every one, in order.
+    pub const ALL: &'static [Reason] = <Reason as strum::VariantArray>::VARIANTS;
 
     /// The condition this reason sets to `True`.
     pub fn condition(self) -> ConditionType {
@@ -99,21 +75,7 @@ impl Reason {
     }
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Reason::InvalidPoolRef => "InvalidPoolRef",
-            Reason::InferencePoolCRDMissing => "InferencePoolCRDMissing",
-            Reason::TargetPoolNotFound => "TargetPoolNotFound",
-            Reason::InvalidPoolSelector => "InvalidPoolSelector",
-            Reason::UnsafeSelector => "UnsafeSelector",
-            Reason::InvalidIdentityBoundary => "InvalidIdentityBoundary",
-            Reason::VariantConflict => "VariantConflict",
-            Reason::DuplicateSPIFFEID => "DuplicateSPIFFEID",
-            Reason::MissingTrustDomain => "MissingTrustDomain",
-            Reason::InvalidServiceAccountName => "InvalidServiceAccountName",
-            Reason::InvalidSPIFFEID => "InvalidSPIFFEID",
-            Reason::ClusterSPIFFEIDCRDMissing => "ClusterSPIFFEIDCRDMissing",
-            Reason::ManagedOutputApplyFailed => "ManagedOutputApplyFailed",
-        }
+        self.into()
     }
 }
 

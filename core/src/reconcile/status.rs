@@ -34,7 +34,8 @@ pub fn conditions(
     transition: Timestamp,
 ) -> Vec<Condition> {
     ConditionType::ALL
-        .into_iter()
+        .iter()
+        .copied()
         .map(|kind| {
             let (status, reason, message): (_, _, Cow<'static, str>) = match (kind, outcome) {
                 (ConditionType::Ready, Ok(name)) => {
