@@ -86,49 +86,63 @@ struct RenderArgs {
 }
 
 /// Flags override the config file; each flag also reads the variable Argo CD sets for a
-/// plugin env entry of the same name.
-#[derive(Args)]
+/// plugin env entry of the same name. The flags of the settings are made from the settings
+/// themselves ([`config::settings`]): one `--<flag>` (`ARGOCD_ENV_<FLAG>`) each.
 struct ConfigArgs {
     /// functionConfig file, typed or ConfigMap form; not read as a manifest.
-    #[arg(long, env = "ARGOCD_ENV_CONFIG")]
     config: Option<PathBuf>,
-    /// SPIRE trust domain.
-    #[arg(long, env = "ARGOCD_ENV_TRUST_DOMAIN")]
-    trust_domain: Option<String>,
-    /// spec.className of every ClusterSPIFFEID.
-    #[arg(long, env = "ARGOCD_ENV_CLASS_NAME")]
-    class_name: Option<String>,
-    /// Report or Fail.
-    #[arg(long, env = "ARGOCD_ENV_FAILURE_POLICY")]
-    failure_policy: Option<String>,
-    /// Workload coverage findings: Report, Fail or Ignore.
-    #[arg(long, env = "ARGOCD_ENV_WORKLOAD_POLICY")]
-    workload_policy: Option<String>,
-    /// true or false.
-    #[arg(long, env = "ARGOCD_ENV_PRUNE")]
-    prune: Option<String>,
-    /// Served APIs, comma-separated group/version or group/version/Kind.
-    #[arg(long, env = "ARGOCD_ENV_API_VERSIONS")]
-    api_versions: Option<String>,
-    /// RFC 3339 time for conditions that change.
-    #[arg(long, env = "ARGOCD_ENV_TRANSITION_TIME")]
-    transition_time: Option<String>,
-    /// What a rendered ClusterSPIFFEID selects: Pool or Binding.
-    #[arg(long, env = "ARGOCD_ENV_SELECTOR_SCOPE")]
-    selector_scope: Option<String>,
-    /// The className of the SPIRE Controller Manager that reads the outputs.
-    #[arg(long, env = "ARGOCD_ENV_SPIRE_CLASS_NAME")]
-    spire_class_name: Option<String>,
-    /// Its watchClassless: true or false.
-    #[arg(long, env = "ARGOCD_ENV_SPIRE_WATCH_CLASSLESS")]
-    spire_watch_classless: Option<String>,
-    /// Its ignoreNamespaces, comma-separated regular expressions.
-    #[arg(long, env = "ARGOCD_ENV_SPIRE_IGNORE_NAMESPACES")]
-    spire_ignore_namespaces: Option<String>,
-    /// The namespace workloads that name none are applied to (`kubectl -n`, an Argo CD
-    /// application's destination). Without it, each is judged in every namespace it may land in.
-    #[arg(short, long, env = "ARGOCD_APP_NAMESPACE")]
+    /// Each setting given: its key, where it came from, its text.
+    settings: Vec<Override>,
+    /// Where workloads that name no namespace land.
     namespace: Option<String>,
+}
+
+impl clap::FromArgMatches for ConfigArgs {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let settings = config::settings()
+            .iter()
+            .filter_map(|s| {
+                let value = matches.get_one::<String>(&s.flag)?.clone();
+                Some(Override { key: &s.key, source: format!("--{} ({})", s.flag, s.env), value })
+            })
+            .collect();
+        Ok(ConfigArgs {
+            config: matches.get_one::<PathBuf>("config").cloned(),
+            settings,
+            namespace: matches.get_one::<String>("namespace").cloned(),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl Args for ConfigArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        let config = clap::Arg::new("config")
+            .long("config")
+            .env("ARGOCD_ENV_CONFIG")
+            .value_parser(clap::value_parser!(PathBuf))
+            .help("functionConfig file, typed or ConfigMap form; not read as a manifest");
+        let settings = config::settings().iter().map(|s| {
+            clap::Arg::new(s.flag.as_str())
+                .long(s.flag.as_str())
+                .env(s.env.as_str())
+                .help(s.summary())
+                .long_help(s.description.split_whitespace().collect::<Vec<_>>().join(" "))
+        });
+        let namespace = clap::Arg::new("namespace").short('n').long("namespace").env("ARGOCD_APP_NAMESPACE").help(
+            "The namespace workloads that name none are applied to (`kubectl -n`, an Argo CD application's \
+             destination). Without it, each is judged in every namespace it may land in",
+        );
+        cmd.arg(config).args(settings).arg(namespace)
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
 }
 
 impl RenderArgs {
@@ -139,41 +153,10 @@ impl RenderArgs {
 
 impl ConfigArgs {
     fn into_request(self) -> render::Request {
-        let settings = [
-            ("trustDomain", "--trust-domain (ARGOCD_ENV_TRUST_DOMAIN)", self.trust_domain),
-            ("className", "--class-name (ARGOCD_ENV_CLASS_NAME)", self.class_name),
-            ("failurePolicy", "--failure-policy (ARGOCD_ENV_FAILURE_POLICY)", self.failure_policy),
-            ("workloadPolicy", "--workload-policy (ARGOCD_ENV_WORKLOAD_POLICY)", self.workload_policy),
-            ("prune", "--prune (ARGOCD_ENV_PRUNE)", self.prune),
-            ("apiVersions", "--api-versions (ARGOCD_ENV_API_VERSIONS)", self.api_versions),
-            ("transitionTime", "--transition-time (ARGOCD_ENV_TRANSITION_TIME)", self.transition_time),
-            ("selectorScope", "--selector-scope (ARGOCD_ENV_SELECTOR_SCOPE)", self.selector_scope),
-            (
-                "spireControllerManager.className",
-                "--spire-class-name (ARGOCD_ENV_SPIRE_CLASS_NAME)",
-                self.spire_class_name,
-            ),
-            (
-                "spireControllerManager.watchClassless",
-                "--spire-watch-classless (ARGOCD_ENV_SPIRE_WATCH_CLASSLESS)",
-                self.spire_watch_classless,
-            ),
-            (
-                "spireControllerManager.ignoreNamespaces",
-                "--spire-ignore-namespaces (ARGOCD_ENV_SPIRE_IGNORE_NAMESPACES)",
-                self.spire_ignore_namespaces,
-            ),
-        ];
-        let overrides = settings
-            .into_iter()
-            .filter_map(|(key, source, value)| {
-                Some(Override { key, source: source.to_string(), value: value? })
-            })
-            .collect();
         render::Request {
             paths: Vec::new(),
             config_file: self.config,
-            overrides,
+            overrides: self.settings,
             env: Env::from_process(),
             stdin: None,
             judge: None,

@@ -260,3 +260,18 @@ fn every_shipped_sample_is_valid_and_names_the_schema() {
     }
     assert!(blocks.iter().any(|b| b.contains(MODELINE)), "the README shows no {MODELINE} line");
 }
+
+/// The reference names every setting: each top-level key as a row of the function
+/// configuration table, each nested key, and each flag with its variable's scheme.
+#[test]
+fn the_reference_names_every_setting_and_its_flag() {
+    let reference =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference.md"))
+            .unwrap();
+    for setting in render_inference_identity::config::settings() {
+        let top = setting.key.split('.').next().unwrap();
+        assert!(reference.contains(&format!("| `{top}` |")), "no table row for {top}");
+        assert!(reference.contains(&format!("`{}`", setting.key)), "{} is not named", setting.key);
+        assert!(reference.contains(&format!("`--{}`", setting.flag)), "--{} is not named", setting.flag);
+    }
+}

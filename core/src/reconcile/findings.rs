@@ -10,7 +10,9 @@ use crate::api::binding;
 use crate::config::WorkloadPolicy;
 
 /// The findings, in the order docs/reference.md#findings lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, strum::VariantArray, strum::IntoStaticStr)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, strum::VariantArray, strum::IntoStaticStr,
+)]
 pub enum Kind {
     StaleOutput,
     NotABinding,

@@ -35,7 +35,9 @@ impl ConditionType {
 }
 
 /// Every failure reason. Each belongs to exactly one condition type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, strum::VariantArray, strum::IntoStaticStr)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, strum::VariantArray, strum::IntoStaticStr,
+)]
 pub enum Reason {
     InvalidPoolRef,
     InferencePoolCRDMissing,

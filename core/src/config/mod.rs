@@ -10,6 +10,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 
+mod settings;
+
+use settings::set_from_string;
+pub use settings::{Form, Setting, settings};
+
 pub const API_VERSION: &str = "fn.kleym.sonda.red/v1alpha1";
 pub const KIND: &str = "RenderInferenceIdentity";
 pub const DEFAULT_OUTPUT_PATH: &str = "clusterspiffeids/{name}.yaml";
@@ -93,15 +98,15 @@ pub struct ConfigSpec {
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Default, PartialEq, Eq)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SpireManagerSpec {
-    /// Its `className`: it reads the ClusterSPIFFEIDs of that class; empty, those without a
+    /// The manager's `className`: it reads the ClusterSPIFFEIDs of that class; empty, those without a
     /// class. Unset: the class rules are not checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(pattern(CLASS_NAME_PATTERN))]
     pub class_name: Option<String>,
-    /// Its `watchClassless`: it also reads ClusterSPIFFEIDs without a class (default false).
+    /// The manager's `watchClassless`: it also reads ClusterSPIFFEIDs without a class (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watch_classless: Option<bool>,
-    /// Its `ignoreNamespaces`: Go regular expressions, matched anywhere in a namespace's
+    /// The manager's `ignoreNamespaces`: Go regular expressions, matched anywhere in a namespace's
     /// name; pods there get no entry. Default `kube-system`, `kube-public`, `spire-system`
     /// (the manager applies them only when started with a configuration file, as the SPIRE
     /// Helm chart starts it; set `[]` for one started without).
@@ -347,79 +352,6 @@ fn config_map_spec(map: &serde_json::Map<String, Value>) -> Result<ConfigSpec, C
     Ok(spec)
 }
 
-/// Sets one field from its string form (ConfigMap data, flags, environment).
-fn set_from_string(spec: &mut ConfigSpec, key: &str, text: &str, field: &str) -> Result<(), ConfigError> {
-    // No trimming: padding in a trust domain or a policy is an error, not something to guess.
-    let text = text.to_string();
-    match key {
-        "trustDomain" => spec.trust_domain = Some(text),
-        "className" => spec.class_name = Some(text),
-        "failurePolicy" => {
-            spec.failure_policy = Some(match text.as_str() {
-                "Report" => FailurePolicy::Report,
-                "Fail" => FailurePolicy::Fail,
-                _ => {
-                    return Err(ConfigError::new(field, format!("{text:?} is not Report or Fail")));
-                }
-            })
-        }
-        "workloadPolicy" => {
-            spec.workload_policy = Some(match text.as_str() {
-                "Report" => WorkloadPolicy::Report,
-                "Fail" => WorkloadPolicy::Fail,
-                "Ignore" => WorkloadPolicy::Ignore,
-                _ => {
-                    return Err(ConfigError::new(field, format!("{text:?} is not Report, Fail or Ignore")));
-                }
-            })
-        }
-        "prune" => {
-            spec.prune = Some(match text.as_str() {
-                "true" => true,
-                "false" => false,
-                _ => {
-                    return Err(ConfigError::new(field, format!("{text:?} is not true or false")));
-                }
-            })
-        }
-        "apiVersions" => {
-            spec.api_versions =
-                Some(text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect())
-        }
-        "transitionTime" => spec.transition_time = Some(text),
-        "outputPath" => spec.output_path = Some(text),
-        "selectorScope" => {
-            spec.selector_scope = Some(match text.as_str() {
-                "Pool" => SelectorScope::Pool,
-                "Binding" => SelectorScope::Binding,
-                _ => return Err(ConfigError::new(field, format!("{text:?} is not Pool or Binding"))),
-            })
-        }
-        "spireControllerManager.className" => manager(spec).class_name = Some(text),
-        "spireControllerManager.watchClassless" => {
-            manager(spec).watch_classless = Some(match text.as_str() {
-                "true" => true,
-                "false" => false,
-                _ => return Err(ConfigError::new(field, format!("{text:?} is not true or false"))),
-            })
-        }
-        "spireControllerManager.ignoreNamespaces" => {
-            manager(spec).ignore_namespaces =
-                Some(text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect())
-        }
-        _ => {
-            return Err(ConfigError::new(
-                field,
-                "unknown field: expected one of trustDomain, className, failurePolicy, \
-                 workloadPolicy, prune, apiVersions, transitionTime, outputPath, selectorScope, \
-                 spireControllerManager.className, spireControllerManager.watchClassless, \
-                 spireControllerManager.ignoreNamespaces",
-            ));
-        }
-    }
-    Ok(())
-}
-
 fn validate(spec: ConfigSpec, field: &dyn Fn(&str) -> String) -> Result<Config, ConfigError> {
     let trust_domain = spec.trust_domain.filter(|s| !s.is_empty());
     if let Some(td) = &trust_domain {
@@ -481,11 +413,6 @@ fn validate(spec: ConfigSpec, field: &dyn Fn(&str) -> String) -> Result<Config, 
         spire,
         namespace: None,
     })
-}
-
-/// The manager settings of `spec`, made when a flat key first names one.
-fn manager(spec: &mut ConfigSpec) -> &mut SpireManagerSpec {
-    spec.spire_controller_manager.get_or_insert_with(SpireManagerSpec::default)
 }
 
 /// A bare SPIFFE trust domain name: lowercase letters, digits, `.`, `-`, `_`.
