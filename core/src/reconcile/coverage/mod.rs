@@ -85,9 +85,6 @@ pub struct Bound {
 #[derive(Debug, Default)]
 pub struct Coverage {
     pub findings: Vec<Finding>,
-    /// By binding position, the pod templates its identity reaches, as (item position,
-    /// template index in that item's workload).
-    pub reached: BTreeMap<usize, Vec<(usize, usize)>>,
     /// What SPIRE Controller Manager will do with the output (docs/reference.md#what-spire-will-do).
     pub spire: crate::reconcile::spire::Model,
 }
@@ -104,12 +101,6 @@ struct Template<'a> {
 impl Template<'_> {
     fn has(&self, labels: &Labels) -> bool {
         labels.iter().all(|(k, v)| self.template.label(k) == Some(v))
-    }
-
-    /// The item position and the template's index in its workload.
-    fn place(&self) -> (usize, usize) {
-        let at = self.workload.templates().iter().position(|t| std::ptr::eq(t, self.template));
-        (self.item, at.expect("a template of its own workload"))
     }
 
     fn reference(&self) -> Ref {
@@ -194,7 +185,6 @@ pub fn coverage(
     let mut reached_templates: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for (identity, (findings, reached)) in identities.iter().zip(covered) {
         out.findings.extend(findings);
-        out.reached.insert(identity.binding(), reached.iter().map(|&t| index.templates[t].place()).collect());
         for t in reached {
             reached_templates.entry(t).or_default().push(identity.binding());
         }
