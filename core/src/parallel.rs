@@ -1,7 +1,9 @@
-//! Spreading independent per-item work over the machine's cores, keeping the order.
+//! Spreading independent per-item work over the machine's cores, keeping the order: rayon,
+//! from a threshold of items up, on as many threads as the cores set allow.
 
+use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// Below this many items a second thread costs more than it saves.
 #[doc(hidden)]
@@ -47,50 +49,36 @@ pub fn threads_for(items: usize, cores: usize) -> usize {
     if items < PARALLEL_FROM { 1 } else { cores.clamp(1, MAX_THREADS) }
 }
 
-/// How many items each chunk of [`map`] holds, for `items` items over `threads` threads:
-/// [`CHUNKS_PER_THREAD`] chunks a thread, the last one shorter.
+/// The smallest share of the items a thread takes at once, for `items` items over `threads`
+/// threads: [`CHUNKS_PER_THREAD`] shares a thread, so that a thread slowed down leaves its
+/// share to the others.
 fn chunk_size(items: usize, threads: usize) -> usize {
     items.div_ceil(threads * CHUNKS_PER_THREAD)
 }
 
-/// `items.into_iter().map(f)`, in order, split across the available cores. The items are
-/// cut into chunks that threads take in turn as they finish the last, so the work
-/// balances itself.
+/// The rayon pool of `threads` threads, made once per count and kept.
+fn pool(threads: usize) -> Arc<rayon::ThreadPool> {
+    static POOLS: Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+    let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, pool)) = pools.iter().find(|(n, _)| *n == threads) {
+        return Arc::clone(pool);
+    }
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
+    let pool = Arc::new(pool);
+    pools.push((threads, Arc::clone(&pool)));
+    pool
+}
+
+/// `items.into_iter().map(f)`, in order, split across the available cores by rayon, whose
+/// threads steal shares from each other as they finish, so the work balances itself.
 pub fn map<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
     let threads = threads_for(items.len(), cores());
     if threads == 1 {
         return items.into_iter().map(f).collect();
     }
-    let total = items.len();
-    let size = chunk_size(total, threads);
-    let mut chunks = Vec::new();
-    let mut items = items.into_iter();
-    loop {
-        let chunk: Vec<T> = items.by_ref().take(size).collect();
-        if chunk.is_empty() {
-            break;
-        }
-        chunks.push(Mutex::new((Some(chunk), None)));
-    }
-    let next = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                while let Some(chunk) = chunks.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let input =
-                        chunk.lock().expect("a chunk lock").0.take().expect("each chunk is taken once");
-                    let output: Vec<R> = input.into_iter().map(&f).collect();
-                    chunk.lock().expect("a chunk lock").1 = Some(output);
-                }
-            });
-        }
-    });
-    let mut out = Vec::with_capacity(total);
-    for chunk in chunks {
-        let (_, output) = chunk.into_inner().expect("a chunk lock");
-        out.extend(output.expect("every chunk is done"));
-    }
-    out
+    let min = chunk_size(items.len(), threads);
+    let f = &f;
+    pool(threads).install(|| items.into_par_iter().with_min_len(min).map(f).collect())
 }
 
 #[cfg(test)]
