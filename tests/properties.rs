@@ -19,7 +19,7 @@ use proptest::strategy::BoxedStrategy;
 use render_inference_identity::api::binding::InferenceIdentityBinding;
 use render_inference_identity::api::cluster_spiffe_id as csid;
 use render_inference_identity::io::{self as krm, Env};
-use render_inference_identity::reconcile::files::file_of;
+use render_inference_identity::reconcile::file_slots::file_of;
 use render_inference_identity::reconcile::identity;
 use render_inference_identity::yaml;
 use serde_json::{Map, Value, json};

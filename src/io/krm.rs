@@ -4,10 +4,12 @@
 //! the one pipeline.
 
 use super::Env;
+use super::krm_results::{self, KrmResult};
 use super::pipeline::{self, Finished, Mode, Output, Stdout, Stop};
-use super::read::{self, List, ListError, Options, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, Reader};
-use super::results::{self, KrmResult};
-use super::wording::Origin;
+use super::read::{
+    self, ListError, Options, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, Reader, ResourceList,
+};
+use super::wording::ItemOrigin;
 use super::write::{self, Form, Source};
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
 use crate::api::fields;
@@ -15,7 +17,7 @@ use crate::config::{self, Config, ConfigError};
 use crate::reconcile::input::Input;
 use crate::reconcile::item::Item;
 use crate::reconcile::ownership::{self, Overlap};
-use crate::reconcile::{Outcome, Plan, Severity, files};
+use crate::reconcile::{Outcome, Plan, Severity, file_slots};
 use crate::yaml;
 use serde_json::{Map, Value};
 use std::io::Write;
@@ -73,7 +75,7 @@ impl Mode for Krm {
     const TRUST_DOMAIN_HINT: &'static str = TRUST_DOMAIN_HINT;
 
     fn load(&mut self) -> Result<(Vec<Input>, Config), Stop> {
-        let List { text, function_config, parts, indent } =
+        let ResourceList { text, function_config, parts, indent } =
             read::list(std::mem::take(&mut self.input), Options { reader: self.reader }).map_err(
                 |ListError { message, function_config }| {
                     self.function_config = function_config;
@@ -90,8 +92,8 @@ impl Mode for Krm {
         }
     }
 
-    fn origin(&self, position: usize) -> Origin {
-        Origin::Entry(position)
+    fn origin(&self, position: usize) -> ItemOrigin {
+        ItemOrigin::Entry(position)
     }
 
     fn check(&self, plan: &Plan, items: &[Input], config: &Config) -> Result<(), ConfigError> {
@@ -106,7 +108,7 @@ impl Mode for Krm {
             Ok(outcome) => outcome,
             Err(stop) => return self.stopped(stop),
         };
-        let results = results::of(&outcome, TRUST_DOMAIN_HINT);
+        let results = krm_results::of(&outcome, TRUST_DOMAIN_HINT);
         let mut items = outcome.items;
         for item in &mut items {
             if let Item::Rendered(object, slot) = item
@@ -123,10 +125,10 @@ impl Mode for Krm {
 fn annotate(object: &mut ClusterSpiffeId, path: &str, index: u64) {
     let target = &mut object.metadata.annotations;
     let index = Value::String(index.to_string());
-    target.insert(files::LEGACY_INDEX.into(), index.clone());
-    target.insert(files::LEGACY_PATH.into(), Value::String(path.into()));
-    target.insert(files::INDEX.into(), index);
-    target.insert(files::PATH.into(), Value::String(path.into()));
+    target.insert(file_slots::LEGACY_INDEX.into(), index.clone());
+    target.insert(file_slots::LEGACY_PATH.into(), Value::String(path.into()));
+    target.insert(file_slots::INDEX.into(), index);
+    target.insert(file_slots::PATH.into(), Value::String(path.into()));
 }
 
 /// Refuses an `outputPath` that puts a new output in a file of the package's own: one that
@@ -180,8 +182,8 @@ fn output_path_check(
                 .and_then(|v| fields::child(v, &["metadata", "name"]))
                 .and_then(Value::as_str)
             {
-                Some(object) => format!("input item {} ({kind} {object})", Origin::Entry(at)),
-                None => format!("input item {} ({kind})", Origin::Entry(at)),
+                Some(object) => format!("input item {} ({kind} {object})", ItemOrigin::Entry(at)),
+                None => format!("input item {} ({kind})", ItemOrigin::Entry(at)),
             }
         }
     };

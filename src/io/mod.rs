@@ -12,11 +12,11 @@ pub mod explain;
 pub mod files;
 pub mod kptfile;
 pub mod krm;
+pub mod krm_results;
 pub mod pipeline;
 pub mod plugin;
 pub mod read;
 pub mod render;
-pub mod results;
 pub mod wording;
 pub mod write;
 

@@ -5,7 +5,7 @@
 //! the trust domain is set there, and what it writes. `explain` and `diff` read through the
 //! same path up to the outcome ([`reconcile`]).
 
-use super::wording::{self, Origin};
+use super::wording::{self, ItemOrigin};
 use super::{Env, RunOutput, stderr_block};
 use crate::config::{self, Config, ConfigError};
 use crate::reconcile::input::Input;
@@ -23,7 +23,7 @@ pub trait Mode {
     fn load(&mut self) -> Result<(Vec<Input>, Config), Stop>;
 
     /// Where the item at `position` came from.
-    fn origin(&self, position: usize) -> Origin;
+    fn origin(&self, position: usize) -> ItemOrigin;
 
     /// Whether a failing binding's stderr line says where it came from: a render reads many
     /// files, while in one ResourceList or stream the binding's name is enough.

@@ -7,7 +7,7 @@
 use super::Env;
 use super::pipeline::{self, Finished, Mode, Stdout, Stop};
 use super::read::{self, Options, Stream};
-use super::wording::{self, Origin};
+use super::wording::{self, ItemOrigin};
 use super::write::Documents;
 use crate::config::{self, Config};
 use crate::reconcile::Outcome;
@@ -65,8 +65,8 @@ impl Mode for Plugin<'_> {
         Ok((items, config))
     }
 
-    fn origin(&self, position: usize) -> Origin {
-        Origin::document(wording::STDIN, position)
+    fn origin(&self, position: usize) -> ItemOrigin {
+        ItemOrigin::document(wording::STDIN, position)
     }
 
     /// The stream, unless the run stops or fails: nothing half-rendered reaches kustomize.

@@ -11,7 +11,7 @@ use crate::io::files::{self, Budget, Found, quote};
 use crate::io::kptfile;
 use crate::io::pipeline::{self, Finished, Mode, Stdout, Stop};
 use crate::io::read::{self, Head, Options, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, Stream};
-use crate::io::wording::{self, Origin};
+use crate::io::wording::{self, ItemOrigin};
 use crate::io::write::Documents;
 use crate::reconcile::Outcome;
 use crate::reconcile::input::{Input, Passed};
@@ -113,9 +113,9 @@ impl Mode for Files<'_> {
         self.read().map_err(Stop::new)
     }
 
-    fn origin(&self, position: usize) -> Origin {
+    fn origin(&self, position: usize) -> ItemOrigin {
         let (f, i) = self.kept[position];
-        Origin::document(&self.names[f], i)
+        ItemOrigin::document(&self.names[f], i)
     }
 
     /// Bindings come from many files: each stderr line names its own.
@@ -215,7 +215,7 @@ impl Files<'_> {
                             "{}: a {} marked config.kubernetes.io/local-config: \"true\", which kpt and \
                              kustomize leave out and `kubectl apply` applies all the same, so the identities it \
                              changes would go unseen: remove the annotation, or the object",
-                            Origin::document(name, index),
+                            ItemOrigin::document(name, index),
                             part.head.kind.as_deref().unwrap_or_default(),
                         ));
                     }
@@ -228,14 +228,14 @@ impl Files<'_> {
                          and pod templates among its items would go unseen. Render it as kpt does with \
                          `render-inference-identity < FILE` (no subcommand), or give render, explain or \
                          diff the package folder it was made from",
-                        Origin::document(name, index)
+                        ItemOrigin::document(name, index)
                     ));
                 }
                 if part.head.api_version.is_none() || part.head.kind.is_none() {
                     return Err(format!(
                         "{}: not a Kubernetes object (no apiVersion and kind); keep only manifests in the \
                          folders given to render",
-                        Origin::document(name, index)
+                        ItemOrigin::document(name, index)
                     ));
                 }
                 items.push(std::mem::replace(&mut part.input, Input::Passed(Passed::default())));
@@ -325,7 +325,7 @@ fn passed_over(paths: &[PathBuf], roots: &[PathBuf], budget: &mut Budget) -> Vec
         let relative =
             roots.iter().find_map(|root| path.strip_prefix(root).ok()).unwrap_or(path).to_path_buf();
         out.push(PassedOver {
-            at: Origin::document(&quote(path), index).to_string(),
+            at: ItemOrigin::document(&quote(path), index).to_string(),
             kind: part.head.kind.clone().unwrap_or_default(),
             relative,
             text,

@@ -13,7 +13,7 @@ pub const STDIN: &str = "<stdin>";
 
 /// Where an item came from, as messages name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
+pub enum ItemOrigin {
     /// An entry of a ResourceList's `items`, by its index there: `items[3]`.
     Entry(usize),
     /// A document of a file or of standard input, numbered from 1 as lines are:
@@ -21,29 +21,29 @@ pub enum Origin {
     Document { file: String, number: usize },
 }
 
-impl fmt::Display for Origin {
+impl fmt::Display for ItemOrigin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Origin::Entry(index) => write!(f, "items[{index}]"),
-            Origin::Document { file, number } => write!(f, "{file} (document {number})"),
+            ItemOrigin::Entry(index) => write!(f, "items[{index}]"),
+            ItemOrigin::Document { file, number } => write!(f, "{file} (document {number})"),
         }
     }
 }
 
-impl Origin {
+impl ItemOrigin {
     /// The document at `index` (from 0) of a stream read from `file`.
-    pub fn document(file: &str, index: usize) -> Origin {
-        Origin::Document { file: file.to_string(), number: index + 1 }
+    pub fn document(file: &str, index: usize) -> ItemOrigin {
+        ItemOrigin::Document { file: file.to_string(), number: index + 1 }
     }
 }
 
 /// An input error as one line, its items named by `origin`: `items[2]: ... (first as
 /// items[1])`, `b.yaml (document 2): ... (first in a.yaml (document 1))`. Control characters
 /// of the input it quotes are escaped.
-pub fn input_error(e: &InputError, origin: impl Fn(usize) -> Origin) -> String {
+pub fn input_error(e: &InputError, origin: impl Fn(usize) -> ItemOrigin) -> String {
     let first = match e.first.map(&origin) {
         None => String::new(),
-        Some(entry @ Origin::Entry(_)) => format!(" (first as {entry})"),
+        Some(entry @ ItemOrigin::Entry(_)) => format!(" (first as {entry})"),
         Some(document) => format!(" (first in {document})"),
     };
     escape_controls(&format!("{}: {}{first}", origin(e.item), e.message), false)
@@ -103,7 +103,7 @@ pub fn severity(severity: Severity) -> &'static str {
 /// The stderr account of a finished reconcile, each line tagged with its severity: one per
 /// failing binding (`origin` names where it came from, in the modes that read many files),
 /// one per finding, and last the missing trust domain with `hint`.
-pub fn stderr(outcome: &Outcome, hint: &str, origin: impl Fn(usize) -> Option<Origin>) -> String {
+pub fn stderr(outcome: &Outcome, hint: &str, origin: impl Fn(usize) -> Option<ItemOrigin>) -> String {
     let mut out = String::new();
     for f in &outcome.failures {
         let namespace = f.namespace.as_deref().filter(|ns| !ns.is_empty()).unwrap_or("<no namespace>");
@@ -131,15 +131,15 @@ mod tests {
     fn an_input_error_names_its_item_and_the_first_place_as_the_mode_knows_them() {
         let twice = InputError::repeating(2, 1, "Pool serving/llama appears twice".to_string());
         assert_eq!(
-            input_error(&twice, Origin::Entry),
+            input_error(&twice, ItemOrigin::Entry),
             "items[2]: Pool serving/llama appears twice (first as items[1])"
         );
-        let documents = |item| Origin::document(if item == 1 { "a.yaml" } else { "b.yaml" }, item);
+        let documents = |item| ItemOrigin::document(if item == 1 { "a.yaml" } else { "b.yaml" }, item);
         assert_eq!(
             input_error(&twice, documents),
             "b.yaml (document 3): Pool serving/llama appears twice (first in a.yaml (document 2))"
         );
         let quoting = InputError::from((0, "name \"a\nb\"".to_string()));
-        assert_eq!(input_error(&quoting, Origin::Entry), "items[0]: name \"a\\nb\"");
+        assert_eq!(input_error(&quoting, ItemOrigin::Entry), "items[0]: name \"a\\nb\"");
     }
 }

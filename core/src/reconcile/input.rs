@@ -6,7 +6,7 @@
 //! values.
 
 use super::coverage::workload::{self, Workload};
-use super::files::{self, FileSlot};
+use super::file_slots::{self, FileSlot};
 use super::lists::{self, List};
 use super::near_binding::{self, Near};
 use crate::api::fields;
@@ -81,7 +81,7 @@ impl Input {
         match self {
             Input::Whole(value) => fields::child(value, &["metadata", "annotations"])
                 .and_then(Value::as_object)
-                .and_then(files::package_of),
+                .and_then(file_slots::package_of),
             Input::Passed(passed) => passed.package.as_deref(),
         }
     }
@@ -92,7 +92,7 @@ impl Input {
             Input::Whole(value) => fields::child(value, &["metadata", "annotations"])
                 .and_then(Value::as_object)
                 .into_iter()
-                .flat_map(files::file_slots)
+                .flat_map(file_slots::file_slots)
                 .collect(),
             Input::Passed(passed) => {
                 passed.slots.iter().map(|(path, index)| (path.as_str(), *index)).collect()
@@ -106,9 +106,12 @@ impl Passed {
     /// holds its head, annotations and pod templates, and the head of each item of a List).
     pub fn of(value: &Value) -> Passed {
         let annotations = fields::child(value, &["metadata", "annotations"]).and_then(Value::as_object);
-        let slots =
-            annotations.into_iter().flat_map(files::file_slots).map(|(p, i)| (p.to_string(), i)).collect();
-        let package = annotations.and_then(files::package_of).map(str::to_string);
+        let slots = annotations
+            .into_iter()
+            .flat_map(file_slots::file_slots)
+            .map(|(p, i)| (p.to_string(), i))
+            .collect();
+        let package = annotations.and_then(file_slots::package_of).map(str::to_string);
         let workload = workload::workload_of(value).map(Box::new);
         let list = lists::of(value).map(Box::new);
         Passed { slots, package, workload, list, near_binding: near_binding::of(value).map(Box::new) }

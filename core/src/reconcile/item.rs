@@ -4,7 +4,7 @@
 //! until written, which costs a fraction of the memory of generic values; each variant
 //! serializes as the object it stands for.
 
-use super::files::{self, FileSlot};
+use super::file_slots::{self, FileSlot};
 use super::input::Input;
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
@@ -48,9 +48,9 @@ impl Item {
             Item::Binding(_, value, _) => fields::child(value, &["metadata", "annotations"])
                 .and_then(Value::as_object)
                 .into_iter()
-                .flat_map(files::file_slots)
+                .flat_map(file_slots::file_slots)
                 .collect(),
-            Item::Rendered(object, slot) => files::file_slots(&object.metadata.annotations)
+            Item::Rendered(object, slot) => file_slots::file_slots(&object.metadata.annotations)
                 .chain(slot.iter().map(|(path, index)| (path.as_str(), *index)))
                 .collect(),
         }
@@ -62,8 +62,8 @@ impl Item {
             Item::Input(_, input) => input.package(),
             Item::Binding(_, value, _) => fields::child(value, &["metadata", "annotations"])
                 .and_then(Value::as_object)
-                .and_then(files::package_of),
-            Item::Rendered(object, _) => files::package_of(&object.metadata.annotations),
+                .and_then(file_slots::package_of),
+            Item::Rendered(object, _) => file_slots::package_of(&object.metadata.annotations),
         }
     }
 

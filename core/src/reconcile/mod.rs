@@ -7,7 +7,7 @@ pub mod checks;
 pub mod conflict;
 pub mod coverage;
 mod evaluate;
-pub mod files;
+pub mod file_slots;
 pub mod findings;
 pub mod identity;
 pub mod input;
@@ -29,7 +29,7 @@ pub mod unusable;
 
 use crate::config::{Config, FailurePolicy};
 use coverage::Coverage;
-use evaluate::Evaluated;
+use evaluate::Decided;
 use input::Input;
 use item::Item;
 use k8s_openapi::jiff::Timestamp;
@@ -59,7 +59,7 @@ pub fn reconcile(items: Vec<Input>, ctx: &Context<'_>) -> Result<Outcome, InputE
 /// What the reconcile decided, worked out on borrowed items; [`Plan::apply`] writes it.
 /// Unusable input is found here, before any item is touched.
 pub struct Plan {
-    evaluated: Vec<Evaluated>,
+    evaluated: Vec<Decided>,
     renders: Renders,
     /// What workload coverage found.
     coverage: Coverage,
@@ -82,11 +82,11 @@ impl Plan {
     pub fn apply(self, items: Vec<Input>, ctx: &Context<'_>) -> Outcome {
         let config = ctx.config;
         let seen = self.evaluated.len();
-        let bindings: HashMap<(String, String), stale::Binding> = self
+        let bindings: HashMap<(String, String), stale::InputBinding> = self
             .evaluated
             .iter()
             .filter_map(|e| {
-                let binding = stale::Binding { item: e.item, verdict: e.verdict() };
+                let binding = stale::InputBinding { item: e.item, verdict: e.verdict() };
                 Some(((e.namespace.clone()?, e.name.clone()), binding))
             })
             .collect();

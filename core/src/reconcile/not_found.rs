@@ -28,20 +28,20 @@ const NAMESPACE_CAUSE: &str =
 #[derive(Default)]
 pub struct PoolNames<'a> {
     items: &'a [Input],
-    index: OnceLock<Index<'a>>,
+    index: OnceLock<NameIndex<'a>>,
 }
 
 #[derive(Default)]
-struct Index<'a> {
+struct NameIndex<'a> {
     by_name: BTreeMap<&'a str, Vec<(Option<&'a str>, PoolApi)>>,
     by_namespace: BTreeMap<&'a str, BTreeSet<&'a str>>,
     /// KServe LLMInferenceServices by namespace: each creates its InferencePool at run time.
     kserve: BTreeMap<&'a str, BTreeSet<&'a str>>,
 }
 
-impl<'a> Index<'a> {
+impl<'a> NameIndex<'a> {
     fn build(items: &'a [Input]) -> Self {
-        let mut index = Index::default();
+        let mut index = NameIndex::default();
         for (_, item) in input::values(items) {
             if is_kserve_service(item) {
                 let ns = fields::str_at(item, "metadata.namespace").unwrap_or_default();
@@ -72,7 +72,7 @@ impl<'a> PoolNames<'a> {
     /// The message for a pool `name` not found in `namespace` among the `searched` APIs;
     /// `reference` is the name the binding gives, when kustomize renamed the pool since.
     pub fn message(&self, name: &str, reference: &str, namespace: &str, searched: &[PoolApi]) -> String {
-        let index = self.index.get_or_init(|| Index::build(self.items));
+        let index = self.index.get_or_init(|| NameIndex::build(self.items));
         let listed = |apis: &[PoolApi]| apis.iter().map(|a| a.api_version()).collect::<Vec<_>>().join(", ");
         let renamed = if reference == name {
             String::new()

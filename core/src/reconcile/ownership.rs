@@ -9,7 +9,7 @@ use super::item::Item;
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId};
 use crate::api::fields;
 use crate::api::names;
-use crate::reconcile::files::{self as annotations, FileSlot};
+use crate::reconcile::file_slots::{self as annotations, FileSlot};
 use crate::reconcile::unusable::InputError;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};

@@ -25,7 +25,7 @@ pub enum Verdict {
 
 /// A binding of the input: where it stands and its verdict.
 #[derive(Debug, Clone)]
-pub struct Binding {
+pub struct InputBinding {
     pub item: usize,
     pub verdict: Verdict,
 }
@@ -50,7 +50,7 @@ pub struct Stale {
 pub fn find(
     items: &[Input],
     renders: &Renders,
-    bindings: &HashMap<(String, String), Binding>,
+    bindings: &HashMap<(String, String), InputBinding>,
     prune: bool,
 ) -> Stale {
     let mut stale = Stale::default();
@@ -227,7 +227,7 @@ fn successor<'r>(
     spiffe_id: &str,
     owner: Option<&(String, String)>,
     renders: &'r Renders,
-    bindings: &HashMap<(String, String), Binding>,
+    bindings: &HashMap<(String, String), InputBinding>,
 ) -> Option<(&'r str, &'r ClusterSpiffeId)> {
     let all = || renders.iter().map(|(name, render)| (name.as_str(), &**render));
     if let Some(found) = all().find(|(_, r)| r.spec.spiffe_id_template == spiffe_id) {
@@ -341,9 +341,9 @@ fn selector_key(selector: &str) -> Option<&str> {
 /// name stands now, for an output whose binding moved namespace; with the name it renders.
 fn moved_to<'b>(
     name: &str,
-    bindings: &'b HashMap<(String, String), Binding>,
+    bindings: &'b HashMap<(String, String), InputBinding>,
 ) -> Option<(String, Option<&'b str>)> {
-    let mut found: Vec<(&String, &Binding)> =
+    let mut found: Vec<(&String, &InputBinding)> =
         bindings.iter().filter(|((_, n), _)| n == name).map(|((ns, _), b)| (ns, b)).collect();
     found.sort_by_key(|(ns, _)| *ns);
     let (ns, b) = found.first()?;
@@ -384,7 +384,11 @@ mod tests {
     }
 
     /// This run: binding prod/`binding` at item 1 renders `spiffe_id` for `account`.
-    fn run(binding: &str, spiffe_id: &str, account: &str) -> (Renders, HashMap<(String, String), Binding>) {
+    fn run(
+        binding: &str,
+        spiffe_id: &str,
+        account: &str,
+    ) -> (Renders, HashMap<(String, String), InputBinding>) {
         let name = format!("kleym-prod-{binding}-pool-2");
         let render = csid::render(RenderInput {
             name: name.clone(),
@@ -403,14 +407,14 @@ mod tests {
         });
         let bindings = HashMap::from([(
             ("prod".to_string(), binding.to_string()),
-            Binding { item: 1, verdict: Verdict::Renders(name.clone()) },
+            InputBinding { item: 1, verdict: Verdict::Renders(name.clone()) },
         )]);
         (Renders::from([(name, Box::new(render))]), bindings)
     }
 
     fn message(
         items: &[Input],
-        (renders, bindings): &(Renders, HashMap<(String, String), Binding>),
+        (renders, bindings): &(Renders, HashMap<(String, String), InputBinding>),
     ) -> String {
         let stale = find(items, renders, bindings, true);
         assert_eq!(stale.findings.len(), 1, "{:?}", stale.findings);

@@ -73,7 +73,7 @@ pub(super) fn markdown(diff: &Diff, limit: usize) -> String {
     }
     for w in &diff.workloads {
         // An ID that may be gained or lost stands in the same column, marked "may".
-        let ids = |sure: &[String], may: &[String], powers: &[super::workloads::PowerGain]| {
+        let ids = |sure: &[String], may: &[String], powers: &[super::reach::PowerGain]| {
             let sure = sure.iter().map(|id| code(id));
             let may = may.iter().map(|id| format!("may {}", code(id)));
             let powers = powers

@@ -13,21 +13,21 @@ mod identities;
 mod json;
 mod manager;
 mod markdown;
+mod reach;
 mod side;
 mod spire_objects;
 #[cfg(test)]
 mod testing;
 mod text;
 mod words;
-mod workloads;
 
 pub use fail_on::{DIFFERS, FailOn};
 pub use findings::FindingChanges;
 pub use identities::{Identity, IdentityChange};
 pub use manager::ManagerChange;
 pub use markdown::MARKDOWN_LIMIT;
+pub use reach::WorkloadChange;
 pub use spire_objects::SpireObjectChange;
-pub use workloads::WorkloadChange;
 
 use super::explain::{self, Report};
 use super::render::Request;
@@ -131,7 +131,7 @@ fn compare(before: &Report, after: &Report) -> Diff {
         manager: None,
         identities: identities::compare(before, after),
         spire_objects: spire_objects::compare(before, after),
-        workloads: workloads::compare(before, after),
+        workloads: reach::compare(before, after),
         findings: findings::compare(before, after),
     }
 }

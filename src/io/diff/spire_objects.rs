@@ -99,7 +99,7 @@ fn static_grants(before: Option<&StaticEntryReport>, after: &StaticEntryReport) 
     }
     // Its powers are an entry's, compared as a pod template's are.
     let power = before.map(StaticEntryReport::power);
-    grants.extend(super::workloads::gained(power.as_ref(), &after.power(), ["x509SVIDTTL", "jwtSVIDTTL"]));
+    grants.extend(super::reach::gained(power.as_ref(), &after.power(), ["x509SVIDTTL", "jwtSVIDTTL"]));
     grants
 }
 

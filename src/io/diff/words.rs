@@ -97,7 +97,7 @@ pub(super) fn count(n: usize, one: &str, many: &str) -> String {
 }
 
 /// A power an SVID's entries gain: `<SPIFFE ID>: admin, federatesWith partner.org`.
-pub(super) fn power_line(p: &super::workloads::PowerGain) -> String {
+pub(super) fn power_line(p: &super::reach::PowerGain) -> String {
     format!("{}: {}", p.spiffe_id, p.gains.join(", "))
 }
 

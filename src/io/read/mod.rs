@@ -60,7 +60,7 @@ pub const RESOURCE_LIST_API_VERSION: &str = "config.kubernetes.io/v1";
 pub const RESOURCE_LIST_KIND: &str = "ResourceList";
 
 /// A ResourceList read.
-pub struct List {
+pub struct ResourceList {
     /// The input text, line ends normalized, kept to copy items from.
     pub text: String,
     pub function_config: Option<Value>,
@@ -100,7 +100,7 @@ pub enum Reader {
 }
 
 /// Reads a ResourceList.
-pub fn list(text: String, options: Options) -> Result<List, ListError> {
+pub fn list(text: String, options: Options) -> Result<ResourceList, ListError> {
     let text = text::normalize(text);
     let fast = match options.reader {
         Reader::Fast => fast::list(&text, fast::FULL),
@@ -115,7 +115,7 @@ pub fn list(text: String, options: Options) -> Result<List, ListError> {
     };
     let mut fields = read.fields;
     let function_config = fields.remove("functionConfig").filter(|v| !v.is_null());
-    Ok(List { text, function_config, parts: read.parts, indent: read.indent })
+    Ok(ResourceList { text, function_config, parts: read.parts, indent: read.indent })
 }
 
 /// Reads a stream of documents; empty documents are skipped.

@@ -90,7 +90,7 @@ pub struct Coverage {
 }
 
 /// One pod template of the input.
-struct Template<'a> {
+struct InputTemplate<'a> {
     item: usize,
     workload: &'a Workload,
     template: &'a PodTemplate,
@@ -98,7 +98,7 @@ struct Template<'a> {
     account: &'a str,
 }
 
-impl Template<'_> {
+impl InputTemplate<'_> {
     fn has(&self, labels: &Labels) -> bool {
         labels.iter().all(|(k, v)| self.template.label(k) == Some(v))
     }
@@ -117,16 +117,16 @@ impl Template<'_> {
 
 /// The templates, indexed by namespace, by namespace, label key and value, and by label
 /// key and value across namespaces.
-struct Index<'a> {
-    templates: Vec<Template<'a>>,
+struct TemplateIndex<'a> {
+    templates: Vec<InputTemplate<'a>>,
     by_namespace: HashMap<&'a str, Vec<usize>>,
     by_label: HashMap<&'a str, HashMap<&'a str, HashMap<&'a str, Vec<usize>>>>,
     anywhere: HashMap<(&'a str, &'a str), Vec<usize>>,
 }
 
-impl<'a> Index<'a> {
+impl<'a> TemplateIndex<'a> {
     fn build(seen: &'a Seen<'a>) -> Self {
-        let mut index = Index {
+        let mut index = TemplateIndex {
             templates: Vec::new(),
             by_namespace: HashMap::new(),
             by_label: HashMap::new(),
@@ -144,7 +144,7 @@ impl<'a> Index<'a> {
                     keys.entry(k).or_default().entry(v).or_default().push(t);
                     index.anywhere.entry((k, v)).or_default().push(t);
                 }
-                index.templates.push(Template { item: *item, workload, template, account });
+                index.templates.push(InputTemplate { item: *item, workload, template, account });
             }
         }
         index
@@ -171,7 +171,7 @@ pub fn coverage(
     seen: &Seen<'_>,
     binding_refs: &(dyn Fn(usize) -> Ref + Sync),
 ) -> Coverage {
-    let index = Index::build(seen);
+    let index = TemplateIndex::build(seen);
     let mut declared: HashMap<&str, Vec<&str>> = HashMap::new();
     for (ns, name) in &seen.service_accounts {
         declared.entry(ns).or_default().push(name);
@@ -198,7 +198,7 @@ pub fn coverage(
 /// accounts the input declares in its namespace.
 fn cover(
     identity: &Identity,
-    index: &Index<'_>,
+    index: &TemplateIndex<'_>,
     declared: &[&str],
     binding_refs: &(dyn Fn(usize) -> Ref + Sync),
 ) -> (Vec<Finding>, Vec<usize>) {
@@ -263,7 +263,7 @@ fn cover(
 }
 
 /// `NoMatchingWorkload` for an identity that reaches no template, saying what came closest.
-fn no_match(identity: &Identity, labels: &[(&str, &str)], index: &Index<'_>, about: Ref) -> Finding {
+fn no_match(identity: &Identity, labels: &[(&str, &str)], index: &TemplateIndex<'_>, about: Ref) -> Finding {
     let ns = identity.namespace();
     let needs = format!(
         "its pods need, in namespace {ns}, the labels {} and service account {:?}",
@@ -319,11 +319,12 @@ fn no_match(identity: &Identity, labels: &[(&str, &str)], index: &Index<'_>, abo
 }
 
 /// Why the templates of the identity's namespace miss it, nearest first.
-fn closest(identity: &Identity, in_namespace: &[usize], index: &Index<'_>) -> String {
+fn closest(identity: &Identity, in_namespace: &[usize], index: &TemplateIndex<'_>) -> String {
     let ns = identity.namespace();
-    let of = |list: &[usize]| -> Vec<&Template<'_>> { list.iter().map(|&t| &index.templates[t]).collect() };
+    let of =
+        |list: &[usize]| -> Vec<&InputTemplate<'_>> { list.iter().map(|&t| &index.templates[t]).collect() };
     let pool: Vec<(&str, &str)> = identity.pool_labels().iter().collect();
-    let with_pool: Vec<&Template<'_>> =
+    let with_pool: Vec<&InputTemplate<'_>> =
         of(index.candidates(ns, &pool)).into_iter().filter(|t| t.has(identity.pool_labels())).collect();
     // The templates meant for this identity carry its variant: when none of them has the
     // pool's labels, the fault is a pool label they miss or spell otherwise, not the variant
@@ -336,7 +337,7 @@ fn closest(identity: &Identity, in_namespace: &[usize], index: &Index<'_>) -> St
     if with_pool.is_empty() {
         let templates = of(in_namespace);
         for (key, _) in identity.pool_labels().iter() {
-            let near: Option<(&Template<'_>, &str)> = templates.iter().find_map(|t| {
+            let near: Option<(&InputTemplate<'_>, &str)> = templates.iter().find_map(|t| {
                 let found = t.template.labels().find(|(k, _)| *k != key && same_but_spelling(k, key))?;
                 Some((*t, found.0))
             });
@@ -396,7 +397,7 @@ fn closest(identity: &Identity, in_namespace: &[usize], index: &Index<'_>) -> St
 }
 
 /// `Kind ns/name (path) carries the variant but not the pool's label k=v (it carries ...)`.
-fn missing_pool_labels(identity: &Identity, t: &Template<'_>) -> String {
+fn missing_pool_labels(identity: &Identity, t: &InputTemplate<'_>) -> String {
     let missing: Vec<String> = identity
         .pool_labels()
         .iter()
@@ -430,7 +431,7 @@ fn verb(count: usize, one: &'static str, many: &'static str) -> &'static str {
 fn pool_findings(
     uses: &[Arc<PoolUse>],
     bound: &[Bound],
-    index: &Index<'_>,
+    index: &TemplateIndex<'_>,
     reached: &BTreeMap<usize, Vec<usize>>,
 ) -> Vec<Finding> {
     let mut pools: BTreeMap<(&str, PoolApi, &str), Vec<&PoolUse>> = BTreeMap::new();

@@ -2,8 +2,8 @@
 //! binding is one [`Binding`] record, which each numbered phase of [`evaluate_all`] reads or
 //! narrows, from reading the input to each binding's status and render.
 
+mod cover;
 mod state;
-mod workloads;
 
 use crate::api::binding::{self, BindingInput, InferenceIdentityBindingStatus};
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId, RenderInput};
@@ -21,11 +21,11 @@ use crate::reconcile::served::{self, ServedApis};
 use crate::reconcile::status::{self, RenderedIdentity};
 use crate::reconcile::{Context, InputError, identity, lists, stale};
 use serde_json::Value;
-pub(super) use state::{Binding, Index, Passing};
+pub(super) use state::{Binding, InputIndex, Passing};
 use std::collections::{BTreeMap, HashMap};
 
 /// One binding after all phases: its status, and its failure when it does not render.
-pub(super) struct Evaluated {
+pub(super) struct Decided {
     pub item: usize,
     pub namespace: Option<String>,
     pub name: String,
@@ -33,7 +33,7 @@ pub(super) struct Evaluated {
     pub failure: Option<Failure>,
 }
 
-impl Evaluated {
+impl Decided {
     /// What the binding does in this run, for the stale outputs.
     pub fn verdict(&self) -> stale::Verdict {
         match (&self.failure, &self.status.rendered_cluster_spiffeid) {
@@ -47,7 +47,7 @@ impl Evaluated {
 }
 
 /// Everything [`super::plan`] works out: bindings evaluated, the renders, and coverage.
-pub(super) type Evaluation = (Vec<Evaluated>, Renders, Coverage);
+pub(super) type Evaluation = (Vec<Decided>, Renders, Coverage);
 
 /// The phases, in order; each is one helper below.
 pub(super) fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputError> {
@@ -67,7 +67,10 @@ pub(super) fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluat
 
 /// Phase 1. The indexes are independent passes over the items: the pool index, the largest,
 /// is built on a second thread. Errors are taken in the order they are found one by one.
-fn read<'a>(items: &'a [Input], ctx: &Context<'_>) -> Result<(Vec<BindingInput<'a>>, Index<'a>), InputError> {
+fn read<'a>(
+    items: &'a [Input],
+    ctx: &Context<'_>,
+) -> Result<(Vec<BindingInput<'a>>, InputIndex<'a>), InputError> {
     // First: a List hides what it holds from every index below.
     lists::check(items.iter().enumerate().filter_map(|(i, item)| Some((i, item.list()?))))?;
     let listed = ctx.config.api_versions.iter().chain(&ctx.env_api_versions).map(String::as_str);
@@ -80,7 +83,7 @@ fn read<'a>(items: &'a [Input], ctx: &Context<'_>) -> Result<(Vec<BindingInput<'
         (bindings, pools.join().expect("the pool index does not panic"), outputs, served, service_accounts)
     });
     let bindings = bindings?;
-    let index = Index {
+    let index = InputIndex {
         pools: pools?,
         outputs: outputs?,
         served,
@@ -111,7 +114,7 @@ fn read_bindings(items: &[Input]) -> Result<Vec<BindingInput<'_>>, InputError> {
 /// Phase 2: checks 0 to 7 on all cores, and the name of the output of each that passes.
 fn check_each<'i, 'a>(
     inputs: &'i [BindingInput<'a>],
-    index: &Index<'a>,
+    index: &InputIndex<'a>,
     ctx: &Context<'_>,
 ) -> Vec<Binding<'i, 'a>> {
     let against = Inputs {
@@ -181,13 +184,13 @@ fn finish_all<'a>(
     bindings: Vec<Binding<'_, 'a>>,
     items: &'a [Input],
     inputs: &[BindingInput<'a>],
-    index: &Index<'a>,
+    index: &InputIndex<'a>,
     ctx: &Context<'_>,
 ) -> Evaluation {
     let config = ctx.config;
-    let reach = workloads::Request::of(&bindings, config);
+    let reach = cover::Request::of(&bindings, config);
     let (coverage, finished) = std::thread::scope(|scope| {
-        let coverage = scope.spawn(|| workloads::coverage(items, inputs, reach, index, config));
+        let coverage = scope.spawn(|| cover::coverage(items, inputs, reach, index, config));
         let finished = parallel::map(bindings, |b| finish(b, ctx));
         (coverage.join().expect("workload coverage does not panic"), finished)
     });
@@ -201,7 +204,7 @@ fn finish_all<'a>(
 }
 
 /// The status and render of one binding whose checks are done.
-fn finish(b: Binding<'_, '_>, ctx: &Context<'_>) -> (Evaluated, Option<(String, Box<ClusterSpiffeId>)>) {
+fn finish(b: Binding<'_, '_>, ctx: &Context<'_>) -> (Decided, Option<(String, Box<ClusterSpiffeId>)>) {
     let config = ctx.config;
     let input = b.input;
     let mut render = None;
@@ -232,7 +235,7 @@ fn finish(b: Binding<'_, '_>, ctx: &Context<'_>) -> (Evaluated, Option<(String, 
     );
     let status =
         status::status(config, conditions, outcome.as_ref().ok(), b.conflicts, input.operator_records());
-    let evaluated = Evaluated {
+    let evaluated = Decided {
         item: input.item,
         namespace: input.namespace.as_ref().ok().map(|s| s.to_string()),
         name: input.name.to_string(),

@@ -26,7 +26,7 @@ pub struct Passing<'a> {
 }
 
 /// What the reconcile reads of the input beside the bindings.
-pub struct Index<'a> {
+pub struct InputIndex<'a> {
     pub pools: PoolIndex<'a>,
     pub outputs: OutputIndex<'a>,
     pub served: ServedApis,

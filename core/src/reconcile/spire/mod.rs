@@ -285,7 +285,7 @@ fn owner(workload: &Workload) -> template::Owner<'_> {
 }
 
 /// The pod templates, indexed by label globally and per namespace.
-struct Index<'a> {
+struct PodIndex<'a> {
     pods: Vec<Pod<'a>>,
     /// How many templates the pods stand for.
     templates: u32,
@@ -303,13 +303,13 @@ struct Index<'a> {
 /// `matchLabels` label that holds for all of them by the index (`None`: judge every label).
 type Candidates<'s> = Vec<(&'s [u32], Option<usize>)>;
 
-impl<'a> Index<'a> {
+impl<'a> PodIndex<'a> {
     /// `per_namespace`: whether an object names its namespaces, so that the per-namespace
     /// lists are needed.
     /// `named`: namespaces the objects name (by `namespaceSelector` or a `k8s:ns` selector),
     /// where a template whose item names none may land too.
-    fn build(seen: &'a Seen<'a>, named: &'a [String], per_namespace: bool) -> Index<'a> {
-        let mut index = Index {
+    fn build(seen: &'a Seen<'a>, named: &'a [String], per_namespace: bool) -> PodIndex<'a> {
+        let mut index = PodIndex {
             pods: Vec::new(),
             templates: 0,
             ns_of: HashMap::new(),
@@ -480,7 +480,7 @@ pub fn simulate(
         .zip(&ignored)
         .any(|(s, ignored)| !ignored && s.namespaces.as_ref().is_some_and(|n| pinned(n).is_some()));
     let named = named_namespaces(&sources);
-    let index = Index::build(seen, &named, pins);
+    let index = PodIndex::build(seen, &named, pins);
     // By pod: whether the manager ignores its namespace.
     let pod_ignored: Vec<bool> =
         index.pods.iter().map(|p| pattern::ignores(&manager.ignore_namespaces, p.namespace)).collect();

@@ -587,7 +587,7 @@ fn an_object_looks_only_at_the_namespaces_its_selector_names() {
     // Many namespaces with the same pool labels: a binding-scoped object sees its own only.
     let items: Vec<Value> = (0..50).map(|i| prefill(&format!("ns-{i}"))).collect();
     let seen = seen(&items, &[]);
-    let index = Index::build(&seen, &[], true);
+    let index = PodIndex::build(&seen, &[], true);
     let source = rendered(9, "ns-7", "llama", "prefill", SelectorScope::Binding);
     let (pods, namespaces) = (source.pods.clone().unwrap(), source.namespaces.clone().unwrap());
     let candidates = index.candidates(&pods, pinned(&namespaces).as_deref());

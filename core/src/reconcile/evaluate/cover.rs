@@ -2,7 +2,7 @@
 //! bindings ask of [`coverage`] and [`spire`], taken from their records before their statuses
 //! are written, and the run of both beside them.
 
-use super::state::{Binding, Index, Passing};
+use super::state::{Binding, InputIndex, Passing};
 use crate::api::binding::BindingInput;
 use crate::api::fields;
 use crate::api::labels::Labels;
@@ -99,7 +99,7 @@ pub(super) fn coverage<'a>(
     items: &'a [Input],
     bindings: &[BindingInput<'a>],
     request: Option<Request<'a>>,
-    index: &Index<'a>,
+    index: &InputIndex<'a>,
     config: &Config,
 ) -> Coverage {
     let Some(Request { rendering, bound, rendered }) = request else { return Coverage::default() };

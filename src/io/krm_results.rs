@@ -4,7 +4,7 @@
 
 use super::wording;
 use crate::api::binding;
-use crate::reconcile::files::file_of;
+use crate::reconcile::file_slots::file_of;
 use crate::reconcile::findings::Ref;
 use crate::reconcile::item::Item;
 use crate::reconcile::{Outcome, Severity};

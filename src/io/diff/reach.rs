@@ -101,7 +101,7 @@ impl WorkloadChange {
 }
 
 /// A pod template: (namespace, kind, name, path, apiVersion), the order the diff lists them.
-type Template = (Option<String>, String, String, Option<String>, String);
+type TemplateKey = (Option<String>, String, String, Option<String>, String);
 
 /// How a template's pods hold an SPIFFE ID; an ID a report does not name is not held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -113,8 +113,8 @@ enum Held {
 
 /// Per pod template, the IDs its pods hold for sure (`reach`) or may hold (`mayHold`); an
 /// ID held both ways is held for sure.
-fn held(report: &Report) -> BTreeMap<Template, BTreeMap<String, Held>> {
-    let mut held: BTreeMap<Template, BTreeMap<String, Held>> = BTreeMap::new();
+fn held(report: &Report) -> BTreeMap<TemplateKey, BTreeMap<String, Held>> {
+    let mut held: BTreeMap<TemplateKey, BTreeMap<String, Held>> = BTreeMap::new();
     let key = |namespace: &Option<String>, kind: &str, name: &str, path: &Option<String>, api: &str| {
         (namespace.clone(), kind.to_string(), name.to_string(), path.clone(), api.to_string())
     };
@@ -134,8 +134,8 @@ fn held(report: &Report) -> BTreeMap<Template, BTreeMap<String, Held>> {
 }
 
 /// Per pod template, the powers of the entries of each SPIFFE ID it holds or may hold.
-fn powers(report: &Report) -> BTreeMap<Template, BTreeMap<&str, &Power>> {
-    let mut out: BTreeMap<Template, BTreeMap<&str, &Power>> = BTreeMap::new();
+fn powers(report: &Report) -> BTreeMap<TemplateKey, BTreeMap<&str, &Power>> {
+    let mut out: BTreeMap<TemplateKey, BTreeMap<&str, &Power>> = BTreeMap::new();
     for w in report.workloads.iter().filter(|w| !w.powers.is_empty()) {
         let key =
             (w.namespace.clone(), w.kind.clone(), w.name.clone(), w.path.clone(), w.api_version.clone());
@@ -150,7 +150,7 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
     let (old, new) = (held(before), held(after));
     let (old_powers, new_powers) = (powers(before), powers(after));
     let no_powers = BTreeMap::new();
-    let templates: BTreeSet<&Template> = old.keys().chain(new.keys()).collect();
+    let templates: BTreeSet<&TemplateKey> = old.keys().chain(new.keys()).collect();
     let empty = BTreeMap::new();
     templates
         .into_iter()
