@@ -87,61 +87,6 @@ pub struct PodSelector {
     pub match_labels: Labels,
 }
 
-/// What the reconcile renders for one binding.
-pub struct RenderInput<'a> {
-    pub name: String,
-    pub binding_name: &'a str,
-    pub binding_namespace: &'a str,
-    pub spiffe_id: &'a str,
-    pub pool_labels: Labels,
-    pub selectors: Vec<String>,
-    pub class_name: Option<&'a str>,
-    /// `Some(variant)` under `selectorScope: Binding`: the object then selects the binding's
-    /// namespace by name and the variant label beside the pool's.
-    pub binding_scope: Option<&'a str>,
-}
-
-/// Builds the ClusterSPIFFEID object of docs/reference.md#the-rendered-clusterspiffeid.
-pub fn render(input: RenderInput<'_>) -> ClusterSpiffeId {
-    let labels = OutputLabels {
-        binding_name: input.binding_name.to_string(),
-        binding_namespace: input.binding_namespace.to_string(),
-    };
-    // Room for the file path and index annotations, in both forms, added on placing.
-    let mut annotations = Map::with_capacity(5);
-    annotations.insert(ANNOTATION_RENDERED_BY.to_string(), Value::from(RENDERED_BY));
-    ClusterSpiffeId {
-        api_version: API_VERSION,
-        kind: KIND,
-        metadata: Metadata { name: input.name, labels, annotations },
-        spec: Spec {
-            spiffe_id_template: input.spiffe_id.to_string(),
-            namespace_selector: input.binding_scope.map(|_| PodSelector {
-                match_labels: std::iter::once((
-                    NAMESPACE_NAME_LABEL.to_string(),
-                    input.binding_namespace.to_string(),
-                ))
-                .collect(),
-            }),
-            pod_selector: PodSelector {
-                match_labels: match input.binding_scope {
-                    None => input.pool_labels,
-                    Some(variant) => input
-                        .pool_labels
-                        .into_vec()
-                        .into_iter()
-                        .chain(std::iter::once((VARIANT_LABEL.to_string(), variant.to_string())))
-                        .collect(),
-                },
-            },
-            workload_selector_templates: input.selectors,
-            fallback: false,
-            hint: format!("{}/{}", input.binding_namespace, input.binding_name),
-            class_name: input.class_name.map(str::to_string),
-        },
-    }
-}
-
 /// Whether an item is of `kind` in the manager's group (any version).
 pub fn is_spire_kind(item: &Value, kind: &str) -> bool {
     fields::str_at(item, "kind") == Some(kind)

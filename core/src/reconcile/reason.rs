@@ -79,6 +79,25 @@ impl Reason {
     pub fn as_str(self) -> &'static str {
         self.into()
     }
+
+    /// What the reason is about, in one sentence (its rule's description in reports).
+    pub fn description(self) -> &'static str {
+        match self {
+            Reason::InvalidPoolRef => "A binding's poolRef is not a valid reference.",
+            Reason::InferencePoolCRDMissing => "The InferencePool API a binding refers to is not served.",
+            Reason::TargetPoolNotFound => "The InferencePool a binding refers to is not in the input.",
+            Reason::InvalidPoolSelector => "The selector of a binding's pool cannot be rendered.",
+            Reason::UnsafeSelector => "The selectors of a binding would be unsafe.",
+            Reason::InvalidIdentityBoundary => "A binding's identity boundary is not valid.",
+            Reason::VariantConflict => "Two bindings bind the same variant of one pool.",
+            Reason::DuplicateSPIFFEID => "Two bindings render the same SPIFFE ID.",
+            Reason::MissingTrustDomain => "No trust domain is configured.",
+            Reason::InvalidServiceAccountName => "A binding's service account name is not valid.",
+            Reason::InvalidSPIFFEID => "A binding's SPIFFE ID is not valid.",
+            Reason::ClusterSPIFFEIDCRDMissing => "The ClusterSPIFFEID API is not served.",
+            Reason::ManagedOutputApplyFailed => "A binding's ClusterSPIFFEID could not be applied.",
+        }
+    }
 }
 
 /// Why one binding did not render: the first failing check, with a precise message and,

@@ -363,7 +363,7 @@ fn binding_ref(item: usize, (ns, name): &(String, String)) -> Ref {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::cluster_spiffe_id::RenderInput;
+    use crate::reconcile::identity::{self, RenderInput};
     use serde_json::json;
 
     const ID: &str = "spiffe://example.org/ns/prod/sa/llama/inference/pool/llama/variant/decode";
@@ -390,7 +390,7 @@ mod tests {
         account: &str,
     ) -> (Renders, HashMap<(String, String), InputBinding>) {
         let name = format!("kleym-prod-{binding}-pool-2");
-        let render = csid::render(RenderInput {
+        let render = identity::render(RenderInput {
             name: name.clone(),
             binding_name: binding,
             binding_namespace: "prod",

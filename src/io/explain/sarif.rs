@@ -12,25 +12,6 @@ use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt as _;
 use std::path::{Component, Path, PathBuf};
 
-/// What a failure reason's rule is about, in one sentence.
-fn reason_description(reason: Reason) -> &'static str {
-    match reason {
-        Reason::InvalidPoolRef => "A binding's poolRef is not a valid reference.",
-        Reason::InferencePoolCRDMissing => "The InferencePool API a binding refers to is not served.",
-        Reason::TargetPoolNotFound => "The InferencePool a binding refers to is not in the input.",
-        Reason::InvalidPoolSelector => "The selector of a binding's pool cannot be rendered.",
-        Reason::UnsafeSelector => "The selectors of a binding would be unsafe.",
-        Reason::InvalidIdentityBoundary => "A binding's identity boundary is not valid.",
-        Reason::VariantConflict => "Two bindings bind the same variant of one pool.",
-        Reason::DuplicateSPIFFEID => "Two bindings render the same SPIFFE ID.",
-        Reason::MissingTrustDomain => "No trust domain is configured.",
-        Reason::InvalidServiceAccountName => "A binding's service account name is not valid.",
-        Reason::InvalidSPIFFEID => "A binding's SPIFFE ID is not valid.",
-        Reason::ClusterSPIFFEIDCRDMissing => "The ClusterSPIFFEID API is not served.",
-        Reason::ManagedOutputApplyFailed => "A binding's ClusterSPIFFEID could not be applied.",
-    }
-}
-
 /// Every rule: the findings, the failure reasons, then what `diff` shows as granting. (id,
 /// name, description, default level); the id is `finding/NAME`, `binding/REASON` or
 /// `grant/NAME`, as SARIF wants an id apart from the name a person reads.
@@ -40,7 +21,7 @@ fn rules() -> Vec<(String, &'static str, &'static str, Severity)> {
         .map(|&k| (format!("finding/{}", k.as_str()), k.as_str(), Kind::description(k), Severity::Warning));
     let reasons = Reason::ALL
         .iter()
-        .map(|&r| (format!("binding/{}", r.as_str()), r.as_str(), reason_description(r), Severity::Error));
+        .map(|&r| (format!("binding/{}", r.as_str()), r.as_str(), Reason::description(r), Severity::Error));
     let grants =
         GRANTS.iter().map(|&(name, about)| (format!("grant/{name}"), name, about, Severity::Warning));
     findings.chain(reasons).chain(grants).collect()

@@ -6,12 +6,13 @@ mod cover;
 mod state;
 
 use crate::api::binding::{self, BindingInput, InferenceIdentityBindingStatus};
-use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId, RenderInput};
+use crate::api::cluster_spiffe_id::ClusterSpiffeId;
 use crate::config::SelectorScope;
 use crate::parallel;
 use crate::reconcile::checks::{self, Inputs};
 use crate::reconcile::conflict::{self, Candidate};
 use crate::reconcile::coverage::Coverage;
+use crate::reconcile::identity::RenderInput;
 use crate::reconcile::input::{self, Input};
 use crate::reconcile::ownership::{self, OutputIndex, Renders};
 use crate::reconcile::reason::{Failure, Reason};
@@ -209,7 +210,7 @@ fn finish(b: Binding<'_, '_>, ctx: &Context<'_>) -> (Decided, Option<(String, Bo
     let input = b.input;
     let mut render = None;
     let outcome = b.verdict.map(|Passing { planned: p, output: name }| {
-        let object = csid::render(RenderInput {
+        let object = identity::render(RenderInput {
             name: name.clone(),
             binding_name: input.name,
             binding_namespace: p.namespace,
