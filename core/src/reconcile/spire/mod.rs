@@ -36,6 +36,7 @@
 //! position alone; strings are kept only for the entries that give an SVID or may.
 
 pub mod findings;
+mod pods;
 
 pub mod source;
 pub mod template;
@@ -44,10 +45,10 @@ use crate::config::SpireManager;
 use crate::pattern;
 use crate::reconcile::coverage::seen::{Federation, Seen};
 use crate::reconcile::coverage::selector::{Answer, Lookup, Selector};
-use crate::reconcile::coverage::workload::{PodTemplate, Workload};
+use pods::{PodIndex, pod_at};
 pub use source::{Origin, Powers, RenderedOutput, Source};
 use std::collections::{BTreeMap, HashMap};
-use template::{Data, Evaluated};
+use template::Evaluated;
 
 /// The label every namespace carries, its name.
 pub use crate::api::cluster_spiffe_id::NAMESPACE_NAME_LABEL;
@@ -213,222 +214,6 @@ pub fn reads(manager: &SpireManager, class: &str) -> bool {
         // Not configured: every object counts as read.
         None => true,
         Some(own) => (class.is_empty() && manager.watch_classless) || class == own,
-    }
-}
-
-/// A pod template as the model reads it.
-struct Pod<'a> {
-    item: usize,
-    template: usize,
-    namespace: &'a str,
-    /// Its position among the namespaces.
-    ns: u32,
-    labels: &'a PodTemplate,
-    account: &'a str,
-    /// Its workload, whose controller adds labels to its pods.
-    owner: template::Owner<'a>,
-    /// Its position in [`Model::held`]: a template whose item names no namespace stands in
-    /// every namespace it may land in, once in each, all held as one.
-    held: u32,
-    /// Whether its item names no namespace, so `namespace` is one it may land in.
-    unset: bool,
-}
-
-impl<'a> Pod<'a> {
-    fn label(&self, key: &str) -> Lookup<'a> {
-        if let Some(set) = template::controller_sets(&self.owner, key) {
-            return set;
-        }
-        match self.labels.label(key) {
-            Some(v) => Lookup::Value(v),
-            // Its controller may add labels the build does not see.
-            None if self.labels.open() => Lookup::Unknown,
-            None => Lookup::Absent,
-        }
-    }
-
-    fn data<'d>(&self, trust_domain: Option<&'d str>, labels: &'d dyn Fn(&str) -> Lookup<'d>) -> Data<'d>
-    where
-        'a: 'd,
-    {
-        Data {
-            trust_domain,
-            namespace: self.namespace,
-            labels,
-            service_account: self.account,
-            pod_name: self.owner.pod_name,
-        }
-    }
-}
-
-/// The pod template at (item, template) of `seen`.
-fn pod_at<'a>(seen: &'a Seen<'a>, item: usize, template: usize) -> Option<Pod<'a>> {
-    let at = seen.workloads.binary_search_by_key(&item, |(i, _)| *i).ok()?;
-    let workload = &seen.workloads[at].1;
-    let t = workload.templates().get(template)?;
-    let account = seen.accounts.get(&(item, template)).map_or(t.service_account(), String::as_str);
-    Some(Pod {
-        item,
-        template,
-        namespace: workload.namespace()?,
-        ns: 0,
-        labels: t,
-        account,
-        owner: owner(workload),
-        held: 0,
-        unset: false,
-    })
-}
-
-fn owner(workload: &Workload) -> template::Owner<'_> {
-    template::Owner { kind: workload.kind(), name: workload.name(), pod_name: workload.pod_name() }
-}
-
-/// The pod templates, indexed by label globally and per namespace.
-struct PodIndex<'a> {
-    pods: Vec<Pod<'a>>,
-    /// How many templates the pods stand for.
-    templates: u32,
-    ns_of: HashMap<&'a str, u32>,
-    by_namespace: Vec<Vec<u32>>,
-    by_label: HashMap<(&'a str, &'a str), Vec<u32>>,
-    by_namespace_label: HashMap<(u32, &'a str, &'a str), Vec<u32>>,
-    /// Templates whose pods may carry labels they do not name, globally and per namespace:
-    /// indexed by no label, since any label may hold for them.
-    open: Vec<u32>,
-    open_by_namespace: HashMap<u32, Vec<u32>>,
-}
-
-/// The templates an object may select: lists of them, each with the position of the object's
-/// `matchLabels` label that holds for all of them by the index (`None`: judge every label).
-type Candidates<'s> = Vec<(&'s [u32], Option<usize>)>;
-
-impl<'a> PodIndex<'a> {
-    /// `per_namespace`: whether an object names its namespaces, so that the per-namespace
-    /// lists are needed.
-    /// `named`: namespaces the objects name (by `namespaceSelector` or a `k8s:ns` selector),
-    /// where a template whose item names none may land too.
-    fn build(seen: &'a Seen<'a>, named: &'a [String], per_namespace: bool) -> PodIndex<'a> {
-        let mut index = PodIndex {
-            pods: Vec::new(),
-            templates: 0,
-            ns_of: HashMap::new(),
-            by_namespace: Vec::new(),
-            by_label: HashMap::new(),
-            by_namespace_label: HashMap::new(),
-            open: Vec::new(),
-            open_by_namespace: HashMap::new(),
-        };
-        // Where a template whose item names no namespace may land: every namespace of the
-        // input, and `default` (kubectl without -n).
-        let mut landing: std::collections::BTreeSet<&'a str> =
-            seen.workloads.iter().filter_map(|(_, w)| w.namespace()).collect();
-        landing.extend(seen.namespaces.keys().map(String::as_str));
-        landing.extend(named.iter().map(String::as_str));
-        landing.insert("default");
-        for (item, workload) in &seen.workloads {
-            let (namespaces, unset): (Vec<&'a str>, bool) = match workload.namespace() {
-                Some(namespace) => (vec![namespace], false),
-                None => (landing.iter().copied().collect(), true),
-            };
-            for (at, template) in workload.templates().iter().enumerate() {
-                let held = index.templates;
-                index.templates += 1;
-                for &namespace in &namespaces {
-                    let ns = index.namespace(namespace);
-                    let p = index.pods.len() as u32;
-                    if template.open() {
-                        index.open.push(p);
-                        index.open_by_namespace.entry(ns).or_default().push(p);
-                    }
-                    for (k, v) in template.labels().filter(|_| !template.open()) {
-                        index.by_label.entry((k, v)).or_default().push(p);
-                        if per_namespace {
-                            index.by_namespace_label.entry((ns, k, v)).or_default().push(p);
-                        }
-                    }
-                    index.by_namespace[ns as usize].push(p);
-                    let account =
-                        seen.accounts.get(&(*item, at)).map_or(template.service_account(), String::as_str);
-                    index.pods.push(Pod {
-                        item: *item,
-                        template: at,
-                        namespace,
-                        ns,
-                        labels: template,
-                        account,
-                        owner: owner(workload),
-                        held,
-                        unset,
-                    });
-                }
-            }
-        }
-        index
-    }
-
-    /// The position of `namespace`, added when new.
-    fn namespace(&mut self, namespace: &'a str) -> u32 {
-        let next = self.ns_of.len() as u32;
-        let ns = *self.ns_of.entry(namespace).or_insert(next);
-        if ns == next {
-            self.by_namespace.push(Vec::new());
-        }
-        ns
-    }
-
-    /// The pod templates `pods` may select in the namespaces `pinned` names (all when
-    /// `None`): those of its rarest `matchLabels` label that the templates can carry (a
-    /// controller's label cannot be looked up), with that label's position, and the open
-    /// templates there, with none.
-    fn candidates<'s>(&'s self, pods: &'s Selector, pinned: Option<&[String]>) -> Candidates<'s> {
-        let indexed: Vec<(usize, &str, &str)> = pods
-            .match_labels
-            .iter()
-            .enumerate()
-            .filter(|(_, (k, _))| !template::controller_label(k))
-            .map(|(i, (k, v))| (i, k.as_str(), v.as_str()))
-            .collect();
-        match pinned {
-            None => {
-                let rarest = indexed
-                    .iter()
-                    .map(|&(i, k, v)| (i, self.by_label.get(&(k, v)).map_or(&[][..], Vec::as_slice)))
-                    .min_by_key(|(_, list)| list.len());
-                match rarest {
-                    Some((i, list)) => vec![(list, Some(i)), (self.open.as_slice(), None)],
-                    None => self.by_namespace.iter().map(|l| (l.as_slice(), None)).collect(),
-                }
-            }
-            Some(names) => {
-                // The same label in every namespace, so that it can be taken as holding.
-                let namespaces: Vec<u32> =
-                    names.iter().filter_map(|n| self.ns_of.get(n.as_str()).copied()).collect();
-                let lists: Vec<Vec<&'s [u32]>> = namespaces
-                    .iter()
-                    .map(|&ns| {
-                        indexed
-                            .iter()
-                            .map(|&(_, k, v)| {
-                                self.by_namespace_label.get(&(ns, k, v)).map_or(&[][..], Vec::as_slice)
-                            })
-                            .collect()
-                    })
-                    .collect();
-                let total = |j: usize| lists.iter().map(|l| l[j].len()).sum::<usize>();
-                match (0..indexed.len()).min_by_key(|&j| total(j)) {
-                    Some(j) => {
-                        let open = namespaces.iter().filter_map(|ns| self.open_by_namespace.get(ns));
-                        let by_label = lists.iter().map(|l| (l[j], Some(indexed[j].0)));
-                        by_label.chain(open.map(|l| (l.as_slice(), None))).collect()
-                    }
-                    None => namespaces
-                        .iter()
-                        .map(|&ns| (self.by_namespace[ns as usize].as_slice(), None))
-                        .collect(),
-                }
-            }
-        }
     }
 }
 
