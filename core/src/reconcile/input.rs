@@ -5,7 +5,7 @@
 //! Readers ask [`super::kinds::reads_whole`] which items to build whole; the rest never become
 //! values.
 
-use super::coverage::workload::{self, Workload};
+use super::cluster::workload::{self, Workload};
 use super::file_slots::{self, FileSlot};
 use super::lists::{self, List};
 use super::near_binding::{self, Near};

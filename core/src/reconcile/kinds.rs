@@ -18,7 +18,7 @@ pub const READ_WHOLE: [&str; 9] = [
 ];
 
 /// Kinds whose pods another controller makes from shapes that are not pod templates, read
-/// whole too (`coverage/controllers.rs`).
+/// whole too (`cluster/controllers.rs`).
 pub const POD_MAKERS: [&str; 6] = [
     "Rollout",
     "Workflow",

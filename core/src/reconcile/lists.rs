@@ -5,7 +5,7 @@
 //! template inside a List would go unseen, its identity silently lost, so a List holding an
 //! item the reconcile reads is unusable input; any other List passes through untouched.
 
-use super::coverage::workload;
+use super::cluster::workload;
 use super::kinds;
 use super::unusable::InputError;
 use crate::api::binding;

@@ -4,7 +4,9 @@
 //! written, nor words anything for one mode.
 
 pub mod checks;
+pub mod cluster;
 pub mod conflict;
+mod context;
 pub mod coverage;
 mod evaluate;
 pub mod file_slots;
@@ -27,27 +29,18 @@ pub mod stale;
 pub mod status;
 pub mod unusable;
 
-use crate::config::{Config, FailurePolicy};
+use crate::config::FailurePolicy;
 use coverage::Coverage;
 use evaluate::Decided;
 use input::Input;
 use item::Item;
-use k8s_openapi::jiff::Timestamp;
 use ownership::Renders;
 use std::collections::HashMap;
 
+pub use context::Context;
 pub use findings::Severity;
 pub use results::{BindingFailure, Counts, Outcome};
 pub use unusable::InputError;
-
-/// What the reconcile needs beside the items.
-pub struct Context<'c> {
-    pub config: &'c Config,
-    /// Served APIs listed by the environment (`KUBE_API_VERSIONS`), beside the config's.
-    pub env_api_versions: Vec<String>,
-    /// `lastTransitionTime` of conditions that change.
-    pub transition_time: Timestamp,
-}
 
 /// Reconciles every binding of `items` (docs/reference.md, from Rendering one binding to
 /// Results and exit codes).

@@ -9,7 +9,7 @@ use super::report::{
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
 use crate::reconcile::Outcome;
-use crate::reconcile::coverage::workload::Workload;
+use crate::reconcile::cluster::workload::Workload;
 use crate::reconcile::findings::Ref;
 use crate::reconcile::item::Item;
 use serde_json::Value;

@@ -2,14 +2,14 @@
 //! resolves (rendered or not), the identities that render, and from the input the
 //! workloads, declared service accounts, namespaces and other ClusterSPIFFEIDs.
 
-use super::seen::{Federation, Other, Seen};
-use super::selector::Selector;
 use super::{Identity, PoolUse};
 use crate::api::binding::BindingInput;
 use crate::api::cluster_spiffe_id as csid;
 use crate::api::labels::Labels;
 use crate::api::pool::PoolApi;
 use crate::api::{fields, names, pool};
+use crate::reconcile::cluster::seen::{Federation, Other, Seen};
+use crate::reconcile::cluster::selector::Selector;
 use crate::reconcile::input::{self, Input};
 use crate::reconcile::renames::Renames;
 use crate::reconcile::resolve::{self, PoolIndex};

@@ -11,20 +11,16 @@
 //! Controller Manager will actually do with every ClusterSPIFFEID of the output is
 //! reconcile::spire, whose findings join these.
 
-mod controllers;
 pub mod inputs;
-pub mod seen;
-pub mod selector;
-pub mod workload;
 
 use crate::api::labels::Labels;
 use crate::api::pool::PoolApi;
+use crate::reconcile::cluster::seen::Seen;
+use crate::reconcile::cluster::workload::{self, PodTemplate, Workload};
 use crate::reconcile::findings::{Finding, Kind, Level, Ref};
 use crate::reconcile::identity::VARIANT_LABEL;
-use seen::Seen;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
-use workload::{PodTemplate, Workload};
 
 /// A binding that renders: what SPIRE will match its pods by.
 #[derive(Debug, Clone)]

@@ -5,7 +5,7 @@
 use super::{Answer, Held, Model, Origin, Source};
 use crate::api::cluster_spiffe_id as csid;
 use crate::config::SelectorScope;
-use crate::reconcile::coverage::seen::Seen;
+use crate::reconcile::cluster::seen::Seen;
 use crate::reconcile::findings::{Finding, Kind, Level, Ref};
 use std::collections::HashMap;
 

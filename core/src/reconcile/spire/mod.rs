@@ -43,8 +43,8 @@ pub mod template;
 
 use crate::config::SpireManager;
 use crate::pattern;
-use crate::reconcile::coverage::seen::{Federation, Seen};
-use crate::reconcile::coverage::selector::{Answer, Lookup, Selector};
+use crate::reconcile::cluster::seen::{Federation, Seen};
+use crate::reconcile::cluster::selector::{Answer, Lookup, Selector};
 use pods::{PodIndex, pod_at};
 pub use source::{Origin, Powers, RenderedOutput, Source};
 use std::collections::{BTreeMap, HashMap};

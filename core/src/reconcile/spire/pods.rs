@@ -3,9 +3,9 @@
 //! that an object looks only at the templates of its rarest label.
 
 use super::template::{self, Data};
-use crate::reconcile::coverage::seen::Seen;
-use crate::reconcile::coverage::selector::{Lookup, Selector};
-use crate::reconcile::coverage::workload::{PodTemplate, Workload};
+use crate::reconcile::cluster::seen::Seen;
+use crate::reconcile::cluster::selector::{Lookup, Selector};
+use crate::reconcile::cluster::workload::{PodTemplate, Workload};
 use std::collections::HashMap;
 
 /// A pod template as the model reads it.

@@ -5,8 +5,8 @@
 
 use super::template::{self, Data, Evaluated, Template};
 use crate::config::SelectorScope;
-use crate::reconcile::coverage::seen::Other;
-use crate::reconcile::coverage::selector::{Answer, Lookup, Selector};
+use crate::reconcile::cluster::seen::Other;
+use crate::reconcile::cluster::selector::{Answer, Lookup, Selector};
 
 /// Where a ClusterSPIFFEID of the output comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! How far a walk builds a node: whole, an item's head and pod templates (and a List's items'
 //! heads), or nothing; what each key and entry is built as below a node built one way.
 
-use crate::reconcile::coverage::workload;
+use crate::reconcile::cluster::workload;
 use crate::reconcile::kinds;
 use serde_json::{Map, Value};
 

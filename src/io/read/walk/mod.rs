@@ -242,7 +242,7 @@ mod tests {
                     spec: {containers: []}\n";
         let head = entry(text, 0, Build::Head, LIMITS).unwrap().0.value.unwrap();
         let whole = crate::yaml::parse(text).unwrap()[0].clone();
-        let of = crate::reconcile::coverage::workload::workload_of;
+        let of = crate::reconcile::cluster::workload::workload_of;
         assert_eq!(of(&head), of(&whole));
         assert_eq!(of(&head).unwrap().templates().len(), 2);
         assert_eq!(

@@ -3,7 +3,7 @@
 //! field chain such as `.PodMeta.Labels.app` gives for one pod template, or why Go fails on it.
 
 use super::{Data, NO_VALUE};
-use crate::reconcile::coverage::selector::Lookup;
+use crate::reconcile::cluster::selector::Lookup;
 
 /// A field chain from the manager's data.
 pub enum Resolved {

@@ -24,7 +24,7 @@
 mod fields;
 mod parse;
 
-use crate::reconcile::coverage::selector::Lookup;
+use crate::reconcile::cluster::selector::Lookup;
 use fields::{Resolved, resolve};
 pub use parse::parse;
 use std::ops::Range;
@@ -37,7 +37,7 @@ pub struct Data<'a> {
     /// The pods' labels: those of the template, and unknown for those controllers add.
     pub labels: &'a dyn Fn(&str) -> Lookup<'a>,
     pub service_account: &'a str,
-    /// The pods' name, when the input settles it ([`crate::reconcile::coverage::workload::Workload::pod_name`]).
+    /// The pods' name, when the input settles it ([`crate::reconcile::cluster::workload::Workload::pod_name`]).
     pub pod_name: Option<&'a str>,
 }
 

@@ -211,7 +211,7 @@ fn strings(labels: &Map<String, Value>) -> impl Iterator<Item = (&str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reconcile::coverage::workload::workload_of;
+    use crate::reconcile::cluster::workload::workload_of;
     use serde_json::json;
 
     /// A template as compared: path, labels, service account, open.
