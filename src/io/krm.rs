@@ -3,9 +3,9 @@
 //! exchange apart from the process itself, so tests call it directly; it is a [`Mode`] of
 //! the one pipeline.
 
-use super::Env;
 use super::krm_results::{self, KrmResult};
 use super::pipeline::{self, Finished, Mode, Output, Stdout, Stop};
+use super::process::Env;
 use super::read::{
     self, ListError, Options, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, Reader, ResourceList,
 };

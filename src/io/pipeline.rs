@@ -5,8 +5,8 @@
 //! the trust domain is set there, and what it writes. `explain` and `diff` read through the
 //! same path up to the outcome ([`reconcile`]).
 
+use super::process::{Env, RunOutput, stderr_block};
 use super::wording::{self, ItemOrigin};
-use super::{Env, RunOutput, stderr_block};
 use crate::config::{self, Config, ConfigError};
 use crate::reconcile::input::Input;
 use crate::reconcile::{self, Context, Outcome, Plan, served};

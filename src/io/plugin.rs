@@ -4,8 +4,8 @@
 //! kustomize matches returned items to its own by `kustomize.config.k8s.io/id`, which
 //! passes through untouched; new outputs are added, removed ones dropped.
 
-use super::Env;
 use super::pipeline::{self, Finished, Mode, Stdout, Stop};
+use super::process::Env;
 use super::read::{self, Options, Stream};
 use super::wording::{self, ItemOrigin};
 use super::write::Documents;

@@ -5,11 +5,11 @@
 //! [`files`]; without `--config`, a folder's Kptfile may give the config ([`kptfile`]).
 
 use crate::config::{self, Config, Override};
-use crate::io::Env;
 use crate::io::app_folder;
 use crate::io::files::{self, Budget, Found, quote};
 use crate::io::kptfile;
 use crate::io::pipeline::{self, Finished, Mode, Stdout, Stop};
+use crate::io::process::Env;
 use crate::io::read::{self, Head, Options, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, Stream};
 use crate::io::wording::{self, ItemOrigin};
 use crate::io::write::Documents;

@@ -3,7 +3,7 @@
 //! the run's summary, and the stderr account built of them. The reconcile's own sentences
 //! (a status message, a finding's message) are quoted as they are.
 
-use super::escape_controls;
+use super::process::escape_controls;
 use crate::reconcile::findings::Finding;
 use crate::reconcile::{BindingFailure, Counts, InputError, Outcome, Severity};
 use std::fmt;
@@ -109,16 +109,22 @@ pub fn stderr(outcome: &Outcome, hint: &str, origin: impl Fn(usize) -> Option<It
         let namespace = f.namespace.as_deref().filter(|ns| !ns.is_empty()).unwrap_or("<no namespace>");
         let from = origin(f.item).map(|o| format!(" in {o}")).unwrap_or_default();
         let line = format!("{}: {namespace}/{}{from}: {}", severity(f.severity), f.name, failure(f));
-        out.push_str(&super::stderr_line(&line));
+        out.push_str(&super::process::stderr_line(&line));
     }
     // A run may have tens of thousands of findings (the first run on a large repository).
     let lines = crate::parallel::map(outcome.findings.iter().collect(), |f| {
-        super::stderr_line_of(&[severity(outcome.severity(f)), ": ", f.kind.as_str(), ": ", &f.message])
+        super::process::stderr_line_of(&[
+            severity(outcome.severity(f)),
+            ": ",
+            f.kind.as_str(),
+            ": ",
+            &f.message,
+        ])
     });
     out.reserve(lines.iter().map(String::len).sum());
     lines.iter().for_each(|line| out.push_str(line));
     if outcome.trust_domain_missing {
-        out.push_str(&super::stderr_line(&format!("error: {}", trust_domain_missing(hint))));
+        out.push_str(&super::process::stderr_line(&format!("error: {}", trust_domain_missing(hint))));
     }
     out
 }

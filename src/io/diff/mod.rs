@@ -30,8 +30,8 @@ pub use reach::WorkloadChange;
 pub use spire_objects::SpireObjectChange;
 
 use super::explain::{self, Report};
+use super::process::{RunOutput, error_output};
 use super::render::Request;
-use super::{RunOutput, error_output};
 use serde::Serialize;
 use std::path::Path;
 

@@ -20,8 +20,9 @@ pub use report::{At, BindingReport, FindingReport, FindingSeverity, LabelSelecto
 
 use super::pipeline;
 use super::pipeline::Mode as _;
+use super::process::{RunOutput, error_output};
 use super::render::{Files, Request};
-use super::{RunOutput, error_output, wording};
+use super::wording;
 use crate::config::{Config, FailurePolicy};
 use crate::reconcile::findings::Kind;
 
