@@ -3,38 +3,27 @@
 //! rule of docs/reference.md has its module here; nothing here knows how items are read or
 //! written, nor words anything for one mode.
 
-pub mod checks;
 pub mod cluster;
-pub mod conflict;
 mod context;
 pub mod coverage;
 mod evaluate;
-pub mod file_slots;
 pub mod findings;
-pub mod identity;
-pub mod input;
-pub mod item;
-pub mod kinds;
-pub mod lists;
-pub mod near_binding;
-pub mod not_found;
-pub mod ownership;
-pub mod reason;
-pub mod renames;
-pub mod resolve;
+pub mod items;
+pub mod outputs;
 pub mod results;
-pub mod served;
+pub mod rules;
 pub mod spire;
-pub mod stale;
-pub mod status;
-pub mod unusable;
+
+pub use items::{file_slots, input, item, kinds, lists, near_binding, unusable};
+pub use outputs::{ownership, stale};
+pub use rules::{checks, conflict, identity, not_found, reason, renames, resolve, served, status};
 
 use crate::config::FailurePolicy;
 use coverage::Coverage;
 use evaluate::Decided;
-use input::Input;
-use item::Item;
-use ownership::Renders;
+use items::input::Input;
+use items::item::Item;
+use outputs::ownership::Renders;
 use std::collections::HashMap;
 
 pub use context::Context;

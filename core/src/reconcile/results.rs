@@ -6,11 +6,11 @@
 use super::coverage::Coverage;
 use super::findings::Finding;
 use super::findings::Severity;
-use super::input::Input;
-use super::item::Item;
-use super::ownership::OutputCounts;
-use super::reason::Failure;
-use super::stale::Lost;
+use super::items::input::Input;
+use super::items::item::Item;
+use super::outputs::ownership::OutputCounts;
+use super::outputs::stale::Lost;
+use super::rules::reason::Failure;
 use crate::config::WorkloadPolicy;
 
 /// The reconciled items and what the run found.

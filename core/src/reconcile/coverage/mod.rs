@@ -18,7 +18,7 @@ use crate::api::pool::PoolApi;
 use crate::reconcile::cluster::seen::Seen;
 use crate::reconcile::cluster::workload::{self, PodTemplate, Workload};
 use crate::reconcile::findings::{Finding, Kind, Level, Ref};
-use crate::reconcile::identity::VARIANT_LABEL;
+use crate::reconcile::rules::identity::VARIANT_LABEL;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -500,7 +500,7 @@ fn unbound_fix(bound: &[Bound], ns: &str, pool: &str, variant: &str) -> String {
     }
     let variants: BTreeSet<&str> =
         bound.iter().filter(|b| b.namespace == ns).map(|b| b.variant.as_str()).collect();
-    match crate::reconcile::not_found::nearest(variant, &variants) {
+    match crate::reconcile::rules::not_found::nearest(variant, &variants) {
         Some(near) => format!(
             "did you mean {near:?}? A binding in {ns} binds variant {near}: correct the pods' \
              {VARIANT_LABEL} label, or add a binding for variant {variant}"

@@ -2,12 +2,12 @@
 //! what the reconcile reads of the input beside the bindings.
 
 use crate::api::binding::{BindingInput, ConflictEntry};
-use crate::reconcile::checks::Planned;
-use crate::reconcile::ownership::OutputIndex;
-use crate::reconcile::reason::Failure;
-use crate::reconcile::renames::Renames;
-use crate::reconcile::resolve::PoolIndex;
-use crate::reconcile::served::ServedApis;
+use crate::reconcile::outputs::ownership::OutputIndex;
+use crate::reconcile::rules::checks::Planned;
+use crate::reconcile::rules::reason::Failure;
+use crate::reconcile::rules::renames::Renames;
+use crate::reconcile::rules::resolve::PoolIndex;
+use crate::reconcile::rules::served::ServedApis;
 
 /// One binding through the reconcile: its input, and what the phases so far decided.
 pub struct Binding<'i, 'a> {

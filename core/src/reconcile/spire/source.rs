@@ -149,7 +149,10 @@ impl Source {
             out.pool_labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let mut namespaces = Selector::default();
         if scope == SelectorScope::Binding {
-            pods.push((crate::reconcile::identity::VARIANT_LABEL.to_string(), out.variant.to_string()));
+            pods.push((
+                crate::reconcile::rules::identity::VARIANT_LABEL.to_string(),
+                out.variant.to_string(),
+            ));
             namespaces
                 .match_labels
                 .push((super::NAMESPACE_NAME_LABEL.to_string(), out.namespace.to_string()));

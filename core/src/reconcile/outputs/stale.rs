@@ -6,11 +6,11 @@
 //! as it is; except the output of a binding that now fails: that binding's own result names
 //! the identity its failure takes from its pods.
 
-use super::findings::{self, Finding, Kind, Level, Ref};
-use super::input::{self, Input};
-use super::ownership::{self, Fate, Renders};
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId};
 use crate::api::fields;
+use crate::reconcile::findings::{self, Finding, Kind, Level, Ref};
+use crate::reconcile::items::input::{self, Input};
+use crate::reconcile::outputs::ownership::{self, Fate, Renders};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -363,7 +363,7 @@ fn binding_ref(item: usize, (ns, name): &(String, String)) -> Ref {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reconcile::identity::{self, RenderInput};
+    use crate::reconcile::rules::identity::{self, RenderInput};
     use serde_json::json;
 
     const ID: &str = "spiffe://example.org/ns/prod/sa/llama/inference/pool/llama/variant/decode";

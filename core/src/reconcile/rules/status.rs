@@ -8,7 +8,7 @@ use crate::api::binding::{
 };
 use crate::api::conditions::Condition;
 use crate::config::Config;
-use crate::reconcile::reason::{ConditionType, Failure};
+use crate::reconcile::rules::reason::{ConditionType, Failure};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::Timestamp;
 use std::borrow::Cow;
@@ -99,7 +99,7 @@ pub fn status(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reconcile::reason::Reason;
+    use crate::reconcile::rules::reason::Reason;
 
     fn t(s: &str) -> Timestamp {
         s.parse().unwrap()

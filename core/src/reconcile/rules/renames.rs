@@ -11,7 +11,7 @@
 //! the service account end up with.
 
 use crate::api::fields;
-use crate::reconcile::input::{self, Input};
+use crate::reconcile::items::input::{self, Input};
 use serde_json::Value;
 use std::collections::HashMap;
 

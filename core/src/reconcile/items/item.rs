@@ -4,11 +4,11 @@
 //! until written, which costs a fraction of the memory of generic values; each variant
 //! serializes as the object it stands for.
 
-use super::file_slots::{self, FileSlot};
-use super::input::Input;
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
 use crate::api::fields;
+use crate::reconcile::items::file_slots::{self, FileSlot};
+use crate::reconcile::items::input::Input;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 

@@ -5,10 +5,10 @@
 //! template inside a List would go unseen, its identity silently lost, so a List holding an
 //! item the reconcile reads is unusable input; any other List passes through untouched.
 
-use super::cluster::workload;
-use super::kinds;
-use super::unusable::InputError;
 use crate::api::binding;
+use crate::reconcile::cluster::workload;
+use crate::reconcile::items::kinds;
+use crate::reconcile::items::unusable::InputError;
 use serde_json::Value;
 
 /// A List that holds items the reconcile would read.

@@ -9,7 +9,7 @@
 //! finds both causes.
 
 use crate::api::binding::ConflictEntry;
-use crate::reconcile::reason::Reason;
+use crate::reconcile::rules::reason::Reason;
 use std::collections::HashMap;
 
 /// The most peers listed in `status.conflicts`; the message gives the full count.

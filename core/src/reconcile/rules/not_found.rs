@@ -4,7 +4,7 @@
 
 use crate::api::fields;
 use crate::api::pool::PoolApi;
-use crate::reconcile::input::{self, Input};
+use crate::reconcile::items::input::{self, Input};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 

@@ -8,11 +8,11 @@ use crate::api::labels::Labels;
 use crate::api::names;
 use crate::api::pool::PoolApi;
 use crate::api::{fields, pool};
-use crate::reconcile::identity;
-use crate::reconcile::reason::{Failure, Reason};
-use crate::reconcile::renames::Renames;
-use crate::reconcile::resolve::{self, PoolIndex};
-use crate::reconcile::served::ServedApis;
+use crate::reconcile::rules::identity;
+use crate::reconcile::rules::reason::{Failure, Reason};
+use crate::reconcile::rules::renames::Renames;
+use crate::reconcile::rules::resolve::{self, PoolIndex};
+use crate::reconcile::rules::served::ServedApis;
 
 const NAMESPACE_FIELD: &str = "metadata.namespace";
 const VARIANT_FIELD: &str = "spec.identityBoundary.variant";

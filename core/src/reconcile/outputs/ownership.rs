@@ -4,13 +4,13 @@
 //! sorted by name, each with the file slot it goes in (a path from `outputPath` and a free
 //! index), as data: the edges that write files annotate it.
 
-use super::input::{self, Input};
-use super::item::Item;
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId};
 use crate::api::fields;
 use crate::api::names;
-use crate::reconcile::file_slots::{self as annotations, FileSlot};
-use crate::reconcile::unusable::InputError;
+use crate::reconcile::items::file_slots::{self as annotations, FileSlot};
+use crate::reconcile::items::input::{self, Input};
+use crate::reconcile::items::item::Item;
+use crate::reconcile::items::unusable::InputError;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;

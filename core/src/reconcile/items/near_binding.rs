@@ -5,8 +5,8 @@
 //! would refuse them at apply time, so a typo there would lose an identity at deploy time
 //! with nothing said at build time. This says it.
 
-use super::findings::{Finding, Kind, Level, Ref};
 use crate::api::{binding, fields};
+use crate::reconcile::findings::{Finding, Kind, Level, Ref};
 use serde_json::Value;
 
 /// The binding API's group.

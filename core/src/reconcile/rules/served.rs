@@ -4,7 +4,7 @@
 
 use crate::api::cluster_spiffe_id as csid;
 use crate::api::fields;
-use crate::reconcile::reason::{Failure, Reason};
+use crate::reconcile::rules::reason::{Failure, Reason};
 use serde_json::Value;
 use std::collections::HashSet;
 

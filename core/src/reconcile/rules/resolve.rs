@@ -6,12 +6,12 @@
 use crate::api::fields;
 use crate::api::names;
 use crate::api::pool::{self, PoolApi};
-use crate::reconcile::input::{self, Input};
-use crate::reconcile::not_found::PoolNames;
-use crate::reconcile::reason::{Failure, Reason};
-use crate::reconcile::renames::Renames;
-use crate::reconcile::served::ServedApis;
-use crate::reconcile::unusable::InputError;
+use crate::reconcile::items::input::{self, Input};
+use crate::reconcile::items::unusable::InputError;
+use crate::reconcile::rules::not_found::PoolNames;
+use crate::reconcile::rules::reason::{Failure, Reason};
+use crate::reconcile::rules::renames::Renames;
+use crate::reconcile::rules::served::ServedApis;
 use serde_json::Value;
 use std::collections::HashMap;
 

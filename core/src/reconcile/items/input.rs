@@ -1,15 +1,15 @@
 //! An input item as the reconcile sees it: whole, for the kinds it reads (bindings, pools,
 //! ClusterSPIFFEIDs, CRDs, service accounts, namespaces), or reduced to the few facts it
 //! needs of an item it only passes on: the file slots it takes, its pod templates, and, of a
-//! List, the items in it the reconcile would read ([`super::lists`]).
-//! Readers ask [`super::kinds::reads_whole`] which items to build whole; the rest never become
+//! List, the items in it the reconcile would read ([`crate::reconcile::items::lists`]).
+//! Readers ask [`crate::reconcile::items::kinds::reads_whole`] which items to build whole; the rest never become
 //! values.
 
-use super::cluster::workload::{self, Workload};
-use super::file_slots::{self, FileSlot};
-use super::lists::{self, List};
-use super::near_binding::{self, Near};
 use crate::api::fields;
+use crate::reconcile::cluster::workload::{self, Workload};
+use crate::reconcile::items::file_slots::{self, FileSlot};
+use crate::reconcile::items::lists::{self, List};
+use crate::reconcile::items::near_binding::{self, Near};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -41,7 +41,11 @@ impl Input {
     /// An item as the reconcile sees it, from its whole value.
     pub fn of(value: Value) -> Input {
         let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default();
-        if super::kinds::reads_whole(kind) { Input::Whole(value) } else { Input::Passed(Passed::of(&value)) }
+        if crate::reconcile::items::kinds::reads_whole(kind) {
+            Input::Whole(value)
+        } else {
+            Input::Passed(Passed::of(&value))
+        }
     }
 
     /// The value of an item read whole.
