@@ -167,11 +167,6 @@ pub struct Model {
 }
 
 impl Model {
-    /// The held pod templates by (item, template), for lookups.
-    pub fn by_place(&self) -> HashMap<(usize, usize), &Held> {
-        self.held.iter().map(|h| ((h.item, h.template), h)).collect()
-    }
-
     /// The position of the rendered object of the binding at `binding`.
     pub fn rendered(&self, binding: usize) -> Option<usize> {
         self.rendered.get(&binding).copied()
