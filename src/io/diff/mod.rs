@@ -3,8 +3,8 @@
 //! saved `explain -o json` report (`side.rs`); both become the report's document
 //! ([`explain::report`]), and the diff compares those: identities per binding
 //! (`identities.rs`), the SPIFFE IDs each pod template gets or may get, the report's `reach`
-//! and `workloads[].mayHold` (`workloads.rs`), and findings (`findings.rs`). Text, markdown
-//! (a pull request comment), JSON, or HEAD's new failures and findings as annotations
+//! and `workloads[].mayHold` (`reach.rs`), and findings (`findings.rs`). Text, markdown
+//! (a pull request comment), JSON, or HEAD's new failures, findings and grants as annotations
 //! (`annotate.rs`); the exit status says whether the sides differ (`fail_on.rs`).
 mod annotate;
 mod fail_on;
