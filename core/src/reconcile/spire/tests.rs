@@ -262,6 +262,14 @@ fn namespace_selectors_are_judged_by_namespace_objects_and_the_name_label() {
     let selected: Vec<Vec<Answer>> =
         model.held.iter().map(|h| h.entries.iter().map(|e| e.selected).collect()).collect();
     assert_eq!(selected, vec![vec![], vec![], vec![Answer::Yes]], "every namespace carries its name label");
+    // `NotIn` on the name label names the namespaces it leaves out, not those it selects.
+    let not_in = json!({"matchExpressions": [{"key": NAMESPACE_NAME_LABEL, "operator": "NotIn", "values": ["serving"]}]});
+    let mut source = foreign(9, "gpu", HELM_DEFAULT, false);
+    source.namespaces = Selector::read(Some(&not_in));
+    let model = simulate(vec![source], &seen(&items, &ns), &SpireManager::default(), Some(TD));
+    let selected: Vec<Vec<Answer>> =
+        model.held.iter().map(|h| h.entries.iter().map(|e| e.selected).collect()).collect();
+    assert_eq!(selected, vec![vec![], vec![Answer::Yes], vec![Answer::Yes]]);
 }
 
 fn kinds(
