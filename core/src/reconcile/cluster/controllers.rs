@@ -23,6 +23,7 @@
 
 use crate::api::fields;
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 /// A template a controller makes pods from, as `workload.rs` adds it to the item's.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,7 +33,8 @@ pub(super) struct Derived<'a> {
     /// The template found at this path whose labels and service account it starts from,
     /// its own labels laid over (a Rollout's `spec.template`); `None`: none.
     pub over: Option<&'static str>,
-    pub labels: Vec<(&'a str, &'a str)>,
+    /// Each key once, a later set's value over an earlier one's.
+    pub labels: BTreeMap<&'a str, &'a str>,
     /// Its `serviceAccountName`; `None`: the template's it is laid over, else `default`.
     pub account: Option<&'a str>,
     /// Whether its pods may carry labels it does not name.
@@ -99,15 +101,9 @@ fn workflow<'a>(spec: Option<&'a Value>, at: &str) -> Vec<Derived<'a>> {
         if !RUNS_A_POD.iter().any(|key| template.get(key).is_some_and(Value::is_object)) {
             continue;
         }
-        let mut labels: Vec<(&str, &str)> = Vec::new();
-        for metadata in
-            [spec.get("podMetadata"), defaults.and_then(|d| d.get("metadata")), template.get("metadata")]
-        {
-            for (k, v) in metadata.and_then(labels_of).into_iter().flat_map(strings) {
-                labels.retain(|(key, _)| *key != k);
-                labels.push((k, v));
-            }
-        }
+        let sets =
+            [spec.get("podMetadata"), defaults.and_then(|d| d.get("metadata")), template.get("metadata")];
+        let labels = sets.into_iter().flat_map(|m| m.and_then(labels_of)).flat_map(strings).collect();
         out.push(Derived {
             path: format!("{at}.templates[{i}]"),
             over: None,
@@ -128,12 +124,8 @@ fn inference_service(item: &Value) -> Vec<Derived<'_>> {
             continue;
         };
         let own = spec.get("labels").and_then(Value::as_object);
-        let mut labels: Vec<(&str, &str)> = Vec::new();
-        for (k, v) in service_labels.into_iter().chain(own).flat_map(strings) {
-            labels.retain(|(key, _)| *key != k);
-            labels.push((k, v));
-        }
-        labels.retain(|(k, _)| !matches!(*k, "serving.kserve.io/inferenceservice" | "component"));
+        let mut labels: BTreeMap<&str, &str> =
+            service_labels.into_iter().chain(own).flat_map(strings).collect();
         labels.extend([("serving.kserve.io/inferenceservice", name), ("component", component)]);
         out.push(Derived {
             path: format!("spec.{component}"),

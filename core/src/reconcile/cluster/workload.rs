@@ -172,14 +172,16 @@ pub fn workload_of(item: &Value) -> Option<Workload> {
 /// A template a controller makes pods from, laid over the found template it names.
 fn laid_over(found: &[PodTemplate], derived: super::controllers::Derived<'_>) -> PodTemplate {
     let base = derived.over.and_then(|path| found.iter().find(|t| t.path() == path));
-    let mut labels: Vec<(&str, &str)> = base
-        .into_iter()
-        .flat_map(PodTemplate::labels)
-        .filter(|(k, _)| !derived.labels.iter().any(|(key, _)| key == k))
-        .collect();
+    let mut labels: std::collections::BTreeMap<&str, &str> =
+        base.into_iter().flat_map(PodTemplate::labels).collect();
     labels.extend(&derived.labels);
     let account = derived.account.or(base.map(PodTemplate::service_account));
-    PodTemplate::new(derived.path, labels, account.unwrap_or(DEFAULT_SERVICE_ACCOUNT), derived.open)
+    PodTemplate::new(
+        derived.path,
+        labels.into_iter().collect(),
+        account.unwrap_or(DEFAULT_SERVICE_ACCOUNT),
+        derived.open,
+    )
 }
 
 /// A step of a path into an item.
