@@ -717,3 +717,76 @@ fn a_template_without_a_namespace_may_hold_what_it_would_in_each_namespace_it_ma
     );
     assert!(held.without.is_empty(), "no entry is said to be made for sure");
 }
+
+#[test]
+fn an_objects_failure_is_listed_once_per_template_and_each_failing_object_is_listed() {
+    // A template without a namespace is judged in each namespace it may land in; the same
+    // object failing there with the same reason is one failure, two objects are two.
+    let mut copy = prefill("serving");
+    copy["metadata"].as_object_mut().unwrap().remove("namespace");
+    let broken = |item, name: &str| foreign(item, name, "spiffe://{{ .TrustDomain }}/{{ .PodMeta.Labels.tier }}", false);
+    let sources = vec![
+        broken(1, "broken-a"),
+        broken(2, "broken-b"),
+        rendered(8, "serving", "llama", "prefill", SelectorScope::Pool),
+        rendered(9, "batch", "llama", "prefill", SelectorScope::Pool),
+    ];
+    let model = simulate(sources, &seen(&[copy], &[]), &SpireManager::default(), Some(TD));
+    let held = &model.held[0];
+    assert_eq!(names(&model, held.failed.iter().map(|f| f.source)), vec!["broken-a", "broken-b"]);
+}
+
+#[test]
+fn the_same_objects_unsure_entries_from_several_namespaces_fold_into_one() {
+    // push_entry: an object whose ID does not depend on the namespace gives the template one
+    // entry it may hold, however many namespaces it may land in; no object is its own copy.
+    let mut copy = prefill("serving");
+    copy["metadata"].as_object_mut().unwrap().remove("namespace");
+    let constant = foreign_with(1, "constant", "spiffe://example.org/constant", false, |s| s.admin = true);
+    let sources = vec![
+        constant,
+        rendered(8, "serving", "llama", "prefill", SelectorScope::Pool),
+        rendered(9, "batch", "llama", "decode", SelectorScope::Pool),
+    ];
+    let model = simulate(sources, &seen(&[copy], &[]), &SpireManager::default(), Some(TD));
+    let constant: Vec<&Entry> =
+        model.held[0].entries.iter().filter(|e| e.spiffe_id.text == "spiffe://example.org/constant").collect();
+    assert_eq!(constant.len(), 1, "{:?}", model.held[0].entries);
+    assert_eq!(constant[0].unsure, Some(Unsure::NamespaceUnset));
+    assert!(constant[0].same_as.is_empty(), "{:?}", constant[0].same_as);
+    assert!(constant[0].powers.admin);
+}
+
+fn federation(class: &str, trust_domain: &str, url: &str, profile: &str) -> Federation {
+    Federation {
+        item: 0,
+        name: "partner".into(),
+        class_name: class.into(),
+        trust_domain: trust_domain.into(),
+        bundle_endpoint_url: url.into(),
+        bundle_endpoint_profile: profile.into(),
+    }
+}
+
+#[test]
+fn a_federation_counts_only_when_the_manager_reads_its_class_and_parses_its_spec() {
+    // clusterfederatedtrustdomain_webhook.go, ParseClusterFederatedTrustDomainSpec: a trust
+    // domain, an https URL, a known profile.
+    let good = ("partner.org", "https://partner.org/bundle", "https_spiffe spiffe://partner.org/spire/server");
+    let cases = [
+        (federation("mine", good.0, good.1, good.2), true),
+        (federation("mine", good.0, good.1, "https_web"), true),
+        (federation("other", good.0, good.1, good.2), false),
+        (federation("mine", "not a domain", good.1, good.2), false),
+        (federation("mine", good.0, "http://partner.org/bundle", good.2), false),
+        (federation("mine", good.0, good.1, "https_spiffe not-an-id"), false),
+        (federation("mine", good.0, good.1, "ftp"), false),
+    ];
+    let manager = SpireManager { class_name: Some("mine".into()), ..SpireManager::default() };
+    for (f, read) in cases {
+        let mut seen = seen(&[], &[]);
+        seen.federations.push(f.clone());
+        let model = simulate(Vec::new(), &seen, &manager, Some(TD));
+        assert_eq!(model.federations[0].1, read, "{f:?}");
+    }
+}
