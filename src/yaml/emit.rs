@@ -151,13 +151,16 @@ fn key_text(s: &str) -> Option<String> {
 }
 
 thread_local! {
-    /// The last string spelled by serde-saphyr: most are one transition time, many times.
-    static LAST: RefCell<(String, String)> = const { RefCell::new((String::new(), String::new())) };
+    /// The last string spelled by serde-saphyr and its spelling: most are one transition
+    /// time, many times. Nothing before the first (an empty string is spelled `""`).
+    static LAST: RefCell<Option<(String, String)>> = const { RefCell::new(None) };
 }
 
 /// A string serde-saphyr spells on one line, as it spells it; `None` for a block scalar.
 fn spelled(s: &str) -> Option<String> {
-    if let Some(hit) = LAST.with_borrow(|(input, text)| (input == s).then(|| text.clone())) {
+    let hit =
+        LAST.with_borrow(|last| last.as_ref().filter(|(input, _)| input == s).map(|(_, text)| text.clone()));
+    if let Some(hit) = hit {
         return Some(hit);
     }
     let text = super::saphyr_write(&s).ok()?;
@@ -166,7 +169,7 @@ fn spelled(s: &str) -> Option<String> {
     if line.contains('\n') {
         return None;
     }
-    LAST.with_borrow_mut(|last| *last = (s.to_string(), line.to_string()));
+    LAST.with_borrow_mut(|last| *last = Some((s.to_string(), line.to_string())));
     Some(line.to_string())
 }
 
@@ -555,5 +558,12 @@ mod tests {
     #[test]
     fn block_scalars_give_up() {
         assert_eq!(write(&json!({"a": "x\ny"})), None);
+    }
+
+    #[test]
+    fn an_empty_string_spelled_first_on_a_thread_is_quoted() {
+        // A fresh thread has spelled nothing yet: the empty string is no hit of an empty cache.
+        let text = std::thread::spawn(|| write(&json!({"a": ""}))).join().unwrap();
+        assert_eq!(text.as_deref(), Some("a: \"\"\n"));
     }
 }

@@ -724,7 +724,9 @@ fn an_objects_failure_is_listed_once_per_template_and_each_failing_object_is_lis
     // object failing there with the same reason is one failure, two objects are two.
     let mut copy = prefill("serving");
     copy["metadata"].as_object_mut().unwrap().remove("namespace");
-    let broken = |item, name: &str| foreign(item, name, "spiffe://{{ .TrustDomain }}/{{ .PodMeta.Labels.tier }}", false);
+    let broken = |item, name: &str| {
+        foreign(item, name, "spiffe://{{ .TrustDomain }}/{{ .PodMeta.Labels.tier }}", false)
+    };
     let sources = vec![
         broken(1, "broken-a"),
         broken(2, "broken-b"),
@@ -749,8 +751,11 @@ fn the_same_objects_unsure_entries_from_several_namespaces_fold_into_one() {
         rendered(9, "batch", "llama", "decode", SelectorScope::Pool),
     ];
     let model = simulate(sources, &seen(&[copy], &[]), &SpireManager::default(), Some(TD));
-    let constant: Vec<&Entry> =
-        model.held[0].entries.iter().filter(|e| e.spiffe_id.text == "spiffe://example.org/constant").collect();
+    let constant: Vec<&Entry> = model.held[0]
+        .entries
+        .iter()
+        .filter(|e| e.spiffe_id.text == "spiffe://example.org/constant")
+        .collect();
     assert_eq!(constant.len(), 1, "{:?}", model.held[0].entries);
     assert_eq!(constant[0].unsure, Some(Unsure::NamespaceUnset));
     assert!(constant[0].same_as.is_empty(), "{:?}", constant[0].same_as);
@@ -772,7 +777,8 @@ fn federation(class: &str, trust_domain: &str, url: &str, profile: &str) -> Fede
 fn a_federation_counts_only_when_the_manager_reads_its_class_and_parses_its_spec() {
     // clusterfederatedtrustdomain_webhook.go, ParseClusterFederatedTrustDomainSpec: a trust
     // domain, an https URL, a known profile.
-    let good = ("partner.org", "https://partner.org/bundle", "https_spiffe spiffe://partner.org/spire/server");
+    let good =
+        ("partner.org", "https://partner.org/bundle", "https_spiffe spiffe://partner.org/spire/server");
     let cases = [
         (federation("mine", good.0, good.1, good.2), true),
         (federation("mine", good.0, good.1, "https_web"), true),
