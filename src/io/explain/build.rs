@@ -81,7 +81,7 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
                 name,
                 path,
                 svids: h.svids().map(|e| e.spiffe_id.text.clone()).collect(),
-                entries_without_identity: names(&mut h.without_identity()),
+                entries_without_identity: names(&mut model.without_identity(h).into_iter()),
                 fallbacks_skipped: names(&mut h.skipped.iter().map(|k| k.source)),
                 svids_with_unknowns: h
                     .svids()

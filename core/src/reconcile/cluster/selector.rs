@@ -31,13 +31,13 @@ pub enum Lookup<'a> {
 pub type Labels<'l, 'a> = &'l dyn Fn(&str) -> Lookup<'a>;
 
 /// A label selector, as read from a ClusterSPIFFEID.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Selector {
     pub match_labels: Vec<(String, String)>,
     pub expressions: Vec<Expression>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Expression {
     pub key: String,
     pub operator: String,

@@ -29,10 +29,12 @@ pub struct Without {
 const NAMED: usize = 3;
 
 impl Without {
-    /// One pass over every entry.
+    /// One pass over every entry; a group's entries are counted once per namespace.
     pub fn of(model: &Model) -> Without {
         let n = model.sources.len();
         let mut out = Without { count: vec![0; n], first: vec![Vec::new(); n], gives: vec![false; n] };
+        // By group: the held templates it lists, with their namespace, in order.
+        let mut grouped: Vec<Vec<(usize, u32)>> = vec![Vec::new(); model.groups.len()];
         for (h, held) in model.held.iter().enumerate() {
             for e in held.svids() {
                 out.gives[e.source] = true;
@@ -40,11 +42,38 @@ impl Without {
                     out.gives[s] = true;
                 }
             }
-            for s in held.without_identity() {
+            for &s in &held.without {
+                let s = s as usize;
                 out.count[s] += 1;
                 if out.first[s].len() < NAMED {
                     out.first[s].push(h);
                 }
+            }
+            for &(g, ns) in &held.without_groups {
+                grouped[g as usize].push((h, ns));
+            }
+        }
+        for (group, listed) in model.groups.iter().zip(&grouped) {
+            if listed.is_empty() {
+                continue;
+            }
+            let mut in_namespace: HashMap<u32, usize> = HashMap::new();
+            for &(_, ns) in listed {
+                *in_namespace.entry(ns).or_insert(0) += 1;
+            }
+            // The first templates listed for a member: those of the other namespaces.
+            let mut first_of: HashMap<u32, Vec<usize>> = HashMap::new();
+            for (&s, &ns) in group.members.iter().zip(&group.namespaces) {
+                let s = s as usize;
+                out.count[s] += listed.len() - in_namespace.get(&ns).copied().unwrap_or(0);
+                let first = first_of.entry(ns).or_insert_with(|| {
+                    listed.iter().filter(|(_, n)| *n != ns).take(NAMED).map(|(h, _)| *h).collect()
+                });
+                // A member's own namespace lists it one by one: both lists are in order.
+                let mut both: Vec<usize> = out.first[s].iter().chain(first.iter()).copied().collect();
+                both.sort_unstable();
+                both.truncate(NAMED);
+                out.first[s] = both;
             }
         }
         out
@@ -300,7 +329,7 @@ fn shadowed(model: &Model, held: &Held, cx: &Context<'_>, out: &mut Vec<Finding>
     };
     let Some((fallback, fallback_id)) = sure.or_else(maybe) else { return };
     let Some(culprit) =
-        held.without_identity().find(|&s| matches!(model.sources[s].origin, Origin::Rendered { .. }))
+        model.first_without(held, |s| matches!(model.sources[s].origin, Origin::Rendered { .. }))
     else {
         return;
     };

@@ -124,8 +124,12 @@ pub struct Held {
     pub template: usize,
     /// The entries that give (or may give) its pods an SVID, in the manager's order.
     pub entries: Vec<Entry>,
-    /// The objects whose entries for its pods never attest, in the manager's order.
+    /// The objects whose entries for its pods never attest, in the manager's order; those
+    /// of a [`Group`] are in `without_groups` ([`Model::without_identity`] reads both).
     pub without: Vec<u32>,
+    /// (group, namespace): every object of that group but those of that namespace (a
+    /// position among [`Model`]'s namespaces) makes its pods an entry that never attests.
+    pub without_groups: Vec<(u32, u32)>,
     pub skipped: Vec<Skipped>,
     pub failed: Vec<Failed>,
     /// Whether its namespace is one the manager ignores.
@@ -137,10 +141,29 @@ impl Held {
     pub fn svids(&self) -> impl Iterator<Item = &Entry> {
         self.entries.iter().filter(|e| e.is_sure())
     }
+}
 
-    /// The objects whose entries never give the pods an SVID.
-    pub fn without_identity(&self) -> impl Iterator<Item = usize> + '_ {
-        self.without.iter().map(|&s| s as usize)
+/// Objects that select the same pods and whose entries differ only for the pods of one
+/// namespace each: for any other pod their entry is made and never attests (a binding's
+/// object under `selectorScope: Pool`, its `k8s:ns` selector missing the pods of every other
+/// namespace). The model makes those entries once per group, not once per object: one chart
+/// in N namespaces gives N x 2N entries, but N + 2N records.
+#[derive(Debug, Clone, Default)]
+pub struct Group {
+    /// Its objects, by position in [`Model::sources`], in order.
+    pub members: Vec<u32>,
+    /// By member: the namespace whose pods alone its entry may attest for, a position among
+    /// the model's namespaces ([`NO_NAMESPACE`] when no pod template stands there).
+    pub namespaces: Vec<u32>,
+}
+
+/// A group member's namespace where no pod template stands.
+pub const NO_NAMESPACE: u32 = u32::MAX;
+
+impl Group {
+    /// Its members that are not of namespace `ns`, in order.
+    pub fn all_but(&self, ns: u32) -> impl Iterator<Item = usize> + '_ {
+        self.members.iter().zip(&self.namespaces).filter(move |(_, n)| **n != ns).map(|(&s, _)| s as usize)
     }
 }
 
@@ -159,6 +182,8 @@ pub struct Model {
     /// The ClusterFederatedTrustDomains of the input, each with whether the manager reads it
     /// (class rules, and a spec it parses): SPIRE then hands workloads that domain's bundle.
     pub federations: Vec<(Federation, bool)>,
+    /// The objects whose entries the model made once for all of them.
+    pub groups: Vec<Group>,
     /// The manager's settings the model ran with.
     pub manager: SpireManager,
     trust_domain: Option<String>,
@@ -172,6 +197,31 @@ impl Model {
         self.rendered.get(&binding).copied()
     }
 
+    /// The objects whose entries never give the pods of `held` an SVID, in the manager's
+    /// order.
+    pub fn without_identity(&self, held: &Held) -> Vec<usize> {
+        let mut out: Vec<usize> = held.without.iter().map(|&s| s as usize).collect();
+        if held.without_groups.is_empty() {
+            return out;
+        }
+        for &(g, ns) in &held.without_groups {
+            out.extend(self.groups[g as usize].all_but(ns));
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// The first object, in the manager's order, whose entry never gives the pods of `held`
+    /// an SVID and that `wanted` picks; without listing them all.
+    pub fn first_without(&self, held: &Held, wanted: impl Fn(usize) -> bool) -> Option<usize> {
+        let explicit = held.without.iter().map(|&s| s as usize).find(|&s| wanted(s));
+        let grouped = held
+            .without_groups
+            .iter()
+            .filter_map(|&(g, ns)| self.groups[g as usize].all_but(ns).find(|&s| wanted(s)));
+        explicit.into_iter().chain(grouped).min()
+    }
+
     /// By source: the held templates (positions in `held`) whose pods get its SVID for
     /// sure, and those it selects without one. One pass over every entry.
     pub fn by_source(&self) -> Vec<(Vec<usize>, Vec<usize>)> {
@@ -183,7 +233,7 @@ impl Model {
                     out[s].0.push(h);
                 }
             }
-            for s in held.without_identity() {
+            for s in self.without_identity(held) {
                 out[s].1.push(h);
             }
         }
@@ -246,21 +296,77 @@ fn named_namespaces(sources: &[Source]) -> Vec<String> {
 
 /// Simulates the manager over `sources` and the pod templates of `seen`.
 pub fn simulate(
+    sources: Vec<Source>,
+    seen: &Seen<'_>,
+    manager: &SpireManager,
+    trust_domain: Option<&str>,
+) -> Model {
+    simulate_with(sources, seen, manager, trust_domain, true)
+}
+
+/// The objects that can share a [`Group`]: by selectors, the members and each one's only
+/// namespace. Each object is parsed here and again when its entries are made, so that no
+/// parsed spec is kept.
+fn grouped(sources: &[Source], ignored: &[bool], trust_domain: Option<&str>) -> Vec<(Vec<u32>, Vec<String>)> {
+    let mut by_selectors: HashMap<(Selector, Selector), (Vec<u32>, Vec<String>)> = HashMap::new();
+    let mut order = Vec::new();
+    for (s, source) in sources.iter().enumerate() {
+        if ignored[s] || source.fallback || source.static_parent.is_some() {
+            continue;
+        }
+        let Ok(prepared) = source::Prepared::of(source, trust_domain) else { continue };
+        let Some(ns) = prepared.only_namespace() else { continue };
+        let ns = ns.to_string();
+        let key = (prepared.pods, prepared.namespaces);
+        let group = by_selectors.entry(key.clone()).or_default();
+        if group.0.is_empty() {
+            order.push(key);
+        }
+        group.0.push(s as u32);
+        group.1.push(ns);
+    }
+    order
+        .into_iter()
+        .filter_map(|key| by_selectors.remove(&key))
+        .filter(|(members, _)| members.len() > 1)
+        .collect()
+}
+
+/// [`simulate`], with groups made (`grouping`) or every entry made one by one.
+fn simulate_with(
     mut sources: Vec<Source>,
     seen: &Seen<'_>,
     manager: &SpireManager,
     trust_domain: Option<&str>,
+    grouping: bool,
 ) -> Model {
     // The API lists objects by name; the manager moves the fallbacks last, keeping order.
     sources.sort_by(|a, b| (a.fallback, &a.name).cmp(&(b.fallback, &b.name)));
     let ignored: Vec<bool> = sources.iter().map(|s| !reads(manager, &s.class_name)).collect();
     let mut refused: Vec<Option<String>> = vec![None; sources.len()];
-    let pins = sources
-        .iter()
-        .zip(&ignored)
-        .any(|(s, ignored)| !ignored && s.namespaces.as_ref().is_some_and(|n| pinned(n).is_some()));
+    let found = if grouping { grouped(&sources, &ignored, trust_domain) } else { Vec::new() };
+    let pins = !found.is_empty()
+        || sources
+            .iter()
+            .zip(&ignored)
+            .any(|(s, ignored)| !ignored && s.namespaces.as_ref().is_some_and(|n| pinned(n).is_some()));
     let named = named_namespaces(&sources);
     let index = PodIndex::build(seen, &named, pins);
+    // By source: its group, if any; by group: how many members each namespace holds.
+    let mut group_of: Vec<Option<u32>> = vec![None; sources.len()];
+    let mut groups = Vec::with_capacity(found.len());
+    let mut per_namespace: Vec<HashMap<u32, usize>> = Vec::with_capacity(found.len());
+    for (g, (members, namespaces)) in found.into_iter().enumerate() {
+        let namespaces: Vec<u32> =
+            namespaces.iter().map(|n| index.ns_of.get(n.as_str()).copied().unwrap_or(NO_NAMESPACE)).collect();
+        let mut counts = HashMap::new();
+        for (&s, &ns) in members.iter().zip(&namespaces) {
+            group_of[s as usize] = Some(g as u32);
+            *counts.entry(ns).or_insert(0) += 1;
+        }
+        per_namespace.push(counts);
+        groups.push(Group { members, namespaces });
+    }
     // By pod: whether the manager ignores its namespace.
     let pod_ignored: Vec<bool> =
         index.pods.iter().map(|p| pattern::ignores(&manager.ignore_namespaces, p.namespace)).collect();
@@ -277,6 +383,7 @@ pub fn simulate(
     }
     // Whether a pod holds an entry of a non-fallback object.
     let mut has_entry = vec![Answer::No; index.pods.len()];
+    let mut group_done = vec![false; groups.len()];
 
     for (s, source) in sources.iter().enumerate() {
         if ignored[s] {
@@ -291,8 +398,23 @@ pub fn simulate(
             }
         };
         let (pod_selector, ns_selector) = (&prepared.pods, &prepared.namespaces);
-        let pinned = pinned(ns_selector);
+        let mut pinned = pinned(ns_selector);
         let mut ns_answers: HashMap<u32, Answer> = HashMap::new();
+        if let Some(g) = group_of[s] {
+            let g = g as usize;
+            if !std::mem::replace(&mut group_done[g], true) {
+                let cx = Shared { index: &index, seen, pod_ignored: &pod_ignored };
+                let counts = &per_namespace[g];
+                let others = |ns: u32| groups[g].members.len() - counts.get(&ns).copied().unwrap_or(0);
+                cx.made_without(&prepared, &others, g as u32, &mut held, &mut has_entry);
+            }
+            // Its own entries: only the pods of its namespace can differ from the group's.
+            let only = prepared.only_namespace().map(str::to_string).into_iter();
+            pinned = Some(match pinned {
+                None => only.collect(),
+                Some(names) => only.filter(|n| names.contains(n)).collect(),
+            });
+        }
         for (list, known) in index.candidates(pod_selector, pinned.as_deref()) {
             for &p in list {
                 let pod = &index.pods[p as usize];
@@ -401,9 +523,66 @@ pub fn simulate(
         refused,
         held,
         federations,
+        groups,
         manager: manager.clone(),
         trust_domain: trust_domain.map(str::to_string),
         rendered,
+    }
+}
+
+/// What a group's shared entries are judged against.
+struct Shared<'i, 'a> {
+    index: &'i PodIndex<'a>,
+    seen: &'i Seen<'a>,
+    pod_ignored: &'i [bool],
+}
+
+impl Shared<'_, '_> {
+    /// The entries group `g` makes, all alike, for the pods its selectors pick in the
+    /// namespaces where `others` of its members do not stand: made, never attesting. As
+    /// for one object, a pod counts as holding an entry, and a pod surely selected lists
+    /// the group in [`Held::without_groups`].
+    fn made_without(
+        &self,
+        prepared: &source::Prepared,
+        others: &dyn Fn(u32) -> usize,
+        g: u32,
+        held: &mut [Held],
+        has_entry: &mut [Answer],
+    ) {
+        let (pod_selector, ns_selector) = (&prepared.pods, &prepared.namespaces);
+        let mut ns_answers: HashMap<u32, Answer> = HashMap::new();
+        for (list, known) in self.index.candidates(pod_selector, pinned(ns_selector).as_deref()) {
+            for &p in list {
+                let pod = &self.index.pods[p as usize];
+                if self.pod_ignored[p as usize] || others(pod.ns) == 0 {
+                    continue;
+                }
+                let labels = |key: &str| pod.label(key);
+                let by_pod = pod_selector.selects_but(&labels, known);
+                if by_pod == Answer::No {
+                    continue;
+                }
+                let by_namespace = if ns_selector.is_empty() {
+                    Answer::Yes
+                } else {
+                    *ns_answers.entry(pod.ns).or_insert_with(|| {
+                        namespace_selects(ns_selector, pod.namespace, self.seen.namespaces.get(pod.namespace))
+                    })
+                };
+                if by_namespace == Answer::No {
+                    continue;
+                }
+                let sure = !pod.unset && by_pod == Answer::Yes && by_namespace == Answer::Yes;
+                let mark = &mut has_entry[p as usize];
+                if sure {
+                    *mark = Answer::Yes;
+                    held[pod.held as usize].without_groups.push((g, pod.ns));
+                } else if *mark == Answer::No {
+                    *mark = Answer::Unknown;
+                }
+            }
+        }
     }
 }
 

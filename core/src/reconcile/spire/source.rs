@@ -363,6 +363,23 @@ impl Prepared {
         }
     }
 
+    /// The one namespace whose pods its entry may attest for, when for every other pod its
+    /// entry is made and never attests: its ID, DNS names and workload selectors have no
+    /// actions, the ID is valid, every selector is `type:value`, and one is a `k8s:ns`. A
+    /// binding's rendered object is one.
+    pub fn only_namespace(&self) -> Option<&str> {
+        let constant = matches!(self.id_constant, Some(Ok(_)))
+            && self.all_judged
+            && self.dns.iter().all(|d| d.constant().is_some());
+        if !constant {
+            return None;
+        }
+        self.judged.iter().find_map(|j| match j {
+            Some(Judged::Namespace(ns)) => Some(ns.as_str()),
+            _ => None,
+        })
+    }
+
     /// The entry for the pods of `data`, in `renderPodEntry`'s order: SPIFFE ID, DNS names,
     /// workload selectors; `Err` when the manager cannot make it. `details` asks for the
     /// selectors (to tell equal entries apart, and say what cannot be judged).

@@ -153,7 +153,7 @@ fn a_non_fallback_entry_that_never_attests_still_skips_the_fallback() {
     );
     assert!(svids(&model, 1).is_empty(), "staging gets no SVID at all");
     assert_eq!(names(&model, model.held[1].skipped.iter().map(|k| k.source)), vec!["default-fallback"]);
-    assert_eq!(names(&model, model.held[1].without_identity()), vec!["kleym-prod-prefill"]);
+    assert_eq!(names(&model, model.without_identity(&model.held[1]).into_iter()), vec!["kleym-prod-prefill"]);
     assert_eq!(model.misses(&seen(&items, &[]), &model.held[1], 0), vec!["k8s:ns:prod"]);
 }
 
@@ -168,7 +168,7 @@ fn binding_scope_selects_only_the_bindings_namespace_and_variant() {
     let model = simulate(sources, &seen(&items, &[]), &SpireManager::default(), Some(TD));
     assert_eq!(svids(&model, 1), vec![format!("spiffe://{TD}/ns/staging/sa/llama")]);
     assert_eq!(svids(&model, 2), vec![format!("spiffe://{TD}/ns/prod/sa/llama")], "no variant: the fallback");
-    assert!(model.held.iter().all(|h| h.without_identity().next().is_none()));
+    assert!(model.held.iter().all(|h| model.without_identity(h).is_empty()));
 }
 
 #[test]
@@ -186,7 +186,7 @@ fn prefill_and_decode_on_one_pool_give_every_pod_an_entry_that_never_attests() {
     ];
     let model = simulate(pool, &seen(&items, &[]), &SpireManager::default(), Some(TD));
     for held in &model.held {
-        assert_eq!((held.svids().count(), held.without_identity().count()), (1, 1));
+        assert_eq!((held.svids().count(), model.without_identity(held).len()), (1, 1));
     }
     let scoped = vec![
         rendered(8, "serving", "llama", "prefill", SelectorScope::Binding),
@@ -194,7 +194,7 @@ fn prefill_and_decode_on_one_pool_give_every_pod_an_entry_that_never_attests() {
     ];
     let model = simulate(scoped, &seen(&items, &[]), &SpireManager::default(), Some(TD));
     for held in &model.held {
-        assert_eq!((held.svids().count(), held.without_identity().count()), (1, 0));
+        assert_eq!((held.svids().count(), model.without_identity(held).len()), (1, 0));
     }
 }
 
@@ -794,5 +794,137 @@ fn a_federation_counts_only_when_the_manager_reads_its_class_and_parses_its_spec
         seen.federations.push(f.clone());
         let model = simulate(Vec::new(), &seen, &manager, Some(TD));
         assert_eq!(model.federations[0].1, read, "{f:?}");
+    }
+}
+
+/// Everything a view reads off a model, in order.
+fn view(model: &Model, seen: &Seen<'_>, scope: SelectorScope) -> Vec<String> {
+    let mut out = Vec::new();
+    for held in &model.held {
+        let entries: Vec<String> = held
+            .entries
+            .iter()
+            .map(|e| {
+                format!(
+                    "{} {:?} {:?} {:?} {} {:?} {:?} {:?}",
+                    e.source,
+                    e.selected,
+                    e.unsure,
+                    e.attests,
+                    e.spiffe_id.text,
+                    e.misses,
+                    e.same_as,
+                    e.powers
+                )
+            })
+            .collect();
+        let skipped: Vec<String> = held
+            .skipped
+            .iter()
+            .map(|k| format!("{} {:?} {}", k.source, k.would_attest, k.spiffe_id.text))
+            .collect();
+        let failed: Vec<String> = held.failed.iter().map(|f| format!("{} {}", f.source, f.why)).collect();
+        out.push(format!(
+            "{}/{} {} entries {entries:?} without {:?} skipped {skipped:?} failed {failed:?}",
+            held.item,
+            held.template,
+            held.ignored_namespace,
+            model.without_identity(held)
+        ));
+        let first = model.first_without(held, |s| s % 2 == 1);
+        out.push(format!("first odd without: {first:?}"));
+    }
+    out.push(format!("{:?} {:?}", model.ignored, model.refused));
+    out.push(format!("{:?}", model.by_source()));
+    let without = findings::Without::of(model);
+    out.push(format!("{:?} {:?} {:?}", without.count, without.first, without.gives));
+    let refs = |b: usize| crate::reconcile::findings::binding_ref(b, Some("prod"), "llama-prefill");
+    let cx = findings::Context { seen, scope, binding_refs: &refs };
+    out.extend(
+        findings::findings(model, &without, &cx).into_iter().map(|f| format!("{:?} {}", f.kind, f.message)),
+    );
+    out
+}
+
+#[test]
+fn objects_made_as_a_group_give_what_they_give_one_by_one() {
+    // One chart in several namespaces: each binding's object selects every namespace's pods
+    // (Pool), and the model makes their never-attesting entries once per group. Around it,
+    // what changes the answers: a template without a namespace, a wrong service account,
+    // an ignored namespace, a Namespace object, a fallback, a foreign object with a constant
+    // ID and a k8s:ns selector (a member too), one of another class, an unselected variant.
+    let namespaces = ["ns-0", "ns-1", "ns-2", "kube-system", "ns-4"];
+    let mut items = Vec::new();
+    for ns in namespaces {
+        items.push(prefill(ns));
+        items.push(deployment(
+            ns,
+            "decode",
+            json!({"app": "llama", "identity.kleym.sonda.red/variant": "decode"}),
+            "llama",
+        ));
+    }
+    items.push(deployment(
+        "ns-1",
+        "other-sa",
+        json!({"app": "llama", "identity.kleym.sonda.red/variant": "prefill"}),
+        "other",
+    ));
+    let mut unset = prefill("x");
+    unset["metadata"].as_object_mut().unwrap().remove("namespace");
+    items.push(unset);
+    items.push(deployment("ns-2", "unlabelled", json!({"app": "llama"}), "llama"));
+    let seen = seen(&items, &[("ns-4", json!({"team": "a"}))]);
+    for scope in [SelectorScope::Pool, SelectorScope::Binding] {
+        for (fallback, ignore) in [(false, false), (true, false), (true, true)] {
+            let mut sources = Vec::new();
+            for (b, ns) in namespaces.iter().enumerate() {
+                for variant in ["prefill", "decode"] {
+                    sources.push(rendered(
+                        2 * b + usize::from(variant == "decode"),
+                        ns,
+                        "llama",
+                        variant,
+                        scope,
+                    ));
+                }
+            }
+            sources.push(rendered(20, "ns-9", "llama", "prefill", scope));
+            let mut other_class = rendered(21, "ns-0", "llama", "decode", scope);
+            other_class.name = "kleym-other-class".into();
+            other_class.class_name = "other".into();
+            sources.push(other_class);
+            sources.push(foreign_with(30, "constant", "spiffe://example.org/constant", false, |s| {
+                s.pods = Some(Selector {
+                    match_labels: vec![("app".into(), "llama".into())],
+                    expressions: Vec::new(),
+                });
+                s.selector_templates = vec!["k8s:ns:ns-1".into(), "k8s:sa:llama".into()];
+                s.admin = true;
+            }));
+            if fallback {
+                sources.push(foreign(31, "default-fallback", HELM_DEFAULT, true));
+            }
+            let manager = SpireManager {
+                class_name: Some(String::new()),
+                watch_classless: true,
+                ignore_namespaces: if ignore { patterns(&["^kube-system$"]) } else { Vec::new() },
+            };
+            let grouped = simulate_with(sources.clone(), &seen, &manager, Some(TD), true);
+            let plain = simulate_with(sources, &seen, &manager, Some(TD), false);
+            if scope == SelectorScope::Pool {
+                // The pool's selector: every binding's object, ns-9's and the constant one.
+                assert_eq!(grouped.groups.len(), 1, "{:?}", grouped.groups);
+                assert_eq!(grouped.groups[0].members.len(), 12, "{:?}", grouped.groups);
+            } else {
+                assert!(grouped.groups.is_empty(), "each object names its namespace");
+            }
+            assert!(plain.groups.is_empty());
+            let (grouped, plain) = (view(&grouped, &seen, scope), view(&plain, &seen, scope));
+            for (g, p) in grouped.iter().zip(&plain) {
+                assert_eq!(g, p, "{scope:?}, fallback {fallback}, ignore {ignore}");
+            }
+            assert_eq!(grouped.len(), plain.len());
+        }
     }
 }
