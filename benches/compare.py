@@ -7,7 +7,8 @@ memory (/usr/bin/time -f %M). Then renders the 10,000-binding items from 100 man
 (`render`, the Argo CD mode) against the KRM mode on the same items. The cases: N
 bindings reaching their pods, all conflicting (`worst`), the first run (no variant labels
 yet, flow-list args; also with `workloadPolicy: Ignore`), and one chart in N namespaces
-(`shared-labels`, under `selectorScope` Pool and Binding). Usage:
+(`shared-labels`, 1,000, 2,000 and 5,000 namespaces under `selectorScope` Pool and Binding).
+Usage:
 python3 benches/compare.py [RUNS]
 """
 import os
@@ -60,7 +61,10 @@ def main():
              ("10k-first", ["10000", "first-run"]),
              ("10k-first-ign", ["10000", "first-run", "workloadPolicy=Ignore"]),
              ("1k-shared", ["1000", "shared-labels"]), ("2k-shared", ["2000", "shared-labels"]),
-             ("2k-shared-b", ["2000", "shared-labels", "selectorScope=Binding"])]
+             ("5k-shared", ["5000", "shared-labels"]),
+             ("1k-shared-b", ["1000", "shared-labels", "selectorScope=Binding"]),
+             ("2k-shared-b", ["2000", "shared-labels", "selectorScope=Binding"]),
+             ("5k-shared-b", ["5000", "shared-labels", "selectorScope=Binding"])]
     results = {}
     print(f"{'input':<13} {'MB':>6} {'function s':>10} {'roundtrip s':>11} {'ratio':>6} "
           f"{'fn MB':>7} {'fn x in':>7} {'rt MB':>7} {'rt x in':>7}")
@@ -75,7 +79,8 @@ def main():
               f"{fn_kib / 1024:>7.0f} {fn_kib * 1024 / size:>7.1f} {rt_kib / 1024:>7.0f} "
               f"{rt_kib * 1024 / size:>7.1f}")
     print(f"20k / 10k function time: {results['20k'] / results['10k']:.2f}; "
-          f"2k / 1k shared-labels: {results['2k-shared'] / results['1k-shared']:.2f}")
+          f"2k / 1k shared-labels: {results['2k-shared'] / results['1k-shared']:.2f}; "
+          f"5k / 2k: {results['5k-shared'] / results['2k-shared']:.2f}")
 
     # render (Argo CD) on the 10k items in 100 files, against the KRM mode on the same items.
     files = os.path.join(workdir, "files")

@@ -26,6 +26,7 @@ pub enum Kind {
     EntriesWithoutIdentity,
     IgnoredBySpire,
     IssuedOutsideBinding,
+    EntryVolume,
 }
 
 impl Kind {
@@ -53,6 +54,9 @@ impl Kind {
                 "A rendered identity selects pods it does not attest for, which so lose a fallback identity."
             }
             Kind::EntriesWithoutIdentity => "An identity's entries for pod templates that never attest.",
+            Kind::EntryVolume => {
+                "How many entries SPIRE Controller Manager makes for the pod templates, and how many never attest."
+            }
             Kind::IgnoredBySpire => {
                 "SPIRE Controller Manager would ignore an output (class, ignored namespace)."
             }

@@ -20,6 +20,10 @@ pub(super) fn key(finding: &FindingReport) -> String {
     if finding.kind() == Some(Kind::IgnoredBySpire) && finding.severity == FindingSeverity::Info {
         return finding.reason.clone();
     }
+    // The run's entry totals are about the run, and change when the totals do: by its words.
+    if finding.kind() == Some(Kind::EntryVolume) {
+        return format!("{}\0{}", finding.reason, finding.message);
+    }
     let refs: Vec<String> = finding
         .refs
         .iter()

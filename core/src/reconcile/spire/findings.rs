@@ -28,6 +28,12 @@ pub struct Without {
 /// How many templates the findings name before "and N more".
 const NAMED: usize = 3;
 
+/// From this many entries that never attest, `EntryVolume` is a note; below, each
+/// identity's `EntriesWithoutIdentity` says all there is (docs/reference.md#findings).
+pub const SOME_NEVER_ATTEST: u64 = 100;
+/// Past this many, `EntryVolume` is a warning.
+pub const MANY_NEVER_ATTEST: u64 = 10_000;
+
 impl Without {
     /// One pass over every entry; a group's entries are counted once per namespace.
     pub fn of(model: &Model) -> Without {
@@ -119,7 +125,38 @@ pub fn findings(model: &Model, without: &Without, cx: &Context<'_>) -> Vec<Findi
             also: Vec::new(),
         });
     }
+    volume(model, without, cx, &mut out);
     out
+}
+
+/// `EntryVolume`: the run's entries, when many never attest, about the object with the
+/// most of those; under `Pool`, with what `Binding` would make.
+fn volume(model: &Model, without: &Without, cx: &Context<'_>, out: &mut Vec<Finding>) {
+    let totals = model.totals;
+    if totals.never < SOME_NEVER_ATTEST {
+        return;
+    }
+    let Some(most) = (0..model.sources.len()).rev().max_by_key(|&s| without.count[s]) else { return };
+    let fix = if totals.pool_only > 0 {
+        format!(
+            "; under selectorScope: Binding the rendered objects would make {}: set selectorScope: Binding, so that each \
+             selects only its binding's namespace and variant",
+            totals.made - totals.pool_only
+        )
+    } else {
+        "; make the objects that select these pod templates select only the pods they attest for".to_string()
+    };
+    out.push(Finding {
+        kind: Kind::EntryVolume,
+        level: if totals.never > MANY_NEVER_ATTEST { Level::Warning } else { Level::Info },
+        message: format!(
+            "SPIRE Controller Manager makes {} entries for the pod templates of the input, {} of which never attest \
+             (the SPIRE server stores them and every agent syncs them for nothing){fix}",
+            totals.made, totals.never
+        ),
+        about: source_ref(&model.sources[most], cx),
+        also: Vec::new(),
+    });
 }
 
 /// `IgnoredBySpire` for an object of the output the manager reads but skips whole, because

@@ -167,6 +167,18 @@ impl Group {
     }
 }
 
+/// How many entries the manager surely makes for the pod templates of the input.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Entries for pods an object surely selects.
+    pub made: u64,
+    /// Of them, those that never attest.
+    pub never: u64,
+    /// Of them, those a binding's object makes only under `selectorScope: Pool`: for pods
+    /// outside its binding's namespace or without its variant.
+    pub pool_only: u64,
+}
+
 /// The manager, simulated: the objects it reads and what each pod template holds.
 #[derive(Debug, Clone, Default)]
 pub struct Model {
@@ -184,6 +196,8 @@ pub struct Model {
     pub federations: Vec<(Federation, bool)>,
     /// The objects whose entries the model made once for all of them.
     pub groups: Vec<Group>,
+    /// The entries made, counted.
+    pub totals: Totals,
     /// The manager's settings the model ran with.
     pub manager: SpireManager,
     trust_domain: Option<String>,
@@ -355,16 +369,22 @@ fn simulate_with(
     // By source: its group, if any; by group: how many members each namespace holds.
     let mut group_of: Vec<Option<u32>> = vec![None; sources.len()];
     let mut groups = Vec::with_capacity(found.len());
-    let mut per_namespace: Vec<HashMap<u32, usize>> = Vec::with_capacity(found.len());
+    // By group: how many members it has, and by namespace how many stand there; each count
+    // of all members and of those with a narrow selection (a binding's object under `Pool`).
+    let mut per_namespace: Vec<(Members, HashMap<u32, Members>)> = Vec::with_capacity(found.len());
     for (g, (members, namespaces)) in found.into_iter().enumerate() {
         let namespaces: Vec<u32> =
             namespaces.iter().map(|n| index.ns_of.get(n.as_str()).copied().unwrap_or(NO_NAMESPACE)).collect();
-        let mut counts = HashMap::new();
+        let mut all = (0, 0);
+        let mut counts: HashMap<u32, (u64, u64)> = HashMap::new();
         for (&s, &ns) in members.iter().zip(&namespaces) {
             group_of[s as usize] = Some(g as u32);
-            *counts.entry(ns).or_insert(0) += 1;
+            let narrow = u64::from(sources[s as usize].narrow.is_some());
+            let here = counts.entry(ns).or_default();
+            (here.0, here.1) = (here.0 + 1, here.1 + narrow);
+            (all.0, all.1) = (all.0 + 1, all.1 + narrow);
         }
-        per_namespace.push(counts);
+        per_namespace.push((all, counts));
         groups.push(Group { members, namespaces });
     }
     // By pod: whether the manager ignores its namespace.
@@ -384,6 +404,7 @@ fn simulate_with(
     // Whether a pod holds an entry of a non-fallback object.
     let mut has_entry = vec![Answer::No; index.pods.len()];
     let mut group_done = vec![false; groups.len()];
+    let mut totals = Totals::default();
 
     for (s, source) in sources.iter().enumerate() {
         if ignored[s] {
@@ -404,9 +425,13 @@ fn simulate_with(
             let g = g as usize;
             if !std::mem::replace(&mut group_done[g], true) {
                 let cx = Shared { index: &index, seen, pod_ignored: &pod_ignored };
-                let counts = &per_namespace[g];
-                let others = |ns: u32| groups[g].members.len() - counts.get(&ns).copied().unwrap_or(0);
-                cx.made_without(&prepared, &others, g as u32, &mut held, &mut has_entry);
+                let (all, counts) = &per_namespace[g];
+                // The members outside namespace `ns`: all of them, and the narrow ones.
+                let others = |ns: u32| {
+                    let here = counts.get(&ns).copied().unwrap_or_default();
+                    (all.0 - here.0, all.1 - here.1)
+                };
+                cx.made_without(&prepared, &others, g as u32, &mut held, &mut has_entry, &mut totals);
             }
             // Its own entries: only the pods of its namespace can differ from the group's.
             let only = prepared.only_namespace().map(str::to_string).into_iter();
@@ -480,11 +505,16 @@ fn simulate_with(
                         *mark = Answer::Unknown;
                     }
                 }
+                if selected == Answer::Yes {
+                    totals.made += 1;
+                    totals.pool_only += u64::from(pool_only(source, pod));
+                }
                 if made.attests == Answer::No {
                     // An entry that never attests is said to be made only when it surely
                     // is: one the manager may not make is no entry to report.
                     if selected == Answer::Yes {
                         h.without.push(s as u32);
+                        totals.never += 1;
                     }
                     continue;
                 }
@@ -524,11 +554,28 @@ fn simulate_with(
         held,
         federations,
         groups,
+        totals,
         manager: manager.clone(),
         trust_domain: trust_domain.map(str::to_string),
         rendered,
     }
 }
+
+/// Whether `source` selects `pod` only under `selectorScope: Pool`: a binding's object, and
+/// the pod outside its binding's namespace or surely without its variant.
+fn pool_only(source: &Source, pod: &pods::Pod<'_>) -> bool {
+    let Some((namespace, variant)) = &source.narrow else { return false };
+    let label = crate::reconcile::rules::identity::VARIANT_LABEL;
+    pod.namespace != namespace
+        || match pod.label(label) {
+            Lookup::Value(v) => v != variant,
+            Lookup::Absent => true,
+            Lookup::Unknown | Lookup::Present => false,
+        }
+}
+
+/// How many members of a group: all, and those with a narrow selection.
+type Members = (u64, u64);
 
 /// What a group's shared entries are judged against.
 struct Shared<'i, 'a> {
@@ -545,17 +592,19 @@ impl Shared<'_, '_> {
     fn made_without(
         &self,
         prepared: &source::Prepared,
-        others: &dyn Fn(u32) -> usize,
+        others: &dyn Fn(u32) -> (u64, u64),
         g: u32,
         held: &mut [Held],
         has_entry: &mut [Answer],
+        totals: &mut Totals,
     ) {
         let (pod_selector, ns_selector) = (&prepared.pods, &prepared.namespaces);
         let mut ns_answers: HashMap<u32, Answer> = HashMap::new();
         for (list, known) in self.index.candidates(pod_selector, pinned(ns_selector).as_deref()) {
             for &p in list {
                 let pod = &self.index.pods[p as usize];
-                if self.pod_ignored[p as usize] || others(pod.ns) == 0 {
+                let (made, narrow) = others(pod.ns);
+                if self.pod_ignored[p as usize] || made == 0 {
                     continue;
                 }
                 let labels = |key: &str| pod.label(key);
@@ -578,6 +627,10 @@ impl Shared<'_, '_> {
                 if sure {
                     *mark = Answer::Yes;
                     held[pod.held as usize].without_groups.push((g, pod.ns));
+                    totals.made += made;
+                    totals.never += made;
+                    // A narrow member's entries here are outside its binding's namespace.
+                    totals.pool_only += narrow;
                 } else if *mark == Answer::No {
                     *mark = Answer::Unknown;
                 }

@@ -39,6 +39,9 @@ pub struct Source {
     pub static_parent: Option<String>,
     /// The X.509 and JWT SVID lifetimes it asks for, as written; `None`: the server's.
     pub ttls: [Option<String>; 2],
+    /// For a binding's object under `selectorScope: Pool`: its binding's namespace and
+    /// variant, the only pods `Binding` would have it select.
+    pub narrow: Option<(String, String)>,
 }
 
 impl Source {
@@ -172,6 +175,8 @@ impl Source {
             downstream: false,
             static_parent: None,
             ttls: [None, None],
+            narrow: (scope == SelectorScope::Pool)
+                .then(|| (out.namespace.to_string(), out.variant.to_string())),
         }
     }
 
@@ -192,6 +197,7 @@ impl Source {
             downstream: other.downstream,
             static_parent: other.static_parent.clone(),
             ttls: other.ttls.clone(),
+            narrow: None,
         }
     }
 }

@@ -75,6 +75,7 @@ fn foreign(item: usize, name: &str, template: &str, fallback: bool) -> Source {
         downstream: false,
         static_parent: None,
         ttls: [None, None],
+        narrow: None,
     }
 }
 
@@ -926,5 +927,54 @@ fn objects_made_as_a_group_give_what_they_give_one_by_one() {
             }
             assert_eq!(grouped.len(), plain.len());
         }
+    }
+}
+
+#[test]
+fn the_runs_entries_are_counted_and_many_that_never_attest_are_a_warning() {
+    // One chart in 72 namespaces, two variants: 144 objects each select all 144 templates
+    // under Pool, and attest for one. Past 10,000 entries that never attest, a warning that
+    // names Binding's figure; the groups' counts are those of the plain model.
+    let chart = |n: usize| -> (Vec<Value>, Vec<Source>) {
+        let mut items = Vec::new();
+        let mut sources = Vec::new();
+        for i in 0..n {
+            let ns = format!("tenant-{i}");
+            for variant in ["prefill", "decode"] {
+                let labels = json!({"app": "llama", "identity.kleym.sonda.red/variant": variant});
+                items.push(deployment(&ns, variant, labels, "llama"));
+                sources.push(rendered(items.len(), &ns, "llama", variant, SelectorScope::Pool));
+            }
+        }
+        (items, sources)
+    };
+    let (items, sources) = chart(72);
+    let seen = seen(&items, &[]);
+    let grouped = simulate_with(sources.clone(), &seen, &SpireManager::default(), Some(TD), true);
+    let plain = simulate_with(sources, &seen, &SpireManager::default(), Some(TD), false);
+    let want = Totals { made: 144 * 144, never: 144 * 143, pool_only: 144 * 143 };
+    assert_eq!((grouped.totals, plain.totals), (want, want));
+    assert_eq!(view(&grouped, &seen, SelectorScope::Pool), view(&plain, &seen, SelectorScope::Pool));
+    let volume = |model: &Model, seen: &Seen<'_>| {
+        let refs = |b: usize| crate::reconcile::findings::binding_ref(b, Some("tenant-0"), "llama");
+        let cx = findings::Context { seen, scope: SelectorScope::Pool, binding_refs: &refs };
+        let without = findings::Without::of(model);
+        let all = findings::findings(model, &without, &cx);
+        all.into_iter()
+            .filter(|f| f.kind == crate::reconcile::findings::Kind::EntryVolume)
+            .collect::<Vec<_>>()
+    };
+    let found = volume(&grouped, &seen);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].level, crate::reconcile::findings::Level::Warning);
+    assert!(found[0].message.contains("makes 20736 entries"), "{}", found[0].message);
+    assert!(found[0].message.contains("20592 of which never attest"), "{}", found[0].message);
+    assert!(found[0].message.contains("would make 144: set selectorScope: Binding"), "{}", found[0].message);
+    // Seven namespaces: 196 entries, 182 never attest: a note. Three: 36, 30: none.
+    for (n, level) in [(7, Some(crate::reconcile::findings::Level::Info)), (3, None)] {
+        let (items, sources) = chart(n);
+        let seen = self::seen(&items, &[]);
+        let model = simulate(sources, &seen, &SpireManager::default(), Some(TD));
+        assert_eq!(volume(&model, &seen).first().map(|f| f.level), level, "{n} namespaces");
     }
 }
