@@ -319,13 +319,18 @@ pub fn simulate(
 }
 
 /// The objects that can share a [`Group`]: by selectors, the members and each one's only
-/// namespace. Each object is parsed here and again when its entries are made, so that no
-/// parsed spec is kept.
+/// namespace. Only objects whose selectors another object also has are parsed here (and
+/// again when their entries are made, so that no parsed spec is kept).
 fn grouped(sources: &[Source], ignored: &[bool], trust_domain: Option<&str>) -> Vec<(Vec<u32>, Vec<String>)> {
+    let candidate = |s: usize| !ignored[s] && !sources[s].fallback && sources[s].static_parent.is_none();
+    let mut alike: HashMap<(&Option<Selector>, &Option<Selector>), u32> = HashMap::new();
+    for (_, source) in sources.iter().enumerate().filter(|(s, _)| candidate(*s)) {
+        *alike.entry((&source.pods, &source.namespaces)).or_insert(0) += 1;
+    }
     let mut by_selectors: HashMap<(Selector, Selector), (Vec<u32>, Vec<String>)> = HashMap::new();
     let mut order = Vec::new();
     for (s, source) in sources.iter().enumerate() {
-        if ignored[s] || source.fallback || source.static_parent.is_some() {
+        if !candidate(s) || alike[&(&source.pods, &source.namespaces)] < 2 {
             continue;
         }
         let Ok(prepared) = source::Prepared::of(source, trust_domain) else { continue };
