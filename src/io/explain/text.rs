@@ -181,7 +181,7 @@ fn may_hold_line(m: &MayHold) -> String {
     let mut line = format!("{} ({kind} {}", svid_words(&m.spiffe_id, &m.unknown), m.cluster_spiffe_id);
     if let Some(made_if) = m.made_if {
         line.push_str(", ");
-        line.push_str(crate::reconcile::spire::findings::unsure_words(made_if.into()));
+        line.push_str(crate::reconcile::spire::Unsure::from(made_if).condition());
     }
     if !m.attests_if.is_empty() {
         line.push_str(&format!(", if {} hold in the cluster", m.attests_if.join(", ")));

@@ -432,7 +432,7 @@ fn several(model: &Model, held: &Held, cx: &Context<'_>, out: &mut Vec<Finding>)
             let mut text = format!("{} (ClusterSPIFFEID {}", e.spiffe_id.text, source.name);
             if let Some(unsure) = e.unsure {
                 text.push_str(", ");
-                text.push_str(unsure_words(unsure));
+                text.push_str(unsure.condition());
             }
             if e.attests == Answer::Unknown {
                 text.push_str(&format!(", if {} hold", e.misses.join(", ")));
@@ -462,21 +462,6 @@ fn several(model: &Model, held: &Held, cx: &Context<'_>, out: &mut Vec<Finding>)
         about,
         also: giving.iter().map(|e| source_ref(&model.sources[e.source], cx)).collect(),
     });
-}
-
-/// Why an unsure entry may not be made, in words.
-pub fn unsure_words(unsure: super::Unsure) -> &'static str {
-    match unsure {
-        super::Unsure::NamespaceLabels => {
-            "if the namespace carries the labels its namespaceSelector asks for"
-        }
-        super::Unsure::PodLabels => "if the labels controllers add to the pods hold its podSelector",
-        super::Unsure::FallbackSkipped => {
-            "unless an entry above that hangs on what only the cluster knows is made"
-        }
-        super::Unsure::ParentNode => "if they run on the node its parentID names, an agent or a node alias",
-        super::Unsure::NamespaceUnset => "if the pods land in a namespace it selects: the item names none",
-    }
 }
 
 /// What the model adds to each binding's `NoMatchingWorkload`, by binding position: the pod

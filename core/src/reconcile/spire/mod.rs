@@ -33,9 +33,12 @@
 //! Cost: pod templates are indexed by label, globally and per namespace, so an object
 //! looks only at the templates of its rarest label in the namespaces its selector can
 //! pick. What is kept per (object, template) pair that never attests is the object's
-//! position alone; strings are kept only for the entries that give an SVID or may.
+//! position alone; strings are kept only for the entries that give an SVID or may. Objects
+//! that differ only in the one namespace they may attest in are made as a group
+//! ([`group`]), so one chart in N namespaces costs N + 2N records, not N x 2N.
 
 pub mod findings;
+mod group;
 mod pods;
 
 pub mod source;
@@ -45,6 +48,7 @@ use crate::config::SpireManager;
 use crate::pattern;
 use crate::reconcile::cluster::seen::{Federation, Seen};
 use crate::reconcile::cluster::selector::{Answer, Lookup, Selector};
+pub use group::{Group, NO_NAMESPACE};
 use pods::{PodIndex, pod_at};
 pub use source::{Origin, Powers, RenderedOutput, Source};
 use std::collections::{BTreeMap, HashMap};
@@ -68,6 +72,22 @@ pub enum Unsure {
     /// The item names no namespace: where it is applied (`kubectl apply -n`, an Argo CD
     /// application's destination) decides, and this is one namespace it may land in.
     NamespaceUnset,
+}
+
+impl Unsure {
+    /// What the answer hangs on, in words that fit after "may": the same in every report,
+    /// as a finding's message is.
+    pub fn condition(self) -> &'static str {
+        match self {
+            Unsure::NamespaceLabels => "if the namespace carries the labels its namespaceSelector asks for",
+            Unsure::PodLabels => "if the labels controllers add to the pods hold its podSelector",
+            Unsure::FallbackSkipped => {
+                "unless an entry above that hangs on what only the cluster knows is made"
+            }
+            Unsure::ParentNode => "if they run on the node its parentID names, an agent or a node alias",
+            Unsure::NamespaceUnset => "if the pods land in a namespace it selects: the item names none",
+        }
+    }
 }
 
 /// One entry the manager makes for a pod template's pods that gives them an SVID, or may.
@@ -140,30 +160,6 @@ impl Held {
     /// The entries that give the pods an SVID for sure, in the manager's order.
     pub fn svids(&self) -> impl Iterator<Item = &Entry> {
         self.entries.iter().filter(|e| e.is_sure())
-    }
-}
-
-/// Objects that select the same pods and whose entries differ only for the pods of one
-/// namespace each: for any other pod their entry is made and never attests (a binding's
-/// object under `selectorScope: Pool`, its `k8s:ns` selector missing the pods of every other
-/// namespace). The model makes those entries once per group, not once per object: one chart
-/// in N namespaces gives N x 2N entries, but N + 2N records.
-#[derive(Debug, Clone, Default)]
-pub struct Group {
-    /// Its objects, by position in [`Model::sources`], in order.
-    pub members: Vec<u32>,
-    /// By member: the namespace whose pods alone its entry may attest for, a position among
-    /// the model's namespaces ([`NO_NAMESPACE`] when no pod template stands there).
-    pub namespaces: Vec<u32>,
-}
-
-/// A group member's namespace where no pod template stands.
-pub const NO_NAMESPACE: u32 = u32::MAX;
-
-impl Group {
-    /// Its members that are not of namespace `ns`, in order.
-    pub fn all_but(&self, ns: u32) -> impl Iterator<Item = usize> + '_ {
-        self.members.iter().zip(&self.namespaces).filter(move |(_, n)| **n != ns).map(|(&s, _)| s as usize)
     }
 }
 
@@ -318,39 +314,6 @@ pub fn simulate(
     simulate_with(sources, seen, manager, trust_domain, true)
 }
 
-/// The objects that can share a [`Group`]: by selectors, the members and each one's only
-/// namespace. Only objects whose selectors another object also has are parsed here (and
-/// again when their entries are made, so that no parsed spec is kept).
-fn grouped(sources: &[Source], ignored: &[bool], trust_domain: Option<&str>) -> Vec<(Vec<u32>, Vec<String>)> {
-    let candidate = |s: usize| !ignored[s] && !sources[s].fallback && sources[s].static_parent.is_none();
-    let mut alike: HashMap<(&Option<Selector>, &Option<Selector>), u32> = HashMap::new();
-    for (_, source) in sources.iter().enumerate().filter(|(s, _)| candidate(*s)) {
-        *alike.entry((&source.pods, &source.namespaces)).or_insert(0) += 1;
-    }
-    let mut by_selectors: HashMap<(Selector, Selector), (Vec<u32>, Vec<String>)> = HashMap::new();
-    let mut order = Vec::new();
-    for (s, source) in sources.iter().enumerate() {
-        if !candidate(s) || alike[&(&source.pods, &source.namespaces)] < 2 {
-            continue;
-        }
-        let Ok(prepared) = source::Prepared::of(source, trust_domain) else { continue };
-        let Some(ns) = prepared.only_namespace() else { continue };
-        let ns = ns.to_string();
-        let key = (prepared.pods, prepared.namespaces);
-        let group = by_selectors.entry(key.clone()).or_default();
-        if group.0.is_empty() {
-            order.push(key);
-        }
-        group.0.push(s as u32);
-        group.1.push(ns);
-    }
-    order
-        .into_iter()
-        .filter_map(|key| by_selectors.remove(&key))
-        .filter(|(members, _)| members.len() > 1)
-        .collect()
-}
-
 /// [`simulate`], with groups made (`grouping`) or every entry made one by one.
 fn simulate_with(
     mut sources: Vec<Source>,
@@ -363,7 +326,7 @@ fn simulate_with(
     sources.sort_by(|a, b| (a.fallback, &a.name).cmp(&(b.fallback, &b.name)));
     let ignored: Vec<bool> = sources.iter().map(|s| !reads(manager, &s.class_name)).collect();
     let mut refused: Vec<Option<String>> = vec![None; sources.len()];
-    let found = if grouping { grouped(&sources, &ignored, trust_domain) } else { Vec::new() };
+    let found = if grouping { group::found(&sources, &ignored, trust_domain) } else { Vec::new() };
     let pins = !found.is_empty()
         || sources
             .iter()
@@ -371,27 +334,7 @@ fn simulate_with(
             .any(|(s, ignored)| !ignored && s.namespaces.as_ref().is_some_and(|n| pinned(n).is_some()));
     let named = named_namespaces(&sources);
     let index = PodIndex::build(seen, &named, pins);
-    // By source: its group, if any; by group: how many members each namespace holds.
-    let mut group_of: Vec<Option<u32>> = vec![None; sources.len()];
-    let mut groups = Vec::with_capacity(found.len());
-    // By group: how many members it has, and by namespace how many stand there; each count
-    // of all members and of those with a narrow selection (a binding's object under `Pool`).
-    let mut per_namespace: Vec<(Members, HashMap<u32, Members>)> = Vec::with_capacity(found.len());
-    for (g, (members, namespaces)) in found.into_iter().enumerate() {
-        let namespaces: Vec<u32> =
-            namespaces.iter().map(|n| index.ns_of.get(n.as_str()).copied().unwrap_or(NO_NAMESPACE)).collect();
-        let mut all = (0, 0);
-        let mut counts: HashMap<u32, (u64, u64)> = HashMap::new();
-        for (&s, &ns) in members.iter().zip(&namespaces) {
-            group_of[s as usize] = Some(g as u32);
-            let narrow = u64::from(sources[s as usize].narrow.is_some());
-            let here = counts.entry(ns).or_default();
-            (here.0, here.1) = (here.0 + 1, here.1 + narrow);
-            (all.0, all.1) = (all.0 + 1, all.1 + narrow);
-        }
-        per_namespace.push((all, counts));
-        groups.push(Group { members, namespaces });
-    }
+    let groups = group::Groups::index(found, &sources, &index);
     // By pod: whether the manager ignores its namespace.
     let pod_ignored: Vec<bool> =
         index.pods.iter().map(|p| pattern::ignores(&manager.ignore_namespaces, p.namespace)).collect();
@@ -408,7 +351,7 @@ fn simulate_with(
     }
     // Whether a pod holds an entry of a non-fallback object.
     let mut has_entry = vec![Answer::No; index.pods.len()];
-    let mut group_done = vec![false; groups.len()];
+    let mut group_done = vec![false; groups.list.len()];
     let mut totals = Totals::default();
 
     for (s, source) in sources.iter().enumerate() {
@@ -426,17 +369,11 @@ fn simulate_with(
         let (pod_selector, ns_selector) = (&prepared.pods, &prepared.namespaces);
         let mut pinned = pinned(ns_selector);
         let mut ns_answers: HashMap<u32, Answer> = HashMap::new();
-        if let Some(g) = group_of[s] {
+        if let Some(g) = groups.of[s] {
             let g = g as usize;
             if !std::mem::replace(&mut group_done[g], true) {
-                let cx = Shared { index: &index, seen, pod_ignored: &pod_ignored };
-                let (all, counts) = &per_namespace[g];
-                // The members outside namespace `ns`: all of them, and the narrow ones.
-                let others = |ns: u32| {
-                    let here = counts.get(&ns).copied().unwrap_or_default();
-                    (all.0 - here.0, all.1 - here.1)
-                };
-                cx.made_without(&prepared, &others, g as u32, &mut held, &mut has_entry, &mut totals);
+                let cx = group::Shared { index: &index, seen, pod_ignored: &pod_ignored };
+                cx.made_without(&prepared, &groups, g, &mut held, &mut has_entry, &mut totals);
             }
             // Its own entries: only the pods of its namespace can differ from the group's.
             let only = prepared.only_namespace().map(str::to_string).into_iter();
@@ -512,7 +449,7 @@ fn simulate_with(
                 }
                 if selected == Answer::Yes {
                     totals.made += 1;
-                    totals.pool_only += u64::from(pool_only(source, pod));
+                    totals.pool_only += u64::from(group::pool_only(source, pod));
                 }
                 if made.attests == Answer::No {
                     // An entry that never attests is said to be made only when it surely
@@ -558,89 +495,11 @@ fn simulate_with(
         refused,
         held,
         federations,
-        groups,
+        groups: groups.list,
         totals,
         manager: manager.clone(),
         trust_domain: trust_domain.map(str::to_string),
         rendered,
-    }
-}
-
-/// Whether `source` selects `pod` only under `selectorScope: Pool`: a binding's object, and
-/// the pod outside its binding's namespace or surely without its variant.
-fn pool_only(source: &Source, pod: &pods::Pod<'_>) -> bool {
-    let Some((namespace, variant)) = &source.narrow else { return false };
-    let label = crate::reconcile::rules::identity::VARIANT_LABEL;
-    pod.namespace != namespace
-        || match pod.label(label) {
-            Lookup::Value(v) => v != variant,
-            Lookup::Absent => true,
-            Lookup::Unknown | Lookup::Present => false,
-        }
-}
-
-/// How many members of a group: all, and those with a narrow selection.
-type Members = (u64, u64);
-
-/// What a group's shared entries are judged against.
-struct Shared<'i, 'a> {
-    index: &'i PodIndex<'a>,
-    seen: &'i Seen<'a>,
-    pod_ignored: &'i [bool],
-}
-
-impl Shared<'_, '_> {
-    /// The entries group `g` makes, all alike, for the pods its selectors pick in the
-    /// namespaces where `others` of its members do not stand: made, never attesting. As
-    /// for one object, a pod counts as holding an entry, and a pod surely selected lists
-    /// the group in [`Held::without_groups`].
-    fn made_without(
-        &self,
-        prepared: &source::Prepared,
-        others: &dyn Fn(u32) -> (u64, u64),
-        g: u32,
-        held: &mut [Held],
-        has_entry: &mut [Answer],
-        totals: &mut Totals,
-    ) {
-        let (pod_selector, ns_selector) = (&prepared.pods, &prepared.namespaces);
-        let mut ns_answers: HashMap<u32, Answer> = HashMap::new();
-        for (list, known) in self.index.candidates(pod_selector, pinned(ns_selector).as_deref()) {
-            for &p in list {
-                let pod = &self.index.pods[p as usize];
-                let (made, narrow) = others(pod.ns);
-                if self.pod_ignored[p as usize] || made == 0 {
-                    continue;
-                }
-                let labels = |key: &str| pod.label(key);
-                let by_pod = pod_selector.selects_but(&labels, known);
-                if by_pod == Answer::No {
-                    continue;
-                }
-                let by_namespace = if ns_selector.is_empty() {
-                    Answer::Yes
-                } else {
-                    *ns_answers.entry(pod.ns).or_insert_with(|| {
-                        namespace_selects(ns_selector, pod.namespace, self.seen.namespaces.get(pod.namespace))
-                    })
-                };
-                if by_namespace == Answer::No {
-                    continue;
-                }
-                let sure = !pod.unset && by_pod == Answer::Yes && by_namespace == Answer::Yes;
-                let mark = &mut has_entry[p as usize];
-                if sure {
-                    *mark = Answer::Yes;
-                    held[pod.held as usize].without_groups.push((g, pod.ns));
-                    totals.made += made;
-                    totals.never += made;
-                    // A narrow member's entries here are outside its binding's namespace.
-                    totals.pool_only += narrow;
-                } else if *mark == Answer::No {
-                    *mark = Answer::Unknown;
-                }
-            }
-        }
     }
 }
 
