@@ -4,9 +4,9 @@
 //! judges those pods once for the whole group and records `(group, namespace)` on their
 //! templates, instead of one record per (object, template) pair.
 
+use super::namespaces::{namespace_selects, pinned};
 use super::pods::{Pod, PodIndex};
 use super::source::{Prepared, Source};
-use super::{Held, Totals, namespace_selects, pinned};
 use crate::reconcile::cluster::seen::Seen;
 use crate::reconcile::cluster::selector::{Answer, Lookup, Selector};
 use std::collections::HashMap;
@@ -18,7 +18,7 @@ use std::collections::HashMap;
 /// in N namespaces gives N x 2N entries, but N + 2N records.
 #[derive(Debug, Clone, Default)]
 pub struct Group {
-    /// Its objects, by position in [`Model::sources`], in order.
+    /// Its objects, by position in the model's `sources`, in order.
     pub members: Vec<u32>,
     /// By member: the namespace whose pods alone its entry may attest for, a position among
     /// the model's namespaces ([`NO_NAMESPACE`] when no pod template stands there).
@@ -142,20 +142,13 @@ pub(super) struct Shared<'i, 'a> {
 
 impl Shared<'_, '_> {
     /// The entries group `g` makes, all alike, for the pods its selectors pick in the
-    /// namespaces where `others` of its members do not stand: made, never attesting. As
-    /// for one object, a pod counts as holding an entry, and a pod surely selected lists
-    /// the group in [`Held::without_groups`].
-    pub(super) fn made_without(
-        &self,
-        prepared: &Prepared,
-        groups: &Groups,
-        g: usize,
-        held: &mut [Held],
-        has_entry: &mut [Answer],
-        totals: &mut Totals,
-    ) {
+    /// namespaces where some of its members do not stand: made, never attesting. As for one
+    /// object, each such pod counts as holding an entry, and a pod surely selected lists the
+    /// group (`Held::without_groups`).
+    pub(super) fn made_without(&self, prepared: &Prepared, groups: &Groups, g: usize) -> Vec<SharedEntry> {
         let (pod_selector, ns_selector) = (&prepared.pods, &prepared.namespaces);
         let mut ns_answers: HashMap<u32, Answer> = HashMap::new();
+        let mut out = Vec::new();
         for (list, known) in self.index.candidates(pod_selector, pinned(ns_selector).as_deref()) {
             for &p in list {
                 let pod = &self.index.pods[p as usize];
@@ -179,18 +172,20 @@ impl Shared<'_, '_> {
                     continue;
                 }
                 let sure = !pod.unset && by_pod == Answer::Yes && by_namespace == Answer::Yes;
-                let mark = &mut has_entry[p as usize];
-                if sure {
-                    *mark = Answer::Yes;
-                    held[pod.held as usize].without_groups.push((g as u32, pod.ns));
-                    totals.made += made;
-                    totals.never += made;
-                    // A narrow member's entries here are outside its binding's namespace.
-                    totals.pool_only += narrow;
-                } else if *mark == Answer::No {
-                    *mark = Answer::Unknown;
-                }
+                out.push(SharedEntry { pod: p, sure, made, narrow });
             }
         }
+        out
     }
+}
+
+/// The entries a group's members make for one pod outside their namespaces, all alike.
+pub(super) struct SharedEntry {
+    /// The pod, a position in [`PodIndex::pods`].
+    pub(super) pod: u32,
+    /// Whether the members surely select it.
+    pub(super) sure: bool,
+    /// How many members make it an entry, and how many of those have a narrow selection.
+    pub(super) made: u64,
+    pub(super) narrow: u64,
 }

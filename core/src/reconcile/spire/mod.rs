@@ -39,6 +39,7 @@
 
 pub mod findings;
 mod group;
+mod namespaces;
 mod pods;
 
 pub mod source;
@@ -47,11 +48,13 @@ pub mod template;
 use crate::config::SpireManager;
 use crate::pattern;
 use crate::reconcile::cluster::seen::{Federation, Seen};
-use crate::reconcile::cluster::selector::{Answer, Lookup, Selector};
+use crate::reconcile::cluster::selector::Answer;
 pub use group::{Group, NO_NAMESPACE};
+pub use namespaces::namespace_selects;
+use namespaces::{named_namespaces, pinned};
 use pods::{PodIndex, pod_at};
 pub use source::{Origin, Powers, RenderedOutput, Source};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use template::Evaluated;
 
 /// The label every namespace carries, its name.
@@ -272,38 +275,6 @@ pub fn reads(manager: &SpireManager, class: &str) -> bool {
     }
 }
 
-/// The namespaces a selector can only select by name (`kubernetes.io/metadata.name` as a
-/// `matchLabels` label or `In` values), when it names them.
-fn pinned(selector: &Selector) -> Option<Vec<String>> {
-    if let Some((_, name)) = selector.match_labels.iter().find(|(k, _)| k == NAMESPACE_NAME_LABEL) {
-        return Some(vec![name.clone()]);
-    }
-    let e = selector.expressions.iter().find(|e| e.key == NAMESPACE_NAME_LABEL && e.operator == "In")?;
-    Some(e.values.clone())
-}
-
-/// The namespaces `sources` name: by a `namespaceSelector` that pins them, or a constant
-/// `k8s:ns:` workload selector (a binding's).
-fn named_namespaces(sources: &[Source]) -> Vec<String> {
-    let mut named = Vec::new();
-    for source in sources {
-        if let Some(names) = source.namespaces.as_ref().and_then(pinned) {
-            named.extend(names);
-        }
-        named.extend(
-            source
-                .selector_templates
-                .iter()
-                .filter_map(|s| s.strip_prefix("k8s:ns:"))
-                .filter(|n| !n.contains("{{"))
-                .map(str::to_string),
-        );
-    }
-    named.sort();
-    named.dedup();
-    named
-}
-
 /// Simulates the manager over `sources` and the pod templates of `seen`.
 pub fn simulate(
     sources: Vec<Source>,
@@ -373,7 +344,20 @@ fn simulate_with(
             let g = g as usize;
             if !std::mem::replace(&mut group_done[g], true) {
                 let cx = group::Shared { index: &index, seen, pod_ignored: &pod_ignored };
-                cx.made_without(&prepared, &groups, g, &mut held, &mut has_entry, &mut totals);
+                for shared in cx.made_without(&prepared, &groups, g) {
+                    let pod = &index.pods[shared.pod as usize];
+                    let mark = &mut has_entry[shared.pod as usize];
+                    if shared.sure {
+                        *mark = Answer::Yes;
+                        held[pod.held as usize].without_groups.push((g as u32, pod.ns));
+                        totals.made += shared.made;
+                        totals.never += shared.made;
+                        // A narrow member's entries here are outside its binding's namespace.
+                        totals.pool_only += shared.narrow;
+                    } else if *mark == Answer::No {
+                        *mark = Answer::Unknown;
+                    }
+                }
             }
             // Its own entries: only the pods of its namespace can differ from the group's.
             let only = prepared.only_namespace().map(str::to_string).into_iter();
@@ -539,21 +523,6 @@ fn push_entry(held: &mut Held, entry: Entry) {
         }
         None => held.entries.push(entry),
     }
-}
-
-/// Whether `selector` selects `namespace`, judged by its Namespace object's labels when
-/// the input holds it, else by its name label alone: any other label is unknown.
-pub fn namespace_selects(
-    selector: &Selector,
-    namespace: &str,
-    labels: Option<&BTreeMap<String, String>>,
-) -> Answer {
-    let label = |key: &str| match labels {
-        _ if key == NAMESPACE_NAME_LABEL => Lookup::Value(namespace),
-        Some(labels) => labels.get(key).map_or(Lookup::Absent, |v| Lookup::Value(v)),
-        None => Lookup::Unknown,
-    };
-    selector.selects(&label)
 }
 
 #[cfg(test)]

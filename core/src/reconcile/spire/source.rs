@@ -156,9 +156,10 @@ impl Source {
                 crate::reconcile::rules::identity::VARIANT_LABEL.to_string(),
                 out.variant.to_string(),
             ));
-            namespaces
-                .match_labels
-                .push((super::NAMESPACE_NAME_LABEL.to_string(), out.namespace.to_string()));
+            namespaces.match_labels.push((
+                crate::api::cluster_spiffe_id::NAMESPACE_NAME_LABEL.to_string(),
+                out.namespace.to_string(),
+            ));
         }
         Source {
             name: out.name.to_string(),

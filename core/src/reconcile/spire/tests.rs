@@ -7,6 +7,7 @@
 use super::*;
 use crate::api::labels::Labels;
 use crate::config::{SelectorScope, SpireManager};
+use crate::reconcile::cluster::selector::{Lookup, Selector};
 use crate::reconcile::cluster::workload::workload_of;
 use serde_json::{Value, json};
 use std::borrow::Cow;
