@@ -13,6 +13,7 @@ pub mod files;
 pub mod kptfile;
 pub mod krm;
 pub mod krm_results;
+pub mod params;
 pub mod pipeline;
 pub mod plugin;
 pub mod process;
