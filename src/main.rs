@@ -174,6 +174,7 @@ static ALLOCATOR: render_inference_identity::allocator::Allocator =
 
 fn main() -> ExitCode {
     render_inference_identity::allocator::configure();
+    io::helm_stderr::share();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // `diff` keeps 2 for "differs": its usage errors exit 1.

@@ -10,6 +10,7 @@ mod app_folder;
 pub mod diff;
 pub mod explain;
 pub mod files;
+pub mod helm_stderr;
 pub mod kptfile;
 pub mod krm;
 pub mod krm_results;
