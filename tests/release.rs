@@ -97,7 +97,7 @@ fn every_address_of_the_project_starts_from_cargo_toml_s_repository() {
         for (at, _) in text.match_indices("/render-inference-identity:") {
             let start =
                 text[..at].rfind(|c: char| c.is_whitespace() || "`\"'=".contains(c)).map_or(0, |i| i + 1);
-            let reference = &text[start..at];
+            let reference = text[start..at].trim_start_matches("oci://");
             if reference.contains('.') && !reference.starts_with("http") && !image.starts_with(reference) {
                 wrong.push(format!("{}: image {reference}/render-inference-identity", file.display()));
             }
