@@ -85,30 +85,33 @@ struct RenderArgs {
     config: ConfigArgs,
 }
 
-/// Flags override the config file; each flag also reads the variable Argo CD sets for a
-/// plugin env entry of the same name. The flags of the settings are made from the settings
-/// themselves ([`config::settings`]): one `--<flag>` (`ARGOCD_ENV_<FLAG>`) each.
+/// Flags override the config file; each flag also reads the variables Argo CD sets for a
+/// plugin env entry and a plugin parameter of the same name ([`io::params`]). The flags of the
+/// settings are made from the settings themselves ([`config::settings`]): one `--<flag>`
+/// (`ARGOCD_ENV_<FLAG>`, `PARAM_<FLAG>`) each.
 struct ConfigArgs {
     /// functionConfig file, typed or ConfigMap form; not read as a manifest.
     config: Option<PathBuf>,
-    /// Each setting given: its key, where it came from, its text.
-    settings: Vec<Override>,
+    /// Each setting given: its key, where it came from, its text; or why the variables that
+    /// give them cannot be taken.
+    settings: Result<Vec<Override>, String>,
     /// Where workloads that name no namespace land.
     namespace: Option<String>,
 }
 
 impl clap::FromArgMatches for ConfigArgs {
     fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
-        let settings = config::settings()
-            .iter()
-            .filter_map(|s| {
-                let value = matches.get_one::<String>(&s.flag)?.clone();
-                Some(Override { key: &s.key, source: format!("--{} ({})", s.flag, s.env), value })
-            })
-            .collect();
+        let given = |s: &config::Setting| {
+            let value = matches.get_one::<String>(&s.flag)?.clone();
+            let from_flag = matches.value_source(&s.flag) == Some(clap::parser::ValueSource::CommandLine);
+            Some(io::params::Given { value, from_flag })
+        };
+        // A variable that is not UTF-8 is read with its bytes replaced, so that the setting
+        // it gives fails naming it rather than being taken for unset.
+        let var = |name: &str| std::env::var_os(name).map(|v| v.to_string_lossy().into_owned());
         Ok(ConfigArgs {
             config: matches.get_one::<PathBuf>("config").cloned(),
-            settings,
+            settings: io::params::overrides(given, var),
             namespace: matches.get_one::<String>("namespace").cloned(),
         })
     }
@@ -146,22 +149,22 @@ impl Args for ConfigArgs {
 }
 
 impl RenderArgs {
-    fn into_request(self) -> render::Request {
-        render::Request { paths: self.paths, ..self.config.into_request() }
+    fn into_request(self) -> Result<render::Request, String> {
+        Ok(render::Request { paths: self.paths, ..self.config.into_request()? })
     }
 }
 
 impl ConfigArgs {
-    fn into_request(self) -> render::Request {
-        render::Request {
+    fn into_request(self) -> Result<render::Request, String> {
+        Ok(render::Request {
             paths: Vec::new(),
             config_file: self.config,
-            overrides: self.settings,
+            overrides: self.settings?,
             env: Env::from_process(),
             stdin: None,
             judge: None,
             namespace: self.namespace,
-        }
+        })
     }
 }
 
@@ -171,6 +174,7 @@ static ALLOCATOR: render_inference_identity::allocator::Allocator =
 
 fn main() -> ExitCode {
     render_inference_identity::allocator::configure();
+    io::helm_stderr::share();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // `diff` keeps 2 for "differs": its usage errors exit 1.
@@ -199,14 +203,22 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             return print(yaml::write(&crd::binding_crd()).map_err(anyhow::Error::msg)?);
         }
         (Some(Command::Render(args)), _) => {
-            let request = match with_stdin(args.into_request())? {
+            let request = match args.into_request() {
+                Ok(request) => request,
+                Err(message) => return finish(io::error_output(&message)),
+            };
+            let request = match with_stdin(request)? {
                 Ok(request) => request,
                 Err(code) => return Ok(code),
             };
             render::run(&request)
         }
         (Some(Command::Explain { args, output }), _) => {
-            let request = match with_stdin(args.into_request())? {
+            let request = match args.into_request() {
+                Ok(request) => request,
+                Err(message) => return finish(io::error_output(&message)),
+            };
+            let request = match with_stdin(request)? {
                 Ok(request) => request,
                 Err(code) => return Ok(code),
             };
@@ -216,8 +228,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if base.as_os_str() == "-" && head.as_os_str() == "-" {
                 return finish(io::error_output("diff: at most one side can be `-` (standard input)"));
             }
-            let request =
-                render::Request { paths: vec![base.clone(), head.clone()], ..config.into_request() };
+            let request = match config.into_request() {
+                Ok(request) => render::Request { paths: vec![base.clone(), head.clone()], ..request },
+                Err(message) => return finish(io::error_output(&message)),
+            };
             let request = match with_stdin(request)? {
                 Ok(request) => request,
                 // Nothing piped in, or not text: an error, never "differs".

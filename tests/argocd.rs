@@ -36,7 +36,7 @@ fn run_plugin(command: &[String], app: &Path, env: &[(&str, &str)]) -> Output {
         cmd.env_remove(var);
     }
     for (key, _) in std::env::vars() {
-        if key.starts_with("ARGOCD_") {
+        if key.starts_with("ARGOCD_") || key.starts_with("PARAM_") {
             cmd.env_remove(key);
         }
     }
@@ -279,4 +279,182 @@ fn a_kustomize_app_or_a_helm_chart_is_refused_saying_how_to_run_the_function_the
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n  namespace: serving\n",
     );
     assert_success(&generate(&folder, &env));
+}
+
+/// The static parameters the shipped plugin.yaml announces to the Application's UI.
+fn static_parameters() -> Vec<Value> {
+    let plugin = render_inference_identity::yaml::parse(&repo_file("fn-config/argocd/plugin.yaml"))
+        .expect("plugin.yaml is YAML");
+    plugin["spec"]["parameters"]["static"].as_array().expect("spec.parameters.static is a list").clone()
+}
+
+/// The variables Argo CD sets for an Application's `spec.source.plugin.parameters` of
+/// strings: `ARGOCD_APP_PARAMETERS` with all of them as JSON, and one `PARAM_<NAME>` each.
+fn parameters(given: &[(&str, &str)]) -> Vec<(String, String)> {
+    let json: Vec<Value> =
+        given.iter().map(|(name, value)| serde_json::json!({"name": name, "string": value})).collect();
+    let mut env = vec![("ARGOCD_APP_PARAMETERS".to_string(), serde_json::to_string(&json).unwrap())];
+    for (name, value) in given {
+        let escaped: String = name
+            .to_ascii_uppercase()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        env.push((format!("PARAM_{escaped}"), value.to_string()));
+    }
+    env
+}
+
+fn generate_with(app: &Path, params: &[(&str, &str)], env: &[(&str, &str)]) -> Output {
+    let params = parameters(params);
+    let mut all: Vec<(&str, &str)> = params.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    all.extend_from_slice(env);
+    generate(app, &all)
+}
+
+#[test]
+fn the_plugin_announces_the_four_settings_as_parameters_named_as_their_flags() {
+    let names: Vec<String> =
+        static_parameters().iter().map(|p| p["name"].as_str().unwrap_or_default().to_string()).collect();
+    assert_eq!(names, ["trust-domain", "class-name", "failure-policy", "workload-policy"]);
+    let flags: Vec<&str> =
+        render_inference_identity::config::settings().iter().map(|s| s.flag.as_str()).collect();
+    for name in &names {
+        assert!(flags.contains(&name.as_str()), "parameter {name} is no setting's flag: {flags:?}");
+    }
+    let trust_domain = &static_parameters()[0];
+    assert_eq!(trust_domain["required"], true, "the trust domain has no default");
+    assert!(trust_domain.get("string").is_none(), "a default trust domain would be announced but never sent");
+}
+
+#[test]
+fn plugin_parameters_set_the_settings_as_env_entries_do() {
+    let tmp = TempDir::new("argocd-params");
+    let app = app(&tmp, &[prefill()]);
+    let by_params = generate_with(
+        &app,
+        &[("trust-domain", "prod.example.org"), ("class-name", "spire-system-spire")],
+        &[("KUBE_API_VERSIONS", ALL_APIS)],
+    );
+    assert_success(&by_params);
+    let by_env = generate(
+        &app,
+        &[
+            ("ARGOCD_ENV_TRUST_DOMAIN", "prod.example.org"),
+            ("ARGOCD_ENV_CLASS_NAME", "spire-system-spire"),
+            ("KUBE_API_VERSIONS", ALL_APIS),
+        ],
+    );
+    assert_success(&by_env);
+    assert_eq!(stdout(&by_params), stdout(&by_env));
+    let docs = documents(&stdout(&by_params));
+    let id = of_kind(&docs, "ClusterSPIFFEID")[0];
+    assert_eq!(id["spec"]["className"], "spire-system-spire");
+    assert!(id["spec"]["spiffeIDTemplate"].as_str().unwrap().starts_with("spiffe://prod.example.org/"));
+
+    // A failure policy given as a parameter gates the render.
+    let orphan = app_with_orphan(&tmp);
+    let out = generate_with(
+        &orphan,
+        &[("trust-domain", "example.org"), ("failure-policy", "Fail")],
+        &[("KUBE_API_VERSIONS", ALL_APIS)],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(stderr(&out).contains("InvalidRef/TargetPoolNotFound"), "{}", describe(&out));
+}
+
+fn app_with_orphan(tmp: &TempDir) -> std::path::PathBuf {
+    let app = app(tmp, &[prefill(), binding("orphan", "missing-pool", "prefill")]);
+    let unlabelled = replace_once(
+        DEPLOYMENT_JSON,
+        "\"app\": \"llama\", \"identity.kleym.sonda.red/variant\": \"prefill\"",
+        "\"app\": \"llama\"",
+    );
+    let unlabelled = replace_once(
+        &unlabelled,
+        "\"name\": \"llama\", \"namespace\"",
+        "\"name\": \"llama-unlabelled\", \"namespace\"",
+    );
+    tmp.write("app/workload/no-variant.json", &unlabelled);
+    app
+}
+
+#[test]
+fn each_default_the_plugin_announces_is_the_function_s_own() {
+    // Argo CD shows a parameter's default but sends nothing unless the Application sets it:
+    // a default that differs from the function's would be shown and not applied. On an app
+    // with a failing binding and a pod template without its variant label, setting each
+    // announced default changes nothing, and setting another value does.
+    let tmp = TempDir::new("argocd-defaults");
+    let app = app_with_orphan(&tmp);
+    let base = [("trust-domain", "example.org")];
+    let env = [("KUBE_API_VERSIONS", ALL_APIS)];
+    let unset = generate_with(&app, &base, &env);
+    assert_success(&unset);
+    assert!(stderr(&unset).contains("WorkloadWithoutVariant"), "{}", describe(&unset));
+    for parameter in static_parameters() {
+        let Some(default) = parameter.get("string").and_then(Value::as_str) else { continue };
+        let name = parameter["name"].as_str().unwrap();
+        let set = generate_with(&app, &[base[0], (name, default)], &env);
+        assert_eq!(
+            (set.status.code(), stdout(&set), stderr(&set)),
+            (unset.status.code(), stdout(&unset), stderr(&unset)),
+            "parameter {name} set to its announced default {default:?} changed the render"
+        );
+        let other = if name == "class-name" { "spire-system-spire" } else { "Fail" };
+        let changed = generate_with(&app, &[base[0], (name, other)], &env);
+        assert_ne!(
+            (changed.status.code(), stdout(&changed)),
+            (unset.status.code(), stdout(&unset)),
+            "parameter {name} = {other:?} is not read"
+        );
+    }
+}
+
+#[test]
+fn a_parameter_and_an_env_entry_that_disagree_fail_naming_both() {
+    let tmp = TempDir::new("argocd-params-conflict");
+    let app = app(&tmp, &[prefill()]);
+    let out = generate_with(
+        &app,
+        &[("trust-domain", "prod.example.org")],
+        &[("ARGOCD_ENV_TRUST_DOMAIN", "staging.example.org"), ("KUBE_API_VERSIONS", ALL_APIS)],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert_eq!(stdout(&out), "", "Argo CD must not get a partial stream");
+    let err = stderr(&out);
+    assert!(err.contains("ARGOCD_ENV_TRUST_DOMAIN is \"staging.example.org\""), "{err}");
+    assert!(err.contains("PARAM_TRUST_DOMAIN is \"prod.example.org\""), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+
+    // The same value both ways is one setting.
+    let out = generate_with(
+        &app,
+        &[("trust-domain", "prod.example.org")],
+        &[("ARGOCD_ENV_TRUST_DOMAIN", "prod.example.org"), ("KUBE_API_VERSIONS", ALL_APIS)],
+    );
+    assert_success(&out);
+}
+
+#[test]
+fn a_misspelt_or_invalid_parameter_fails_naming_it() {
+    let tmp = TempDir::new("argocd-params-bad");
+    let app = app(&tmp, &[prefill()]);
+    let out = generate_with(
+        &app,
+        &[("trust-domain", "example.org"), ("failure-polcy", "Fail")],
+        &[("KUBE_API_VERSIONS", ALL_APIS)],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    assert!(
+        stderr(&out).contains("Argo CD parameter \"failure-polcy\" is not a setting"),
+        "{}",
+        describe(&out)
+    );
+
+    let out = generate_with(&app, &[("trust-domain", "example.org"), ("failure-policy", "fail")], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
+    let err = stderr(&out);
+    assert!(err.contains("PARAM_FAILURE_POLICY (Argo CD parameter failure-policy)"), "{err}");
+    assert!(err.contains("\"fail\" is not Report or Fail"), "{err}");
 }

@@ -95,10 +95,12 @@ fn samples(folder: &Path, out: &mut Vec<String>) {
 fn every_sample_that_sets_the_trust_domain_says_class_name() {
     let mut files = Vec::new();
     samples(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fn-config"), &mut files);
+    // Helm's plugin, at the root where `helm plugin install <git URL>` reads it.
+    files.push("plugin.yaml".to_string());
     files.sort();
-    // The config's key, Argo CD's plugin env entry, the flag.
-    let sets_trust_domain = ["trustDomain", "TRUST_DOMAIN", "--trust-domain"];
-    let sets_class_name = ["className", "CLASS_NAME", "--class-name"];
+    // The config's key, Argo CD's plugin env entry and parameter, the flag.
+    let sets_trust_domain = ["trustDomain", "TRUST_DOMAIN", "trust-domain"];
+    let sets_class_name = ["className", "CLASS_NAME", "class-name"];
     let mut setting = 0;
     for file in &files {
         let text = repo_file(file);

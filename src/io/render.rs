@@ -20,8 +20,9 @@ use crate::yaml;
 use std::path::{Path, PathBuf};
 
 /// How to set the trust domain in this mode: every way there is.
-const TRUST_DOMAIN_HINT: &str = "pass --trust-domain, set ARGOCD_ENV_TRUST_DOMAIN (a TRUST_DOMAIN entry \
-                                 of the Argo CD application's plugin env), or set trustDomain in the --config file";
+const TRUST_DOMAIN_HINT: &str = "pass --trust-domain, set the Argo CD application's plugin parameter \
+                                 trust-domain (PARAM_TRUST_DOMAIN) or plugin env entry TRUST_DOMAIN \
+                                 (ARGOCD_ENV_TRUST_DOMAIN), or set trustDomain in the --config file";
 
 /// What to render and with which configuration.
 #[derive(Debug, Default)]
@@ -32,7 +33,7 @@ pub struct Request {
     /// A functionConfig file (either form); it is not read as a manifest. Without it, the
     /// config a folder's Kptfile gives this function ([`kptfile`]) is used.
     pub config_file: Option<PathBuf>,
-    /// Settings from flags and `ARGOCD_ENV_*` variables, laid over the config file.
+    /// Settings from flags, `ARGOCD_ENV_*` and `PARAM_*` variables, laid over the config file.
     pub overrides: Vec<Override>,
     pub env: Env,
     /// Standard input, read when `paths` holds `-`.

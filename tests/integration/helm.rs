@@ -1,6 +1,9 @@
-//! Helm 4 running the function as its post-renderer plugin (fn-config/helm/, installed with
-//! `helm plugin install`) on `helm template` of a small chart: a pool and model-server
-//! Deployments, with bindings given as `--post-renderer-args`.
+//! Helm 4 running the function as its post-renderer plugin (the repository's root plugin.yaml)
+//! on `helm template` of a small chart: a pool and model-server Deployments, with bindings given
+//! as `--post-renderer-args`. The plugin is installed both ways a user installs it: from the
+//! repository's git URL at a release tag (here a `file://` repository holding what the
+//! project's holds at its root), and from the packaged archive a release publishes
+//! (`.ci/release helm-plugin`, which runs `helm plugin package`).
 
 use crate::common::*;
 use serde_json::Value;
@@ -53,17 +56,26 @@ spec:
 {{- end }}
 ";
 
-/// A temp folder with Helm's homes under `helm/`, the plugin installed from a copy of
-/// fn-config/helm/, the chart in `chart/` and bindings for each variant in `bindings.yaml`.
-fn setup(label: &str) -> TempDir {
+/// How the plugin is installed.
+#[derive(Clone, Copy, Debug)]
+enum Install {
+    /// `helm plugin install <git URL> --version v<version>`.
+    Git,
+    /// `helm plugin install <the release's .tgz>`.
+    Package,
+}
+
+/// Cargo.toml's version, which the plugin's and the tag's are.
+fn version() -> String {
+    let manifest = repo_file("Cargo.toml");
+    let line = manifest.lines().find(|l| l.starts_with("version = \"")).expect("Cargo.toml has a version");
+    line.trim_start_matches("version = \"").trim_end_matches('"').to_string()
+}
+
+/// A temp folder with Helm's homes under `helm/`, the plugin installed as `how` says, the
+/// chart in `chart/` and bindings for each variant in `bindings.yaml`.
+fn setup_with(label: &str, how: Install) -> TempDir {
     let tmp = TempDir::new(label);
-    for file in ["plugin.yaml", "post-render.sh"] {
-        let path = tmp.write(&format!("plugin/{file}"), &repo_file(&format!("fn-config/helm/{file}")));
-        if file.ends_with(".sh") {
-            use std::os::unix::fs::PermissionsExt as _;
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
-    }
     tmp.write("chart/Chart.yaml", "apiVersion: v2\nname: llama\nversion: 0.1.0\n");
     tmp.write("chart/values.yaml", "replicas: 2\n");
     tmp.write("chart/templates/pool.yaml", POOL);
@@ -76,9 +88,56 @@ fn setup(label: &str) -> TempDir {
             binding("llama-decode", "llama", "decode")
         ),
     );
-    let out = helm(&tmp, &["plugin", "install", tmp.join("plugin").to_str().unwrap()]);
+    // Neither source can carry a signature Helm checks (a git repository has none; the
+    // release's archive is attested, not PGP-signed): --verify=false, as docs/clients.md says.
+    let out = match how {
+        Install::Git => {
+            let repo = tmp.write("repo/render-inference-identity/plugin.yaml", &repo_file("plugin.yaml"));
+            let repo = repo.parent().unwrap();
+            git(repo, &["init", "-q"]);
+            git(repo, &["add", "plugin.yaml"]);
+            git(repo, &["commit", "-q", "-m", "release"]);
+            git(repo, &["tag", &format!("v{}", version())]);
+            let url = format!("file://{}", repo.display());
+            helm(
+                &tmp,
+                &["plugin", "install", &url, "--version", &format!("v{}", version()), "--verify=false"],
+            )
+        }
+        Install::Package => {
+            let archive = package(&tmp);
+            helm(&tmp, &["plugin", "install", archive.to_str().unwrap(), "--verify=false"])
+        }
+    };
     assert_success(&out);
+    let out = helm(&tmp, &["plugin", "list"]);
+    assert_success(&out);
+    assert!(stdout(&out).contains("render-inference-identity"), "{how:?}: {}", describe(&out));
     tmp
+}
+
+/// The plugin archive a release publishes, built by the release's own step into `tmp/dist/`.
+fn package(tmp: &TempDir) -> std::path::PathBuf {
+    let helm_dir = require_tool("helm").parent().unwrap().to_path_buf();
+    let mut path = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).collect::<Vec<_>>();
+    path.insert(0, helm_dir);
+    let out = Command::new("bash")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/release"))
+        .args(["helm-plugin", tmp.join("dist").to_str().unwrap()])
+        .env("PATH", std::env::join_paths(path).unwrap())
+        .output()
+        .expect("bash runs");
+    assert_success(&out);
+    let archive = std::path::PathBuf::from(stdout(&out).trim());
+    assert_eq!(
+        archive.file_name().unwrap().to_str().unwrap(),
+        format!("render-inference-identity-{}.tgz", version())
+    );
+    archive
+}
+
+fn setup(label: &str) -> TempDir {
+    setup_with(label, Install::Git)
 }
 
 /// `helm` with its homes in `tmp/helm/` and the binary under test first on PATH.
@@ -133,7 +192,32 @@ fn identity(doc: &Value) -> (String, String) {
 
 #[test]
 fn helm_template_through_the_plugin_adds_identities_and_passes_the_chart_through() {
-    let tmp = setup("helm-render");
+    for how in [Install::Git, Install::Package] {
+        renders_through_the_plugin(how);
+    }
+}
+
+#[test]
+fn the_plugin_names_its_source_and_runs_the_binary_on_linux_and_macos_without_a_linux_path() {
+    let plugin =
+        render_inference_identity::yaml::parse(&repo_file("plugin.yaml")).expect("plugin.yaml is YAML");
+    let manifest = repo_file("Cargo.toml");
+    let repository =
+        manifest.lines().find_map(|l| l.strip_prefix("repository = \"")).unwrap().trim_end_matches('"');
+    assert_eq!(plugin["sourceURL"], repository);
+    assert_eq!(plugin["version"], version());
+    let commands = plugin["runtimeConfig"]["platformCommand"].as_array().expect("platformCommand is a list");
+    let systems: Vec<&str> = commands.iter().map(|c| c["os"].as_str().unwrap_or_default()).collect();
+    assert_eq!(systems, ["linux", "darwin"]);
+    for command in commands {
+        assert_eq!(command["command"], "render-inference-identity", "{command}");
+        assert_eq!(command["args"], serde_json::json!(["render", "-"]), "{command}");
+    }
+    assert!(!repo_file("plugin.yaml").contains("/proc"), "plugin.yaml names a Linux-only path");
+}
+
+fn renders_through_the_plugin(how: Install) {
+    let tmp = setup_with("helm-render", how);
     let bindings = tmp.join("bindings.yaml");
     let out = template(&tmp, &[bindings.to_str().unwrap(), "--trust-domain=prod.example.org"]);
     assert_success(&out);

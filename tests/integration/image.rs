@@ -67,8 +67,8 @@ fn image() -> &'static str {
     BUILT.get_or_init(|| {
         let tag = tag();
         let tmp = TempDir::new("image-build");
-        for file in ["passwd", "group"] {
-            tmp.write(&format!("context/image/{file}"), &repo_file(&format!("image/{file}")));
+        for file in ["image/passwd", "image/group", "fn-config/argocd/plugin.yaml"] {
+            tmp.write(&format!("context/{file}"), &repo_file(file));
         }
         std::fs::create_dir_all(tmp.join("build")).unwrap();
         std::fs::copy(static_binary(), tmp.join("build/render-inference-identity")).expect("copy the binary");
@@ -99,6 +99,54 @@ fn the_image_binary_is_statically_linked() {
     let out = Command::new("ldd").arg(static_binary()).output().expect("ldd starts");
     let text = format!("{}{}", stdout(&out), stderr(&out));
     assert!(text.contains("not a dynamic executable") || text.contains("statically linked"), "{text}");
+}
+
+/// `[package]`'s `key = "value"` line of Cargo.toml.
+fn package_field(key: &str) -> String {
+    let manifest = repo_file("Cargo.toml");
+    let prefix = format!("{key} = \"");
+    let line = manifest
+        .lines()
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("Cargo.toml has no {key}"));
+    line[prefix.len()..line.len() - 1].to_string()
+}
+
+#[test]
+fn the_image_carries_oci_labels_from_cargo_toml() {
+    let image = image();
+    let out = podman(&["image", "inspect", "--format", "{{json .Labels}}", image]);
+    assert_success(&out);
+    let labels: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("labels are JSON");
+    let label = |name: &str| {
+        labels[format!("org.opencontainers.image.{name}")].as_str().unwrap_or_default().to_string()
+    };
+    assert_eq!(label("title"), package_field("name"));
+    assert_eq!(label("version"), package_field("version"));
+    assert_eq!(label("description"), package_field("description"));
+    assert_eq!(label("licenses"), package_field("license"));
+    assert_eq!(label("source"), package_field("repository"));
+    assert!(label("documentation").starts_with(&package_field("repository")), "{labels}");
+}
+
+#[test]
+fn the_image_carries_the_argo_cd_plugin_definition_where_the_sidecar_reads_it() {
+    const PATH: &str = "/home/argocd/cmp-server/config/plugin.yaml";
+    let image = image();
+    let tmp = TempDir::new("image-plugin-yaml");
+    let name = format!("rii-plugin-yaml-{}", std::process::id());
+    assert_success(&podman(&["create", "--name", &name, image]));
+    let copied = podman(&["cp", &format!("{name}:{PATH}"), tmp.join("plugin.yaml").to_str().unwrap()]);
+    let _ = podman(&["rm", &name]);
+    assert_success(&copied);
+    assert_eq!(read(&tmp.join("plugin.yaml")), repo_file("fn-config/argocd/plugin.yaml"));
+    // The sidecar runs as uid 999: the file must be readable to it (discover reads it and
+    // finds no binding there; an unreadable file fails it).
+    let entrypoint = format!(r#"["render-inference-identity","discover","{PATH}"]"#);
+    let out =
+        podman(&["run", "--rm", "--network", "none", "--user", "999", "--entrypoint", &entrypoint, image]);
+    assert_success(&out);
+    assert_eq!(stdout(&out), "", "{}", describe(&out));
 }
 
 #[test]

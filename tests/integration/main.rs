@@ -16,6 +16,7 @@ mod image;
 mod kpt;
 mod kustomize;
 mod pre_commit;
+mod release;
 mod review_docs;
 mod sarif;
 mod terminal;

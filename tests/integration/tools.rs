@@ -31,7 +31,8 @@ fn the_ci_check_and_the_tests_name_a_missing_tool_alike() {
             "runc",
             "helm",
             "kubectl-1.35",
-            "actionlint"
+            "actionlint",
+            "cargo-cyclonedx"
         ]
     );
     let empty = TempDir::new("tools-empty-path");

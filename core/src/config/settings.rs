@@ -20,6 +20,10 @@ pub struct Setting {
     pub flag: String,
     /// `ARGOCD_ENV_TRUST_DOMAIN`: what Argo CD sets for a plugin env entry `TRUST_DOMAIN`.
     pub env: String,
+    /// `PARAM_TRUST_DOMAIN`: what Argo CD sets for a plugin parameter named as the flag
+    /// (`trust-domain`), its name upper-cased with every other character than a letter, digit
+    /// or `_` made `_`.
+    pub param: String,
 }
 
 /// How a setting's text reads.
@@ -83,7 +87,8 @@ fn collect(root: &Value, node: &Value, prefix: &str, out: &mut Vec<Setting>) {
         };
         let flag = kebab(&key.replacen("spireControllerManager.", "spire.", 1));
         let env = format!("ARGOCD_ENV_{}", flag.to_ascii_uppercase().replace('-', "_"));
-        out.push(Setting { key, form, description: description.to_string(), flag, env });
+        let param = format!("PARAM_{}", flag.to_ascii_uppercase().replace('-', "_"));
+        out.push(Setting { key, form, description: description.to_string(), flag, env, param });
     }
 }
 
@@ -211,6 +216,9 @@ mod tests {
                 ),
             ]
         );
+        for s in settings() {
+            assert_eq!(s.param, s.env.replacen("ARGOCD_ENV_", "PARAM_", 1), "{}", s.key);
+        }
         let form = |key: &str| settings().iter().find(|s| s.key == key).unwrap().form.clone();
         assert_eq!(
             form("workloadPolicy"),
