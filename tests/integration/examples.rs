@@ -1,10 +1,14 @@
-//! The kpt packages of examples/ rendered by the real kpt as their READMEs say: each file of a
-//! package's `.expected/` is what the render leaves at that path, every other file stays as
-//! shipped, and a second render changes nothing. `UPDATE_GOLDEN=1` rewrites `.expected/`.
+//! The kpt packages of examples/, in the kpt functions catalog's layout and run the way kpt's
+//! own end-to-end runner (`pkg/test/runner` in kptdev/kpt) runs a catalog example: the package,
+//! `.expected/` included, copied and committed to a fresh git repository; `kpt fn render` run
+//! (twice, unless `.expected/config.yaml` says `notIdempotent`), and after each run the exit
+//! code equal to its `exitCode` and `git diff` of the first commit against everything the
+//! render left, trimmed, equal to `.expected/diff.patch`. The function runs from PATH, as the
+//! Kptfile's `exec:` names it. `UPDATE_GOLDEN=1` rewrites `diff.patch`.
 
 use crate::common::*;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 const EXPECTED: &str = ".expected";
 
@@ -19,86 +23,89 @@ fn examples() -> Vec<PathBuf> {
     found
 }
 
-fn render(package: &Path) -> Output {
-    let mut cmd = Command::new(require_tool("kpt"));
-    cmd.args(["fn", "render", "--allow-exec"]).arg(package);
-    for var in AMBIENT_VARS {
-        cmd.env_remove(var);
-    }
-    cmd.output().expect("kpt starts")
+/// `.expected/config.yaml`, as the runner reads it: the test type (`eval` by default), the
+/// exit code (0) and whether a second run is skipped.
+struct Config {
+    test_type: String,
+    exit_code: i32,
+    not_idempotent: bool,
 }
 
-/// A copy of `example` (without `.expected/`) in `tmp`, its Kptfile running the binary
-/// under test.
-fn copy(example: &Path, tmp: &TempDir) -> PathBuf {
-    let name = example.file_name().unwrap().to_str().unwrap();
-    for (path, bytes) in snapshot(example) {
-        if path.starts_with(EXPECTED) {
-            continue;
-        }
-        let mut text = String::from_utf8(bytes).expect("example files are text");
-        if path == Path::new("Kptfile") {
-            text = replace_once(&text, "exec: render-inference-identity", &format!("exec: {BIN}"));
-        }
-        tmp.write(&format!("{name}/{}", path.display()), &text);
+fn config(example: &Path) -> Config {
+    let path = example.join(EXPECTED).join("config.yaml");
+    let value = render_inference_identity::yaml::parse(&read(&path))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Config {
+        test_type: value["testType"].as_str().unwrap_or("eval").to_string(),
+        exit_code: value["exitCode"].as_i64().unwrap_or(0) as i32,
+        not_idempotent: value["notIdempotent"].as_bool().unwrap_or(false),
     }
-    tmp.join(name)
+}
+
+fn git_as_the_runner(repo: &Path, args: &[&str]) -> String {
+    let out = Command::new(require_tool("git"))
+        .current_dir(repo)
+        .args(["-c", "user.name=none", "-c", "user.email=none", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .env("GIT_DIFF_OPTS", "")
+        .output()
+        .expect("git runs");
+    assert_success(&out);
+    stdout(&out)
+}
+
+/// `git diff` of `first` against all the package holds now, as the runner reads it.
+fn actual_diff(package: &Path, first: &str) -> String {
+    git_as_the_runner(package, &["add", "--all"]);
+    git_as_the_runner(package, &["commit", "-q", "-m", "second", "--allow-empty"]);
+    git_as_the_runner(package, &["diff", first, "HEAD"]).trim().to_string()
 }
 
 #[test]
-fn every_example_renders_to_its_expected_result_and_a_second_render_changes_nothing() {
+fn every_example_renders_as_the_kpt_catalogs_runner_checks_it() {
     let examples = examples();
     assert!(!examples.is_empty(), "no kpt package under examples/");
     for example in examples {
+        let name = example.file_name().unwrap().to_str().unwrap().to_string();
+        let config = config(&example);
+        assert_eq!(config.test_type, "render", "{name}: the examples are kpt fn render packages");
         let tmp = TempDir::new("examples");
-        let package = copy(&example, &tmp);
-        let shipped = snapshot(&package);
-        let out = render(&package);
-        assert_success(&out);
-        let mut rendered = snapshot(&package);
-        rendered.remove(Path::new("Kptfile"));
-
-        let changed: Vec<(PathBuf, Vec<u8>)> = rendered
-            .iter()
-            .filter(|(path, bytes)| shipped.get(*path) != Some(bytes))
-            .map(|(p, b)| (p.clone(), b.clone()))
-            .collect();
-        let expected_dir = example.join(EXPECTED);
-        if std::env::var_os("UPDATE_GOLDEN").is_some() {
-            let _ = std::fs::remove_dir_all(&expected_dir);
-            for (path, bytes) in &changed {
-                write(&expected_dir.join(path), std::str::from_utf8(bytes).expect("text"));
-            }
+        for (path, bytes) in snapshot(&example) {
+            let text = String::from_utf8(bytes).expect("example files are text");
+            tmp.write(&format!("{name}/{}", path.display()), &text);
         }
-        let expected = snapshot(&expected_dir);
-        assert!(!expected.is_empty(), "{}: no {EXPECTED}/ (UPDATE_GOLDEN=1 writes it)", example.display());
-        assert_eq!(
-            changed.into_iter().collect::<std::collections::BTreeMap<_, _>>(),
-            expected,
-            "{}: the render differs from {EXPECTED}/ (UPDATE_GOLDEN=1 rewrites it; review the diff)",
-            example.display()
-        );
-        for (path, bytes) in &shipped {
-            if path != Path::new("Kptfile") && !expected.contains_key(path) {
-                assert_eq!(
-                    rendered.get(path),
-                    Some(bytes),
-                    "{}: {} changed",
-                    example.display(),
-                    path.display()
-                );
+        let package = tmp.join(&name);
+        git_as_the_runner(&package, &["init", "-q"]);
+        git_as_the_runner(&package, &["add", "--all"]);
+        git_as_the_runner(&package, &["commit", "-q", "-m", "first", "--allow-empty"]);
+        let first = git_as_the_runner(&package, &["log", "-n", "1", "--pretty=format:%h"]);
+        let expected_patch = example.join(EXPECTED).join("diff.patch");
+        let runs = if config.not_idempotent { 1 } else { 2 };
+        for run in 1..=runs {
+            let mut cmd = Command::new(require_tool("kpt"));
+            cmd.args(["fn", "render", "--allow-exec"]).arg(&package).env("PATH", path_with_bin_dir());
+            for var in AMBIENT_VARS {
+                cmd.env_remove(var);
             }
+            let out = cmd.output().expect("kpt starts");
+            assert_eq!(
+                out.status.code(),
+                Some(config.exit_code),
+                "{name}, run {run}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let diff = actual_diff(&package, &first);
+            if std::env::var_os("UPDATE_GOLDEN").is_some() && run == 1 {
+                write(&expected_patch, &format!("{diff}\n"));
+            }
+            let expected = read(&expected_patch);
+            assert_eq!(
+                diff,
+                expected.trim(),
+                "{name}, run {run}: the render differs from {EXPECTED}/diff.patch (UPDATE_GOLDEN=1 rewrites it; \
+                 review the diff)"
+            );
         }
-
-        let before = snapshot(&package);
-        let out = render(&package);
-        assert_success(&out);
-        assert_eq!(
-            snapshot(&package),
-            before,
-            "{}: the second render changed the package",
-            example.display()
-        );
     }
 }
 
@@ -107,9 +114,12 @@ fn every_example_has_a_readme_that_names_its_command_and_expected_result() {
     for example in examples() {
         let readme = read(&example.join("README.md"));
         assert!(readme.contains("kpt fn render --allow-exec"), "{}:\n{readme}", example.display());
-        for path in snapshot(&example.join(EXPECTED)).keys() {
-            let name = path.display().to_string();
-            assert!(readme.contains(&name), "{}: README does not name {name}", example.display());
+        assert!(readme.contains(".expected/diff.patch"), "{}: README does not name it", example.display());
+        // Every file the render adds is named, so a reader knows what to look for.
+        let patch = read(&example.join(EXPECTED).join("diff.patch"));
+        for added in patch.lines().filter_map(|l| l.strip_prefix("+++ b/")) {
+            let file = Path::new(added).file_name().unwrap().to_str().unwrap();
+            assert!(readme.contains(file), "{}: README does not name {added}", example.display());
         }
     }
 }
