@@ -71,3 +71,49 @@ fn the_explain_hook_gates_a_change_that_makes_a_binding_fail() {
     assert!(stdout(&bad).contains("Failed"), "{}", describe(&bad));
     assert!(stdout(&bad).contains("not ready: TargetPoolNotFound"), "{}", describe(&bad));
 }
+
+/// The `rust` hook as pre-commit builds it: `cargo install --path .` without `--locked`, so
+/// with the newest versions its requirements allow, not the lock file's. The crates whose
+/// text the writer copies are pinned with `=` in Cargo.toml (docs/review.md#pre-commit), so
+/// that build must print what the locked build prints, byte for byte.
+#[test]
+fn the_rust_hook_built_by_pre_commit_prints_what_the_locked_build_prints() {
+    let scratch = TempDir::new("pre-commit-rust");
+    let repo = scratch.join("repo");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/prefill-decode");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    for (path, bytes) in snapshot(&example) {
+        let to = repo.join(&path);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::write(to, bytes).unwrap();
+    }
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "example"]);
+    let out = Command::new(require_tool("pre-commit"))
+        .current_dir(&repo)
+        .args([
+            "try-repo",
+            env!("CARGO_MANIFEST_DIR"),
+            "render-inference-identity-explain",
+            "--all-files",
+            "--verbose",
+        ])
+        .env("PRE_COMMIT_HOME", scratch.join("pre-commit-home"))
+        .output()
+        .expect("pre-commit runs");
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&out));
+    let locked = Command::new(BIN)
+        .current_dir(&repo)
+        .args(["explain", "--failure-policy", "Fail"])
+        .output()
+        .expect("the binary runs");
+    assert_success(&locked);
+    let report = stdout(&locked);
+    assert!(report.contains("kleym-serving-llama-prefill-pool-ec7eebba"), "{report}");
+    assert!(
+        stdout(&out).contains(report.trim_end()),
+        "pre-commit's build printed otherwise:\n{}",
+        describe(&out)
+    );
+}

@@ -3,8 +3,10 @@
 //! ([`crate::io::explain::annotations`]), then what grants: each workload that gains an SVID,
 //! may gain one or gains power, and each SPIRE object that grants, at its line in HEAD.
 
+use super::changes::Diff;
+use super::reach::WorkloadChange;
 use super::spire_objects::SpireObjectChange;
-use super::{Diff, WorkloadChange, findings, words};
+use super::{findings, words};
 use crate::api::cluster_spiffe_id::STATIC_ENTRY_KIND;
 use crate::config::FailurePolicy;
 use crate::io::explain::Report;

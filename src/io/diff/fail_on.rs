@@ -1,7 +1,7 @@
 //! The exit status of `diff` and `--fail-on`: 2 when the sides differ in what the flag asks
 //! about, 0 otherwise.
 
-use super::Diff;
+use super::changes::Diff;
 
 /// When the diff exits 2: `--fail-on`'s values, lowercased.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

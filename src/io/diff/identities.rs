@@ -115,7 +115,7 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<IdentityChange> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::compare;
+    use super::super::changes::compare;
     use super::super::testing::{binding, report};
     use super::super::text::text;
     use super::super::words::identity_line;

@@ -1,7 +1,7 @@
 //! `diff -o markdown`: the diff as a pull request comment, tables under GitHub's comment
 //! limit; when the rows do not all fit, what grants is kept first.
 
-use super::Diff;
+use super::changes::Diff;
 use super::words::{count, identity_line, qualified, severity, summary, workload_name};
 
 /// Most characters of the markdown: under GitHub's 65,536-character limit of a comment,
@@ -155,7 +155,7 @@ pub(super) fn markdown(diff: &Diff, limit: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::compare;
+    use super::super::changes::compare;
     use super::super::testing::{binding, report};
     use super::*;
     use serde_json::{Value, json};
@@ -174,7 +174,7 @@ mod tests {
     /// Rows of each section and rank, each rank's rows longer than the rank's before: 20
     /// identities added and 20 removed, 20 pod templates that gain an SVID and 20 that lose
     /// one, 20 new findings.
-    fn ranked_diff() -> super::super::Diff {
+    fn ranked_diff() -> crate::io::diff::changes::Diff {
         let (mut before, mut after, mut lost, mut gained) = (vec![], vec![], vec![], vec![]);
         let template = |name: String, id: String| {
             json!({"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "ns", "name": name,

@@ -7,6 +7,7 @@
 //! (a pull request comment), JSON, or HEAD's new failures, findings and grants as annotations
 //! (`annotate.rs`); the exit status says whether the sides differ (`fail_on.rs`).
 mod annotate;
+mod changes;
 mod fail_on;
 mod findings;
 mod identities;
@@ -21,6 +22,7 @@ mod testing;
 mod text;
 mod words;
 
+pub use changes::Diff;
 pub use fail_on::{DIFFERS, FailOn};
 pub use findings::FindingChanges;
 pub use identities::{Identity, IdentityChange};
@@ -29,10 +31,9 @@ pub use markdown::MARKDOWN_LIMIT;
 pub use reach::WorkloadChange;
 pub use spire_objects::SpireObjectChange;
 
-use super::explain::{self, Report};
+use super::explain;
 use super::process::{RunOutput, error_output};
 use super::render::Request;
-use serde::Serialize;
 use std::path::Path;
 
 /// The output formats: `-o`'s values, lowercased.
@@ -45,20 +46,6 @@ pub enum Output {
     Sarif,
     /// The same as GitHub Actions workflow commands ([`explain::github`]).
     Github,
-}
-
-/// What a diff found.
-#[derive(Serialize, Debug, Default)]
-pub struct Diff {
-    /// The SPIRE Controller Manager HEAD's config describes, when it is not BASE's: HEAD is
-    /// judged by BASE's all the same.
-    pub manager: Option<ManagerChange>,
-    pub identities: Vec<IdentityChange>,
-    /// SPIRE Controller Manager's other objects: static entries, federated trust domains.
-    #[serde(rename = "spireObjects")]
-    pub spire_objects: Vec<SpireObjectChange>,
-    pub workloads: Vec<WorkloadChange>,
-    pub findings: FindingChanges,
 }
 
 /// Compares two sides; `request` holds the configuration and standard input, its paths
@@ -101,7 +88,7 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
             super::files::quote(head)
         ));
     }
-    let diff = Diff { manager, ..compare(&before.report, &after.report) };
+    let diff = Diff { manager, ..changes::compare(&before.report, &after.report) };
     let stdout = match output {
         Output::Text => text::text(&diff),
         Output::Markdown => markdown::markdown(&diff, MARKDOWN_LIMIT),
@@ -123,27 +110,4 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
         }
     };
     RunOutput { stdout, stderr: String::new(), exit_code: fail_on::exit_code(&diff, fail_on) }
-}
-
-/// The changes from `before` to `after`.
-fn compare(before: &Report, after: &Report) -> Diff {
-    Diff {
-        manager: None,
-        identities: identities::compare(before, after),
-        spire_objects: spire_objects::compare(before, after),
-        workloads: reach::compare(before, after),
-        findings: findings::compare(before, after),
-    }
-}
-
-impl Diff {
-    /// Whether the change grants: a workload gains an SVID or may gain one, or power over
-    /// one; an identity is added or widened; a static entry or federation is added or grants
-    /// more.
-    pub fn grants(&self) -> bool {
-        self.manager.is_some()
-            || self.workloads.iter().any(WorkloadChange::grants)
-            || self.identities.iter().any(IdentityChange::grants)
-            || self.spire_objects.iter().any(SpireObjectChange::grants)
-    }
 }

@@ -199,7 +199,7 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::compare;
+    use super::super::changes::compare;
     use super::super::testing::{held, report};
     use serde_json::json;
 

@@ -1,7 +1,7 @@
 //! `diff -o text`: the summary line, then the identity, workload and finding changes, for a
 //! terminal.
 
-use super::Diff;
+use super::changes::Diff;
 use super::words::{finding_line, identity_line, power_line, qualified, summary, workload_name};
 
 /// The diff as text for a terminal.

@@ -1,7 +1,9 @@
 //! How the text and the markdown of a diff word it: the summary line, an identity's change
 //! as short phrases, a workload's and a finding's line.
 
-use super::{Diff, Identity, IdentityChange, WorkloadChange};
+use super::changes::Diff;
+use super::identities::{Identity, IdentityChange};
+use super::reach::WorkloadChange;
 use crate::io::explain::{FindingReport, LabelSelector};
 use crate::io::wording;
 
@@ -152,7 +154,7 @@ pub(super) fn summary(diff: &Diff) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::compare;
+    use super::super::changes::compare;
     use super::super::testing::{binding, report};
     use super::identity_line;
     use serde_json::json;

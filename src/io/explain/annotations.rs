@@ -1,7 +1,7 @@
 //! What `-o sarif` and `-o github` show of a report, shared by `explain` and `diff`: the
 //! failing bindings and the findings as annotations, each at the file and line where the
-//! item at fault starts, with a fingerprint that holds when the item moves. [`super::sarif`]
-//! and [`super::github`] write them.
+//! item at fault starts, with a fingerprint that holds when the item moves. `sarif.rs`
+//! and `github.rs` write them.
 
 use super::report::{At, BindingReport, FindingReport, Report};
 use crate::config::FailurePolicy;

@@ -24,7 +24,6 @@ use super::process::{RunOutput, error_output};
 use super::render::{Files, Request};
 use super::wording;
 use crate::config::{Config, FailurePolicy};
-use crate::reconcile::findings::Kind;
 
 /// The output formats: `-o`'s values, lowercased.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -63,7 +62,7 @@ pub fn run(request: &Request, format: Format) -> RunOutput {
             // under workloadPolicy: Fail so does a warning finding.
             // The input explain reads is what gets applied: a stale output in it ships an
             // identity no binding renders any more, a failure of the same weight.
-            let failing = report.bindings.iter().any(|b| !b.ready) || stale(&report) > 0;
+            let failing = report.bindings.iter().any(|b| !b.ready) || report.stale() > 0;
             let exit_code = i32::from(
                 report.findings.iter().any(|f| f.severity == FindingSeverity::Error)
                     || (failing && failure_policy == FailurePolicy::Fail),
@@ -77,9 +76,4 @@ pub fn run(request: &Request, format: Format) -> RunOutput {
             RunOutput { stdout, stderr: String::new(), exit_code }
         }
     }
-}
-
-/// How many managed outputs of the input are stale.
-fn stale(report: &Report) -> usize {
-    report.findings.iter().filter(|f| f.kind() == Some(Kind::StaleOutput)).count()
 }

@@ -425,6 +425,11 @@ fn required<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Opti
 }
 
 impl Report {
+    /// How many managed outputs of the input are stale.
+    pub fn stale(&self) -> usize {
+        self.findings.iter().filter(|f| f.kind() == Some(Kind::StaleOutput)).count()
+    }
+
     /// The document as `-o json` prints it.
     pub fn json(&self) -> String {
         let mut json = serde_json::to_string_pretty(self).expect("a report serializes");

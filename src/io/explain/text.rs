@@ -10,7 +10,7 @@ pub(super) fn text(report: &Report) -> String {
         format!("Config: {}\n", report.config.as_deref().unwrap_or("none (flags and variables only)"));
     let ready = report.bindings.iter().filter(|b| b.ready).count();
     let reaching = report.bindings.iter().filter(|b| !b.workloads.is_empty()).count();
-    let stale = match super::stale(report) {
+    let stale = match report.stale() {
         0 => String::new(),
         n => format!("; {n} stale output(s) in the input (StaleOutput below)"),
     };

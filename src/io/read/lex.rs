@@ -5,7 +5,7 @@
 //! scalars, other flow collections, anchors, tags, escapes, scalars over several lines,
 //! tabs, document markers, ...) it gives `None` and the parser reads the
 //! text. It never gives events for text the parser refuses: every shape it is unsure of is
-//! left to the parser. [`super::check::events`] holds it to the parser on any text.
+//! left to the parser. `check::events` holds it to the parser on any text.
 //!
 //! Markers carry byte offsets, lines and columns as the parser's do, where the walker reads
 //! a place: where a node or key starts, where a scalar or flow collection ends, the column
