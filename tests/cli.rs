@@ -830,6 +830,36 @@ fn the_readmes_first_commands_run_on_the_shipped_example() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
 
+#[test]
+fn the_kserve_example_binds_the_pods_kserve_will_make() {
+    // examples/kserve-prefill-decode holds a KServe LLMInferenceService and no pool or pod: each
+    // binding resolves to the pool KServe will create and reaches its own derived model server.
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/kserve-prefill-decode");
+    let out = run(&["explain", example, "--trust-domain", "example.org"], b"", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    assert!(
+        report.contains("Bindings: 2, 2 ready, 0 failing, 2 reaching pod templates of the input"),
+        "{report}"
+    );
+    for (variant, account) in [("decode", "qwen-pd-kserve"), ("prefill", "qwen-pd-prefill")] {
+        let id = format!(
+            "spiffe://example.org/ns/serving/sa/{account}/inference/pool/qwen-pd-inference-pool/variant/{variant}"
+        );
+        let held = format!("LLMInferenceService serving/qwen-pd ({variant})\n  SVIDs            {id}\n");
+        assert!(report.contains(&held), "{variant}: {report}");
+    }
+    let rendered = run(&["render", example, "--trust-domain", "example.org"], b"", &[]);
+    assert_eq!(rendered.status.code(), Some(0), "{}", text(&rendered.stderr));
+    let stream = text(&rendered.stdout);
+    assert_eq!(stream.matches("kind: ClusterSPIFFEID").count(), 2, "{stream}");
+    assert!(
+        stream.contains("the one KServe creates at run time for LLMInferenceService serving/qwen-pd"),
+        "{stream}"
+    );
+    assert!(!stream.contains("kind: InferencePool"), "a derived pool is never written out");
+}
+
 /// A workload that names no namespace lands where the Argo CD application's destination
 /// (`ARGOCD_APP_NAMESPACE`) puts it: away from the binding's namespace it grants nothing,
 /// and a name that is no namespace is refused naming the variable.

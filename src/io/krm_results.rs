@@ -105,7 +105,8 @@ pub fn of(outcome: &Outcome, hint: &str) -> Vec<KrmResult> {
         let about = &finding.about;
         let mut result = KrmResult::new(outcome.severity(finding), wording::finding(finding));
         result.resource_ref = Some(resource_ref(about));
-        if let Some(path) = about.path.as_deref().filter(|p| !p.is_empty()) {
+        // A role in place of a path (KServe's derived templates, `(decode)`) is no field.
+        if let Some(path) = about.path.as_deref().filter(|p| !p.is_empty() && !p.starts_with('(')) {
             result = result.with_field(path);
         }
         result.file = items.get(&about.item).and_then(|item| {

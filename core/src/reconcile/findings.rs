@@ -27,6 +27,7 @@ pub enum Kind {
     IgnoredBySpire,
     IssuedOutsideBinding,
     EntryVolume,
+    KServeUnknown,
 }
 
 impl Kind {
@@ -59,6 +60,9 @@ impl Kind {
             }
             Kind::IgnoredBySpire => {
                 "SPIRE Controller Manager would ignore an output (class, ignored namespace)."
+            }
+            Kind::KServeUnknown => {
+                "What a KServe LLMInferenceService makes that the build cannot know or must say: a preset it lacks, a custom pool selector, a field only KServe evaluates."
             }
             Kind::IssuedOutsideBinding => {
                 "A ClusterStaticEntry issues a binding's SPIFFE ID, or one in its namespace's path; a ClusterFederatedTrustDomain trusts a foreign bundle for a binding's trust domain."
@@ -107,6 +111,8 @@ impl Ref {
             None => self.name.clone(),
         };
         match self.path.as_deref() {
+            // A role in place of a path, as KServe's derived templates have: `(decode)`.
+            Some(path) if path.starts_with('(') => format!("{} {name} {path}", self.kind),
             Some(path) if !path.is_empty() => format!("{} {name} ({path})", self.kind),
             _ => format!("{} {name}", self.kind),
         }
@@ -128,11 +134,14 @@ impl Finding {
     /// The severity of its result. `workloadPolicy` governs the workload findings: under
     /// `Fail` their warnings are errors, and the run exits 1. `StaleOutput` is about the
     /// function's own outputs, which every writing mode replaces or removes itself, and
-    /// `NotABinding` about an input object, not a workload: both stay warnings.
+    /// `NotABinding` and `KServeUnknown` about an input object, not a workload: they stay
+    /// warnings.
     pub fn severity(&self, policy: WorkloadPolicy) -> Severity {
         match (self.kind, self.level, policy) {
             (_, Level::Info, _) => Severity::Info,
-            (Kind::StaleOutput | Kind::NotABinding, Level::Warning, _) => Severity::Warning,
+            (Kind::StaleOutput | Kind::NotABinding | Kind::KServeUnknown, Level::Warning, _) => {
+                Severity::Warning
+            }
             (_, Level::Warning, WorkloadPolicy::Fail) => Severity::Error,
             (_, Level::Warning, _) => Severity::Warning,
         }

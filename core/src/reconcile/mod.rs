@@ -76,6 +76,9 @@ impl Plan {
         let mut near_bindings = near_binding::findings(
             items.iter().enumerate().filter_map(|(i, item)| Some((i, item.near_binding()?))),
         );
+        let values: Vec<_> = input::values(&items).collect();
+        let mut kserve: Vec<findings::Finding> =
+            cluster::kserve::derive_all(&values).iter().flat_map(|(i, d)| d.findings(*i)).collect();
         let severity = match config.failure_policy {
             FailurePolicy::Report => Severity::Warning,
             FailurePolicy::Fail => Severity::Error,
@@ -113,6 +116,7 @@ impl Plan {
         let mut coverage = self.coverage;
         let mut findings = std::mem::take(&mut stale.findings);
         findings.append(&mut near_bindings);
+        findings.append(&mut kserve);
         findings.append(&mut coverage.findings);
         findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
         Outcome {

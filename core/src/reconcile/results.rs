@@ -3,15 +3,18 @@
 //! error that stops it. Nothing here is worded for a mode: each edge words these once, for
 //! the results, stderr or report it writes.
 
+use super::cluster::workload::Workload;
 use super::coverage::Coverage;
 use super::findings::Finding;
 use super::findings::Severity;
-use super::items::input::Input;
+use super::items::input::{self, Input};
 use super::items::item::Item;
 use super::outputs::ownership::OutputCounts;
 use super::outputs::stale::Lost;
 use super::rules::reason::Failure;
 use crate::config::WorkloadPolicy;
+use std::borrow::Cow;
+use std::collections::HashMap;
 
 /// The reconciled items and what the run found.
 #[derive(Debug)]
@@ -75,6 +78,21 @@ impl Outcome {
         self.trust_domain_missing
             || self.failures.iter().any(|f| f.severity == Severity::Error)
             || self.findings.iter().any(|f| self.severity(f) == Severity::Error)
+    }
+
+    /// The pod templates of the input items by position, as coverage read them: with those
+    /// KServe makes of an `LLMInferenceService`, which no item holds on its own.
+    pub fn workloads(&self) -> HashMap<usize, Cow<'_, Workload>> {
+        let inputs: Vec<(usize, &Input)> = self
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Input(position, input) => Some((*position, input)),
+                _ => None,
+            })
+            .collect();
+        let found = input::workloads_of(inputs.iter().map(|&(_, i)| i));
+        inputs.iter().zip(found).filter_map(|(&(p, _), w)| Some((p, w?))).collect()
     }
 
     /// The failure of the binding at `item`, when it fails.

@@ -17,6 +17,8 @@ pub(super) fn qualified(namespace: &Option<String>, name: &str) -> String {
 pub(super) fn workload_name(w: &WorkloadChange) -> String {
     let name = qualified(&w.namespace, &w.name);
     match &w.path {
+        // A role in place of a path, as KServe's derived templates have: `(decode)`.
+        Some(role) if role.starts_with('(') => format!("{} {name} {role}", w.kind),
         Some(path) => format!("{} {name} ({path})", w.kind),
         None => format!("{} {name}", w.kind),
     }

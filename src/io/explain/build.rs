@@ -280,15 +280,7 @@ struct Places<'o> {
 
 impl<'o> Places<'o> {
     fn of(outcome: &'o Outcome) -> Places<'o> {
-        let workloads = outcome
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Input(position, input) => Some((*position, input.workload()?)),
-                _ => None,
-            })
-            .collect();
-        Places { workloads, by_source: outcome.coverage.spire.by_source() }
+        Places { workloads: outcome.workloads(), by_source: outcome.coverage.spire.by_source() }
     }
 
     /// The pod templates the rendered object of the binding at `position` gives its SVID

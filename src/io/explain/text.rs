@@ -142,6 +142,8 @@ fn workload_line(w: &WorkloadRef) -> String {
         None => w.name.clone(),
     };
     match w.path.as_deref().filter(|p| !p.is_empty()) {
+        // A role in place of a path, as KServe's derived templates have: `(decode)`.
+        Some(role) if role.starts_with('(') => format!("{} {name} {role}", w.kind),
         Some(path) => format!("{} {name}  {path}", w.kind),
         None => format!("{} {name}", w.kind),
     }

@@ -146,8 +146,13 @@ impl Packed {
     }
 }
 
-/// The pod templates of an item, or `None` when it holds none.
+/// The pod templates of an item, or `None` when it holds none. A KServe `LLMInferenceService`
+/// holds none of its own: its pods are what KServe makes of it with its presets, which only
+/// the whole input holds ([`derived`]).
 pub fn workload_of(item: &Value) -> Option<Workload> {
+    if super::kserve::is_service(item) {
+        return None;
+    }
     let mut templates = Vec::new();
     let mut path = Vec::new();
     collect(item, &mut path, &mut templates);
@@ -167,6 +172,22 @@ pub fn workload_of(item: &Value) -> Option<Workload> {
     };
     let head = Packed::of([text("apiVersion"), kind, name, text("metadata.namespace"), &pod_name]);
     Some(Workload { head, templates: templates.into_boxed_slice() })
+}
+
+/// The pod templates KServe makes of an `LLMInferenceService`, as its item's, or `None` when
+/// it makes none the build can know.
+pub fn derived(derivation: &super::kserve::Derivation) -> Option<Workload> {
+    if derivation.templates.is_empty() {
+        return None;
+    }
+    let templates = derivation.templates.iter().map(|t| {
+        let labels = t.labels.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        PodTemplate::new(t.role.clone(), labels, &t.account, t.open)
+    });
+    let namespace = derivation.namespace.as_deref().unwrap_or_default();
+    let kind = super::kserve::SERVICE_KIND;
+    let head = Packed::of([derivation.api_version.as_str(), kind, &derivation.name, namespace, ""]);
+    Some(Workload { head, templates: templates.collect() })
 }
 
 /// A template a controller makes pods from, laid over the found template it names.

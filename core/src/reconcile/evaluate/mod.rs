@@ -228,12 +228,15 @@ fn finish(b: Binding<'_, '_>, ctx: &Context<'_>) -> (Decided, Option<(String, Bo
         RenderedIdentity {
             fingerprint: identity::selector_fingerprint(&p.selectors),
             name,
+            pool_origin: p.pool_origin,
             spiffe_id: p.spiffe_id,
             selectors: p.selectors,
         }
     });
     let conditions = status::conditions(
-        outcome.as_ref().map(|r| r.name.as_str()),
+        outcome
+            .as_ref()
+            .map(|r| status::Reconciled { output: &r.name, pool_origin: r.pool_origin.as_deref() }),
         &input.previous_conditions(),
         input.generation,
         ctx.transition_time,

@@ -6,6 +6,7 @@
 //! values.
 
 use crate::api::fields;
+use crate::reconcile::cluster::kserve;
 use crate::reconcile::cluster::workload::{self, Workload};
 use crate::reconcile::items::file_slots::{self, FileSlot};
 use crate::reconcile::items::lists::{self, List};
@@ -127,13 +128,29 @@ pub fn values(items: &[Input]) -> impl Iterator<Item = (usize, &Value)> {
     items.iter().enumerate().filter_map(|(i, item)| Some((i, item.value()?)))
 }
 
-/// Every item's pod templates ([`Input::workload`]), in order. Finding them walks all of an
-/// item read whole, so those are searched first, on all cores.
+/// Every item's pod templates ([`Input::workload`]), in order, with those KServe makes of an
+/// `LLMInferenceService` and the presets beside it. Finding them walks all of an item read
+/// whole, so those are searched first, on all cores.
 pub fn workloads(items: &[Input]) -> impl Iterator<Item = Option<Cow<'_, Workload>>> {
-    let whole: Vec<&Value> = items.iter().filter_map(Input::value).collect();
-    let mut found = crate::parallel::map(whole, workload::workload_of).into_iter();
-    items.iter().map(move |item| match item {
-        Input::Whole(_) => found.next().flatten().map(Cow::Owned),
+    workloads_of(items.iter())
+}
+
+/// [`workloads`] of the items given, in order.
+pub fn workloads_of<'i>(
+    items: impl Iterator<Item = &'i Input> + Clone,
+) -> impl Iterator<Item = Option<Cow<'i, Workload>>> {
+    let whole: Vec<(usize, &Value)> = items.clone().filter_map(Input::value).enumerate().collect();
+    let mut derived: std::collections::HashMap<usize, Workload> = kserve::derive_all(&whole)
+        .into_iter()
+        .filter_map(|(i, d)| Some((i, workload::derived(&d)?)))
+        .collect();
+    let values = whole.into_iter().map(|(_, v)| v).collect();
+    let mut found = crate::parallel::map(values, workload::workload_of).into_iter().enumerate();
+    items.map(move |item| match item {
+        Input::Whole(_) => {
+            let (at, own) = found.next()?;
+            own.or_else(|| derived.remove(&at)).map(Cow::Owned)
+        }
         Input::Passed(_) => item.workload(),
     })
 }

@@ -4,7 +4,7 @@
 /// Kinds the reconcile reads whole (service accounts for the names kustomize gave them and
 /// the ones declared, namespaces for their labels, KServe's LLMInferenceService because it
 /// creates its pool at run time, SPIRE Controller Manager's kinds for what SPIRE will do),
-/// and [`POD_MAKERS`]. Any other item passes through untouched.
+/// and [`POD_MAKERS`] and [`PRESETS`]. Any other item passes through untouched.
 pub const READ_WHOLE: [&str; 9] = [
     "InferenceIdentityBinding",
     "InferencePool",
@@ -28,9 +28,13 @@ pub const POD_MAKERS: [&str; 6] = [
     "InferenceService",
 ];
 
+/// Kinds that shape what another controller makes of an item of the input, read whole too:
+/// KServe's presets (`cluster/kserve/`).
+pub const PRESETS: [&str; 1] = ["LLMInferenceServiceConfig"];
+
 /// Whether the reconcile reads items of this kind whole.
 pub fn reads_whole(kind: &str) -> bool {
-    READ_WHOLE.contains(&kind) || POD_MAKERS.contains(&kind)
+    READ_WHOLE.contains(&kind) || POD_MAKERS.contains(&kind) || PRESETS.contains(&kind)
 }
 
 /// Whether a text may hold an item the reconcile reads whole: a reader that builds items
@@ -39,6 +43,7 @@ pub fn may_read_whole(text: &str) -> bool {
     READ_WHOLE
         .iter()
         .chain(&POD_MAKERS)
+        .chain(&PRESETS)
         .any(|kind| memchr::memmem::find(text.as_bytes(), kind.as_bytes()).is_some())
 }
 

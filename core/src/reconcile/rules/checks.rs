@@ -25,6 +25,8 @@ pub struct Planned<'a> {
     /// The pool the binding resolved to: its final name and its API.
     pub pool: &'a str,
     pub pool_api: PoolApi,
+    /// Where the pool comes from when KServe will create it ([`crate::reconcile::cluster::kserve`]).
+    pub pool_origin: Option<String>,
     pub service_account: &'a str,
     pub variant: &'a str,
     pub pool_labels: Labels,
@@ -68,11 +70,13 @@ pub fn evaluate<'a>(binding: &BindingInput<'a>, inputs: &Inputs<'_, 'a>) -> Resu
 
     // 3. The pool selector.
     let pool_labels = pool::selector_labels(pool.item).map_err(|m| {
+        let origin = pool.origin.map(|o| format!(" ({o})")).unwrap_or_default();
         Failure::new(
             Reason::InvalidPoolSelector,
-            format!("InferencePool {namespace}/{} ({}): {m}", pool.name, pool.api.api_version()),
+            format!("InferencePool {namespace}/{} ({}): {m}{origin}", pool.name, pool.api.api_version()),
         )
     })?;
+    let pool_origin = pool.origin.map(str::to_string);
 
     // 4. The trust domain.
     let trust_domain = inputs.trust_domain.ok_or_else(|| {
@@ -102,5 +106,15 @@ pub fn evaluate<'a>(binding: &BindingInput<'a>, inputs: &Inputs<'_, 'a>) -> Resu
     identity::validate_spiffe_id(&spiffe_id).map_err(|m| Failure::new(Reason::InvalidSPIFFEID, m))?;
 
     let (pool, pool_api) = (pool.name, pool.api);
-    Ok(Planned { namespace, pool, pool_api, service_account, variant, pool_labels, spiffe_id, selectors })
+    Ok(Planned {
+        namespace,
+        pool,
+        pool_api,
+        pool_origin,
+        service_account,
+        variant,
+        pool_labels,
+        spiffe_id,
+        selectors,
+    })
 }

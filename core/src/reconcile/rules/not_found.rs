@@ -4,7 +4,9 @@
 
 use crate::api::fields;
 use crate::api::pool::PoolApi;
+use crate::reconcile::cluster::kserve::{Derivation, Pool};
 use crate::reconcile::items::input::{self, Input};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 
@@ -28,35 +30,57 @@ const NAMESPACE_CAUSE: &str =
 #[derive(Default)]
 pub struct PoolNames<'a> {
     items: &'a [Input],
+    /// What KServe makes of the input's `LLMInferenceService`s.
+    services: Vec<Derivation>,
     index: OnceLock<NameIndex<'a>>,
 }
 
+/// Where pools of one name are: namespace (`None`: none) and API.
+type Places<'a> = Vec<(Option<Cow<'a, str>>, PoolApi)>;
+
 #[derive(Default)]
 struct NameIndex<'a> {
-    by_name: BTreeMap<&'a str, Vec<(Option<&'a str>, PoolApi)>>,
-    by_namespace: BTreeMap<&'a str, BTreeSet<&'a str>>,
-    /// KServe LLMInferenceServices by namespace: each creates its InferencePool at run time.
-    kserve: BTreeMap<&'a str, BTreeSet<&'a str>>,
+    by_name: BTreeMap<Cow<'a, str>, Places<'a>>,
+    by_namespace: BTreeMap<Cow<'a, str>, BTreeSet<Cow<'a, str>>>,
+    /// KServe LLMInferenceServices that create no pool the build knows, by namespace: name
+    /// and why.
+    kserve: BTreeMap<String, Vec<(String, String)>>,
 }
 
 impl<'a> NameIndex<'a> {
-    fn build(items: &'a [Input]) -> Self {
+    fn build(items: &'a [Input], services: &[Derivation]) -> Self {
         let mut index = NameIndex::default();
+        for service in services {
+            let ns = service.namespace.clone().unwrap_or_default();
+            let why = match &service.pool {
+                // A pool without a namespace is one no binding finds: named only by its service.
+                Pool::Creates { name, .. } if service.namespace.is_some() => {
+                    let name: Cow<str> = Cow::Owned(name.clone());
+                    let namespace = service.namespace.clone().map(Cow::Owned);
+                    index.by_name.entry(name.clone()).or_default().push((namespace, PoolApi::V1));
+                    index.by_namespace.entry(Cow::Owned(ns)).or_default().insert(name);
+                    continue;
+                }
+                Pool::Uses(pool) => {
+                    format!("uses InferencePool {pool:?} (spec.router.scheduler.pool.ref) and creates none")
+                }
+                Pool::Creates { .. } => continue,
+                Pool::None(why) => why.to_string(),
+                Pool::Unknown => {
+                    "creates a pool the build cannot name (see its KServeUnknown finding)".into()
+                }
+            };
+            index.kserve.entry(ns).or_default().push((service.name.clone(), why));
+        }
         for (_, item) in input::values(items) {
-            if is_kserve_service(item) {
-                let ns = fields::str_at(item, "metadata.namespace").unwrap_or_default();
-                let name = fields::str_at(item, "metadata.name").unwrap_or_default();
-                index.kserve.entry(ns).or_default().insert(name);
-                continue;
-            }
             let (Some(api), Some(name)) = (PoolApi::of_item(item), fields::str_at(item, "metadata.name"))
             else {
                 continue;
             };
             let namespace = fields::str_at(item, "metadata.namespace").filter(|ns| !ns.is_empty());
-            index.by_name.entry(name).or_default().push((namespace, api));
+            index.by_name.entry(Cow::Borrowed(name)).or_default().push((namespace.map(Cow::Borrowed), api));
             if let Some(ns) = namespace {
-                index.by_namespace.entry(ns).or_default().insert(name);
+                index.by_namespace.entry(Cow::Borrowed(ns)).or_default().insert(Cow::Borrowed(name));
             }
         }
         index
@@ -64,15 +88,16 @@ impl<'a> NameIndex<'a> {
 }
 
 impl<'a> PoolNames<'a> {
-    /// The pools of `items`, indexed when a message first needs them.
-    pub fn build(items: &'a [Input]) -> Self {
-        PoolNames { items, index: OnceLock::new() }
+    /// The pools of `items` and those KServe makes of its `services`, indexed when a message
+    /// first needs them.
+    pub fn build(items: &'a [Input], services: Vec<Derivation>) -> Self {
+        PoolNames { items, services, index: OnceLock::new() }
     }
 
     /// The message for a pool `name` not found in `namespace` among the `searched` APIs;
     /// `reference` is the name the binding gives, when kustomize renamed the pool since.
     pub fn message(&self, name: &str, reference: &str, namespace: &str, searched: &[PoolApi]) -> String {
-        let index = self.index.get_or_init(|| NameIndex::build(self.items));
+        let index = self.index.get_or_init(|| NameIndex::build(self.items, &self.services));
         let listed = |apis: &[PoolApi]| apis.iter().map(|a| a.api_version()).collect::<Vec<_>>().join(", ");
         let renamed = if reference == name {
             String::new()
@@ -84,8 +109,11 @@ impl<'a> PoolNames<'a> {
             listed(searched)
         )];
         let same_name = index.by_name.get(name).map(Vec::as_slice).unwrap_or_default();
-        let unsearched: Vec<PoolApi> =
-            same_name.iter().filter(|(ns, _)| *ns == Some(namespace)).map(|&(_, api)| api).collect();
+        let unsearched: Vec<PoolApi> = same_name
+            .iter()
+            .filter(|(ns, _)| ns.as_deref() == Some(namespace))
+            .map(|&(_, api)| api)
+            .collect();
         if !unsearched.is_empty() {
             parts.push(format!(
                 "one exists there as {}, which this binding does not use (spec.poolRef.group, or the served APIs)",
@@ -99,7 +127,7 @@ impl<'a> PoolNames<'a> {
             ));
         }
         let elsewhere: BTreeSet<&str> =
-            same_name.iter().filter_map(|(ns, _)| ns.filter(|ns| *ns != namespace)).collect();
+            same_name.iter().filter_map(|(ns, _)| ns.as_deref().filter(|ns| *ns != namespace)).collect();
         if !elsewhere.is_empty() {
             parts.push(format!(
                 "one is in namespace {}, and a binding uses only pools in its own",
@@ -112,6 +140,8 @@ impl<'a> PoolNames<'a> {
         match index.by_namespace.get(namespace) {
             None => parts.push(format!("namespace {namespace} holds no InferencePool")),
             Some(there) => {
+                let there: BTreeSet<&str> = there.iter().map(|n| n.as_ref()).collect();
+                let there = &there;
                 let suggestion = nearest(name, there).map(|near| format!(" (did you mean {near:?}?)"));
                 parts.push(format!(
                     "pools in {namespace}: {}{}",
@@ -120,14 +150,8 @@ impl<'a> PoolNames<'a> {
                 ));
             }
         }
-        if let Some(services) = index.kserve.get(namespace) {
-            parts.push(format!(
-                "namespace {namespace} holds KServe LLMInferenceService {}, which creates its InferencePool in the \
-                 cluster at run time, so a build's input never holds that pool: add the pool's manifest to the \
-                 input (its name and selector as KServe will create them), or leave this binding to the \
-                 in-cluster kleym operator",
-                first_of(services, LISTED)
-            ));
+        for (service, why) in index.kserve.get(namespace).into_iter().flatten().take(LISTED) {
+            parts.push(format!("KServe LLMInferenceService {namespace}/{service} {why}"));
         }
         let (head, rest) = parts.split_at(1);
         rest.iter().fold(head[0].clone(), |mut message, part| {
@@ -136,12 +160,6 @@ impl<'a> PoolNames<'a> {
             message
         })
     }
-}
-
-/// KServe's `LLMInferenceService` (`serving.kserve.io`, any version).
-fn is_kserve_service(item: &serde_json::Value) -> bool {
-    fields::str_at(item, "kind") == Some("LLMInferenceService")
-        && fields::str_at(item, "apiVersion").is_some_and(|v| v.starts_with("serving.kserve.io/"))
 }
 
 /// `a, b, c and 2 more`.
@@ -191,7 +209,7 @@ mod tests {
         let items =
             [pool("llama", Some("serving")), pool("mistral", Some("serving")), pool("qwen", Some("batch"))];
         let items: Vec<Input> = items.into_iter().map(Input::Whole).collect();
-        let names = PoolNames::build(&items);
+        let names = PoolNames::build(&items, Vec::new());
         assert_eq!(
             names.message("lama", "lama", "serving", &SEARCHED),
             "InferencePool \"lama\" was not found in namespace serving (searched inference.networking.k8s.io/v1, \
@@ -206,7 +224,7 @@ mod tests {
     fn a_pool_elsewhere_or_without_a_namespace_is_named_with_the_usual_cause() {
         let items = [pool("llama", None), pool("llama", Some("batch")), pool("other", Some("serving"))];
         let items: Vec<Input> = items.into_iter().map(Input::Whole).collect();
-        let names = PoolNames::build(&items);
+        let names = PoolNames::build(&items, Vec::new());
         let message = names.message("llama", "llama", "serving", &SEARCHED[..1]);
         assert_eq!(
             message,
@@ -223,7 +241,7 @@ mod tests {
         items.push(json!({"apiVersion": "inference.networking.x-k8s.io/v1alpha2", "kind": "InferencePool",
                           "metadata": {"name": "alpha", "namespace": "many"}}));
         let items: Vec<Input> = items.into_iter().map(Input::Whole).collect();
-        let names = PoolNames::build(&items);
+        let names = PoolNames::build(&items, Vec::new());
         let none = names.message("llama", "llama", "empty", &SEARCHED);
         assert!(none.ends_with("; namespace empty holds no InferencePool"), "{none}");
         let many = names.message("q", "q", "many", &SEARCHED[..1]);

@@ -1,11 +1,13 @@
 //! Pool resolution (docs/reference.md#pools, check 2 of #order-of-checks): the pool
 //! reference is read, trimmed as the operator trims it, and looked up in the binding's
 //! namespace among the served pool APIs. A name that is no object name can match no pool a
-//! cluster admits.
+//! cluster admits. Beside the pools of the input stand those KServe will create for the
+//! `LLMInferenceService`s of the input (`cluster/kserve/`): a pool of the input comes first.
 
 use crate::api::fields;
 use crate::api::names;
 use crate::api::pool::{self, PoolApi};
+use crate::reconcile::cluster::kserve;
 use crate::reconcile::items::input::{self, Input};
 use crate::reconcile::items::unusable::InputError;
 use crate::reconcile::rules::not_found::PoolNames;
@@ -18,12 +20,15 @@ use std::collections::HashMap;
 const NAME_FIELD: &str = "spec.poolRef.name";
 const GROUP_FIELD: &str = "spec.poolRef.group";
 
-/// The InferencePools of the input, by API, namespace and name; their earlier names
-/// (kustomize renames); and all their names, for not-found messages.
+/// The InferencePools of the input, by API, namespace and name; those KServe will create,
+/// by namespace and name; their earlier names (kustomize renames); and all their names, for
+/// not-found messages.
 #[derive(Default)]
 pub struct PoolIndex<'a> {
     /// Each pool with its position in the input.
     pools: HashMap<(PoolApi, &'a str, &'a str), (usize, &'a Value)>,
+    /// Each pool KServe will create, as a pool item, with where it comes from.
+    derived: HashMap<(String, String), (Value, String)>,
     renames: Renames<'a>,
     names: PoolNames<'a>,
 }
@@ -54,24 +59,36 @@ impl<'a> PoolIndex<'a> {
             item.get("kind").and_then(Value::as_str) == Some(pool::KIND)
         })
         .map_err(InputError::from)?;
-        Ok(PoolIndex { pools, renames, names: PoolNames::build(items) })
+        let services = kserve::derive_all(&input::values(items).collect::<Vec<_>>());
+        let derived = services
+            .iter()
+            .filter_map(|(_, d)| {
+                let pool = d.pool_item()?;
+                let name = fields::str_at(&pool, "metadata.name")?.to_string();
+                Some(((d.namespace.clone()?, name), (pool, d.origin())))
+            })
+            .collect();
+        let names = PoolNames::build(items, services.into_iter().map(|(_, d)| d).collect());
+        Ok(PoolIndex { pools, derived, renames, names })
     }
 }
 
-/// A resolved pool: its API, name and the item itself.
-pub struct ResolvedPool<'a> {
+/// A resolved pool: its API, name and the item itself, and where it comes from when KServe
+/// will create it.
+pub struct ResolvedPool<'a, 'p> {
     pub api: PoolApi,
     pub name: &'a str,
-    pub item: &'a Value,
+    pub item: &'p Value,
+    pub origin: Option<&'p str>,
 }
 
 /// Check 2: `InvalidPoolRef`, then `InferencePoolCRDMissing`, then `TargetPoolNotFound`.
-pub fn resolve_pool<'a>(
+pub fn resolve_pool<'a, 'p>(
     binding: &'a Value,
     namespace: &str,
-    pools: &PoolIndex<'a>,
+    pools: &'p PoolIndex<'a>,
     served: &ServedApis,
-) -> Result<ResolvedPool<'a>, Failure> {
+) -> Result<ResolvedPool<'a, 'p>, Failure> {
     let invalid = |field, message: String| Failure::at(Reason::InvalidPoolRef, field, message);
     let written = fields::required_str(binding, NAME_FIELD).map_err(|m| invalid(NAME_FIELD, m))?;
     // The operator's CRD admits padding around the name, and the operator trims it
@@ -125,11 +142,18 @@ pub fn resolve_pool<'a>(
             ),
         ));
     }
+    let derived = || {
+        // KServe creates its pool in every served pool API (`scheduler.go` lines 221-260).
+        let (item, origin) = pools.derived.get(&(namespace.to_string(), name.to_string()))?;
+        Some(ResolvedPool { api: served_apis[0], name, item, origin: Some(origin) })
+    };
     served_apis
         .iter()
         .find_map(|&api| {
-            pools.pools.get(&(api, namespace, name)).map(|&(_, item)| ResolvedPool { api, name, item })
+            let &(_, item) = pools.pools.get(&(api, namespace, name))?;
+            Some(ResolvedPool { api, name, item, origin: None })
         })
+        .or_else(derived)
         .ok_or_else(|| {
             let message = pools.names.message(name, reference, namespace, &served_apis);
             Failure::at(Reason::TargetPoolNotFound, NAME_FIELD, message)

@@ -17,6 +17,8 @@ use std::borrow::Cow;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RenderedIdentity {
     pub name: String,
+    /// Where its pool comes from when KServe will create it, for the Ready message.
+    pub pool_origin: Option<String>,
     pub spiffe_id: String,
     pub selectors: Vec<String>,
     pub fingerprint: String,
@@ -25,10 +27,18 @@ pub struct RenderedIdentity {
 /// The condition history of the input binding: (type, status, lastTransitionTime).
 pub type Previous<'a> = [(&'a str, &'a str, &'a str)];
 
+/// A binding that renders, as its Ready condition says: its output's name and, when KServe
+/// will create its pool, where the pool comes from.
+#[derive(Debug, Clone, Copy)]
+pub struct Reconciled<'s> {
+    pub output: &'s str,
+    pub pool_origin: Option<&'s str>,
+}
+
 /// The five conditions for an outcome. A condition whose status is unchanged keeps the
 /// input's `lastTransitionTime`; any other takes `transition`.
 pub fn conditions(
-    outcome: Result<&str, &Failure>,
+    outcome: Result<Reconciled<'_>, &Failure>,
     previous: &Previous<'_>,
     generation: Option<i64>,
     transition: Timestamp,
@@ -38,8 +48,13 @@ pub fn conditions(
         .copied()
         .map(|kind| {
             let (status, reason, message): (_, _, Cow<'static, str>) = match (kind, outcome) {
-                (ConditionType::Ready, Ok(name)) => {
-                    ("True", "Reconciled", format!("Binding reconciled as ClusterSPIFFEID {name}").into())
+                (ConditionType::Ready, Ok(Reconciled { output, pool_origin })) => {
+                    let origin = pool_origin.map(|o| format!("; {o}")).unwrap_or_default();
+                    (
+                        "True",
+                        "Reconciled",
+                        format!("Binding reconciled as ClusterSPIFFEID {output}{origin}").into(),
+                    )
                 }
                 (ConditionType::Ready, Err(f)) => ("False", f.reason.as_str(), f.message.clone().into()),
                 (_, Err(f)) if f.reason.condition() == kind => {
@@ -138,7 +153,7 @@ mod tests {
         assert_eq!(c[1].last_transition_time.0, now, "InvalidRef went False -> True");
         assert_eq!(c[2].last_transition_time.0, now, "no previous UnsafeSelector");
         assert_eq!(c[3].last_transition_time.0, now, "unparsable previous time");
-        let ok = conditions(Ok("n"), &previous, None, now);
+        let ok = conditions(Ok(Reconciled { output: "n", pool_origin: None }), &previous, None, now);
         assert_eq!(ok[0].last_transition_time.0, t("2020-05-05T05:05:05Z"));
         assert_eq!(ok[0].observed_generation, None);
     }

@@ -1,0 +1,212 @@
+//! The derivation rules of `kserve/`, one service shape each.
+
+use super::*;
+use serde_json::json;
+
+fn service(spec: Value) -> Value {
+    json!({
+        "apiVersion": "serving.kserve.io/v1alpha2", "kind": "LLMInferenceService",
+        "metadata": {"name": "llama", "namespace": "serving", "labels": {"kueue.x-k8s.io/queue-name": "q", "team": "t"}},
+        "spec": spec,
+    })
+}
+
+fn of(item: &Value, presets: &[Value]) -> Derivation {
+    derive(item, &Presets::of(presets))
+}
+
+/// Each template as (role, account, labels as `k=v`).
+fn templates(d: &Derivation) -> Vec<(String, String, Vec<String>)> {
+    d.templates
+        .iter()
+        .map(|t| {
+            (t.role.clone(), t.account.clone(), t.labels.iter().map(|(k, v)| format!("{k}={v}")).collect())
+        })
+        .collect()
+}
+
+fn selector(d: &Derivation) -> Vec<String> {
+    match &d.pool {
+        Pool::Creates { selector, .. } => selector.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+        other => panic!("no pool: {other:?}"),
+    }
+}
+
+const SELECTOR: [&str; 3] = [
+    "app.kubernetes.io/name=llama",
+    "app.kubernetes.io/part-of=llminferenceservice",
+    "kserve.io/component=workload",
+];
+
+#[test]
+fn a_single_node_service_has_a_pool_and_one_pod_of_both_roles_running_as_default() {
+    let d = of(
+        &service(
+            json!({"router": {"scheduler": {}}, "labels": {"identity.kleym.sonda.red/variant": "decode"}}),
+        ),
+        &[],
+    );
+    assert_eq!(
+        d.pool,
+        Pool::Creates { name: "llama-inference-pool".into(), selector: vec![], custom: false }
+            .with(&SELECTOR)
+    );
+    assert_eq!(
+        templates(&d),
+        [(
+            "(decode)".into(),
+            "default".into(),
+            vec![
+                "app.kubernetes.io/component=llminferenceservice-workload".into(),
+                "app.kubernetes.io/name=llama".into(),
+                "app.kubernetes.io/part-of=llminferenceservice".into(),
+                "identity.kleym.sonda.red/variant=decode".into(),
+                "kserve.io/component=workload".into(),
+                "kueue.x-k8s.io/queue-name=q".into(),
+                "llm-d.ai/role=both".into(),
+            ]
+        )]
+    );
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
+    assert_eq!(d.pool_item().unwrap()["spec"]["selector"]["matchLabels"]["kserve.io/component"], "workload");
+}
+
+#[test]
+fn prefill_and_decode_each_take_their_labels_and_decode_runs_as_the_account_kserve_creates() {
+    let d = of(
+        &service(json!({
+            "router": {"scheduler": {}},
+            "labels": {"identity.kleym.sonda.red/variant": "decode"},
+            "prefill": {"labels": {"identity.kleym.sonda.red/variant": "prefill"}},
+        })),
+        &[],
+    );
+    let t = templates(&d);
+    assert_eq!((t[0].0.as_str(), t[0].1.as_str()), ("(decode)", "llama-kserve"));
+    assert!(t[0].2.contains(&"llm-d.ai/role=decode".to_string()));
+    assert!(t[0].2.contains(&"identity.kleym.sonda.red/variant=decode".to_string()));
+    assert_eq!((t[1].0.as_str(), t[1].1.as_str()), ("(prefill)", "default"));
+    assert!(t[1].2.contains(&"llm-d.ai/role=prefill".to_string()));
+    assert!(t[1].2.contains(&"identity.kleym.sonda.red/variant=prefill".to_string()));
+    assert!(t[1].2.contains(&"app.kubernetes.io/component=llminferenceservice-workload-prefill".to_string()));
+}
+
+#[test]
+fn named_accounts_win_and_spec_labels_override_kserves_own() {
+    let d = of(
+        &service(json!({
+            "template": {"serviceAccountName": "decoder", "containers": [{"name": "main"}]},
+            "labels": {"llm-d.ai/role": "custom"},
+            "prefill": {"template": {"serviceAccountName": "{{ .ObjectMeta.Name }}-prefill", "containers": []}},
+        })),
+        &[],
+    );
+    let t = templates(&d);
+    assert_eq!((t[0].1.as_str(), t[1].1.as_str()), ("decoder", "llama-prefill"));
+    assert!(t[0].2.contains(&"llm-d.ai/role=custom".to_string()));
+    assert_eq!(d.pool, Pool::None(NO_SCHEDULER), "no scheduler, no pool");
+}
+
+#[test]
+fn a_multi_node_service_makes_a_leader_and_workers_of_its_set() {
+    let spec = json!({"router": {"scheduler": {}}, "worker": {"containers": []}, "parallelism": {"data": 2},
+                      "labels": {"identity.kleym.sonda.red/variant": "decode"}});
+    let t = templates(&of(&service(spec), &[]));
+    let roles: Vec<(&str, &str)> = t.iter().map(|(r, a, _)| (r.as_str(), a.as_str())).collect();
+    assert_eq!(roles, [("(decode leader)", "llama-kserve-mn"), ("(decode worker)", "llama-kserve-mn")]);
+    assert!(t[0].2.contains(&"kserve.io/component=workload".to_string()), "the leader is selected");
+    assert!(!t[1].2.iter().any(|l| l.starts_with("kserve.io/component")), "workers beside a leader are not");
+    assert!(t[1].2.contains(&"identity.kleym.sonda.red/variant=decode".to_string()));
+    // Without a preset to give a leader (pipeline parallelism, not shipped), the workers are selected.
+    let pipeline = json!({"worker": {"containers": []}, "parallelism": {"pipeline": 2}});
+    let d = of(&service(pipeline), &[]);
+    let t = templates(&d);
+    assert_eq!(t.len(), 1);
+    assert!(t[0].2.contains(&"llm-d.ai/role=decode".to_string()));
+    assert!(d.templates[0].open && d.notes[0].warning && d.notes[0].message.contains("pipeline"));
+}
+
+#[test]
+fn a_pool_ref_makes_no_pool_and_a_custom_selector_is_laid_over_the_presets() {
+    let d = of(&service(json!({"router": {"scheduler": {"pool": {"ref": {"name": "shared"}}}}})), &[]);
+    assert_eq!(d.pool, Pool::Uses("shared".into()));
+    let custom =
+        json!({"router": {"scheduler": {"pool": {"spec": {"selector": {"matchLabels": {"tier": "gold"}}}}}}});
+    let d = of(&service(custom), &[]);
+    let mut want = SELECTOR.to_vec();
+    want.push("tier=gold");
+    assert_eq!(selector(&d), want);
+    assert!(d.notes[0].warning && d.notes[0].message.contains("none of the pods"), "{:?}", d.notes);
+    // v1alpha1's flat selector reads the same.
+    let mut old = service(json!({"labels": {"tier": "gold"},
+        "router": {"scheduler": {"pool": {"spec": {"selector": {"tier": "gold"}}}}}}));
+    old["apiVersion"] = json!("serving.kserve.io/v1alpha1");
+    let d = of(&old, &[]);
+    assert_eq!(selector(&d), want);
+    assert!(!d.notes[0].warning, "the pods carry it: {:?}", d.notes);
+}
+
+#[test]
+fn base_refs_of_the_input_apply_and_a_missing_one_is_said() {
+    let preset = json!({"apiVersion": "serving.kserve.io/v1alpha2", "kind": "LLMInferenceServiceConfig",
+        "metadata": {"name": "team-defaults", "namespace": "kserve"},
+        "spec": {"labels": {"team": "ml"}, "router": {"scheduler": {}}, "template": {"serviceAccountName": "ml"}}});
+    let item = service(json!({"baseRefs": [{"name": "team-defaults"}]}));
+    let d = of(&item, &[preset]);
+    assert_eq!(selector(&d), SELECTOR, "the preset's scheduler brings the pool");
+    assert_eq!(d.templates[0].account, "ml");
+    assert_eq!(d.templates[0].labels.iter().find(|(k, _)| k == "team").map(|(_, v)| v.as_str()), Some("ml"));
+    let d = of(&item, &[]);
+    assert_eq!(d.pool, Pool::None(NO_SCHEDULER));
+    assert!(d.templates[0].open);
+    assert!(
+        d.notes[0].message.starts_with("spec.baseRefs[0] names LLMInferenceServiceConfig \"team-defaults\"")
+    );
+}
+
+#[test]
+fn what_only_kserve_evaluates_and_names_it_hashes_are_said_not_guessed() {
+    let d = of(
+        &service(json!({"router": {"scheduler": {}}, "labels": {"zone": "{{ .GlobalConfig.Zone }}"}})),
+        &[],
+    );
+    assert!(d.templates[0].open && !d.templates[0].labels.iter().any(|(k, _)| k == "zone"));
+    assert!(d.notes[0].message.starts_with("spec.labels[\"zone\"] holds {{ .GlobalConfig.Zone }}"));
+    let mut long = service(json!({"router": {"scheduler": {}}}));
+    long["metadata"]["name"] = json!("a".repeat(50));
+    let d = of(&long, &[]);
+    assert_eq!(d.pool, Pool::Unknown);
+    assert!(d.notes[0].message.contains("longer than 48 characters"));
+    let mut stopped = service(json!({"router": {"scheduler": {}}}));
+    stopped["metadata"]["annotations"] = json!({"serving.kserve.io/stop": "True"});
+    let d = of(&stopped, &[]);
+    assert!(d.templates.is_empty() && matches!(d.pool, Pool::None(_)));
+}
+
+#[test]
+fn merging_follows_a_strategic_merge_patch() {
+    let mut base = json!({"a": {"x": 1, "y": 2}, "list": [1, 2], "c": [{"name": "m", "image": "i"}]});
+    merge::merge(
+        &mut base,
+        &json!({"a": {"y": 3}, "list": [9], "c": [{"name": "s"}, {"name": "m", "tag": "t"}], "n": null}),
+    );
+    assert_eq!(
+        base,
+        json!({"a": {"x": 1, "y": 3}, "list": [9], "c": [{"name": "m", "image": "i", "tag": "t"}, {"name": "s"}]})
+    );
+    assert_eq!(
+        merge::evaluated("{{- .Name }}-x-{{ .ObjectMeta.Namespace }}", "n", "ns"),
+        Ok("n-x-ns".into())
+    );
+}
+
+impl Pool {
+    fn with(self, labels: &[&str]) -> Pool {
+        let Pool::Creates { name, custom, .. } = self else { return self };
+        let selector = labels
+            .iter()
+            .map(|l| l.split_once('=').map(|(k, v)| (k.to_string(), v.to_string())).unwrap())
+            .collect();
+        Pool::Creates { name, selector, custom }
+    }
+}
