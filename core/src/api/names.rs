@@ -1,6 +1,9 @@
 //! Kubernetes name and label rules (DNS-1123 labels and subdomains, label values,
 //! qualified label keys). Each check returns why a value is invalid, for messages.
 
+/// The service account a pod runs as when its spec names none.
+pub const DEFAULT_SERVICE_ACCOUNT: &str = "default";
+
 fn is_alnum_lower(c: u8) -> bool {
     c.is_ascii_lowercase() || c.is_ascii_digit()
 }

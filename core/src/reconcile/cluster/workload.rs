@@ -11,7 +11,7 @@ use serde_json::Value;
 use std::borrow::Cow;
 
 /// The service account of a pod that names none.
-pub const DEFAULT_SERVICE_ACCOUNT: &str = "default";
+pub use crate::api::names::DEFAULT_SERVICE_ACCOUNT;
 
 /// An item that holds pod templates. Kept for every such item of the input until coverage
 /// is done, so it is packed: its strings in one allocation, each template's labels in one.

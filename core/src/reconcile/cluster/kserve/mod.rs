@@ -12,29 +12,18 @@ mod pods;
 mod presets;
 #[cfg(test)]
 mod tests;
+mod vocabulary;
 
 pub use presets::Presets;
+pub use vocabulary::{CONFIG_KIND, Note, SERVICE_KIND, Template};
+
+use vocabulary::{
+    COMPONENT_LABEL, GROUP_SLASH, LONGEST_NAME, NAME_LABEL, PART_OF, PART_OF_LABEL, WORKLOAD, child_name,
+};
 
 use crate::api::fields;
 use crate::reconcile::findings::{Finding, Kind, Level, Ref};
 use serde_json::{Map, Value, json};
-
-pub const SERVICE_KIND: &str = "LLMInferenceService";
-pub const CONFIG_KIND: &str = "LLMInferenceServiceConfig";
-/// KServe's group, as an `apiVersion` starts.
-const GROUP_SLASH: &str = "serving.kserve.io/";
-
-/// The longest object name, past which KServe's child names take a hash
-/// (`knative.dev/pkg/kmeta` `ChildName`, which KServe names every child with).
-const LONGEST_NAME: usize = 63;
-
-/// The labels KServe's workloads carry and its pool selects by (`pkg/constants/constants.go`
-/// lines 419-450).
-const NAME_LABEL: &str = "app.kubernetes.io/name";
-const PART_OF_LABEL: &str = "app.kubernetes.io/part-of";
-const PART_OF: &str = "llminferenceservice";
-const COMPONENT_LABEL: &str = "kserve.io/component";
-const WORKLOAD: &str = "workload";
 
 /// Why a service without a scheduler has no pool.
 const NO_SCHEDULER: &str =
@@ -71,24 +60,6 @@ pub enum Pool {
     /// KServe creates one the build cannot name or whose selector it cannot read (a note says
     /// why).
     Unknown,
-}
-
-/// A pod template of a model server KServe makes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Template {
-    /// Its role, as reports name it in place of a path: `(decode)`, `(prefill worker)`.
-    pub role: String,
-    pub labels: Vec<(String, String)>,
-    pub account: String,
-    /// Whether its pods may carry labels the build does not know (a preset it lacks).
-    pub open: bool,
-}
-
-/// What the build cannot know of a service, or must say of it: the field, and what to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Note {
-    pub message: String,
-    pub warning: bool,
 }
 
 impl Derivation {
@@ -148,12 +119,6 @@ impl Derivation {
         };
         self.notes.iter().map(finding).collect()
     }
-}
-
-/// KServe's child name of `parent`, or `None` where KServe shortens it with a hash the build
-/// does not compute.
-fn child_name(parent: &str, suffix: &str) -> Option<String> {
-    (parent.len() + suffix.len() <= LONGEST_NAME).then(|| format!("{parent}{suffix}"))
 }
 
 /// Every service among `values` (with their input positions) and what KServe makes of it,

@@ -26,8 +26,10 @@
 
 use super::merge;
 use super::presets::ROUTING_SIDECAR;
-use super::{COMPONENT_LABEL, NAME_LABEL, Note, PART_OF, PART_OF_LABEL, Template, WORKLOAD, child_name};
-use crate::reconcile::cluster::workload::DEFAULT_SERVICE_ACCOUNT;
+use super::vocabulary::{
+    COMPONENT_LABEL, NAME_LABEL, Note, PART_OF, PART_OF_LABEL, Template, WORKLOAD, child_name,
+};
+use crate::api::names::DEFAULT_SERVICE_ACCOUNT;
 use serde_json::Value;
 
 const KUBERNETES_COMPONENT: &str = "app.kubernetes.io/component";

@@ -142,7 +142,9 @@ impl<'a> Presets<'a> {
         for value in values {
             let text = |key: &str| value.get(key).and_then(Value::as_str);
             let api_version = text("apiVersion").unwrap_or_default();
-            if text("kind") != Some(super::CONFIG_KIND) || !api_version.starts_with(super::GROUP_SLASH) {
+            if text("kind") != Some(super::vocabulary::CONFIG_KIND)
+                || !api_version.starts_with(super::vocabulary::GROUP_SLASH)
+            {
                 continue;
             }
             let metadata = value.get("metadata");

@@ -1,0 +1,44 @@
+//! KServe's vocabulary as the derivation reads it: its kinds and group, the labels its
+//! workloads carry, how it names children, and the two things a derivation yields besides the
+//! pool: the pod templates of its model servers and the notes on what the build cannot know.
+
+pub const SERVICE_KIND: &str = "LLMInferenceService";
+pub const CONFIG_KIND: &str = "LLMInferenceServiceConfig";
+/// KServe's group, as an `apiVersion` starts.
+pub(super) const GROUP_SLASH: &str = "serving.kserve.io/";
+
+/// The longest object name, past which KServe's child names take a hash
+/// (`knative.dev/pkg/kmeta` `ChildName`, which KServe names every child with).
+pub(super) const LONGEST_NAME: usize = 63;
+
+/// The labels KServe's workloads carry and its pool selects by (`pkg/constants/constants.go`
+/// lines 419-450).
+pub(super) const NAME_LABEL: &str = "app.kubernetes.io/name";
+pub(super) const PART_OF_LABEL: &str = "app.kubernetes.io/part-of";
+pub(super) const PART_OF: &str = "llminferenceservice";
+pub(super) const COMPONENT_LABEL: &str = "kserve.io/component";
+pub(super) const WORKLOAD: &str = "workload";
+
+/// A pod template of a model server KServe makes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    /// Its role, as reports name it in place of a path: `(decode)`, `(prefill worker)`.
+    pub role: String,
+    pub labels: Vec<(String, String)>,
+    pub account: String,
+    /// Whether its pods may carry labels the build does not know (a preset it lacks).
+    pub open: bool,
+}
+
+/// What the build cannot know of a service, or must say of it: the field, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub message: String,
+    pub warning: bool,
+}
+
+/// KServe's child name of `parent`, or `None` where KServe shortens it with a hash the build
+/// does not compute.
+pub(super) fn child_name(parent: &str, suffix: &str) -> Option<String> {
+    (parent.len() + suffix.len() <= LONGEST_NAME).then(|| format!("{parent}{suffix}"))
+}
