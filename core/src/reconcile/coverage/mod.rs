@@ -22,6 +22,13 @@ use crate::reconcile::rules::identity::VARIANT_LABEL;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
+/// The service fields that set the labels and the account of a pod template KServe makes,
+/// when `at` is one.
+fn fields_of(at: &Ref) -> Option<(&'static str, &'static str)> {
+    let derived = at.kind == crate::reconcile::cluster::kserve::SERVICE_KIND;
+    at.path.as_deref().filter(|_| derived).and_then(crate::reconcile::cluster::kserve::fields_of)
+}
+
 /// A binding that renders: what SPIRE will match its pods by.
 #[derive(Debug, Clone)]
 pub struct Identity {
@@ -213,12 +220,14 @@ fn cover(
             continue;
         }
         let at = template.reference();
+        let (_, field) = fields_of(&at).unwrap_or(("", "spec.serviceAccountName"));
+        let place = if fields_of(&at).is_some() { "that service" } else { "that pod template" };
         findings.push(Finding {
             kind: Kind::ServiceAccountMismatch,
             level: Level::Warning,
             message: format!(
                 "{} carries the labels of binding {}/{} ({}) but runs as service account {:?}, not {:?}: \
-                 set spec.serviceAccountName: {} in that pod template, or bind service account {}",
+                 set {field}: {} in {place}, or bind service account {}",
                 at.describe(),
                 identity.namespace(),
                 identity.name(),
@@ -366,15 +375,24 @@ fn closest(identity: &Identity, in_namespace: &[usize], index: &TemplateIndex<'_
         );
     }
     let variants: BTreeSet<&str> = with_pool.iter().filter_map(|t| t.template.label(VARIANT_LABEL)).collect();
-    let without: Vec<String> = with_pool
+    let unlabelled: Vec<Ref> = with_pool
         .iter()
         .filter(|t| t.template.label(VARIANT_LABEL).is_none())
-        .map(|t| t.reference().describe())
+        .map(|t| t.reference())
         .collect();
+    let without: Vec<String> = unlabelled.iter().map(Ref::describe).collect();
+    // A model server KServe makes takes its labels from its service's fields.
+    let fields: BTreeSet<&str> = unlabelled.iter().filter_map(|r| Some(fields_of(r)?.0)).collect();
+    let target = if fields.is_empty() {
+        "the pod template".to_string()
+    } else {
+        let fields: Vec<&str> = fields.into_iter().collect();
+        format!("the pod template (an LLMInferenceService's {})", fields.join(" or "))
+    };
     let mut parts = Vec::new();
     if !without.is_empty() {
         parts.push(format!(
-            "{} {} the pool's labels but no {VARIANT_LABEL} label: add {VARIANT_LABEL}: {} to the pod template \
+            "{} {} the pool's labels but no {VARIANT_LABEL} label: add {VARIANT_LABEL}: {} to {target} \
              meant to run as this identity",
             listed(&without, 3),
             verb(without.len(), "carries", "carry"),

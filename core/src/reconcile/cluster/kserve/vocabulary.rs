@@ -42,3 +42,16 @@ pub struct Note {
 pub(super) fn child_name(parent: &str, suffix: &str) -> Option<String> {
     (parent.len() + suffix.len() <= LONGEST_NAME).then(|| format!("{parent}{suffix}"))
 }
+
+/// The fields of a service that set the labels and the service account of the pods of
+/// `role`: `spec.labels` and `spec.template.serviceAccountName` for `(decode)`,
+/// `spec.prefill.labels` and `spec.prefill.template.serviceAccountName` for `(prefill)`
+/// (`workload_single_node.go`). `None` for the roles of a multi-node server, whose account
+/// KServe names.
+pub fn fields_of(role: &str) -> Option<(&'static str, &'static str)> {
+    match role {
+        "(decode)" => Some(("spec.labels", "spec.template.serviceAccountName")),
+        "(prefill)" => Some(("spec.prefill.labels", "spec.prefill.template.serviceAccountName")),
+        _ => None,
+    }
+}
