@@ -347,4 +347,21 @@ mod tests {
         let none = json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"podLabels": "a=b"}});
         assert!(templates(none).is_empty());
     }
+
+    #[test]
+    fn an_unknown_kind_with_a_pod_template_is_read_by_its_template_alone() {
+        // Its pod labels elsewhere are not a second, open template: the template found says
+        // what its pods carry.
+        let item = json!({
+            "apiVersion": "example.org/v1", "kind": "ModelServer",
+            "spec": {
+                "template": {"metadata": {"labels": {"app": "t"}}, "spec": {"containers": [{"name": "c"}]}},
+                "extra": {"podLabels": {"app": "other"}}
+            }
+        });
+        assert_eq!(
+            templates(item),
+            [("spec.template".into(), pairs(&[("app", "t")]), "default".into(), false)]
+        );
+    }
 }
