@@ -344,6 +344,11 @@ mod tests {
             templates(item),
             [("spec.workers[0].podMetadata".into(), pairs(&[("app", "a")]), "sa".into(), true)]
         );
+        let flat = json!({
+            "apiVersion": "example.org/v1", "kind": "ModelServer",
+            "spec": {"serviceAccountName": "sa", "podLabels": {"app": "b"}}
+        });
+        assert_eq!(templates(flat), [("spec.podLabels".into(), pairs(&[("app", "b")]), "sa".into(), true)]);
         let none = json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"podLabels": "a=b"}});
         assert!(templates(none).is_empty());
     }
