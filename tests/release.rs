@@ -7,17 +7,6 @@ mod common;
 use common::*;
 use std::path::{Path, PathBuf};
 
-/// `[package]`'s `key = "value"` of Cargo.toml.
-fn package_field(key: &str) -> String {
-    let manifest = repo_file("Cargo.toml");
-    let prefix = format!("{key} = \"");
-    let line = manifest
-        .lines()
-        .find(|l| l.starts_with(&prefix))
-        .unwrap_or_else(|| panic!("Cargo.toml's [package] has no {key}"));
-    line[prefix.len()..].strip_suffix('"').expect("a one-line string").to_string()
-}
-
 fn repository() -> String {
     package_field("repository")
 }

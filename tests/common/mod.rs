@@ -66,6 +66,17 @@ pub fn repo_file(relative: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
 }
 
+/// `[package]`'s `key = "value"` of Cargo.toml.
+pub fn package_field(key: &str) -> String {
+    let manifest = repo_file("Cargo.toml");
+    let prefix = format!("{key} = \"");
+    let line = manifest
+        .lines()
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("Cargo.toml's [package] has no {key}"));
+    line[prefix.len()..].strip_suffix('"').expect("a one-line string").to_string()
+}
+
 /// A folder under the system temp dir with a unique name, removed (with its content) on drop.
 pub struct TempDir {
     path: PathBuf,

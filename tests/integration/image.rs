@@ -101,17 +101,6 @@ fn the_image_binary_is_statically_linked() {
     assert!(text.contains("not a dynamic executable") || text.contains("statically linked"), "{text}");
 }
 
-/// `[package]`'s `key = "value"` line of Cargo.toml.
-fn package_field(key: &str) -> String {
-    let manifest = repo_file("Cargo.toml");
-    let prefix = format!("{key} = \"");
-    let line = manifest
-        .lines()
-        .find(|l| l.starts_with(&prefix))
-        .unwrap_or_else(|| panic!("Cargo.toml has no {key}"));
-    line[prefix.len()..line.len() - 1].to_string()
-}
-
 #[test]
 fn the_image_carries_oci_labels_from_cargo_toml() {
     let image = image();

@@ -4,7 +4,7 @@
 //! judges those pods once for the whole group and records `(group, namespace)` on their
 //! templates, instead of one record per (object, template) pair.
 
-use super::namespaces::{namespace_selects, pinned};
+use super::namespaces::{Picks, pinned};
 use super::pods::{Pod, PodIndex};
 use super::source::{Prepared, Source};
 use crate::reconcile::cluster::seen::Seen;
@@ -146,31 +146,16 @@ impl Shared<'_, '_> {
     /// object, each such pod counts as holding an entry, and a pod surely selected lists the
     /// group (`Held::without_groups`).
     pub(super) fn made_without(&self, prepared: &Prepared, groups: &Groups, g: usize) -> Vec<SharedEntry> {
-        let (pod_selector, ns_selector) = (&prepared.pods, &prepared.namespaces);
-        let mut ns_answers: HashMap<u32, Answer> = HashMap::new();
+        let mut picks = Picks::new(&prepared.pods, &prepared.namespaces, self.seen);
         let mut out = Vec::new();
-        for (list, known) in self.index.candidates(pod_selector, pinned(ns_selector).as_deref()) {
+        for (list, known) in self.index.candidates(&prepared.pods, pinned(&prepared.namespaces).as_deref()) {
             for &p in list {
                 let pod = &self.index.pods[p as usize];
                 let (made, narrow) = groups.others(g, pod.ns);
                 if self.pod_ignored[p as usize] || made == 0 {
                     continue;
                 }
-                let labels = |key: &str| pod.label(key);
-                let by_pod = pod_selector.selects_but(&labels, known);
-                if by_pod == Answer::No {
-                    continue;
-                }
-                let by_namespace = if ns_selector.is_empty() {
-                    Answer::Yes
-                } else {
-                    *ns_answers.entry(pod.ns).or_insert_with(|| {
-                        namespace_selects(ns_selector, pod.namespace, self.seen.namespaces.get(pod.namespace))
-                    })
-                };
-                if by_namespace == Answer::No {
-                    continue;
-                }
+                let Some((by_pod, by_namespace)) = picks.pod(pod, known) else { continue };
                 let sure = !pod.unset && by_pod == Answer::Yes && by_namespace == Answer::Yes;
                 out.push(SharedEntry { pod: p, sure, made, narrow });
             }

@@ -51,7 +51,7 @@ use crate::reconcile::cluster::seen::{Federation, Seen};
 use crate::reconcile::cluster::selector::Answer;
 pub use group::{Group, NO_NAMESPACE};
 pub use namespaces::namespace_selects;
-use namespaces::{named_namespaces, pinned};
+use namespaces::{Picks, named_namespaces, pinned};
 use pods::{PodIndex, pod_at};
 pub use source::{Origin, Powers, RenderedOutput, Source};
 use std::collections::HashMap;
@@ -339,7 +339,7 @@ fn simulate_with(
         };
         let (pod_selector, ns_selector) = (&prepared.pods, &prepared.namespaces);
         let mut pinned = pinned(ns_selector);
-        let mut ns_answers: HashMap<u32, Answer> = HashMap::new();
+        let mut picks = Picks::new(pod_selector, ns_selector, seen);
         if let Some(g) = groups.of[s] {
             let g = g as usize;
             if !std::mem::replace(&mut group_done[g], true) {
@@ -375,21 +375,8 @@ fn simulate_with(
                 if pod_ignored[p as usize] && !is_static {
                     continue;
                 }
+                let Some((by_pod, by_namespace)) = picks.pod(pod, known) else { continue };
                 let labels = |key: &str| pod.label(key);
-                let by_pod = pod_selector.selects_but(&labels, known);
-                if by_pod == Answer::No {
-                    continue;
-                }
-                let by_namespace = if ns_selector.is_empty() {
-                    Answer::Yes
-                } else {
-                    *ns_answers.entry(pod.ns).or_insert_with(|| {
-                        namespace_selects(ns_selector, pod.namespace, seen.namespaces.get(pod.namespace))
-                    })
-                };
-                if by_namespace == Answer::No {
-                    continue;
-                }
                 let (mut selected, mut unsure) = match (by_pod, by_namespace) {
                     _ if is_static => (Answer::Unknown, Some(Unsure::ParentNode)),
                     _ if pod.unset => (Answer::Unknown, Some(Unsure::NamespaceUnset)),

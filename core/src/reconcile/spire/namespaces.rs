@@ -1,11 +1,48 @@
 //! Which namespaces an object selects, as the manager judges them: by the Namespace objects
-//! the input holds, else by the name label every namespace carries; and the namespaces the
-//! objects name, where a template whose item names none may land.
+//! the input holds, else by the name label every namespace carries; the namespaces the
+//! objects name, where a template whose item names none may land; and whether an object's
+//! two selectors pick a pod template.
 
+use super::pods::Pod;
 use super::source::Source;
 use crate::api::cluster_spiffe_id::NAMESPACE_NAME_LABEL;
+use crate::reconcile::cluster::seen::Seen;
 use crate::reconcile::cluster::selector::{Answer, Lookup, Selector};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+
+/// An object's `podSelector` and `namespaceSelector`, judging pod templates one by one; each
+/// namespace is judged once.
+pub(super) struct Picks<'s, 'a> {
+    pods: &'s Selector,
+    namespaces: &'s Selector,
+    seen: &'s Seen<'a>,
+    by_namespace: HashMap<u32, Answer>,
+}
+
+impl<'s, 'a> Picks<'s, 'a> {
+    pub(super) fn new(pods: &'s Selector, namespaces: &'s Selector, seen: &'s Seen<'a>) -> Self {
+        Picks { pods, namespaces, seen, by_namespace: HashMap::new() }
+    }
+
+    /// Whether the object selects `pod` by its labels and by its namespace (`known`: the
+    /// `matchLabels` label the candidates hold by the index); `None` when either surely
+    /// does not.
+    pub(super) fn pod(&mut self, pod: &Pod<'_>, known: Option<usize>) -> Option<(Answer, Answer)> {
+        let by_pod = self.pods.selects_but(&|key: &str| pod.label(key), known);
+        if by_pod == Answer::No {
+            return None;
+        }
+        let by_namespace = if self.namespaces.is_empty() {
+            Answer::Yes
+        } else {
+            let (namespaces, seen) = (self.namespaces, self.seen);
+            *self.by_namespace.entry(pod.ns).or_insert_with(|| {
+                namespace_selects(namespaces, pod.namespace, seen.namespaces.get(pod.namespace))
+            })
+        };
+        (by_namespace != Answer::No).then_some((by_pod, by_namespace))
+    }
+}
 
 /// The namespaces a selector can only select by name (`kubernetes.io/metadata.name` as a
 /// `matchLabels` label or `In` values), when it names them.
