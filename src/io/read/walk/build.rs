@@ -27,9 +27,10 @@ pub enum Build {
     /// An item's metadata: `annotations` (where kpt and kustomize keep file paths), `name`,
     /// `namespace` and `labels` whole, the rest probed.
     Metadata,
-    /// A node that may hold pod templates: of a mapping, `metadata` as
+    /// A node that may hold pod templates: of a mapping, `metadata` and `podMetadata` as
     /// [`Build::ProbeMetadata`], `containers` as [`Build::Shape`], the service account
-    /// fields whole, the rest probed; kept only when something in it is.
+    /// fields, `replicas` and `podLabels` whole, the rest probed; kept only when something in
+    /// it is.
     Probe,
     /// A nested metadata: `labels` whole, the rest probed.
     ProbeMetadata,
@@ -50,8 +51,10 @@ impl Build {
             (Build::Head, "metadata") => Build::Metadata,
             (Build::Head, "items") => Build::Entries,
             // Every probing mode alike: what a pod template is read from, and the rest.
-            (_, "serviceAccountName" | "serviceAccount") => Build::Whole,
-            (_, "metadata") => Build::ProbeMetadata,
+            // `replicas` settles a StatefulSet's pod name; `podMetadata` and `podLabels` are
+            // the pod labels of a kind the reconcile knows only by them (`cluster/controllers.rs`).
+            (_, "serviceAccountName" | "serviceAccount" | "replicas" | "podLabels") => Build::Whole,
+            (_, "metadata" | "podMetadata") => Build::ProbeMetadata,
             (_, "containers") => Build::Shape,
             _ => Build::Probe,
         }
@@ -107,6 +110,8 @@ pub(super) fn entry(built: Vec<(String, Value)>) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::Build;
+    use super::{kinds, workload};
+    use serde_json::Value;
 
     /// Below a node built whole or not at all, everything is built the same way: the
     /// exact reader walks whole inputs building nothing, and must not build below.
@@ -122,5 +127,58 @@ mod tests {
         assert_eq!(Build::Nothing.element(), Build::Nothing);
         assert_eq!(Build::Entries.element(), Build::Entry);
         assert_eq!(Build::Head.element(), Build::Probe);
+    }
+
+    /// The head of an item the reconcile passes on holds, for the reconcile, what the whole
+    /// item holds: the same pod templates, labels, accounts and pod names, on every document
+    /// of the golden cases and on the shapes a head once dropped (a StatefulSet's
+    /// `replicas`, the `podMetadata` and `podLabels` of a kind known only by them).
+    #[test]
+    fn a_head_holds_what_the_reconcile_reads_of_every_item() {
+        let shapes = "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: web, namespace: s}\nspec:\n  \
+                      replicas: 3\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: []}\n\
+                      ---\napiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\nspec:\n  \
+                      podLabels: {app: llama}\n  serviceAccountName: llama\n\
+                      ---\napiVersion: example.com/v1\nkind: Other\nmetadata: {name: o}\nspec:\n  \
+                      podMetadata:\n    labels: {app: llama}\n    annotations: {a: b}\n";
+        let mut texts = vec![("shapes".to_string(), shapes.to_string())];
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+        let mut folders = vec![root];
+        while let Some(folder) = folders.pop() {
+            for entry in std::fs::read_dir(&folder).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    folders.push(path);
+                } else if path.extension().is_some_and(|e| e == "yaml") {
+                    texts.push((path.display().to_string(), std::fs::read_to_string(&path).unwrap()));
+                }
+            }
+        }
+        let (mut compared, mut templates) = (0, 0);
+        for (name, text) in &texts {
+            for document in text.split("\n---\n") {
+                let Ok(whole) = crate::yaml::parse(document) else { continue };
+                let kind = whole.get("kind").and_then(Value::as_str).unwrap_or_default();
+                if kinds::reads_whole(kind) {
+                    continue;
+                }
+                let Ok((Some(node), _)) =
+                    super::super::document(document, 0, Build::Head, super::super::Limits::NONE)
+                else {
+                    continue;
+                };
+                let Some(head) = node.value.filter(|_| node.exact) else { continue };
+                let of = workload::workload_of;
+                assert_eq!(of(&head), of(&whole), "{name}: {document}");
+                compared += 1;
+                templates += of(&whole).map_or(0, |w| w.templates().len());
+            }
+        }
+        assert!(compared > 400 && templates > 150, "{compared} items, {templates} templates");
+        let shapes: Vec<_> = shapes.split("\n---\n").map(|d| crate::yaml::parse(d).unwrap()).collect();
+        let of = |i: usize| workload::workload_of(&shapes[i]).unwrap();
+        assert_eq!(of(0).pod_name(), None, "three replicas: three pod names");
+        assert_eq!(of(1).templates()[0].label("app"), Some("llama"));
+        assert_eq!(of(2).templates()[0].label("app"), Some("llama"));
     }
 }

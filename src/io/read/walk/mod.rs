@@ -250,7 +250,8 @@ mod tests {
             serde_json::json!([null]),
             "that it is a list, its entries' places kept, none of their fields"
         );
-        assert!(head["spec"].get("replicas").is_none() && head["spec"].get("selector").is_none(), "{head}");
+        assert_eq!(head["spec"]["replicas"], 2, "a StatefulSet's replicas settle its pods' names");
+        assert!(head["spec"].get("selector").is_none(), "{head}");
     }
 
     #[test]
@@ -266,7 +267,7 @@ mod tests {
                 {"metadata": {"labels": {"a": "b"}}},
                 null,
                 {"apiVersion": "v1", "kind": "Namespace"},
-                {"kind": "Deployment", "spec": {"template": {"spec": {"containers": []}}}}
+                {"kind": "Deployment", "spec": {"template": {"spec": {"containers": []}}, "replicas": 1}}
             ]),
             "of an item of a kind the reconcile does not read, with no pod template, no more than before"
         );
