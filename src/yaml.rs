@@ -104,26 +104,38 @@ pub fn write_to<T: Serialize, W: std::io::Write>(out: W, value: &T) -> Result<()
     serde_saphyr::to_io_writer_with_options(&mut out, value, write_options()).map_err(|e| e.to_string())
 }
 
-/// Writes the mapping `fields` with the entry `key: items` after them, as [`write_to`]
-/// writes that mapping, without building it as one value: the fast writer writes the
-/// items one by one on all cores. When it cannot vouch for a part, the mapping is built
-/// and written whole.
-pub fn write_with_list_to<T: Serialize + Sync, W: std::io::Write>(
+/// Writes a root mapping: the entries `fields`, then the entry `key` holding a block sequence
+/// whose items come a part at a time ([`ListWriter::part`]), so that neither a long sequence
+/// nor its text is ever held whole. The text is what [`write_to`] gives for the mapping built
+/// whole: the fast writer writes each part's items on all cores, and serde-saphyr a part it
+/// cannot vouch for (serde-saphyr writes a sequence held by a root mapping's entry as it
+/// writes one at the root).
+pub struct ListWriter<W: std::io::Write> {
     out: W,
-    mut fields: Map<String, Value>,
-    key: &str,
-    items: &[T],
-) -> Result<(), String> {
-    let mut out = out;
-    let head = if fields.is_empty() { Some(String::new()) } else { emit::write(&fields) };
-    if let (Some(head), Some(entry)) = (head, emit::list_entry(key, items)) {
-        for piece in std::iter::once(&head).chain(&entry) {
-            out.write_all(piece.as_bytes()).map_err(|e| e.to_string())?;
+}
+
+impl<W: std::io::Write> ListWriter<W> {
+    /// Writes `fields` and the line of `key`; `key` must be a plain word (`results`).
+    pub fn start(mut out: W, fields: &Map<String, Value>, key: &str) -> Result<Self, String> {
+        if !fields.is_empty() {
+            write_to(&mut out, fields)?;
         }
-        return Ok(());
+        let line = emit::list_key(key).ok_or_else(|| format!("{key:?} is not a plain key"))?;
+        out.write_all(line.as_bytes()).map_err(|e| e.to_string())?;
+        Ok(ListWriter { out })
     }
-    fields.insert(key.to_string(), serde_json::to_value(items).map_err(|e| e.to_string())?);
-    write_to(out, &fields)
+
+    /// Writes the next items of the sequence.
+    pub fn part<T: Serialize + Sync>(&mut self, items: &[T]) -> Result<(), String> {
+        if items.is_empty() {
+            return Ok(());
+        }
+        let io = |e: std::io::Error| e.to_string();
+        match emit::list_items(items) {
+            Some(pieces) => pieces.iter().try_for_each(|p| self.out.write_all(p.as_bytes()).map_err(io)),
+            None => self.out.write_all(saphyr_write(&items)?.as_bytes()).map_err(io),
+        }
+    }
 }
 
 /// The name snippet headers give the text they quote (` --> <input>:2:3`) until
@@ -416,6 +428,33 @@ impl<'de> Visitor<'de> for KeyVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Written a part at a time, a mapping reads as serde-saphyr writes it whole: with or
+    /// without fields before, with parts the fast writer vouches for and parts it does not
+    /// (a multi-line message, a null), in fields too.
+    #[test]
+    fn a_list_written_in_parts_is_the_mapping_written_whole() {
+        let parts = [
+            vec![serde_json::json!({"message": "a", "severity": "info"})],
+            vec![serde_json::json!({"message": "two\nlines", "field": {"path": "spec.x"}})],
+            vec![serde_json::json!({"message": "b", "index": 1}), serde_json::json!({"n": null})],
+            vec![serde_json::json!({"message": "on", "tags": ["x", "yes"]})],
+        ];
+        let plain = Map::from_iter([("functionConfig".to_string(), serde_json::json!({"a": "b"}))]);
+        let block = Map::from_iter([("functionConfig".to_string(), serde_json::json!({"a": "x\ny"}))]);
+        for fields in [Map::new(), plain, block] {
+            let mut out = Vec::new();
+            let mut writer = ListWriter::start(&mut out, &fields, "results").unwrap();
+            for part in &parts {
+                writer.part(part).unwrap();
+            }
+            writer.part::<Value>(&[]).unwrap();
+            let mut whole = fields.clone();
+            whole.insert("results".into(), Value::Array(parts.concat()));
+            assert_eq!(String::from_utf8(out).unwrap(), saphyr_write(&whole).unwrap(), "{fields:?}");
+        }
+        assert!(ListWriter::start(Vec::new(), &Map::new(), "a b").is_err());
+    }
 
     #[test]
     fn the_size_limit_holds_at_its_last_byte() {

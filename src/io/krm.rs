@@ -56,7 +56,7 @@ impl Krm {
     }
 
     /// The output ResourceList of `items`, with `results`.
-    fn list(self, items: Vec<Item>, results: Vec<KrmResult>) -> Stdout {
+    fn list(self, items: Vec<Item>, results: Results) -> Stdout {
         Some(Box::new(OutputList { items, read: self.read, function_config: self.function_config, results }))
     }
 
@@ -67,7 +67,7 @@ impl Krm {
             result = result.with_field(field);
         }
         let items = stop.items.into_iter().enumerate().map(|(i, item)| Item::Input(i, item)).collect();
-        self.list(items, vec![result])
+        self.list(items, Results::Stopped(result))
     }
 }
 
@@ -104,12 +104,14 @@ impl Mode for Krm {
     /// run exits 1, as kpt reads a failed function's results from stdout. A run that stopped
     /// before a reconcile gives its items unchanged and one error result.
     fn written(self, run: Result<Outcome, Stop>) -> Stdout {
-        let outcome = match run {
+        let mut outcome = match run {
             Ok(outcome) => outcome,
             Err(stop) => return self.stopped(stop),
         };
-        let results = krm_results::of(&outcome, TRUST_DOMAIN_HINT);
-        let mut items = outcome.items;
+        // The results are made as they are written, from the findings; nothing else of the
+        // outcome is written.
+        outcome.coverage = Default::default();
+        let mut items = std::mem::take(&mut outcome.items);
         for item in &mut items {
             if let Item::Rendered(object, slot) = item
                 && let Some((path, index)) = slot.take()
@@ -117,7 +119,7 @@ impl Mode for Krm {
                 annotate(object, &path, index);
             }
         }
-        self.list(items, results)
+        self.list(items, Results::Reconciled(Box::new(outcome)))
     }
 }
 
@@ -202,8 +204,16 @@ struct OutputList {
     items: Vec<Item>,
     read: Read,
     function_config: Option<Value>,
-    /// Never empty: a reconcile's end with its summary, a stopped run with its error.
-    results: Vec<KrmResult>,
+    results: Results,
+}
+
+/// The results an output list ends with: never none.
+enum Results {
+    /// A run stopped before a reconcile: its error.
+    Stopped(KrmResult),
+    /// A reconcile's, made a part at a time as they are written
+    /// ([`krm_results::each_part`]); its items are the list's.
+    Reconciled(Box<Outcome>),
 }
 
 impl Output for OutputList {
@@ -228,7 +238,13 @@ impl Output for OutputList {
         if let Some(fc) = &self.function_config {
             tail.insert("functionConfig".into(), fc.clone());
         }
-        yaml::write_with_list_to(&mut out, tail, "results", &self.results)?;
+        let mut list = yaml::ListWriter::start(&mut out, &tail, "results")?;
+        match &self.results {
+            Results::Stopped(error) => list.part(std::slice::from_ref(error))?,
+            Results::Reconciled(outcome) => {
+                krm_results::each_part(outcome, &self.items, TRUST_DOMAIN_HINT, |part| list.part(part))?
+            }
+        }
         out.flush().map_err(|e| e.to_string())
     }
 }

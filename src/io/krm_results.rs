@@ -1,5 +1,5 @@
 //! KRM function results (`results` of the output ResourceList, what kpt shows the user): the
-//! wire types, and [`of`], the results of an outcome in the order of
+//! wire types, and [`each_part`], the results of an outcome in the order of
 //! docs/reference.md#results-and-exit-codes.
 
 use super::wording;
@@ -61,12 +61,23 @@ impl KrmResult {
     }
 }
 
+/// How many findings become results at a time: a first run on a large repository has tens
+/// of thousands, which held as results all at once (and then as text) would cost more memory
+/// than its items.
+const PART: usize = 4096;
+
 /// The results of a reconcile, in order: the missing trust domain (with `hint`, how to set it
-/// in the KRM modes), each failing binding, each finding, the summary.
-pub fn of(outcome: &Outcome, hint: &str) -> Vec<KrmResult> {
-    let mut results = Vec::new();
+/// in the KRM modes), each failing binding, each finding, the summary; handed to `take` a part
+/// at a time. `items` are the outcome's (the output's, which it no longer holds).
+pub fn each_part(
+    outcome: &Outcome,
+    items: &[Item],
+    hint: &str,
+    mut take: impl FnMut(&[KrmResult]) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut first = Vec::new();
     if outcome.trust_domain_missing {
-        results.push(
+        first.push(
             KrmResult::new(Severity::Error, wording::trust_domain_missing(hint))
                 .with_field("spec.trustDomain"),
         );
@@ -77,8 +88,7 @@ pub fn of(outcome: &Outcome, hint: &str) -> Vec<KrmResult> {
         .map(|f| f.item)
         .chain(outcome.findings.iter().map(|f| f.about.item))
         .collect();
-    let items: HashMap<usize, &Item> = outcome
-        .items
+    let items: HashMap<usize, &Item> = items
         .iter()
         .filter_map(|item| Some((item.position()?, item)))
         .filter(|(position, _)| wanted.contains(position))
@@ -98,25 +108,26 @@ pub fn of(outcome: &Outcome, hint: &str) -> Vec<KrmResult> {
             Some(Item::Binding(_, value, _)) => file_of(value).map(|(path, index)| FileRef { path, index }),
             _ => None,
         };
-        results.push(result);
+        first.push(result);
     }
-    // A run may have tens of thousands of findings (the first run on a large repository).
-    results.extend(crate::parallel::map(outcome.findings.iter().collect(), |finding| {
-        let about = &finding.about;
-        let mut result = KrmResult::new(outcome.severity(finding), wording::finding(finding));
-        result.resource_ref = Some(resource_ref(about));
-        // A role in place of a path (KServe's derived templates, `(decode)`) is no field.
-        if let Some(path) = about.path.as_deref().filter(|p| !p.is_empty() && !p.starts_with('(')) {
-            result = result.with_field(path);
-        }
-        result.file = items.get(&about.item).and_then(|item| {
-            let (path, index) = item.slots().first().copied()?;
-            Some(FileRef { path: path.to_string(), index })
-        });
-        result
-    }));
-    results.push(KrmResult::new(Severity::Info, wording::summary(&outcome.counts, outcome.findings.len())));
-    results
+    take(&first)?;
+    for part in outcome.findings.chunks(PART) {
+        take(&crate::parallel::map(part.iter().collect(), |finding| {
+            let about = &finding.about;
+            let mut result = KrmResult::new(outcome.severity(finding), wording::finding(finding));
+            result.resource_ref = Some(resource_ref(about));
+            // A role in place of a path (KServe's derived templates, `(decode)`) is no field.
+            if let Some(path) = about.path.as_deref().filter(|p| !p.is_empty() && !p.starts_with('(')) {
+                result = result.with_field(path);
+            }
+            result.file = items.get(&about.item).and_then(|item| {
+                let (path, index) = item.slots().first().copied()?;
+                Some(FileRef { path: path.to_string(), index })
+            });
+            result
+        }))?;
+    }
+    take(&[KrmResult::new(Severity::Info, wording::summary(&outcome.counts, outcome.findings.len()))])
 }
 
 fn resource_ref(about: &Ref) -> ResourceRef {

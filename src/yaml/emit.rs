@@ -23,21 +23,26 @@ pub fn write<T: Serialize + ?Sized>(value: &T) -> Option<String> {
     Some(out)
 }
 
-/// The text [`write`] gives for a mapping at the root whose entry `key` holds the sequence
-/// `items`, in that entry's pieces: its key line, then each item's lines, the items written
-/// on all cores. `None` when this writer cannot vouch for a piece, or for no items.
-pub fn list_entry<T: Serialize + Sync>(key: &str, items: &[T]) -> Option<Vec<String>> {
+/// The line [`write`] gives for the key of a root mapping's entry holding a block sequence
+/// (`key:`), or `None` when this writer cannot vouch for the key.
+pub fn list_key(key: &str) -> Option<String> {
+    Some(format!("{}:\n", key_text(key)?))
+}
+
+/// The text [`write`] gives for `items` as entries of a block sequence at the root (or held
+/// by a root mapping's entry: the same), an item's lines a piece, the items written on all
+/// cores. `None` when this writer cannot vouch for a piece, or for no items.
+pub fn list_items<T: Serialize + Sync>(items: &[T]) -> Option<Vec<String>> {
     if items.is_empty() {
         return None;
     }
-    let head = format!("{}:\n", key_text(key)?);
     let written = crate::parallel::map(items.iter().collect(), |item: &T| {
         let node = item.serialize(VALUE).ok()?;
         let mut out = String::with_capacity(1024);
         seq_body(std::slice::from_ref(&node), 0, &mut out)?;
         Some(out)
     });
-    std::iter::once(Some(head)).chain(written).collect()
+    written.into_iter().collect()
 }
 
 /// A value built from its `Serialize`, scalars already spelled.
@@ -542,17 +547,20 @@ mod tests {
 
     #[test]
     fn a_list_entry_is_the_text_of_the_mapping_holding_it() {
+        let entry =
+            |key: &str, items: &[serde_json::Value]| Some(list_key(key)? + &list_items(items)?.concat());
         let items = vec![json!({"message": "a: \"b\"", "index": 1}), json!({"m": ["x", {"k": "on"}]})];
         let whole = write(&json!({"results": items})).unwrap();
-        assert_eq!(list_entry("results", &items).unwrap().concat(), whole);
+        assert_eq!(entry("results", &items).unwrap(), whole);
         assert_eq!(whole, super::super::saphyr_write(&json!({"results": items})).unwrap());
+        assert_eq!(list_items(&items).unwrap().concat(), write(&items).unwrap(), "at the root alike");
         let many: Vec<_> = (0..crate::parallel::PARALLEL_FROM + 1).map(|i| json!({"i": i})).collect();
         let whole = write(&json!({"results": many})).unwrap();
-        let pieces = crate::parallel::with_cores(2, || list_entry("results", &many)).unwrap();
-        assert_eq!(pieces.concat(), whole);
-        assert_eq!(list_entry::<serde_json::Value>("results", &[]), None);
-        assert_eq!(list_entry("results", &[json!({"a": null})]), None);
-        assert_eq!(list_entry("a b", &[json!(1)]), None);
+        let pieces = crate::parallel::with_cores(2, || list_items(&many)).unwrap();
+        assert_eq!(list_key("results").unwrap() + &pieces.concat(), whole);
+        assert_eq!(list_items::<serde_json::Value>(&[]), None);
+        assert_eq!(list_items(&[json!({"a": null})]), None);
+        assert_eq!(list_key("a b"), None);
     }
 
     #[test]

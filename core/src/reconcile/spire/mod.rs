@@ -508,7 +508,14 @@ fn push_entry(held: &mut Held, entry: Entry) {
             kept.same_as.push(entry.source);
             kept.powers.merge(&entry.powers);
         }
-        None => held.entries.push(entry),
+        None => {
+            // Most templates hold one entry: room for one, not the four a first push makes,
+            // keeps the model's largest part at a quarter of the size.
+            if held.entries.capacity() == 0 {
+                held.entries.reserve_exact(1);
+            }
+            held.entries.push(entry)
+        }
     }
 }
 
