@@ -44,10 +44,15 @@ fn escaped(text: &str, keep_newlines: bool) -> String {
 /// What every line the function writes to stderr starts with.
 const LINE_START: &str = "render-inference-identity: ";
 
+/// The length of [`stderr_line_of`] `parts` when they hold nothing to escape or trim.
+pub fn stderr_line_len(parts: &[&str]) -> usize {
+    LINE_START.len() + parts.iter().map(|p| p.len()).sum::<usize>() + 1
+}
+
 /// [`stderr_line`] of `parts` joined, built in one allocation: a run may write tens of
 /// thousands of lines.
 pub fn stderr_line_of(parts: &[&str]) -> String {
-    let mut line = String::with_capacity(LINE_START.len() + parts.iter().map(|p| p.len()).sum::<usize>() + 1);
+    let mut line = String::with_capacity(stderr_line_len(parts));
     line.push_str(LINE_START);
     parts.iter().for_each(|part| line.push_str(part));
     let text = &line[LINE_START.len()..];

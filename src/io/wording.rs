@@ -111,18 +111,21 @@ pub fn stderr(outcome: &Outcome, hint: &str, origin: impl Fn(usize) -> Option<It
         let line = format!("{}: {namespace}/{}{from}: {}", severity(f.severity), f.name, failure(f));
         out.push_str(&super::process::stderr_line(&line));
     }
-    // A run may have tens of thousands of findings (the first run on a large repository).
-    let lines = crate::parallel::map(outcome.findings.iter().collect(), |f| {
-        super::process::stderr_line_of(&[
-            severity(outcome.severity(f)),
-            ": ",
-            f.kind.as_str(),
-            ": ",
-            &f.message,
-        ])
-    });
-    out.reserve(lines.iter().map(String::len).sum());
-    lines.iter().for_each(|line| out.push_str(line));
+    // A run may have tens of thousands of findings (the first run on a large repository):
+    // their lines are made on all cores a part at a time, into room for all of them (what
+    // they take unless a message holds characters to escape).
+    fn parts<'f>(outcome: &Outcome, f: &'f Finding) -> [&'f str; 5] {
+        [severity(outcome.severity(f)), ": ", f.kind.as_str(), ": ", f.message.as_str()]
+    }
+    let room: usize =
+        outcome.findings.iter().map(|f| super::process::stderr_line_len(&parts(outcome, f))).sum();
+    out.reserve(room);
+    for part in outcome.findings.chunks(4096) {
+        let lines = crate::parallel::map(part.iter().collect(), |f| {
+            super::process::stderr_line_of(&parts(outcome, f))
+        });
+        lines.iter().for_each(|line| out.push_str(line));
+    }
     if outcome.trust_domain_missing {
         out.push_str(&super::process::stderr_line(&format!("error: {}", trust_domain_missing(hint))));
     }
