@@ -118,8 +118,8 @@ pub(super) fn manager(
         if class.is_empty() {
             return Err(ConfigError::new(
                 filter_field,
-                "requires spireControllerManager.className: the manager filters by its own class, and one \
-                 without a class refuses to start with filterByClassName",
+                "requires spireControllerManager.className: the manager filters by its own class, and \
+                 SPIRE Controller Manager requires className with filterByClassName",
             ));
         }
         names::label_value(class).map_err(|e| {
