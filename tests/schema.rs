@@ -59,6 +59,21 @@ fn the_schema_accepts_exactly_what_the_validation_accepts() {
             ],
         ),
         ("className", vec![json!(""), json!("spire"), json!(" spire"), json!("a b"), Value::Null, json!(3)]),
+        ("classNameLabel", vec![json!(true), json!(false), json!("true"), Value::Null]),
+        (
+            "spireControllerManager",
+            vec![
+                json!({"filterByClassName": true}),
+                json!({"filterByClassName": true, "className": ""}),
+                json!({"filterByClassName": true, "className": "spire-system-spire"}),
+                json!({"filterByClassName": false}),
+                json!({"filterByClassName": "true"}),
+                json!({"clusterSPIFFEIDLabelSelector": {"tier": "child", "example.com/x": ""}}),
+                json!({"clusterSPIFFEIDLabelSelector": "tier=child"}),
+                json!({"clusterSPIFFEIDLabelSelector": {"tier": 1}}),
+                json!({"clusterSPIFFEIDLabelSelector": null}),
+            ],
+        ),
         ("failurePolicy", vec![json!("Report"), json!("Fail"), json!("fail"), json!(true), Value::Null]),
         (
             "workloadPolicy",

@@ -22,6 +22,9 @@ pub const LABEL_BINDING_NAME: &str = "kleym.sonda.red/binding-name";
 pub const LABEL_BINDING_NAMESPACE: &str = "kleym.sonda.red/binding-namespace";
 pub const ANNOTATION_RENDERED_BY: &str = "kleym.sonda.red/rendered-by";
 pub const RENDERED_BY: &str = "render-inference-identity";
+/// The label a SPIRE Controller Manager with `filterByClassName` selects ClusterSPIFFEIDs by,
+/// its value the manager's `className` (spire-controller-manager `cmd/main.go`).
+pub const LABEL_CLASS_NAME: &str = "spire.spiffe.io/class-name";
 /// The label every namespace carries: its name.
 pub const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
 /// The pod label a binding's variant is matched by.
@@ -46,21 +49,37 @@ pub struct Metadata {
     pub annotations: Map<String, Value>,
 }
 
-/// The three labels every rendered ClusterSPIFFEID carries
-/// (docs/reference.md#the-rendered-clusterspiffeid).
+/// The three labels every rendered ClusterSPIFFEID carries, and the class label under
+/// `classNameLabel` (docs/reference.md#the-rendered-clusterspiffeid).
 #[derive(Clone, Debug)]
 pub struct OutputLabels {
     pub binding_name: String,
     pub binding_namespace: String,
+    /// The value of [`LABEL_CLASS_NAME`], when the outputs carry it.
+    pub class_name: Option<String>,
+}
+
+impl OutputLabels {
+    /// Each label and its value, in key order.
+    pub fn pairs(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        [
+            (LABEL_BINDING_NAME, Some(self.binding_name.as_str())),
+            (LABEL_BINDING_NAMESPACE, Some(self.binding_namespace.as_str())),
+            (LABEL_MANAGED_BY, Some(MANAGED_BY)),
+            (LABEL_CLASS_NAME, self.class_name.as_deref()),
+        ]
+        .into_iter()
+        .filter_map(|(key, value)| Some((key, value?)))
+    }
 }
 
 /// Written in key order, as a map would be.
 impl Serialize for OutputLabels {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(3))?;
-        map.serialize_entry(LABEL_BINDING_NAME, &self.binding_name)?;
-        map.serialize_entry(LABEL_BINDING_NAMESPACE, &self.binding_namespace)?;
-        map.serialize_entry(LABEL_MANAGED_BY, MANAGED_BY)?;
+        let mut map = serializer.serialize_map(Some(self.pairs().count()))?;
+        for (key, value) in self.pairs() {
+            map.serialize_entry(key, value)?;
+        }
         map.end()
     }
 }

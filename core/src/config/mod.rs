@@ -2,8 +2,8 @@
 //! `RenderInferenceIdentity` resource and the `ConfigMap` form, strict validation naming
 //! the field, and the JSON schema.
 
+use crate::api::cluster_spiffe_id::LABEL_CLASS_NAME;
 use crate::api::fields::type_name;
-use crate::pattern::IgnorePattern;
 use k8s_openapi::jiff::Timestamp;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -11,9 +11,11 @@ use serde_json::Value;
 use std::fmt;
 
 mod settings;
+mod spire;
 
 use settings::set_from_string;
 pub use settings::{Form, Setting, settings};
+pub use spire::{DEFAULT_IGNORE_NAMESPACES, SpireManager, SpireManagerSpec};
 
 pub const API_VERSION: &str = "fn.kleym.sonda.red/v1alpha1";
 pub const KIND: &str = "RenderInferenceIdentity";
@@ -41,6 +43,7 @@ pub struct RenderInferenceIdentity {
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Default)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[schemars(transform = |s: &mut schemars::Schema| require(s, "trustDomain"))]
+#[schemars(transform = |s: &mut schemars::Schema| needs_when_true(s, "classNameLabel", "className"))]
 pub struct ConfigSpec {
     /// SPIRE trust domain (required), for example `example.org`: lowercase letters,
     /// digits, `.`, `-`, `_`; no scheme, no path. (Only a `render --config` file may leave it
@@ -53,6 +56,11 @@ pub struct ConfigSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(pattern(CLASS_NAME_PATTERN))]
     pub class_name: Option<String>,
+    /// Also label every ClusterSPIFFEID `spire.spiffe.io/class-name: <className>`, as a
+    /// SPIRE Controller Manager with `filterByClassName` selects them (default false: the
+    /// kleym operator's objects carry no such label). Requires `className`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class_name_label: Option<bool>,
     /// `Report` (default): failing bindings give warnings, exit 0. `Fail`: errors, exit 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure_policy: Option<FailurePolicy>,
@@ -94,26 +102,6 @@ pub struct ConfigSpec {
     pub spire_controller_manager: Option<SpireManagerSpec>,
 }
 
-/// The settings of the target SPIRE Controller Manager that decide what it reads.
-#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Default, PartialEq, Eq)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct SpireManagerSpec {
-    /// The manager's `className`: it reads the ClusterSPIFFEIDs of that class; empty, those without a
-    /// class. Unset: the class rules are not checked.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(pattern(CLASS_NAME_PATTERN))]
-    pub class_name: Option<String>,
-    /// The manager's `watchClassless`: it also reads ClusterSPIFFEIDs without a class (default false).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub watch_classless: Option<bool>,
-    /// The manager's `ignoreNamespaces`: Go regular expressions, matched anywhere in a namespace's
-    /// name; pods there get no entry. Default `kube-system`, `kube-public`, `spire-system`
-    /// (the manager applies them only when started with a configuration file, as the SPIRE
-    /// Helm chart starts it; set `[]` for one started without).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ignore_namespaces: Option<Vec<String>>,
-}
-
 /// What a rendered ClusterSPIFFEID selects (docs/reference.md#what-spire-will-do).
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SelectorScope {
@@ -122,34 +110,6 @@ pub enum SelectorScope {
     Pool,
     /// Only the pods of the binding's namespace that carry its variant label.
     Binding,
-}
-
-/// SPIRE Controller Manager's `ignoreNamespaces` when its configuration sets none.
-pub const DEFAULT_IGNORE_NAMESPACES: [&str; 3] = ["kube-system", "kube-public", "spire-system"];
-
-/// The target manager's settings, validated.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpireManager {
-    /// `None` when the configuration does not give it: the class rules are then not
-    /// checked and every object counts as read. `Some("")`: a manager without a class,
-    /// which reads the objects without one.
-    pub class_name: Option<String>,
-    pub watch_classless: bool,
-    /// Compiled as Go compiles them (crate::pattern).
-    pub ignore_namespaces: Vec<IgnorePattern>,
-}
-
-impl Default for SpireManager {
-    fn default() -> Self {
-        SpireManager {
-            class_name: None,
-            watch_classless: false,
-            ignore_namespaces: DEFAULT_IGNORE_NAMESPACES
-                .iter()
-                .map(|p| IgnorePattern::new(p).expect("the defaults are plain names"))
-                .collect(),
-        }
-    }
 }
 
 /// The patterns of the schema, for editors: each says what the validation below accepts.
@@ -190,6 +150,8 @@ pub enum WorkloadPolicy {
 pub struct Config {
     pub trust_domain: Option<String>,
     pub class_name: Option<String>,
+    /// `classNameLabel`: the outputs carry `spire.spiffe.io/class-name: <className>`.
+    pub class_name_label: bool,
     pub failure_policy: FailurePolicy,
     pub workload_policy: WorkloadPolicy,
     pub prune: bool,
@@ -205,11 +167,19 @@ pub struct Config {
     pub namespace: Option<String>,
 }
 
+impl Config {
+    /// The value of the `spire.spiffe.io/class-name` label every output carries, if any.
+    pub fn class_label(&self) -> Option<&str> {
+        self.class_name.as_deref().filter(|_| self.class_name_label)
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
             trust_domain: None,
             class_name: None,
+            class_name_label: false,
             failure_policy: FailurePolicy::Report,
             workload_policy: WorkloadPolicy::Report,
             prune: true,
@@ -370,39 +340,30 @@ fn validate(spec: ConfigSpec, field: &dyn Fn(&str) -> String) -> Result<Config, 
     if let Some(class) = &class_name {
         validate_class_name(class).map_err(|m| ConfigError::new(field("className"), m))?;
     }
+    let class_name_label = spec.class_name_label == Some(true);
+    if class_name_label {
+        let class = class_name.as_deref().ok_or_else(|| {
+            ConfigError::new(
+                field("classNameLabel"),
+                format!("requires className: the label {LABEL_CLASS_NAME} carries the outputs' class"),
+            )
+        })?;
+        crate::api::names::label_value(class).map_err(|e| {
+            ConfigError::new(
+                field("classNameLabel"),
+                format!(
+                    "className {class:?} is not a label value ({e}), so {LABEL_CLASS_NAME} cannot carry it"
+                ),
+            )
+        })?;
+    }
     let output_path = spec.output_path.unwrap_or_else(|| DEFAULT_OUTPUT_PATH.to_string());
     validate_output_path(&output_path).map_err(|m| ConfigError::new(field("outputPath"), m))?;
-    let spire = match spec.spire_controller_manager {
-        None => SpireManager::default(),
-        Some(m) => {
-            if let Some(class) = &m.class_name {
-                validate_class_name(class)
-                    .map_err(|e| ConfigError::new(field("spireControllerManager.className"), e))?;
-            }
-            let patterns =
-                m.ignore_namespaces.unwrap_or_else(|| DEFAULT_IGNORE_NAMESPACES.map(String::from).to_vec());
-            let mut ignore_namespaces = Vec::with_capacity(patterns.len());
-            for (i, pattern) in patterns.iter().enumerate() {
-                let compiled = IgnorePattern::new(pattern).map_err(|e| {
-                    ConfigError::new(
-                        format!("{}[{i}]", field("spireControllerManager.ignoreNamespaces")),
-                        format!(
-                            "{pattern:?} is not a regular expression SPIRE Controller Manager can read: {e}"
-                        ),
-                    )
-                })?;
-                ignore_namespaces.push(compiled);
-            }
-            SpireManager {
-                class_name: m.class_name,
-                watch_classless: m.watch_classless.unwrap_or(false),
-                ignore_namespaces,
-            }
-        }
-    };
+    let spire = spire::manager(spec.spire_controller_manager, field)?;
     Ok(Config {
         trust_domain,
         class_name,
+        class_name_label,
         failure_policy: spec.failure_policy.unwrap_or_default(),
         workload_policy: spec.workload_policy.unwrap_or_default(),
         prune: spec.prune.unwrap_or(true),
@@ -542,6 +503,20 @@ fn require(schema: &mut schemars::Schema, field: &str) {
     }
 }
 
+/// Says in an object schema that `flag: true` needs a non-empty `field`: a rule the derive
+/// cannot say, for the editors the schema is for.
+fn needs_when_true(schema: &mut schemars::Schema, flag: &str, field: &str) {
+    let rule = serde_json::json!({
+        "if": {"properties": {flag: {"const": true}}, "required": [flag]},
+        "then": {"properties": {field: {"type": "string", "minLength": 1}}, "required": [field]},
+    });
+    if let Some(all) =
+        schema.ensure_object().entry("allOf").or_insert_with(|| Value::Array(Vec::new())).as_array_mut()
+    {
+        all.push(rule);
+    }
+}
+
 /// The JSON schema of the typed functionConfig.
 pub fn json_schema() -> Value {
     serde_json::to_value(schemars::schema_for!(RenderInferenceIdentity)).expect("schema serializes")
@@ -549,7 +524,30 @@ pub fn json_schema() -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::validate_output_path;
+    use super::{Override, validate_output_path, with_overrides};
+
+    #[test]
+    fn the_class_label_needs_a_class_name_that_is_a_label_value() {
+        let run = |settings: &[(&'static str, &str)]| {
+            let overrides: Vec<Override> = settings
+                .iter()
+                .map(|(key, value)| Override { key, source: format!("--{key}"), value: value.to_string() })
+                .collect();
+            with_overrides(None, &overrides)
+        };
+        let on = run(&[("className", "spire-system-spire"), ("classNameLabel", "true")]).unwrap();
+        assert_eq!(on.class_label(), Some("spire-system-spire"));
+        let off = run(&[("className", "spire-system-spire")]).unwrap();
+        assert_eq!(off.class_label(), None, "off by default: the operator's objects carry no such label");
+        for settings in [&[("classNameLabel", "true")][..], &[("className", ""), ("classNameLabel", "true")]]
+        {
+            let err = run(settings).unwrap_err();
+            assert_eq!(err.field, "--classNameLabel");
+            assert!(err.message.starts_with("requires className"), "{err}");
+        }
+        let err = run(&[("className", "a:b"), ("classNameLabel", "true")]).unwrap_err();
+        assert!(err.message.contains("\"a:b\" is not a label value"), "{err}");
+    }
 
     #[test]
     fn output_paths_name_yaml_files_of_portable_names_only() {
@@ -580,37 +578,5 @@ mod tests {
             assert!(message.contains(why), "{bad}: {message}");
             assert!(message.contains("Give a relative path to a .yaml or .yml file"), "{bad}: {message}");
         }
-    }
-}
-
-#[cfg(test)]
-mod spire_manager_tests {
-    use super::*;
-
-    fn with(key: &'static str, value: &str) -> Result<Config, ConfigError> {
-        with_overrides(None, &[Override { key, source: format!("--{key}"), value: value.to_string() }])
-    }
-
-    #[test]
-    fn one_manager_setting_leaves_the_others_unknown() {
-        let only_namespaces = with("spireControllerManager.ignoreNamespaces", "^team-").unwrap().spire;
-        assert_eq!(only_namespaces.class_name, None, "the class rules stay unchecked");
-        assert_eq!(
-            only_namespaces.ignore_namespaces.iter().map(|p| p.text.as_str()).collect::<Vec<_>>(),
-            ["^team-"]
-        );
-        let empty_class = with("spireControllerManager.className", "").unwrap().spire;
-        assert_eq!(empty_class.class_name.as_deref(), Some(""), "an empty class is a class rule");
-        assert_eq!(Config::default().spire.ignore_namespaces.len(), DEFAULT_IGNORE_NAMESPACES.len());
-    }
-
-    #[test]
-    fn ignore_namespaces_are_read_as_go_reads_them() {
-        let quoted = with("spireControllerManager.ignoreNamespaces", r"\Qteam.a\E").unwrap().spire;
-        assert!(
-            quoted.ignore_namespaces[0].is_match("team.a") && !quoted.ignore_namespaces[0].is_match("teamxa")
-        );
-        let err = with("spireControllerManager.ignoreNamespaces", r"kube-system,\C").unwrap_err().to_string();
-        assert!(err.contains("[1]") && err.contains(r"\C"), "{err}");
     }
 }

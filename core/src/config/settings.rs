@@ -35,6 +35,8 @@ pub enum Form {
     Bool,
     /// Comma-separated, each entry trimmed, empty ones dropped.
     List,
+    /// Comma-separated `key=value` entries, each trimmed, empty ones dropped; a key once.
+    Map,
     /// One of these words.
     OneOf(Vec<String>),
 }
@@ -75,6 +77,8 @@ fn collect(root: &Value, node: &Value, prefix: &str, out: &mut Vec<Setting>) {
         };
         let form = if let Some(values) = one_of(target) {
             Form::OneOf(values)
+        } else if types == ["object"] && target.get("properties").is_none() {
+            Form::Map
         } else if types == ["object"] {
             collect(root, target, &format!("{key}."), out);
             continue;
@@ -118,14 +122,23 @@ fn one_of(node: &Value) -> Option<Vec<String>> {
     Some(words(&branches.iter().filter_map(|b| b.get("const").cloned()).collect()))
 }
 
-/// `spire.className` as `spire-class-name`.
+/// `spire.className` as `spire-class-name`; an acronym is one word
+/// (`spire.clusterSPIFFEIDLabelSelector` as `spire-cluster-spiffeid-label-selector`).
 fn kebab(key: &str) -> String {
+    let chars: Vec<char> = key.chars().collect();
     let mut out = String::new();
-    for c in key.chars() {
+    for (i, &c) in chars.iter().enumerate() {
+        let before = i.checked_sub(1).map(|j| chars[j]);
+        let after = chars.get(i + 1);
         match c {
             '.' => out.push('-'),
             c if c.is_ascii_uppercase() => {
-                out.push('-');
+                let starts_word = before.is_some_and(|b| b.is_ascii_lowercase())
+                    || (before.is_some_and(|b| b.is_ascii_uppercase())
+                        && after.is_some_and(char::is_ascii_lowercase));
+                if starts_word {
+                    out.push('-');
+                }
                 out.push(c.to_ascii_lowercase());
             }
             c => out.push(c),
@@ -141,6 +154,20 @@ fn or_list(words: &[String]) -> String {
         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
         None => String::new(),
     }
+}
+
+/// `key=value,key=value` as a mapping (a value may be empty).
+fn pairs(text: &str) -> Result<Map<String, Value>, String> {
+    let mut map = Map::new();
+    for entry in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let Some((key, value)) = entry.split_once('=') else {
+            return Err(format!("{entry:?} is not key=value: write key=value,key=value"));
+        };
+        if map.insert(key.trim().to_string(), Value::from(value.trim())).is_some() {
+            return Err(format!("gives the key {} twice", key.trim()));
+        }
+    }
+    Ok(map)
 }
 
 /// Sets one field from its string form; `field` names where the text came from.
@@ -163,6 +190,7 @@ pub(super) fn set_from_string(
             _ => return Err(ConfigError::new(field, format!("{text:?} is not true or false"))),
         },
         Form::List => text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(Value::from).collect(),
+        Form::Map => Value::Object(pairs(text).map_err(|m| ConfigError::new(field, m))?),
         Form::OneOf(words) if words.iter().any(|w| w == text) => Value::String(text.to_string()),
         Form::OneOf(words) => {
             return Err(ConfigError::new(field, format!("{text:?} is not {}", or_list(words))));
@@ -196,6 +224,7 @@ mod tests {
             [
                 ("trustDomain", "trust-domain", "ARGOCD_ENV_TRUST_DOMAIN"),
                 ("className", "class-name", "ARGOCD_ENV_CLASS_NAME"),
+                ("classNameLabel", "class-name-label", "ARGOCD_ENV_CLASS_NAME_LABEL"),
                 ("failurePolicy", "failure-policy", "ARGOCD_ENV_FAILURE_POLICY"),
                 ("workloadPolicy", "workload-policy", "ARGOCD_ENV_WORKLOAD_POLICY"),
                 ("prune", "prune", "ARGOCD_ENV_PRUNE"),
@@ -214,6 +243,16 @@ mod tests {
                     "spire-ignore-namespaces",
                     "ARGOCD_ENV_SPIRE_IGNORE_NAMESPACES"
                 ),
+                (
+                    "spireControllerManager.filterByClassName",
+                    "spire-filter-by-class-name",
+                    "ARGOCD_ENV_SPIRE_FILTER_BY_CLASS_NAME"
+                ),
+                (
+                    "spireControllerManager.clusterSPIFFEIDLabelSelector",
+                    "spire-cluster-spiffeid-label-selector",
+                    "ARGOCD_ENV_SPIRE_CLUSTER_SPIFFEID_LABEL_SELECTOR"
+                ),
             ]
         );
         for s in settings() {
@@ -228,6 +267,7 @@ mod tests {
             (form("prune"), form("apiVersions"), form("trustDomain")),
             (Form::Bool, Form::List, Form::Text)
         );
+        assert_eq!(form("spireControllerManager.clusterSPIFFEIDLabelSelector"), Form::Map);
     }
 
     #[test]
@@ -238,7 +278,15 @@ mod tests {
         set_from_string(&mut spec, "spireControllerManager.watchClassless", "true", "f").unwrap();
         assert_eq!(spec.failure_policy, Some(super::super::FailurePolicy::Fail));
         assert_eq!(spec.api_versions, Some(vec!["a/v1".to_string(), "b/v2".to_string()]));
-        assert_eq!(spec.spire_controller_manager.unwrap().watch_classless, Some(true));
+        set_from_string(&mut spec, "spireControllerManager.clusterSPIFFEIDLabelSelector", " a=1, ,b= ", "f")
+            .unwrap();
+        let manager = spec.spire_controller_manager.unwrap();
+        assert_eq!(manager.watch_classless, Some(true));
+        let selector = manager.cluster_spiffe_id_label_selector.unwrap();
+        assert_eq!(
+            selector.into_iter().collect::<Vec<_>>(),
+            [("a".into(), "1".into()), ("b".into(), String::new())]
+        );
         let mut spec = ConfigSpec::default();
         let refused = set_from_string(&mut spec, "selectorScope", "pool", "f").unwrap_err();
         assert_eq!(refused.to_string(), "functionConfig f: \"pool\" is not Pool or Binding");

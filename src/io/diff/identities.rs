@@ -24,6 +24,10 @@ pub struct Identity {
     #[serde(rename = "clusterSPIFFEID")]
     pub cluster_spiffe_id: Option<String>,
     pub class_name: Option<String>,
+    /// Its `spire.spiffe.io/class-name` label, which a manager with `filterByClassName` reads
+    /// it by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class_label: Option<String>,
     /// What its ClusterSPIFFEID makes entries for (its scope): pods, and namespaces (null:
     /// all of them).
     pub pod_selector: Option<LabelSelector>,
@@ -35,7 +39,8 @@ pub struct Identity {
 
 impl Identity {
     /// Whether this identity reaches pods `before` did not give it to: it is new, renders
-    /// where it did not, names another SPIFFE ID or class, drops a selector (fewer selectors
+    /// where it did not, names another SPIFFE ID or class, gains a class label or another one
+    /// (a manager filtering by it starts reading it), drops a selector (fewer selectors
     /// match more pods), or selects pods or namespaces it did not (a `selectorScope` of
     /// `Binding` made `Pool`).
     fn widens(&self, before: Option<&Identity>) -> bool {
@@ -43,6 +48,7 @@ impl Identity {
         let Some(before) = before.filter(|b| b.spiffe_id.is_some()) else { return true };
         before.spiffe_id.as_ref() != Some(id)
             || before.class_name != self.class_name
+            || (self.class_label.is_some() && before.class_label != self.class_label)
             || before.selectors.iter().any(|s| !self.selectors.contains(s))
             || selects_more(before.pod_selector.as_ref(), self.pod_selector.as_ref())
             || selects_more(before.namespace_selector.as_ref(), self.namespace_selector.as_ref())
@@ -78,6 +84,7 @@ fn identities(report: &Report) -> BTreeMap<Key, Identity> {
                 spiffe_id: b.spiffe_id.clone(),
                 cluster_spiffe_id: b.cluster_spiffe_id.clone(),
                 class_name: b.class_name.clone(),
+                class_label: b.class_label.clone(),
                 pod_selector: b.pod_selector.clone(),
                 namespace_selector: b.namespace_selector.clone(),
                 selectors,
@@ -146,6 +153,9 @@ mod tests {
         let mut classed = base.clone();
         classed["className"] = json!("spire-system-spire");
         wider.push(("another class", base.clone(), classed));
+        let mut labelled = base.clone();
+        labelled["classLabel"] = json!("spire-system-spire");
+        wider.push(("a class label", base.clone(), labelled));
         wider.push(("a dropped selector", base.clone(), binding("a", &["k8s:ns:ns"])));
         let mut all_pods = base.clone();
         all_pods["podSelector"] = json!({"matchLabels": {}});

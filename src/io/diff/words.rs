@@ -53,6 +53,9 @@ fn what_changed(b: &Identity, a: &Identity) -> Vec<String> {
     if b.class_name != a.class_name {
         out.push(format!("className {} -> {}", show(&b.class_name), show(&a.class_name)));
     }
+    if b.class_label != a.class_label {
+        out.push(format!("class label {} -> {}", show(&b.class_label), show(&a.class_label)));
+    }
     // Only between two renders: a failing side has no object, which the verdict says.
     if a.spiffe_id.is_some() && b.spiffe_id.is_some() {
         if b.pod_selector != a.pod_selector {

@@ -249,6 +249,7 @@ fn binding(
         spiffe_id: rendered.map(|r| r.spiffe_id.clone()),
         cluster_spiffe_id: rendered.map(|r| r.name.clone()),
         class_name: rendered.and(status.cluster_spiffeid_class_name.clone()),
+        class_label: object.and_then(|o| o.metadata.labels.class_name.clone()),
         pod_selector: object.map(|o| selector(&o.spec.pod_selector.match_labels)),
         namespace_selector: object
             .and_then(|o| o.spec.namespace_selector.as_ref())

@@ -144,6 +144,10 @@ pub struct BindingReport {
     /// `spec.className` of its ClusterSPIFFEID.
     #[serde(deserialize_with = "required")]
     pub class_name: Option<String>,
+    /// The `spire.spiffe.io/class-name` label of its ClusterSPIFFEID (`classNameLabel`);
+    /// absent when it carries none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class_label: Option<String>,
     /// What its ClusterSPIFFEID makes entries for: the pods its `podSelector` selects, in the
     /// namespaces its `namespaceSelector` selects (all when null): its scope.
     #[serde(deserialize_with = "required")]

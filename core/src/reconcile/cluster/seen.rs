@@ -18,6 +18,8 @@ pub struct Other {
     pub namespaces: Option<Selector>,
     /// `spec.className`, empty when none.
     pub class_name: String,
+    /// `metadata.labels`, those with a string value: a manager's label selector reads them.
+    pub labels: BTreeMap<String, String>,
     pub spiffe_id_template: String,
     pub selector_templates: Vec<String>,
     pub dns_name_templates: Vec<String>,

@@ -94,6 +94,7 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 pods: Selector::read(value.pointer("/spec/podSelector")),
                 namespaces: Selector::read(value.pointer("/spec/namespaceSelector")),
                 class_name: fields::str_at(value, "spec.className").unwrap_or_default().to_string(),
+                labels: labels(value.pointer("/metadata/labels")),
                 spiffe_id_template: fields::str_at(value, "spec.spiffeIDTemplate")
                     .unwrap_or_default()
                     .to_string(),
@@ -114,6 +115,7 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 pods: Some(Selector::default()),
                 namespaces: Some(Selector::default()),
                 class_name: fields::str_at(value, "spec.className").unwrap_or_default().to_string(),
+                labels: labels(value.pointer("/metadata/labels")),
                 spiffe_id_template: fields::str_at(value, "spec.spiffeID").unwrap_or_default().to_string(),
                 selector_templates: strings(value.pointer("/spec/selectors")),
                 dns_name_templates: strings(value.pointer("/spec/dnsNames")),

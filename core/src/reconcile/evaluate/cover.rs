@@ -4,6 +4,7 @@
 
 use super::state::{Binding, InputIndex, Passing};
 use crate::api::binding::BindingInput;
+use crate::api::cluster_spiffe_id::OutputLabels;
 use crate::api::fields;
 use crate::api::labels::Labels;
 use crate::api::pool::PoolApi;
@@ -78,6 +79,11 @@ impl<'a> Request<'a> {
             .iter()
             .filter_map(|b| {
                 let p = b.verdict.as_ref().ok()?;
+                let labels = OutputLabels {
+                    binding_name: b.input.name.to_string(),
+                    binding_namespace: p.planned.namespace.to_string(),
+                    class_name: config.class_label().map(str::to_string),
+                };
                 let out = spire::RenderedOutput {
                     name: &p.output,
                     namespace: p.planned.namespace,
@@ -86,6 +92,7 @@ impl<'a> Request<'a> {
                     spiffe_id: &p.planned.spiffe_id,
                     selectors: &p.planned.selectors,
                     class_name: config.class_name.as_deref(),
+                    labels: &labels,
                 };
                 Some(spire::Source::rendered(b.input.item, out, config.selector_scope))
             })

@@ -222,6 +222,7 @@ fn finish(b: Binding<'_, '_>, ctx: &Context<'_>) -> (Decided, Option<(String, Bo
             pool_labels: p.pool_labels,
             selectors: p.selectors.clone(),
             class_name: config.class_name.as_deref(),
+            class_label: config.class_label(),
             binding_scope: (config.selector_scope == SelectorScope::Binding).then_some(p.variant),
         });
         render = Some((name.clone(), Box::new(object)));

@@ -1,7 +1,7 @@
 //! Stale outputs: managed ClusterSPIFFEIDs of the input that this run replaces with other
 //! content or removes (docs/reference.md, "Stale outputs"). Each is a `StaleOutput` finding
 //! that says why (its binding renders another object, is gone or moved; its spec or labels
-//! differ; it carries a namespace) with both names, the render that takes its place and
+//! differ, each named; it carries a namespace) with both names, the render that takes its place and
 //! whether its pods keep the SPIFFE ID, and what the old object does if the input is applied
 //! as it is; except the output of a binding that now fails: that binding's own result names
 //! the identity its failure takes from its pods.
@@ -201,10 +201,26 @@ fn differences(old: &Value, fresh: &ClusterSpiffeId) -> Vec<String> {
             _ => format!("its spec.{key} differs"),
         });
     }
-    if old.pointer("/metadata/labels") != fresh.pointer("/metadata/labels") {
-        found.push("its labels differ".to_string());
-    }
+    found.extend(label_changes(old.pointer("/metadata/labels"), fresh.pointer("/metadata/labels")));
     found
+}
+
+/// How an old output's labels differ from the render's, label by label, in key order.
+fn label_changes(old: Option<&Value>, fresh: Option<&Value>) -> Vec<String> {
+    let (old, fresh) = (old.and_then(Value::as_object), fresh.and_then(Value::as_object));
+    let mut keys: Vec<&String> = old.into_iter().chain(fresh).flat_map(|m| m.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
+    keys.into_iter()
+        .filter_map(|key| match (old.and_then(|m| m.get(key)), fresh.and_then(|m| m.get(key))) {
+            (was, is) if was == is => None,
+            (None, Some(is)) => Some(format!("it lacks the label {key}={}", text(is))),
+            (Some(was), None) => Some(format!("its label {key}={} is not the render's", text(was))),
+            (Some(was), Some(is)) => Some(format!("its label {key} is {}, not {}", text(was), text(is))),
+            (None, None) => None,
+        })
+        .collect()
 }
 
 /// What the pods of an output replaced by `new` hold after the render: the same SPIFFE ID,
@@ -403,6 +419,7 @@ mod tests {
                 format!("k8s:sa:{account}"),
             ],
             class_name: None,
+            class_label: None,
             binding_scope: None,
         });
         let bindings = HashMap::from([(
@@ -467,6 +484,29 @@ mod tests {
         assert!(
             text.contains(&format!("it goes on giving SPIFFE ID {ID} to the pods its selectors match")),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn a_label_the_render_adds_replaces_the_output_in_place_naming_the_label() {
+        let (mut renders, bindings) = run("pd-decode", ID, "llama");
+        let name = renders.keys().next().unwrap().clone();
+        let Input::Whole(mut value) = output("pd-decode", ID, "llama") else { unreachable!() };
+        value["metadata"]["name"] = json!(name);
+        value["spec"]["fallback"] = json!(false);
+        value["spec"]["hint"] = json!("prod/pd-decode");
+        renders.get_mut(&name).unwrap().metadata.labels.class_name = Some("spire-system-spire".into());
+        let text = message(&[Input::Whole(value)], &(renders, bindings));
+        assert!(
+            text.ends_with(&format!(
+                "ClusterSPIFFEID {name} of the input is not what binding prod/pd-decode renders now: it lacks the \
+                 label spire.spiffe.io/class-name=spire-system-spire; the fresh render replaces it"
+            )),
+            "{text}"
+        );
+        assert_eq!(
+            label_changes(Some(&json!({"a": "1", "b": "2"})), Some(&json!({"a": "3", "c": "4"}))),
+            ["its label a is 1, not 3", "its label b=2 is not the render's", "it lacks the label c=4"]
         );
     }
 

@@ -120,6 +120,8 @@ pub struct RenderInput<'a> {
     pub pool_labels: Labels,
     pub selectors: Vec<String>,
     pub class_name: Option<&'a str>,
+    /// The value of the `spire.spiffe.io/class-name` label, under `classNameLabel`.
+    pub class_label: Option<&'a str>,
     /// `Some(variant)` under `selectorScope: Binding`: the object then selects the binding's
     /// namespace by name and the variant label beside the pool's.
     pub binding_scope: Option<&'a str>,
@@ -130,6 +132,7 @@ pub fn render(input: RenderInput<'_>) -> ClusterSpiffeId {
     let labels = OutputLabels {
         binding_name: input.binding_name.to_string(),
         binding_namespace: input.binding_namespace.to_string(),
+        class_name: input.class_label.map(str::to_string),
     };
     // Room for the file path and index annotations, in both forms, added on placing.
     let mut annotations = Map::with_capacity(5);

@@ -90,6 +90,7 @@ impl Without {
 pub fn findings(model: &Model, without: &Without, cx: &Context<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     class_findings(model, cx, &mut out);
+    super::unlabelled::findings(model, cx, &mut out);
     refused_findings(model, cx, &mut out);
     issued_outside(model, cx, &mut out);
     for held in &model.held {
@@ -313,8 +314,9 @@ fn class_findings(model: &Model, cx: &Context<'_>, out: &mut Vec<Finding>) {
         }
         return;
     };
-    for (s, source) in rendered() {
-        if !model.ignored[s] {
+    for (_, source) in rendered() {
+        // The class rules alone: a label the object lacks is its own finding (unlabelled.rs).
+        if super::reads(manager, &source.class_name) {
             continue;
         }
         let reads = match (own.is_empty(), manager.watch_classless) {
@@ -492,7 +494,7 @@ pub fn selected_instead(model: &Model, without: &Without, seen: &Seen<'_>) -> Ha
 }
 
 /// ` (binding ns/name)` for a rendered object.
-fn of_binding(source: &Source, cx: &Context<'_>) -> String {
+pub(super) fn of_binding(source: &Source, cx: &Context<'_>) -> String {
     match source.origin {
         Origin::Rendered { binding } => {
             let r = (cx.binding_refs)(binding);
@@ -503,7 +505,7 @@ fn of_binding(source: &Source, cx: &Context<'_>) -> String {
 }
 
 /// The item a finding about an object is about: its binding, or the object of the input.
-fn source_ref(source: &Source, cx: &Context<'_>) -> Ref {
+pub(super) fn source_ref(source: &Source, cx: &Context<'_>) -> Ref {
     match source.origin {
         Origin::Rendered { binding } => (cx.binding_refs)(binding),
         Origin::Input { item } => Ref {

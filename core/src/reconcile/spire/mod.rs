@@ -6,7 +6,11 @@
 //! project's terms:
 //!
 //! - the manager reads a ClusterSPIFFEID when its `className` is the manager's, or it has
-//!   none and the manager sets `watchClassless` (reconciler.go:294-296);
+//!   none and the manager sets `watchClassless` (reconciler.go:294-296), and it carries
+//!   every label of the manager's label selector: `clusterSPIFFEIDLabelSelector`, with
+//!   `filterByClassName`'s class label over it (`cmd/main.go`, after v0.6.6; one it does not
+//!   carry is not in the manager's cache). ClusterStaticEntries and
+//!   ClusterFederatedTrustDomains are not filtered by labels;
 //! - it skips an object whose spec does not parse: a template Go refuses, a selector
 //!   apimachinery refuses, a `federatesWith` that is no trust domain (reconciler.go:464-470,
 //!   `ParseClusterSPIFFEIDSpec`);
@@ -41,6 +45,7 @@ pub mod findings;
 mod group;
 mod namespaces;
 mod pods;
+mod unlabelled;
 
 pub mod source;
 pub mod template;
@@ -183,7 +188,8 @@ pub struct Totals {
 pub struct Model {
     /// The ClusterSPIFFEIDs of the output, in the manager's order.
     pub sources: Vec<Source>,
-    /// By position in `sources`: whether the class rules make the manager ignore it.
+    /// By position in `sources`: whether the class rules or the label selector make the
+    /// manager ignore it.
     pub ignored: Vec<bool>,
     /// By position in `sources`: why the manager skips an object it reads (its spec does
     /// not parse), so it gives no entry to any pod.
@@ -275,6 +281,21 @@ pub fn reads(manager: &SpireManager, class: &str) -> bool {
     }
 }
 
+/// The labels of the manager's label selector that `source` does not carry (with the value
+/// asked for), in key order: it reads the object only when there are none. A
+/// ClusterStaticEntry is not filtered by labels.
+pub fn missing_labels<'m>(manager: &'m SpireManager, source: &Source) -> Vec<(&'m str, &'m str)> {
+    if source.static_parent.is_some() {
+        return Vec::new();
+    }
+    manager
+        .label_selector
+        .iter()
+        .filter(|(key, value)| source.labels.get(*key) != Some(*value))
+        .map(|(key, value)| (key.as_str(), value.as_str()))
+        .collect()
+}
+
 /// Simulates the manager over `sources` and the pod templates of `seen`.
 pub fn simulate(
     sources: Vec<Source>,
@@ -295,7 +316,10 @@ fn simulate_with(
 ) -> Model {
     // The API lists objects by name; the manager moves the fallbacks last, keeping order.
     sources.sort_by(|a, b| (a.fallback, &a.name).cmp(&(b.fallback, &b.name)));
-    let ignored: Vec<bool> = sources.iter().map(|s| !reads(manager, &s.class_name)).collect();
+    let ignored: Vec<bool> = sources
+        .iter()
+        .map(|s| !reads(manager, &s.class_name) || !missing_labels(manager, s).is_empty())
+        .collect();
     let mut refused: Vec<Option<String>> = vec![None; sources.len()];
     let found = if grouping { group::found(&sources, &ignored, trust_domain) } else { Vec::new() };
     let pins = !found.is_empty()

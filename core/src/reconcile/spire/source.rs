@@ -4,9 +4,11 @@
 //! renders for one pod template (`renderPodEntry`, pkg/spireentry/entries.go:72-131).
 
 use super::template::{self, Data, Evaluated, Template};
+use crate::api::cluster_spiffe_id::OutputLabels;
 use crate::config::SelectorScope;
 use crate::reconcile::cluster::seen::Other;
 use crate::reconcile::cluster::selector::{Answer, Lookup, Selector};
+use std::collections::BTreeMap;
 
 /// Where a ClusterSPIFFEID of the output comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +25,9 @@ pub struct Source {
     pub name: String,
     pub origin: Origin,
     pub class_name: String,
+    /// Its `metadata.labels`: a manager with a label selector reads only the ClusterSPIFFEIDs
+    /// that carry every label of it.
+    pub labels: BTreeMap<String, String>,
     pub fallback: bool,
     /// `None` when the selector cannot be read at all.
     pub pods: Option<Selector>,
@@ -143,6 +148,8 @@ pub struct RenderedOutput<'a> {
     pub spiffe_id: &'a str,
     pub selectors: &'a [String],
     pub class_name: Option<&'a str>,
+    /// Its `metadata.labels`.
+    pub labels: &'a OutputLabels,
 }
 
 impl Source {
@@ -165,6 +172,7 @@ impl Source {
             name: out.name.to_string(),
             origin: Origin::Rendered { binding },
             class_name: out.class_name.unwrap_or_default().to_string(),
+            labels: out.labels.pairs().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             fallback: false,
             pods: Some(Selector { match_labels: pods, expressions: Vec::new() }),
             namespaces: Some(namespaces),
@@ -187,6 +195,7 @@ impl Source {
             name: other.name.clone(),
             origin: Origin::Input { item: other.item },
             class_name: other.class_name.clone(),
+            labels: other.labels.clone(),
             fallback: other.fallback,
             pods: other.pods.clone(),
             namespaces: other.namespaces.clone(),

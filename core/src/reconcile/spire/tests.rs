@@ -47,6 +47,11 @@ fn rendered(binding: usize, namespace: &str, account: &str, variant: &str, scope
         format!("k8s:sa:{account}"),
     ];
     let name = format!("kleym-{namespace}-{variant}");
+    let output_labels = crate::api::cluster_spiffe_id::OutputLabels {
+        binding_name: variant.to_string(),
+        binding_namespace: namespace.to_string(),
+        class_name: None,
+    };
     let id = format!("spiffe://{TD}/ns/{namespace}/sa/{account}/inference/pool/llama/variant/{variant}");
     let out = RenderedOutput {
         name: &name,
@@ -56,6 +61,7 @@ fn rendered(binding: usize, namespace: &str, account: &str, variant: &str, scope
         spiffe_id: &id,
         selectors: &selectors,
         class_name: None,
+        labels: &output_labels,
     };
     Source::rendered(binding, out, scope)
 }
@@ -65,6 +71,7 @@ fn foreign(item: usize, name: &str, template: &str, fallback: bool) -> Source {
         name: name.to_string(),
         origin: Origin::Input { item },
         class_name: String::new(),
+        labels: Default::default(),
         fallback,
         pods: Some(Selector::default()),
         namespaces: Some(Selector::default()),
@@ -120,6 +127,29 @@ fn an_ignored_object_gives_no_entry() {
     let model = simulate(vec![source], &seen(&items, &[]), &manager, Some(TD));
     assert_eq!(model.ignored, vec![true]);
     assert!(model.held[0].entries.is_empty());
+}
+
+#[test]
+fn a_manager_with_a_label_selector_reads_only_objects_carrying_every_label() {
+    let items = [prefill("serving")];
+    let class = crate::api::cluster_spiffe_id::LABEL_CLASS_NAME;
+    let manager = SpireManager {
+        label_selector: [(class.to_string(), "mine".to_string()), ("tier".to_string(), String::new())].into(),
+        ..SpireManager::default()
+    };
+    let with = |labels: &[(&str, &str)]| {
+        let mut source = foreign(9, "all", HELM_DEFAULT, false);
+        source.labels = labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let model = simulate(vec![source], &seen(&items, &[]), &manager, Some(TD));
+        (model.ignored[0], model.held[0].entries.len(), missing_labels(&manager, &model.sources[0]))
+    };
+    assert_eq!(with(&[]), (true, 0, vec![(class, "mine"), ("tier", "")]), "no label: no entry");
+    assert_eq!(with(&[(class, "other"), ("tier", "")]), (true, 0, vec![(class, "mine")]), "another value");
+    assert_eq!(with(&[(class, "mine")]), (true, 0, vec![("tier", "")]), "the labels are ANDed");
+    assert_eq!(with(&[(class, "mine"), ("tier", ""), ("x", "y")]), (false, 1, vec![]), "every label: read");
+    let mut static_entry = foreign(9, "static", "spiffe://example.org/x", false);
+    static_entry.static_parent = Some("spiffe://example.org/node".into());
+    assert!(missing_labels(&manager, &static_entry).is_empty(), "static entries are not filtered");
 }
 
 #[test]
@@ -911,6 +941,7 @@ fn objects_made_as_a_group_give_what_they_give_one_by_one() {
                 class_name: Some(String::new()),
                 watch_classless: true,
                 ignore_namespaces: if ignore { patterns(&["^kube-system$"]) } else { Vec::new() },
+                ..SpireManager::default()
             };
             let grouped = simulate_with(sources.clone(), &seen, &manager, Some(TD), true);
             let plain = simulate_with(sources, &seen, &manager, Some(TD), false);

@@ -1,0 +1,244 @@
+//! `spireControllerManager`: the settings of the target SPIRE Controller Manager that decide
+//! which objects it reads (docs/reference.md#what-spire-will-do), and their validation into
+//! the [`SpireManager`] the model runs with.
+
+use super::{CLASS_NAME_PATTERN, ConfigError, needs_when_true, validate_class_name};
+use crate::api::cluster_spiffe_id::LABEL_CLASS_NAME;
+use crate::api::names;
+use crate::pattern::IgnorePattern;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The settings of the target SPIRE Controller Manager that decide what it reads.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Default, PartialEq, Eq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(transform = |s: &mut schemars::Schema| needs_when_true(s, "filterByClassName", "className"))]
+pub struct SpireManagerSpec {
+    /// The manager's `className`: it reads the ClusterSPIFFEIDs of that class; empty, those without a
+    /// class. Unset: the class rules are not checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(CLASS_NAME_PATTERN))]
+    pub class_name: Option<String>,
+    /// The manager's `watchClassless`: it also reads ClusterSPIFFEIDs without a class (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch_classless: Option<bool>,
+    /// The manager's `ignoreNamespaces`: Go regular expressions, matched anywhere in a namespace's
+    /// name; pods there get no entry. Default `kube-system`, `kube-public`, `spire-system`
+    /// (the manager applies them only when started with a configuration file, as the SPIRE
+    /// Helm chart starts it; set `[]` for one started without).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignore_namespaces: Option<Vec<String>>,
+    /// The manager's `filterByClassName` (default false): it reads only the ClusterSPIFFEIDs
+    /// labelled `spire.spiffe.io/class-name: <its className>`, over any value
+    /// `clusterSPIFFEIDLabelSelector` gives that key. Requires `className`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter_by_class_name: Option<bool>,
+    /// The manager's `clusterSPIFFEIDLabelSelector`: labels, each a key and its value, that a
+    /// ClusterSPIFFEID must all carry for the manager to read it. In the string form
+    /// `key=value,key=value`.
+    #[serde(default, rename = "clusterSPIFFEIDLabelSelector", skip_serializing_if = "Option::is_none")]
+    pub cluster_spiffe_id_label_selector: Option<BTreeMap<String, String>>,
+}
+
+/// SPIRE Controller Manager's `ignoreNamespaces` when its configuration sets none.
+pub const DEFAULT_IGNORE_NAMESPACES: [&str; 3] = ["kube-system", "kube-public", "spire-system"];
+
+/// The target manager's settings, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpireManager {
+    /// `None` when the configuration does not give it: the class rules are then not
+    /// checked and every object counts as read. `Some("")`: a manager without a class,
+    /// which reads the objects without one.
+    pub class_name: Option<String>,
+    pub watch_classless: bool,
+    /// Compiled as Go compiles them (crate::pattern).
+    pub ignore_namespaces: Vec<IgnorePattern>,
+    /// The labels a ClusterSPIFFEID must carry, each with its value, for the manager to read
+    /// it: `clusterSPIFFEIDLabelSelector`, with `spire.spiffe.io/class-name: <className>` over
+    /// it under `filterByClassName`. Empty: it reads them whatever their labels.
+    pub label_selector: BTreeMap<String, String>,
+}
+
+impl Default for SpireManager {
+    fn default() -> Self {
+        SpireManager {
+            class_name: None,
+            watch_classless: false,
+            ignore_namespaces: DEFAULT_IGNORE_NAMESPACES
+                .iter()
+                .map(|p| IgnorePattern::new(p).expect("the defaults are plain names"))
+                .collect(),
+            label_selector: BTreeMap::new(),
+        }
+    }
+}
+
+/// Validates the `spireControllerManager` section; `field` names a setting in messages.
+pub(super) fn manager(
+    spec: Option<SpireManagerSpec>,
+    field: &dyn Fn(&str) -> String,
+) -> Result<SpireManager, ConfigError> {
+    let Some(m) = spec else { return Ok(SpireManager::default()) };
+    if let Some(class) = &m.class_name {
+        validate_class_name(class)
+            .map_err(|e| ConfigError::new(field("spireControllerManager.className"), e))?;
+    }
+    let patterns =
+        m.ignore_namespaces.unwrap_or_else(|| DEFAULT_IGNORE_NAMESPACES.map(String::from).to_vec());
+    let mut ignore_namespaces = Vec::with_capacity(patterns.len());
+    for (i, pattern) in patterns.iter().enumerate() {
+        let compiled = IgnorePattern::new(pattern).map_err(|e| {
+            ConfigError::new(
+                format!("{}[{i}]", field("spireControllerManager.ignoreNamespaces")),
+                format!("{pattern:?} is not a regular expression SPIRE Controller Manager can read: {e}"),
+            )
+        })?;
+        ignore_namespaces.push(compiled);
+    }
+    let mut label_selector = m.cluster_spiffe_id_label_selector.unwrap_or_default();
+    let selector_field = field("spireControllerManager.clusterSPIFFEIDLabelSelector");
+    for (key, value) in &label_selector {
+        names::qualified_name(key).map_err(|e| {
+            ConfigError::new(&selector_field, format!("label key {key:?} is not a label key: {e}"))
+        })?;
+        // An empty value is a label value: the object must carry the label, empty.
+        if !value.is_empty() {
+            names::label_value(value).map_err(|e| {
+                ConfigError::new(
+                    &selector_field,
+                    format!("the value {value:?} of {key} is not a label value: {e}"),
+                )
+            })?;
+        }
+    }
+    if m.filter_by_class_name == Some(true) {
+        let filter_field = field("spireControllerManager.filterByClassName");
+        let class = m.class_name.as_deref().unwrap_or_default();
+        if class.is_empty() {
+            return Err(ConfigError::new(
+                filter_field,
+                "requires spireControllerManager.className: the manager filters by its own class, and \
+                 SPIRE Controller Manager requires className with filterByClassName",
+            ));
+        }
+        names::label_value(class).map_err(|e| {
+            ConfigError::new(
+                filter_field,
+                format!(
+                    "the manager's className {class:?} is not a label value ({e}): no ClusterSPIFFEID can carry \
+                     {LABEL_CLASS_NAME} with it, so the manager would read none"
+                ),
+            )
+        })?;
+        label_selector.insert(LABEL_CLASS_NAME.to_string(), class.to_string());
+    }
+    Ok(SpireManager {
+        class_name: m.class_name,
+        watch_classless: m.watch_classless.unwrap_or(false),
+        ignore_namespaces,
+        label_selector,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Config, ConfigError, Override, with_overrides};
+    use super::*;
+
+    fn with(key: &'static str, value: &str) -> Result<Config, ConfigError> {
+        with_all(&[(key, value)])
+    }
+
+    fn with_all(settings: &[(&'static str, &str)]) -> Result<Config, ConfigError> {
+        let overrides: Vec<Override> = settings
+            .iter()
+            .map(|(key, value)| Override { key, source: format!("--{key}"), value: value.to_string() })
+            .collect();
+        with_overrides(None, &overrides)
+    }
+
+    #[test]
+    fn one_manager_setting_leaves_the_others_unknown() {
+        let only_namespaces = with("spireControllerManager.ignoreNamespaces", "^team-").unwrap().spire;
+        assert_eq!(only_namespaces.class_name, None, "the class rules stay unchecked");
+        assert_eq!(
+            only_namespaces.ignore_namespaces.iter().map(|p| p.text.as_str()).collect::<Vec<_>>(),
+            ["^team-"]
+        );
+        let empty_class = with("spireControllerManager.className", "").unwrap().spire;
+        assert_eq!(empty_class.class_name.as_deref(), Some(""), "an empty class is a class rule");
+        assert_eq!(Config::default().spire.ignore_namespaces.len(), DEFAULT_IGNORE_NAMESPACES.len());
+        assert!(Config::default().spire.label_selector.is_empty(), "no selector: every label set is read");
+    }
+
+    #[test]
+    fn ignore_namespaces_are_read_as_go_reads_them() {
+        let quoted = with("spireControllerManager.ignoreNamespaces", r"\Qteam.a\E").unwrap().spire;
+        assert!(
+            quoted.ignore_namespaces[0].is_match("team.a") && !quoted.ignore_namespaces[0].is_match("teamxa")
+        );
+        let err = with("spireControllerManager.ignoreNamespaces", r"kube-system,\C").unwrap_err().to_string();
+        assert!(err.contains("[1]") && err.contains(r"\C"), "{err}");
+    }
+
+    #[test]
+    fn filter_by_class_name_lays_the_class_label_over_the_selector() {
+        let selector = "spire.spiffe.io/class-name=other, tier=child,empty=";
+        let only_map = with("spireControllerManager.clusterSPIFFEIDLabelSelector", selector).unwrap().spire;
+        let pairs = |m: &SpireManager| {
+            m.label_selector.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")
+        };
+        assert_eq!(pairs(&only_map), "empty=,spire.spiffe.io/class-name=other,tier=child");
+        let both = with_all(&[
+            ("spireControllerManager.className", "spire-system-spire"),
+            ("spireControllerManager.filterByClassName", "true"),
+            ("spireControllerManager.clusterSPIFFEIDLabelSelector", selector),
+        ])
+        .unwrap()
+        .spire;
+        assert_eq!(pairs(&both), "empty=,spire.spiffe.io/class-name=spire-system-spire,tier=child");
+        let off = with_all(&[
+            ("spireControllerManager.className", "spire-system-spire"),
+            ("spireControllerManager.filterByClassName", "false"),
+        ])
+        .unwrap()
+        .spire;
+        assert!(off.label_selector.is_empty());
+    }
+
+    #[test]
+    fn filter_by_class_name_needs_a_class_that_is_a_label_value() {
+        let err = with("spireControllerManager.filterByClassName", "true").unwrap_err();
+        assert_eq!(err.field, "--spireControllerManager.filterByClassName");
+        assert!(err.message.contains("requires spireControllerManager.className"), "{err}");
+        let empty = with_all(&[
+            ("spireControllerManager.className", ""),
+            ("spireControllerManager.filterByClassName", "true"),
+        ]);
+        assert!(empty.unwrap_err().message.contains("requires spireControllerManager.className"));
+        let long = "c".repeat(64);
+        let err = with_all(&[
+            ("spireControllerManager.className", &long),
+            ("spireControllerManager.filterByClassName", "true"),
+        ])
+        .unwrap_err();
+        assert!(err.message.contains("is not a label value"), "{err}");
+    }
+
+    #[test]
+    fn the_selector_holds_label_keys_and_values_only() {
+        let field = "spireControllerManager.clusterSPIFFEIDLabelSelector";
+        for (text, why) in [
+            ("Bad Key=x", "label key \"Bad Key\" is not a label key"),
+            ("a/b/c=x", "is not a label key"),
+            ("tier=no good", "the value \"no good\" of tier is not a label value"),
+            ("tier", "is not key=value"),
+            ("tier=a,tier=b", "tier twice"),
+        ] {
+            let err = with(field, text).unwrap_err();
+            assert_eq!(err.field, format!("--{field}"), "{text}");
+            assert!(err.message.contains(why), "{text}: {err}");
+        }
+    }
+}
