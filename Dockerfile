@@ -52,6 +52,7 @@ COPY image/group /etc/group
 # Argo CD's plugin sidecar reads its plugin definition here: with it in the image, the sidecar
 # needs no ConfigMap (docs/clients.md).
 COPY fn-config/argocd/plugin.yaml /home/argocd/cmp-server/config/plugin.yaml
+COPY LICENSE /usr/share/doc/render-inference-identity/LICENSE
 COPY --from=build /render-inference-identity /usr/local/bin/render-inference-identity
 # A scratch image sets no PATH: Argo CD's plugin sidecar finds the function by name on it.
 ENV PATH=/usr/local/bin

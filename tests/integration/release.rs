@@ -82,11 +82,13 @@ fn the_host_archive_the_sbom_and_the_checksums_are_made_as_the_release_makes_the
     // The layout cargo-binstall's bin-dir names: <name>-v<version>-<target>/<bin>.
     let listing = Command::new("tar").arg("-tzf").arg(&archive).output().expect("tar runs");
     assert_success(&listing);
-    assert!(
-        stdout(&listing).lines().any(|l| l == format!("{base}/render-inference-identity")),
-        "{}",
-        describe(&listing)
-    );
+    for file in ["render-inference-identity", "LICENSE", "README.md"] {
+        assert!(
+            stdout(&listing).lines().any(|l| l == format!("{base}/{file}")),
+            "{file}: {}",
+            describe(&listing)
+        );
+    }
     let unpacked = tmp.join("unpacked");
     std::fs::create_dir_all(&unpacked).unwrap();
     assert_success(&Command::new("tar").arg("-xzf").arg(&archive).arg("-C").arg(&unpacked).output().unwrap());
