@@ -8,6 +8,7 @@ use crate::api::cluster_spiffe_id as csid;
 use crate::api::labels::Labels;
 use crate::api::pool::PoolApi;
 use crate::api::{fields, names, pool};
+use crate::reconcile::cluster::kserve;
 use crate::reconcile::cluster::seen::{Federation, Other, Seen};
 use crate::reconcile::cluster::selector::Selector;
 use crate::reconcile::items::input::{self, Input};
@@ -71,6 +72,16 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
     let mut seen = Seen::default();
     for ((position, input), workload) in items.iter().enumerate().zip(input::workloads(items)) {
         if let Some(workload) = workload {
+            // The accounts KServe creates for an LLMInferenceService's pods are declared by it.
+            if workload.kind() == kserve::SERVICE_KIND
+                && let Some(ns) = workload.namespace()
+            {
+                for t in workload.templates() {
+                    if kserve::creates_account(workload.name(), t.service_account()) {
+                        seen.service_accounts.insert((ns.to_string(), t.service_account().to_string()));
+                    }
+                }
+            }
             seen.workloads.push((position, workload));
         }
         let Some(value) = input.value() else { continue };

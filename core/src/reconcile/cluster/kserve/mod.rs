@@ -15,7 +15,7 @@ mod tests;
 mod vocabulary;
 
 pub use presets::Presets;
-pub use vocabulary::{CONFIG_KIND, Note, SERVICE_KIND, Template, fields_of};
+pub use vocabulary::{CONFIG_KIND, Note, SERVICE_KIND, Template, creates_account, fields_of};
 
 use vocabulary::{
     COMPONENT_LABEL, GROUP_SLASH, LONGEST_NAME, NAME_LABEL, PART_OF, PART_OF_LABEL, WORKLOAD, child_name,

@@ -27,7 +27,8 @@
 use super::merge;
 use super::presets::ROUTING_SIDECAR;
 use super::vocabulary::{
-    COMPONENT_LABEL, NAME_LABEL, Note, PART_OF, PART_OF_LABEL, Template, WORKLOAD, child_name,
+    COMPONENT_LABEL, DECODE_ACCOUNT, MULTI_NODE_DECODE_ACCOUNT, MULTI_NODE_PREFILL_ACCOUNT, NAME_LABEL, Note,
+    PART_OF, PART_OF_LABEL, Template, WORKLOAD, child_name,
 };
 use crate::api::names::DEFAULT_SERVICE_ACCOUNT;
 use serde_json::Value;
@@ -74,7 +75,7 @@ pub fn templates(cx: &Context<'_>, notes: &mut Vec<Note>) -> Vec<Template> {
             "llminferenceservice-workload-leader",
             "llminferenceservice-workload-worker",
         ],
-        multi_node_suffix: "-kserve-mn",
+        multi_node_suffix: MULTI_NODE_DECODE_ACCOUNT,
         single_role: if prefill.is_some() { "decode" } else { "both" },
     };
     let prefill = Side {
@@ -86,7 +87,7 @@ pub fn templates(cx: &Context<'_>, notes: &mut Vec<Note>) -> Vec<Template> {
             "llminferenceservice-workload-leader-prefill",
             "llminferenceservice-workload-worker-prefill",
         ],
-        multi_node_suffix: "-kserve-mn-prefill",
+        multi_node_suffix: MULTI_NODE_PREFILL_ACCOUNT,
         single_role: "prefill",
     };
     let mut out = Vec::new();
@@ -218,7 +219,7 @@ fn single_node_account(
         .and_then(Value::as_array)
         .is_some_and(|c| c.iter().any(|c| c.get("name").and_then(Value::as_str) == Some(ROUTING_SIDECAR)));
     if side.role == "decode" && sidecar {
-        return created_account(cx, "-kserve", notes);
+        return created_account(cx, DECODE_ACCOUNT, notes);
     }
     Some(DEFAULT_SERVICE_ACCOUNT.to_string())
 }

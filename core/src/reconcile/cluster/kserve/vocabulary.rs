@@ -19,6 +19,21 @@ pub(super) const PART_OF: &str = "llminferenceservice";
 pub(super) const COMPONENT_LABEL: &str = "kserve.io/component";
 pub(super) const WORKLOAD: &str = "workload";
 
+/// The suffixes of the service accounts KServe creates for a service's model servers, under
+/// `<name><suffix>`: the single-node decode pods' with the routing sidecar, the multi-node
+/// decode and prefill pods' (`workload_permissions_default.go`).
+pub(super) const DECODE_ACCOUNT: &str = "-kserve";
+pub(super) const MULTI_NODE_DECODE_ACCOUNT: &str = "-kserve-mn";
+pub(super) const MULTI_NODE_PREFILL_ACCOUNT: &str = "-kserve-mn-prefill";
+
+/// Whether `account` is one KServe creates for the model servers of the service `name`: the
+/// cluster will hold it though the input declares no ServiceAccount of that name.
+pub fn creates_account(name: &str, account: &str) -> bool {
+    account.strip_prefix(name).is_some_and(|suffix| {
+        [DECODE_ACCOUNT, MULTI_NODE_DECODE_ACCOUNT, MULTI_NODE_PREFILL_ACCOUNT].contains(&suffix)
+    })
+}
+
 /// A pod template of a model server KServe makes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
