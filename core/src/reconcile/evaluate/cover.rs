@@ -92,7 +92,7 @@ impl<'a> Request<'a> {
                     spiffe_id: &p.planned.spiffe_id,
                     selectors: &p.planned.selectors,
                     class_name: config.class_name.as_deref(),
-                    labels: &labels,
+                    labels: (!config.spire.label_selector.is_empty()).then_some(&labels),
                 };
                 Some(spire::Source::rendered(b.input.item, out, config.selector_scope))
             })

@@ -26,7 +26,7 @@ pub struct Source {
     pub origin: Origin,
     pub class_name: String,
     /// Its `metadata.labels`: a manager with a label selector reads only the ClusterSPIFFEIDs
-    /// that carry every label of it.
+    /// that carry every label of it. A rendered object's are kept only under such a manager.
     pub labels: BTreeMap<String, String>,
     pub fallback: bool,
     /// `None` when the selector cannot be read at all.
@@ -148,8 +148,9 @@ pub struct RenderedOutput<'a> {
     pub spiffe_id: &'a str,
     pub selectors: &'a [String],
     pub class_name: Option<&'a str>,
-    /// Its `metadata.labels`.
-    pub labels: &'a OutputLabels,
+    /// Its `metadata.labels`, when the manager filters by labels (the only reader of them):
+    /// `None` keeps none, which a large run without a filter need not hold.
+    pub labels: Option<&'a OutputLabels>,
 }
 
 impl Source {
@@ -172,7 +173,12 @@ impl Source {
             name: out.name.to_string(),
             origin: Origin::Rendered { binding },
             class_name: out.class_name.unwrap_or_default().to_string(),
-            labels: out.labels.pairs().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            labels: out
+                .labels
+                .into_iter()
+                .flat_map(OutputLabels::pairs)
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
             fallback: false,
             pods: Some(Selector { match_labels: pods, expressions: Vec::new() }),
             namespaces: Some(namespaces),

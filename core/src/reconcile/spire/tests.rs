@@ -61,7 +61,7 @@ fn rendered(binding: usize, namespace: &str, account: &str, variant: &str, scope
         spiffe_id: &id,
         selectors: &selectors,
         class_name: None,
-        labels: &output_labels,
+        labels: Some(&output_labels),
     };
     Source::rendered(binding, out, scope)
 }
