@@ -24,9 +24,18 @@ use std::sync::Arc;
 
 /// The service fields that set the labels and the account of a pod template KServe makes,
 /// when `at` is one.
-fn fields_of(at: &Ref) -> Option<(&'static str, &'static str)> {
+fn fields_of(at: &Ref, leader: bool) -> Option<(&'static str, &'static str)> {
     let derived = at.kind == crate::reconcile::cluster::kserve::SERVICE_KIND;
-    at.path.as_deref().filter(|_| derived).and_then(crate::reconcile::cluster::kserve::fields_of)
+    let role = at.path.as_deref().filter(|_| derived)?;
+    crate::reconcile::cluster::kserve::fields_of(role, leader)
+}
+
+/// Whether `workload`, a multi-node server KServe makes, has a leader on the side of `at`'s
+/// role (`(decode worker)` beside `(decode leader)`): its workers then run as its template's
+/// account.
+fn has_leader(workload: &Workload, at: &Ref) -> bool {
+    let side = at.path.as_deref().and_then(|p| p.strip_prefix('(')).and_then(|p| p.split(' ').next());
+    side.is_some_and(|side| workload.templates().iter().any(|t| t.path() == format!("({side} leader)")))
 }
 
 /// A binding that renders: what SPIRE will match its pods by.
@@ -220,8 +229,9 @@ fn cover(
             continue;
         }
         let at = template.reference();
-        let (_, field) = fields_of(&at).unwrap_or(("", "spec.serviceAccountName"));
-        let place = if fields_of(&at).is_some() { "that service" } else { "that pod template" };
+        let fields = fields_of(&at, has_leader(template.workload, &at));
+        let (_, field) = fields.unwrap_or(("", "spec.serviceAccountName"));
+        let place = if fields.is_some() { "that service" } else { "that pod template" };
         findings.push(Finding {
             kind: Kind::ServiceAccountMismatch,
             level: Level::Warning,
@@ -382,7 +392,7 @@ fn closest(identity: &Identity, in_namespace: &[usize], index: &TemplateIndex<'_
         .collect();
     let without: Vec<String> = unlabelled.iter().map(Ref::describe).collect();
     // A model server KServe makes takes its labels from its service's fields.
-    let fields: BTreeSet<&str> = unlabelled.iter().filter_map(|r| Some(fields_of(r)?.0)).collect();
+    let fields: BTreeSet<&str> = unlabelled.iter().filter_map(|r| Some(fields_of(r, false)?.0)).collect();
     let target = if fields.is_empty() {
         "the pod template".to_string()
     } else {

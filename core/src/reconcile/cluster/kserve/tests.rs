@@ -210,3 +210,22 @@ impl Pool {
         Pool::Creates { name, selector, custom }
     }
 }
+
+#[test]
+fn a_fix_names_the_fields_that_set_the_labels_and_account_of_each_role() {
+    let single = ("spec.labels", "spec.template.serviceAccountName");
+    assert_eq!(fields_of("(decode)", false), Some(single));
+    assert_eq!(fields_of("(decode leader)", true), Some(single));
+    assert_eq!(fields_of("(decode worker)", true), Some(single), "the template's account wins");
+    assert_eq!(fields_of("(decode worker)", false), Some(("spec.labels", "spec.worker.serviceAccountName")));
+    let prefill = ("spec.prefill.labels", "spec.prefill.template.serviceAccountName");
+    assert_eq!(fields_of("(prefill)", false), Some(prefill));
+    assert_eq!(fields_of("(prefill leader)", true), Some(prefill));
+    assert_eq!(
+        fields_of("(prefill worker)", false).map(|f| f.1),
+        Some("spec.prefill.worker.serviceAccountName")
+    );
+    for other in ["spec.template", "(router)", "(decode helper)", "decode"] {
+        assert_eq!(fields_of(other, false), None, "{other}");
+    }
+}

@@ -59,14 +59,29 @@ pub(super) fn child_name(parent: &str, suffix: &str) -> Option<String> {
 }
 
 /// The fields of a service that set the labels and the service account of the pods of
-/// `role`: `spec.labels` and `spec.template.serviceAccountName` for `(decode)`,
-/// `spec.prefill.labels` and `spec.prefill.template.serviceAccountName` for `(prefill)`
-/// (`workload_single_node.go`). `None` for the roles of a multi-node server, whose account
-/// KServe names.
-pub fn fields_of(role: &str) -> Option<(&'static str, &'static str)> {
-    match role {
-        "(decode)" => Some(("spec.labels", "spec.template.serviceAccountName")),
-        "(prefill)" => Some(("spec.prefill.labels", "spec.prefill.template.serviceAccountName")),
+/// `role`: `spec.labels` and `spec.template.serviceAccountName` for the decode pods,
+/// `spec.prefill.labels` and `spec.prefill.template.serviceAccountName` for the prefill pods
+/// (`workload_single_node.go`). A multi-node server's leader and workers take their labels
+/// from the same fields and run as the account the template names, else the worker's
+/// (`workload_multi_node.go`): the workers of one without a template (`leader` false, as it
+/// then has no leader) are told to set `spec.worker.serviceAccountName`.
+pub fn fields_of(role: &str, leader: bool) -> Option<(&'static str, &'static str)> {
+    let inner = role.strip_prefix('(')?.strip_suffix(')')?;
+    let (side, part) = inner.split_once(' ').unwrap_or((inner, ""));
+    let worker = part == "worker" && !leader;
+    match (side, part) {
+        ("decode", "" | "leader" | "worker") => Some((
+            "spec.labels",
+            if worker { "spec.worker.serviceAccountName" } else { "spec.template.serviceAccountName" },
+        )),
+        ("prefill", "" | "leader" | "worker") => Some((
+            "spec.prefill.labels",
+            if worker {
+                "spec.prefill.worker.serviceAccountName"
+            } else {
+                "spec.prefill.template.serviceAccountName"
+            },
+        )),
         _ => None,
     }
 }
