@@ -777,19 +777,7 @@ mod tests {
 
     #[test]
     fn the_golden_inputs_and_samples_lex_as_the_parser_reads_them() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut files = Vec::new();
-        let mut folders = vec![root.join("testdata"), root.join("fn-config")];
-        while let Some(folder) = folders.pop() {
-            for entry in std::fs::read_dir(&folder).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    folders.push(path);
-                } else if path.extension().is_some_and(|e| e == "yaml") {
-                    files.push(path);
-                }
-            }
-        }
+        let files = crate::io::read::yaml_files_under(&["testdata", "fn-config"]);
         assert!(files.len() > 50, "{} files", files.len());
         let mut lexed = 0;
         for path in files {

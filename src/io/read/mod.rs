@@ -156,6 +156,26 @@ fn check_kind(fields: &Map<String, Value>) -> Result<(), ListError> {
     Err(ListError { message, function_config: None })
 }
 
+/// Every `.yaml` file under `folders` of the repository: the golden inputs and samples that
+/// the readers' tests hold them to.
+#[cfg(test)]
+pub(crate) fn yaml_files_under(folders: &[&str]) -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut folders: Vec<_> = folders.iter().map(|f| root.join(f)).collect();
+    let mut files = Vec::new();
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "yaml") {
+                files.push(path);
+            }
+        }
+    }
+    files
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

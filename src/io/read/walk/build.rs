@@ -142,17 +142,8 @@ mod tests {
                       ---\napiVersion: example.com/v1\nkind: Other\nmetadata: {name: o}\nspec:\n  \
                       podMetadata:\n    labels: {app: llama}\n    annotations: {a: b}\n";
         let mut texts = vec![("shapes".to_string(), shapes.to_string())];
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
-        let mut folders = vec![root];
-        while let Some(folder) = folders.pop() {
-            for entry in std::fs::read_dir(&folder).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    folders.push(path);
-                } else if path.extension().is_some_and(|e| e == "yaml") {
-                    texts.push((path.display().to_string(), std::fs::read_to_string(&path).unwrap()));
-                }
-            }
+        for path in crate::io::read::yaml_files_under(&["testdata"]) {
+            texts.push((path.display().to_string(), std::fs::read_to_string(&path).unwrap()));
         }
         let (mut compared, mut templates) = (0, 0);
         for (name, text) in &texts {
