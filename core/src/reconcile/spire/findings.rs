@@ -2,19 +2,14 @@
 //! `FallbackShadowed`, `EntriesWithoutIdentity`, `IgnoredBySpire` and
 //! `WorkloadMatchesSeveralIdentities`. Results only: they never change an output.
 
+pub use super::about::Context;
+use super::about::{of_binding, source_ref, template_ref};
 use super::{Answer, Held, Model, Origin, Source};
 use crate::api::cluster_spiffe_id as csid;
 use crate::config::SelectorScope;
 use crate::reconcile::cluster::seen::Seen;
 use crate::reconcile::findings::{Finding, Kind, Level, Ref};
 use std::collections::HashMap;
-
-/// What the findings need beside the model.
-pub struct Context<'a> {
-    pub seen: &'a Seen<'a>,
-    pub scope: SelectorScope,
-    pub binding_refs: &'a dyn Fn(usize) -> Ref,
-}
 
 /// Per object: how many pod templates it selects whose entries never attest, and the first
 /// few of them (positions in [`Model::held`]).
@@ -491,47 +486,6 @@ pub fn selected_instead(model: &Model, without: &Without, seen: &Seen<'_>) -> Ha
         );
     }
     out
-}
-
-/// ` (binding ns/name)` for a rendered object.
-pub(super) fn of_binding(source: &Source, cx: &Context<'_>) -> String {
-    match source.origin {
-        Origin::Rendered { binding } => {
-            let r = (cx.binding_refs)(binding);
-            format!(" (binding {}/{})", r.namespace.unwrap_or_default(), r.name)
-        }
-        Origin::Input { .. } => String::new(),
-    }
-}
-
-/// The item a finding about an object is about: its binding, or the object of the input.
-pub(super) fn source_ref(source: &Source, cx: &Context<'_>) -> Ref {
-    match source.origin {
-        Origin::Rendered { binding } => (cx.binding_refs)(binding),
-        Origin::Input { item } => Ref {
-            item,
-            api_version: csid::API_VERSION.to_string(),
-            kind: source.kind().to_string(),
-            namespace: None,
-            name: source.name.clone(),
-            path: None,
-        },
-    }
-}
-
-/// The reference of a held pod template.
-pub fn template_ref(seen: &Seen<'_>, held: &Held) -> Ref {
-    // The workloads are in input order.
-    let at = seen.workloads.binary_search_by_key(&held.item, |(item, _)| *item);
-    let workload = &seen.workloads[at.expect("a held template is of a workload of the input")].1;
-    Ref {
-        item: held.item,
-        api_version: workload.api_version().to_string(),
-        kind: workload.kind().to_string(),
-        namespace: workload.namespace().map(str::to_string),
-        name: workload.name().to_string(),
-        path: workload.templates().get(held.template).map(|t| t.path().to_string()),
-    }
 }
 
 /// The names shown of `count` in all, and how many more.

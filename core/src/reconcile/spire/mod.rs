@@ -41,6 +41,7 @@
 //! that differ only in the one namespace they may attest in are made as a group
 //! ([`group`]), so one chart in N namespaces costs N + 2N records, not N x 2N.
 
+mod about;
 pub mod findings;
 mod group;
 mod namespaces;

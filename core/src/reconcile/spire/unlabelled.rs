@@ -2,7 +2,7 @@
 //! manager's label selector (`filterByClassName`, `clusterSPIFFEIDLabelSelector`): the manager
 //! never has it in its cache, so it makes no entry from it and deletes those it made before.
 
-use super::findings::{Context, of_binding, source_ref};
+use super::about::{Context, of_binding, source_ref};
 use super::{Model, Origin, missing_labels};
 use crate::api::cluster_spiffe_id::LABEL_CLASS_NAME;
 use crate::reconcile::findings::{Finding, Kind, Level};
