@@ -8,10 +8,13 @@ use k8s_openapi::jiff::Timestamp;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::fmt;
 
+mod checks;
 mod settings;
 mod spire;
+
+use checks::{CLASS_NAME_PATTERN, needs_when_true};
+pub use checks::{ConfigError, validate_class_name};
 
 use settings::set_from_string;
 pub use settings::{Form, Setting, settings};
@@ -114,8 +117,6 @@ pub enum SelectorScope {
 
 /// The patterns of the schema, for editors: each says what the validation below accepts.
 const TRUST_DOMAIN_PATTERN: &str = r"^[a-z0-9._-]+$";
-/// Empty, or starting and ending with something other than whitespace.
-const CLASS_NAME_PATTERN: &str = r"^(\S([\s\S]*\S)?)?$";
 const API_VERSION_PATTERN: &str = r"^[^/\s]+(/[^/\s]+){0,2}$";
 /// An RFC 3339 time with its offset, or empty (unset).
 const TIME_PATTERN: &str =
@@ -189,35 +190,6 @@ impl Default for Config {
             selector_scope: SelectorScope::Pool,
             spire: SpireManager::default(),
             namespace: None,
-        }
-    }
-}
-
-/// A configuration error: the field at fault and what is wrong with it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
-    pub field: String,
-    pub message: String,
-}
-
-impl ConfigError {
-    fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
-        ConfigError { field: field.into(), message: message.into() }
-    }
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Flags (--x) and environment variables (X_Y) are named as they are; paths are inside
-        // the functionConfig.
-        let outside = self.field.starts_with('-')
-            || self.field.chars().all(|c| c.is_ascii_uppercase() || c == '_' || c == ' ' || c == '/');
-        if self.field.is_empty() {
-            write!(f, "functionConfig {}", self.message)
-        } else if outside {
-            write!(f, "{}: {}", self.field, self.message)
-        } else {
-            write!(f, "functionConfig {}: {}", self.field, self.message)
         }
     }
 }
@@ -394,17 +366,6 @@ pub fn validate_trust_domain(td: &str) -> Result<(), String> {
     spiffe::TrustDomain::new(td).map(|_| ()).map_err(|e| format!("{td:?} is not a valid trust domain: {e}"))
 }
 
-/// A class name without surrounding whitespace: the operator refuses to start with one
-/// (`OperatorConfig.Validate`), and SPIRE Controller Manager would compare it as written.
-pub fn validate_class_name(class: &str) -> Result<(), String> {
-    if class.trim() != class {
-        return Err(format!(
-            "{class:?} has leading or trailing whitespace: remove it (the kleym operator refuses such a class name)"
-        ));
-    }
-    Ok(())
-}
-
 /// `version`, `group/version` or `group/version/Kind`, without spaces or empty parts.
 pub fn validate_api_version(entry: &str) -> Result<(), String> {
     let parts: Vec<&str> = entry.split('/').collect();
@@ -500,20 +461,6 @@ fn require(schema: &mut schemars::Schema, field: &str) {
         schema.get_mut("properties").and_then(|p| p.get_mut(field)).and_then(Value::as_object_mut)
     {
         property.remove("default");
-    }
-}
-
-/// Says in an object schema that `flag: true` needs a non-empty `field`: a rule the derive
-/// cannot say, for the editors the schema is for.
-fn needs_when_true(schema: &mut schemars::Schema, flag: &str, field: &str) {
-    let rule = serde_json::json!({
-        "if": {"properties": {flag: {"const": true}}, "required": [flag]},
-        "then": {"properties": {field: {"type": "string", "minLength": 1}}, "required": [field]},
-    });
-    if let Some(all) =
-        schema.ensure_object().entry("allOf").or_insert_with(|| Value::Array(Vec::new())).as_array_mut()
-    {
-        all.push(rule);
     }
 }
 

@@ -2,7 +2,7 @@
 //! which objects it reads (docs/reference.md#what-spire-will-do), and their validation into
 //! the [`SpireManager`] the model runs with.
 
-use super::{CLASS_NAME_PATTERN, ConfigError, needs_when_true, validate_class_name};
+use super::checks::{CLASS_NAME_PATTERN, ConfigError, needs_when_true, validate_class_name};
 use crate::api::cluster_spiffe_id::LABEL_CLASS_NAME;
 use crate::api::names;
 use crate::pattern::IgnorePattern;
