@@ -19,7 +19,7 @@
 //!
 //! An item of another kind that names pod labels (`podMetadata.labels`, `podLabels`) and holds
 //! no pod template gives an open template of those labels: its controller makes pods the build
-//! cannot see whole.
+//! cannot see whole, running as the `serviceAccountName` beside the labels, else as any account.
 
 use crate::api::fields;
 use serde_json::{Map, Value};
@@ -35,8 +35,12 @@ pub(super) struct Derived<'a> {
     pub over: Option<&'static str>,
     /// Each key once, a later set's value over an earlier one's.
     pub labels: BTreeMap<&'a str, &'a str>,
-    /// Its `serviceAccountName`; `None`: the template's it is laid over, else `default`.
+    /// Its `serviceAccountName`; `None`: the template's it is laid over, else `default`, or
+    /// any account when `any_account`.
     pub account: Option<&'a str>,
+    /// Whether its pods may run as any account when it names none: a kind known only by its
+    /// pod labels, whose controller the build does not know.
+    pub any_account: bool,
     /// Whether its pods may carry labels it does not name.
     pub open: bool,
 }
@@ -86,6 +90,7 @@ fn rollout(item: &Value) -> Vec<Derived<'_>> {
                 over: Some("spec.template"),
                 labels: strings(labels).collect(),
                 account: None,
+                any_account: false,
                 open: false,
             })
         })
@@ -109,6 +114,7 @@ fn workflow<'a>(spec: Option<&'a Value>, at: &str) -> Vec<Derived<'a>> {
             over: None,
             labels,
             account: account(Some(template)).or_else(|| account(defaults)).or_else(|| account(Some(spec))),
+            any_account: false,
             open: false,
         });
     }
@@ -132,6 +138,7 @@ fn inference_service(item: &Value) -> Vec<Derived<'_>> {
             over: None,
             labels,
             account: account(Some(spec)),
+            any_account: false,
             open: true,
         });
     }
@@ -143,7 +150,14 @@ fn inference_service(item: &Value) -> Vec<Derived<'_>> {
 fn pod_labels(item: &Value) -> Option<Derived<'_>> {
     let mut path = Vec::new();
     let (at, labels, account) = first_pod_labels(item, &mut path)?;
-    Some(Derived { path: at, over: None, labels: strings(labels).collect(), account, open: true })
+    Some(Derived {
+        path: at,
+        over: None,
+        labels: strings(labels).collect(),
+        account,
+        any_account: true,
+        open: true,
+    })
 }
 
 /// The first `podMetadata.labels` or `podLabels` mapping under `node`, with its path and the
@@ -349,6 +363,9 @@ mod tests {
             "spec": {"serviceAccountName": "sa", "podLabels": {"app": "b"}}
         });
         assert_eq!(templates(flat), [("spec.podLabels".into(), pairs(&[("app", "b")]), "sa".into(), true)]);
+        // Naming no account beside its labels, its pods may run as any.
+        let unnamed = json!({"apiVersion": "example.org/v1", "kind": "ModelServer", "spec": {"podLabels": {"app": "c"}}});
+        assert_eq!(templates(unnamed), [("spec.podLabels".into(), pairs(&[("app", "c")]), "".into(), true)]);
         let none = json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"podLabels": "a=b"}});
         assert!(templates(none).is_empty());
     }

@@ -13,6 +13,11 @@ use std::borrow::Cow;
 /// The service account of a pod that names none.
 pub use crate::api::names::DEFAULT_SERVICE_ACCOUNT;
 
+/// The service account of the pods of a kind known only by the pod labels it names, when no
+/// `serviceAccountName` stands beside them: its controller may run them as any account
+/// ([`PodTemplate::known_account`] is `None`). No Kubernetes name is empty.
+pub const ANY_ACCOUNT: &str = "";
+
 /// An item that holds pod templates. Kept for every such item of the input until coverage
 /// is done, so it is packed: its strings in one allocation, each template's labels in one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +103,11 @@ impl PodTemplate {
 
     pub fn service_account(&self) -> &str {
         &self.service_account
+    }
+
+    /// Its service account, or `None` when its pods may run as any ([`ANY_ACCOUNT`]).
+    pub fn known_account(&self) -> Option<&str> {
+        Some(&*self.service_account).filter(|a| *a != ANY_ACCOUNT)
     }
 
     /// Its labels, sorted by key.
@@ -197,12 +207,8 @@ fn laid_over(found: &[PodTemplate], derived: super::controllers::Derived<'_>) ->
         base.into_iter().flat_map(PodTemplate::labels).collect();
     labels.extend(&derived.labels);
     let account = derived.account.or(base.map(PodTemplate::service_account));
-    PodTemplate::new(
-        derived.path,
-        labels.into_iter().collect(),
-        account.unwrap_or(DEFAULT_SERVICE_ACCOUNT),
-        derived.open,
-    )
+    let unnamed = if derived.any_account { ANY_ACCOUNT } else { DEFAULT_SERVICE_ACCOUNT };
+    PodTemplate::new(derived.path, labels.into_iter().collect(), account.unwrap_or(unnamed), derived.open)
 }
 
 /// A step of a path into an item.

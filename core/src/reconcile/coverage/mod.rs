@@ -224,7 +224,9 @@ fn cover(
         if !labels.iter().all(|(k, v)| template.template.label(k) == Some(*v)) {
             continue;
         }
-        if template.account == identity.service_account {
+        // Pods that may run as any account (a kind known only by its pod labels) may be the
+        // identity's.
+        if template.account == identity.service_account || template.account == workload::ANY_ACCOUNT {
             reached.push(t);
             continue;
         }

@@ -51,7 +51,8 @@ impl<'a> Pod<'a> {
             trust_domain,
             namespace: self.namespace,
             labels,
-            service_account: self.account,
+            service_account: Some(self.account)
+                .filter(|a| *a != crate::reconcile::cluster::workload::ANY_ACCOUNT),
             pod_name: self.owner.pod_name,
         }
     }

@@ -274,7 +274,9 @@ impl Judged {
         let yes = |b: bool| if b { Answer::Yes } else { Answer::No };
         Ok(match self {
             Judged::Namespace(ns) => yes(ns == data.namespace),
-            Judged::ServiceAccount(sa) => yes(sa == data.service_account),
+            Judged::ServiceAccount(sa) => {
+                data.service_account.map_or(Answer::Unknown, |have| yes(have == sa))
+            }
             Judged::PodName(pod) => data.pod_name.map_or(Answer::Unknown, |have| yes(have == pod)),
             Judged::PodLabel(k, _) if k.is_empty() => Answer::No,
             Judged::PodLabel(k, v) => match (data.labels)(k) {

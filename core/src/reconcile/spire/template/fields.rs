@@ -149,7 +149,10 @@ pub fn resolve(chain: &[String], data: &Data<'_>) -> Resolved {
                 }
             }
             Type::PodSpec => match field.as_str() {
-                "ServiceAccountName" => return text_then(data.service_account, &chain[i + 1..]),
+                "ServiceAccountName" => match data.service_account {
+                    Some(account) => return text_then(account, &chain[i + 1..]),
+                    None => return Resolved::Unknown,
+                },
                 f if POD_SPEC.contains(&f) || GENERATED_METHODS.contains(&f) => Type::Opaque,
                 _ => return no_field(field, "corev1.PodSpec"),
             },

@@ -36,7 +36,9 @@ pub struct Data<'a> {
     pub namespace: &'a str,
     /// The pods' labels: those of the template, and unknown for those controllers add.
     pub labels: &'a dyn Fn(&str) -> Lookup<'a>,
-    pub service_account: &'a str,
+    /// The pods' service account; `None` when they may run as any (a kind known only by its
+    /// pod labels that names none).
+    pub service_account: Option<&'a str>,
     /// The pods' name, when the input settles it ([`crate::reconcile::cluster::workload::Workload::pod_name`]).
     pub pod_name: Option<&'a str>,
 }

@@ -15,7 +15,7 @@ fn eval(template: &str) -> Result<Evaluated, String> {
         trust_domain: Some("example.org"),
         namespace: "serving",
         labels: &labels,
-        service_account: "llama",
+        service_account: Some("llama"),
         pod_name: None,
     };
     parse(template).and_then(|t| t.evaluate(&data))
@@ -53,7 +53,7 @@ fn node_cluster_and_controller_data_stay_unknown_never_guessed() {
         trust_domain: None,
         namespace: "serving",
         labels: &labels,
-        service_account: "llama",
+        service_account: Some("llama"),
         pod_name: None,
     };
     assert!(!parse("spiffe://{{ .TrustDomain }}/x").unwrap().evaluate(&no_td).unwrap().is_known());
