@@ -141,6 +141,45 @@ fn the_dockerfile_s_label_defaults_are_cargo_toml_s() {
     }
 }
 
+/// The fields the kpt functions catalog's metadata schema allows (kptdev/krm-functions-catalog
+/// `scripts/generate_docs/metadata-schema.json` at 2dc54e94: no other field, the first three
+/// required), and the tags it allows.
+const CATALOG_FIELDS: [&str; 7] =
+    ["image", "description", "tags", "sourceURL", "examplePackageURLs", "license", "hidden"];
+const CATALOG_TAGS: [&str; 12] = [
+    "mutator",
+    "validator",
+    "viewer",
+    "generator",
+    "test",
+    "testing",
+    "timing",
+    "Config Sync",
+    "GCP",
+    "blueprints",
+    "name prefix",
+    "name suffix",
+];
+
+#[test]
+fn the_kpt_catalog_entry_holds_only_what_the_catalog_s_schema_allows() {
+    let metadata =
+        render_inference_identity::yaml::parse(&repo_file("metadata.yaml")).expect("metadata.yaml is YAML");
+    let fields = metadata.as_object().expect("metadata.yaml is a mapping");
+    for field in fields.keys() {
+        assert!(CATALOG_FIELDS.contains(&field.as_str()), "the catalog refuses the field {field:?}");
+    }
+    for field in &CATALOG_FIELDS[..3] {
+        assert!(fields.contains_key(*field), "the catalog requires {field:?}");
+    }
+    assert!(metadata["image"].as_str().is_some_and(|i| i.starts_with("ghcr.io/")), "the image is on ghcr.io");
+    let tags = metadata["tags"].as_array().expect("tags is a list");
+    assert!(!tags.is_empty());
+    for tag in tags {
+        assert!(tag.as_str().is_some_and(|t| CATALOG_TAGS.contains(&t)), "the catalog refuses the tag {tag}");
+    }
+}
+
 #[test]
 fn the_kpt_catalog_entry_names_the_repository_and_the_image() {
     let metadata =
