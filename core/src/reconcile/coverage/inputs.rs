@@ -214,3 +214,61 @@ fn labels(value: Option<&Value>) -> BTreeMap<String, String> {
         .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pool(namespace: &str, name: &str, selector: Value) -> Input {
+        Input::of(json!({
+            "apiVersion": "inference.networking.k8s.io/v1", "kind": "InferencePool",
+            "metadata": {"name": name, "namespace": namespace}, "spec": {"selector": selector}
+        }))
+    }
+
+    fn binding(namespace: &str, pool: &str, variant: &str) -> Value {
+        json!({
+            "metadata": {"name": "b", "namespace": namespace},
+            "spec": {"poolRef": {"name": pool}, "identityBoundary": {"variant": variant}}
+        })
+    }
+
+    /// A binding that does not render still uses the pool it resolves: coverage then warns
+    /// of the pods that pool selects and that no identity of it reaches.
+    #[test]
+    fn a_binding_uses_the_pool_it_resolves_with_a_valid_selector() {
+        let app = json!({"matchLabels": {"app": "llama"}});
+        let items = vec![
+            pool("serving", "llama", app.clone()),
+            pool("Serving", "llama", app),
+            pool("serving", "refused", json!({"matchExpressions": []})),
+        ];
+        let bindings = [
+            binding("serving", "llama", "v1"),
+            binding("serving", "llama", "not a label"),
+            binding("Serving", "llama", "v1"),
+            binding("serving", "missing", "v1"),
+            binding("serving", "refused", "v1"),
+        ];
+        let pools = PoolIndex::build(&items).unwrap();
+        let served = ServedApis::collect([], &[]);
+        let use_of = |b: usize| pool_use(&BindingInput::read(3, &bindings[b]).unwrap(), &pools, &served);
+
+        let used = use_of(0).expect("the pool resolves");
+        assert_eq!((used.binding, used.binding_name.as_str(), used.namespace.as_str()), (3, "b", "serving"));
+        assert_eq!((used.pool.as_str(), used.pool_api), ("llama", PoolApi::V1));
+        assert_eq!(used.labels.iter().collect::<Vec<_>>(), [("app", "llama")]);
+        assert_eq!(used.variant.as_deref(), Some("v1"));
+        let odd = use_of(1).expect("the pool resolves");
+        assert_eq!(odd.variant, None, "a variant that is no label value is no variant");
+
+        for (b, why) in [
+            (2, "a namespace that is no DNS label"),
+            (3, "a pool the input lacks"),
+            (4, "a pool whose selector is refused"),
+        ] {
+            assert!(use_of(b).is_none(), "{why}");
+        }
+    }
+}

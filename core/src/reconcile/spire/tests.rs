@@ -1010,3 +1010,64 @@ fn the_runs_entries_are_counted_and_many_that_never_attest_are_a_warning() {
         assert_eq!(volume(&model, &seen).first().map(|f| f.level), level, "{n} namespaces");
     }
 }
+
+#[test]
+fn entry_volume_is_a_note_from_some_entries_that_never_attest_and_a_warning_past_many() {
+    // docs/reference.md#findings: at least SOME_NEVER_ATTEST entries that never attest make a
+    // note, more than MANY_NEVER_ATTEST a warning; the fix names selectorScope: Binding only
+    // when the rendered objects make entries under Pool that Binding would not.
+    use crate::reconcile::findings::{Kind, Level};
+    let items = [prefill("prod")];
+    let seen = seen(&items, &[]);
+    let sources = vec![rendered(1, "prod", "llama", "prefill", SelectorScope::Pool)];
+    let model = simulate(sources, &seen, &SpireManager::default(), Some(TD));
+    let volume = |never: u64, pool_only: u64| {
+        let mut model = model.clone();
+        model.totals = Totals { made: never + 1, never, pool_only };
+        let refs = |b: usize| crate::reconcile::findings::binding_ref(b, Some("prod"), "llama-prefill");
+        let cx = findings::Context { seen: &seen, scope: SelectorScope::Pool, binding_refs: &refs };
+        let without = findings::Without::of(&model);
+        let mut found = findings::findings(&model, &without, &cx);
+        found.retain(|f| f.kind == Kind::EntryVolume);
+        assert!(found.len() <= 1, "one per run: {found:?}");
+        found.pop().map(|f| (f.level, f.message))
+    };
+    let (some, many) = (findings::SOME_NEVER_ATTEST, findings::MANY_NEVER_ATTEST);
+    let level = |never| volume(never, 0).map(|(level, _)| level);
+    assert_eq!(level(some - 1), None);
+    assert_eq!(level(some), Some(Level::Info));
+    assert_eq!(level(many), Some(Level::Info));
+    assert_eq!(level(many + 1), Some(Level::Warning));
+    let (_, narrow) = volume(some, 0).unwrap();
+    assert!(
+        narrow.ends_with(
+            "; make the objects that select these pod templates select only the pods they attest for"
+        ),
+        "no entry is Pool's alone: {narrow}"
+    );
+    assert!(!narrow.contains("selectorScope"), "{narrow}");
+    let (_, binding) = volume(some, 40).unwrap();
+    let fewer = format!("under selectorScope: Binding the rendered objects would make {}:", some + 1 - 40);
+    assert!(binding.contains(&fewer), "{binding}");
+}
+
+#[test]
+fn a_static_entry_the_manager_skips_or_refuses_issues_nothing_outside_a_binding() {
+    use crate::reconcile::findings::Kind;
+    let items = [prefill("prod")];
+    let seen = seen(&items, &[]);
+    let manager =
+        SpireManager { class_name: Some("mine".into()), watch_classless: true, ..SpireManager::default() };
+    let issued = |class: &str, selector: &str| {
+        let id = "spiffe://example.org/ns/prod/sa/other";
+        let mut entry = static_entry(9, "backdoor", id, &[selector, "k8s:ns:prod"]);
+        entry.class_name = class.into();
+        let sources = vec![rendered(1, "prod", "llama", "prefill", SelectorScope::Pool), entry];
+        let model = simulate(sources, &seen, &manager, Some(TD));
+        let found = kinds(&model, &seen, SelectorScope::Pool);
+        found.iter().filter(|(kind, _)| *kind == Kind::IssuedOutsideBinding).count()
+    };
+    assert_eq!(issued("mine", "k8s:sa:llama"), 1, "read and parsed: an ID in the binding's namespace path");
+    assert_eq!(issued("other", "k8s:sa:llama"), 0, "of another class, the manager does not read it");
+    assert_eq!(issued("mine", "k8s"), 0, "a selector that is not type:value: the manager refuses it whole");
+}
