@@ -67,7 +67,7 @@ fn image() -> &'static str {
     BUILT.get_or_init(|| {
         let tag = tag();
         let tmp = TempDir::new("image-build");
-        for file in ["image/passwd", "image/group", "fn-config/argocd/plugin.yaml"] {
+        for file in ["image/passwd", "image/group", "fn-config/argocd/plugin.yaml", "LICENSE"] {
             tmp.write(&format!("context/{file}"), &repo_file(file));
         }
         std::fs::create_dir_all(tmp.join("build")).unwrap();
@@ -116,6 +116,19 @@ fn the_image_carries_oci_labels_from_cargo_toml() {
     assert_eq!(label("licenses"), package_field("license"));
     assert_eq!(label("source"), package_field("repository"));
     assert!(label("documentation").starts_with(&package_field("repository")), "{labels}");
+}
+
+#[test]
+fn the_image_carries_the_license_text() {
+    const PATH: &str = "/usr/share/doc/render-inference-identity/LICENSE";
+    let image = image();
+    let tmp = TempDir::new("image-license");
+    let name = format!("rii-license-{}", std::process::id());
+    assert_success(&podman(&["create", "--name", &name, image]));
+    let copied = podman(&["cp", &format!("{name}:{PATH}"), tmp.join("LICENSE").to_str().unwrap()]);
+    let _ = podman(&["rm", &name]);
+    assert_success(&copied);
+    assert_eq!(read(&tmp.join("LICENSE")), repo_file("LICENSE"));
 }
 
 #[test]
