@@ -1058,3 +1058,22 @@ fn objects_alike_are_grouped_two_at_least_and_one_whose_like_cannot_join_stands_
     assert_eq!(model.refused.iter().filter(|r| r.is_some()).count(), 1, "an empty SPIFFE ID is refused");
     assert_eq!(group::found(&lone, &[false, false], Some(TD)), vec![]);
 }
+
+#[test]
+fn the_entries_only_pool_makes_are_those_binding_scope_does_not() {
+    // Totals.pool_only: a binding's object under Pool surely makes entries for the pool's
+    // pods of other namespaces and of other variants, which under Binding it does not make.
+    let decode = |name: &str| {
+        let labels = json!({"app": "llama", "identity.kleym.sonda.red/variant": "decode"});
+        deployment("ns-a", name, labels, "llama")
+    };
+    let items = [prefill("ns-a"), decode("decode-1"), decode("decode-2"), prefill("ns-b")];
+    let seen = seen(&items, &[]);
+    let made = |scope| {
+        let sources = vec![rendered(0, "ns-a", "llama", "prefill", scope)];
+        simulate(sources, &seen, &SpireManager::default(), Some(TD)).totals
+    };
+    let (pool, binding) = (made(SelectorScope::Pool), made(SelectorScope::Binding));
+    assert_eq!((pool.made, binding.made, binding.pool_only), (4, 1, 0));
+    assert_eq!(pool.made - pool.pool_only, binding.made, "{pool:?}");
+}
