@@ -1071,3 +1071,40 @@ fn a_static_entry_the_manager_skips_or_refuses_issues_nothing_outside_a_binding(
     assert_eq!(issued("other", "k8s:sa:llama"), 0, "of another class, the manager does not read it");
     assert_eq!(issued("mine", "k8s"), 0, "a selector that is not type:value: the manager refuses it whole");
 }
+
+#[test]
+fn objects_alike_are_grouped_two_at_least_and_one_whose_like_cannot_join_stands_alone() {
+    // Grouping is a plan, not an answer (objects_made_as_a_group_give_what_they_give_one_by_one):
+    // two objects with the same selectors, each attesting in one namespace, are one group; one
+    // whose like is refused whole has no other to share a group with.
+    let pair = vec![
+        rendered(0, "ns-a", "llama", "prefill", SelectorScope::Pool),
+        rendered(1, "ns-b", "llama", "prefill", SelectorScope::Pool),
+    ];
+    let groups = group::found(&pair, &[false, false], Some(TD));
+    assert_eq!(groups, vec![(vec![0, 1], vec!["ns-a".to_string(), "ns-b".to_string()])]);
+    let mut lone = pair;
+    lone[1].spiffe_id_template = String::new();
+    let model = simulate(lone.clone(), &seen(&[prefill("ns-a")], &[]), &SpireManager::default(), Some(TD));
+    assert_eq!(model.refused.iter().filter(|r| r.is_some()).count(), 1, "an empty SPIFFE ID is refused");
+    assert_eq!(group::found(&lone, &[false, false], Some(TD)), vec![]);
+}
+
+#[test]
+fn the_entries_only_pool_makes_are_those_binding_scope_does_not() {
+    // Totals.pool_only: a binding's object under Pool surely makes entries for the pool's
+    // pods of other namespaces and of other variants, which under Binding it does not make.
+    let decode = |name: &str| {
+        let labels = json!({"app": "llama", "identity.kleym.sonda.red/variant": "decode"});
+        deployment("ns-a", name, labels, "llama")
+    };
+    let items = [prefill("ns-a"), decode("decode-1"), decode("decode-2"), prefill("ns-b")];
+    let seen = seen(&items, &[]);
+    let made = |scope| {
+        let sources = vec![rendered(0, "ns-a", "llama", "prefill", scope)];
+        simulate(sources, &seen, &SpireManager::default(), Some(TD)).totals
+    };
+    let (pool, binding) = (made(SelectorScope::Pool), made(SelectorScope::Binding));
+    assert_eq!((pool.made, binding.made, binding.pool_only), (4, 1, 0));
+    assert_eq!(pool.made - pool.pool_only, binding.made, "{pool:?}");
+}
