@@ -544,17 +544,46 @@ fn check_id(id: &Evaluated, trust_domain: Option<&str>) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
-    use super::seconds;
+    use super::{Judged, Powers, seconds};
 
     #[test]
     fn go_durations_read_as_seconds() {
         for (text, want) in
             [("1h", 3600.0), ("1h30m", 5400.0), ("1.5h", 5400.0), ("90s", 90.0), ("300ms", 0.3), ("0", 0.0)]
+                .into_iter()
+                .chain([("1ns", 1e-9), ("2us", 2e-6), ("4µs", 4e-6), ("8μs", 8e-6), ("1s2ms", 1.002)])
         {
             assert_eq!(seconds(text), Some(want), "{text}");
         }
         for text in ["", "1", "1d", "h", "1h x"] {
             assert_eq!(seconds(text), None, "{text}");
         }
+    }
+
+    #[test]
+    fn folded_powers_keep_the_longer_lifetime_as_written() {
+        // The first object's entry stays; another's lifetime replaces its own only when longer.
+        let ttls =
+            |x509: Option<&str>, jwt: Option<&str>| [x509.map(str::to_string), jwt.map(str::to_string)];
+        let merged = |mine: [Option<String>; 2], theirs: [Option<String>; 2]| {
+            let mut powers = Powers { ttls: mine, ..Powers::default() };
+            powers.merge(&Powers { ttls: theirs, ..Powers::default() });
+            powers.ttls
+        };
+        let (hour, longer) = (ttls(Some("1h"), Some("5m")), ttls(Some("90m"), Some("10m")));
+        assert_eq!(merged(hour.clone(), longer.clone()), longer);
+        assert_eq!(merged(longer.clone(), hour.clone()), longer);
+        assert_eq!(merged(ttls(Some("60m"), None), hour.clone()), ttls(Some("60m"), Some("5m")), "as long");
+        assert_eq!(merged(ttls(None, Some("5m")), ttls(Some("1h"), None)), hour);
+    }
+
+    #[test]
+    fn a_workload_selector_needs_a_type_and_a_value() {
+        // entries.go:230-244: a selector that is not type:value gives no entry.
+        for selector in ["k8s", "k8s:", ":ns:serving", ":"] {
+            assert!(matches!(Judged::of(selector), Judged::Invalid(_)), "{selector}");
+        }
+        assert!(matches!(Judged::of("k8s:ns:serving"), Judged::Namespace(ns) if ns == "serving"));
+        assert!(matches!(Judged::of("unix:uid:0"), Judged::Unknown));
     }
 }
