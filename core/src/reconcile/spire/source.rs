@@ -586,4 +586,26 @@ mod tests {
         assert!(matches!(Judged::of("k8s:ns:serving"), Judged::Namespace(ns) if ns == "serving"));
         assert!(matches!(Judged::of("unix:uid:0"), Judged::Unknown));
     }
+
+    #[test]
+    fn a_pod_name_holds_when_the_input_settles_it_and_a_label_without_value_never() {
+        use super::{Answer, Data, Lookup};
+        fn holds(selector: &str, pod_name: Option<&str>) -> Answer {
+            let unknown = |_: &str| Lookup::Unknown;
+            let data = Data {
+                trust_domain: None,
+                namespace: "serving",
+                labels: &unknown,
+                service_account: "sa",
+                pod_name,
+            };
+            Judged::of(selector).holds(&data).unwrap()
+        }
+        assert_eq!(holds("k8s:pod-name:llama-0", Some("llama-0")), Answer::Yes);
+        assert_eq!(holds("k8s:pod-name:llama-0", Some("llama-1")), Answer::No);
+        assert_eq!(holds("k8s:pod-name:llama-0", None), Answer::Unknown, "a generated name");
+        // `k8s:pod-label:app` without a value: no pod, even one whose labels are unknown.
+        assert_eq!(holds("k8s:pod-label:app", None), Answer::No);
+        assert_eq!(holds("k8s:pod-label:app:x", None), Answer::Unknown);
+    }
 }

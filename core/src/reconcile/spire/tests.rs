@@ -1108,3 +1108,17 @@ fn the_entries_only_pool_makes_are_those_binding_scope_does_not() {
     assert_eq!((pool.made, binding.made, binding.pool_only), (4, 1, 0));
     assert_eq!(pool.made - pool.pool_only, binding.made, "{pool:?}");
 }
+
+#[test]
+fn only_an_object_without_actions_attests_in_one_namespace_alone() {
+    // Prepared::only_namespace: the objects that can share a group.
+    let prepared = |edit: fn(&mut Source)| {
+        let mut source = rendered(0, "ns-a", "llama", "prefill", SelectorScope::Pool);
+        edit(&mut source);
+        let prepared = source::Prepared::of(&source, Some(TD)).unwrap();
+        prepared.only_namespace().map(str::to_string)
+    };
+    assert_eq!(prepared(|_| {}), Some("ns-a".to_string()));
+    assert_eq!(prepared(|s| s.spiffe_id_template = HELM_DEFAULT.into()), None, "an ID with actions");
+    assert_eq!(prepared(|s| s.dns_name_templates = vec!["{{ .PodMeta.Name }}".into()]), None, "a DNS name");
+}
