@@ -596,7 +596,7 @@ mod tests {
                 trust_domain: None,
                 namespace: "serving",
                 labels: &unknown,
-                service_account: "sa",
+                service_account: Some("sa"),
                 pod_name,
             };
             Judged::of(selector).holds(&data).unwrap()
