@@ -1122,3 +1122,27 @@ fn only_an_object_without_actions_attests_in_one_namespace_alone() {
     assert_eq!(prepared(|s| s.spiffe_id_template = HELM_DEFAULT.into()), None, "an ID with actions");
     assert_eq!(prepared(|s| s.dns_name_templates = vec!["{{ .PodMeta.Name }}".into()]), None, "a DNS name");
 }
+
+#[test]
+fn a_selector_that_misses_spares_no_later_failure_and_no_later_unknown_makes_the_entry_attest() {
+    // renderPodEntry renders every workload selector: one that fails after one that misses
+    // still leaves the pods without that entry, and the entry that misses never attests.
+    let items = [prefill("serving")];
+    let seen = seen(&items, &[]);
+    let model_of = |selectors: [&str; 2], fallback: bool| {
+        let object = foreign_with(7, "object", "spiffe://example.org/x", fallback, |s| {
+            s.selector_templates = selectors.map(str::to_string).to_vec()
+        });
+        let other = foreign(8, "other", HELM_DEFAULT, !fallback);
+        simulate(vec![object, other], &seen, &SpireManager::default(), Some(TD))
+    };
+    let failing = ["k8s:ns:elsewhere", "k8s:pod-label:app:{{ .PodMeta.Namspace }}"];
+    let model = model_of(failing, false);
+    assert_eq!(names(&model, model.held[0].failed.iter().map(|f| f.source)), ["object"]);
+    assert_eq!(svids(&model, 0), [format!("spiffe://{TD}/ns/serving/sa/llama")], "the fallback applies");
+    let model = model_of(failing, true);
+    assert!(model.held[0].skipped.is_empty(), "a fallback it cannot render is not one it skips");
+    let model = model_of(["k8s:ns:elsewhere", "k8s:node-name:n1"], false);
+    assert_eq!(names(&model, model.held[0].without.iter().map(|&s| s as usize)), ["object"]);
+    assert!(model.held[0].entries.iter().all(|e| model.sources[e.source].name != "object"));
+}
