@@ -471,28 +471,30 @@ pub fn json_schema() -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::{Override, validate_output_path, with_overrides};
+    use super::{Config, ConfigError, Override, validate_output_path, with_overrides};
+
+    /// The configuration of these settings, each given as its flag (`--key`).
+    pub(super) fn with_all(settings: &[(&'static str, &str)]) -> Result<Config, ConfigError> {
+        let overrides: Vec<Override> = settings
+            .iter()
+            .map(|(key, value)| Override { key, source: format!("--{key}"), value: value.to_string() })
+            .collect();
+        with_overrides(None, &overrides)
+    }
 
     #[test]
     fn the_class_label_needs_a_class_name_that_is_a_label_value() {
-        let run = |settings: &[(&'static str, &str)]| {
-            let overrides: Vec<Override> = settings
-                .iter()
-                .map(|(key, value)| Override { key, source: format!("--{key}"), value: value.to_string() })
-                .collect();
-            with_overrides(None, &overrides)
-        };
-        let on = run(&[("className", "spire-system-spire"), ("classNameLabel", "true")]).unwrap();
+        let on = with_all(&[("className", "spire-system-spire"), ("classNameLabel", "true")]).unwrap();
         assert_eq!(on.class_label(), Some("spire-system-spire"));
-        let off = run(&[("className", "spire-system-spire")]).unwrap();
+        let off = with_all(&[("className", "spire-system-spire")]).unwrap();
         assert_eq!(off.class_label(), None, "off by default: the operator's objects carry no such label");
         for settings in [&[("classNameLabel", "true")][..], &[("className", ""), ("classNameLabel", "true")]]
         {
-            let err = run(settings).unwrap_err();
+            let err = with_all(settings).unwrap_err();
             assert_eq!(err.field, "--classNameLabel");
             assert!(err.message.starts_with("requires className"), "{err}");
         }
-        let err = run(&[("className", "a:b"), ("classNameLabel", "true")]).unwrap_err();
+        let err = with_all(&[("className", "a:b"), ("classNameLabel", "true")]).unwrap_err();
         assert!(err.message.contains("\"a:b\" is not a label value"), "{err}");
     }
 

@@ -156,10 +156,15 @@ fn or_list(words: &[String]) -> String {
     }
 }
 
+/// The entries of a comma-separated string form, each trimmed, empty ones dropped.
+fn entries(text: &str) -> impl Iterator<Item = &str> {
+    text.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
 /// `key=value,key=value` as a mapping (a value may be empty).
 fn pairs(text: &str) -> Result<Map<String, Value>, String> {
     let mut map = Map::new();
-    for entry in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+    for entry in entries(text) {
         let Some((key, value)) = entry.split_once('=') else {
             return Err(format!("{entry:?} is not key=value: write key=value,key=value"));
         };
@@ -189,7 +194,7 @@ pub(super) fn set_from_string(
             "false" => Value::Bool(false),
             _ => return Err(ConfigError::new(field, format!("{text:?} is not true or false"))),
         },
-        Form::List => text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(Value::from).collect(),
+        Form::List => entries(text).map(Value::from).collect(),
         Form::Map => Value::Object(pairs(text).map_err(|m| ConfigError::new(field, m))?),
         Form::OneOf(words) if words.iter().any(|w| w == text) => Value::String(text.to_string()),
         Form::OneOf(words) => {

@@ -143,19 +143,12 @@ pub(super) fn manager(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Config, ConfigError, Override, with_overrides};
+    use super::super::tests::with_all;
+    use super::super::{Config, ConfigError};
     use super::*;
 
     fn with(key: &'static str, value: &str) -> Result<Config, ConfigError> {
         with_all(&[(key, value)])
-    }
-
-    fn with_all(settings: &[(&'static str, &str)]) -> Result<Config, ConfigError> {
-        let overrides: Vec<Override> = settings
-            .iter()
-            .map(|(key, value)| Override { key, source: format!("--{key}"), value: value.to_string() })
-            .collect();
-        with_overrides(None, &overrides)
     }
 
     #[test]

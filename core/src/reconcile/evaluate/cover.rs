@@ -4,7 +4,6 @@
 
 use super::state::{Binding, InputIndex, Passing};
 use crate::api::binding::BindingInput;
-use crate::api::cluster_spiffe_id::OutputLabels;
 use crate::api::fields;
 use crate::api::labels::Labels;
 use crate::api::pool::PoolApi;
@@ -14,6 +13,7 @@ use crate::reconcile::coverage::{self, Coverage, Identity, PoolUse};
 use crate::reconcile::findings::{self, Kind};
 use crate::reconcile::items::input::Input;
 use crate::reconcile::outputs::ownership;
+use crate::reconcile::rules::identity;
 use crate::reconcile::spire;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -79,11 +79,10 @@ impl<'a> Request<'a> {
             .iter()
             .filter_map(|b| {
                 let p = b.verdict.as_ref().ok()?;
-                let labels = OutputLabels {
-                    binding_name: b.input.name.to_string(),
-                    binding_namespace: p.planned.namespace.to_string(),
-                    class_name: config.class_label().map(str::to_string),
-                };
+                // Only a manager that filters by labels reads them.
+                let labels = (!config.spire.label_selector.is_empty()).then(|| {
+                    identity::output_labels(b.input.name, p.planned.namespace, config.class_label())
+                });
                 let out = spire::RenderedOutput {
                     name: &p.output,
                     namespace: p.planned.namespace,
@@ -92,7 +91,7 @@ impl<'a> Request<'a> {
                     spiffe_id: &p.planned.spiffe_id,
                     selectors: &p.planned.selectors,
                     class_name: config.class_name.as_deref(),
-                    labels: (!config.spire.label_selector.is_empty()).then_some(&labels),
+                    labels: labels.as_ref(),
                 };
                 Some(spire::Source::rendered(b.input.item, out, config.selector_scope))
             })

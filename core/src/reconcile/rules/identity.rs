@@ -127,13 +127,18 @@ pub struct RenderInput<'a> {
     pub binding_scope: Option<&'a str>,
 }
 
+/// The labels of a binding's ClusterSPIFFEID, with the class label when `class_label` gives it.
+pub fn output_labels(binding_name: &str, binding_namespace: &str, class_label: Option<&str>) -> OutputLabels {
+    OutputLabels {
+        binding_name: binding_name.to_string(),
+        binding_namespace: binding_namespace.to_string(),
+        class_name: class_label.map(str::to_string),
+    }
+}
+
 /// Builds the ClusterSPIFFEID object of docs/reference.md#the-rendered-clusterspiffeid.
 pub fn render(input: RenderInput<'_>) -> ClusterSpiffeId {
-    let labels = OutputLabels {
-        binding_name: input.binding_name.to_string(),
-        binding_namespace: input.binding_namespace.to_string(),
-        class_name: input.class_label.map(str::to_string),
-    };
+    let labels = output_labels(input.binding_name, input.binding_namespace, input.class_label);
     // Room for the file path and index annotations, in both forms, added on placing.
     let mut annotations = Map::with_capacity(5);
     annotations.insert(ANNOTATION_RENDERED_BY.to_string(), Value::from(RENDERED_BY));
