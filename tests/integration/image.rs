@@ -118,30 +118,27 @@ fn the_image_carries_oci_labels_from_cargo_toml() {
     assert!(label("documentation").starts_with(&package_field("repository")), "{labels}");
 }
 
-#[test]
-fn the_image_carries_the_license_text() {
-    const PATH: &str = "/usr/share/doc/render-inference-identity/LICENSE";
-    let image = image();
-    let tmp = TempDir::new("image-license");
-    let name = format!("rii-license-{}", std::process::id());
-    assert_success(&podman(&["create", "--name", &name, image]));
-    let copied = podman(&["cp", &format!("{name}:{PATH}"), tmp.join("LICENSE").to_str().unwrap()]);
+/// The text of the file at `path` in the image, copied out of a container made of it.
+fn file_in_image(path: &str) -> String {
+    let tmp = TempDir::new("image-file");
+    let name = format!("rii-file-{}-{}", std::process::id(), path.replace('/', "-"));
+    assert_success(&podman(&["create", "--name", &name, image()]));
+    let copied = podman(&["cp", &format!("{name}:{path}"), tmp.join("copied").to_str().unwrap()]);
     let _ = podman(&["rm", &name]);
     assert_success(&copied);
-    assert_eq!(read(&tmp.join("LICENSE")), repo_file("LICENSE"));
+    read(&tmp.join("copied"))
+}
+
+#[test]
+fn the_image_carries_the_license_text() {
+    assert_eq!(file_in_image("/usr/share/doc/render-inference-identity/LICENSE"), repo_file("LICENSE"));
 }
 
 #[test]
 fn the_image_carries_the_argo_cd_plugin_definition_where_the_sidecar_reads_it() {
     const PATH: &str = "/home/argocd/cmp-server/config/plugin.yaml";
     let image = image();
-    let tmp = TempDir::new("image-plugin-yaml");
-    let name = format!("rii-plugin-yaml-{}", std::process::id());
-    assert_success(&podman(&["create", "--name", &name, image]));
-    let copied = podman(&["cp", &format!("{name}:{PATH}"), tmp.join("plugin.yaml").to_str().unwrap()]);
-    let _ = podman(&["rm", &name]);
-    assert_success(&copied);
-    assert_eq!(read(&tmp.join("plugin.yaml")), repo_file("fn-config/argocd/plugin.yaml"));
+    assert_eq!(file_in_image(PATH), repo_file("fn-config/argocd/plugin.yaml"));
     // The sidecar runs as uid 999: the file must be readable to it (discover reads it and
     // finds no binding there; an unreadable file fails it).
     let entrypoint = format!(r#"["render-inference-identity","discover","{PATH}"]"#);
