@@ -59,6 +59,9 @@ pub fn items<W: Write>(
                 }
             }
         });
+        // The receiver goes with the loop, whatever ends it: a write that fails (a reader that
+        // closed its end) then stops the second thread's next send instead of blocking it.
+        let receiver = receiver;
         for (i, &(first, chunk)) in chunks.iter().enumerate() {
             if i % 2 == 0 {
                 writer.part(&mut *out, chunk, first)?;
@@ -329,6 +332,38 @@ mod tests {
                 assert!(parallel == expected, "{form:?}, {costly} to serialize, two cores");
             }
         }
+    }
+
+    /// A reader that closes its end after the first write.
+    struct Closed(usize);
+
+    impl Write for Closed {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += 1;
+            if self.0 > 1 {
+                return Err(std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+            }
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_reader_that_closes_its_end_stops_both_threads_with_an_error() {
+        // The second thread used to block on its send, and the run never ended: the write
+        // runs apart, so that a hang fails the test instead of stopping it.
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let (items, text, texts, _) = mixed(PARALLEL_FROM + CHUNKS + 1, Form::Stream);
+            let sources: Vec<Source<'_>> = texts.iter().map(|item| Source { text: &text, item }).collect();
+            let written = with_cores(2, || super::items(&mut Closed(0), &items, &sources, Form::Stream));
+            done.send(written).unwrap();
+        });
+        let written = finished.recv_timeout(std::time::Duration::from_secs(120)).expect("the write ended");
+        assert!(written.unwrap_err().to_lowercase().contains("broken pipe"));
     }
 
     #[test]
