@@ -1039,8 +1039,8 @@ proptest! {
             let removes: String = case
                 .items
                 .iter()
-                .filter(|i| i["kind"] == CSID_KIND && csid::is_managed(i))
-                .filter(|i| ns.is_some() && csid::binding_of(i) == ns.zip(name.as_str()))
+                .filter(|i| i["kind"] == CSID_KIND && csid::is_managed(*i))
+                .filter(|i| ns.is_some() && csid::binding_of(*i) == ns.zip(name.as_str()))
                 .filter(|i| !rendered.contains(i["metadata"]["name"].as_str().unwrap_or_default()))
                 .map(|i| format!(
                     "; this removes ClusterSPIFFEID {} of the input, and its pods lose SPIFFE ID {} on the next apply",
@@ -1055,7 +1055,7 @@ proptest! {
                 failure["message"].as_str().unwrap_or_default()
             );
             prop_assert_eq!(r["message"].as_str(), Some(want.as_str()));
-            let file = file_of(b).map(|(path, index)| json!({"path": path, "index": index}));
+            let file = file_of(*b).map(|(path, index)| json!({"path": path, "index": index}));
             prop_assert_eq!(r.get("file"), file.as_ref(), "file of the result for {:?}/{}", ns, name);
         }
         let summaries = results.iter().filter(|r| r["severity"] == "info" && r.get("resourceRef").is_none());

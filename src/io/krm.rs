@@ -182,7 +182,7 @@ fn output_path_check(
             match items[at]
                 .value()
                 .and_then(|v| fields::child(v, &["metadata", "name"]))
-                .and_then(Value::as_str)
+                .and_then(crate::api::value::Value::as_str)
             {
                 Some(object) => format!("input item {} ({kind} {object})", ItemOrigin::Entry(at)),
                 None => format!("input item {} ({kind})", ItemOrigin::Entry(at)),

@@ -297,7 +297,7 @@ mod tests {
                 text.push('\n');
             }
             texts.push(ItemText { chunk: start..text.len(), copy, status: None });
-            items.push(Item::Input(n, Input::Whole(json!({ "count": n }))));
+            items.push(Item::Input(n, Input::Whole(json!({ "count": n }).into())));
             if form == Form::Stream && n > 0 {
                 expected.push_str("---\n");
             }
@@ -376,7 +376,7 @@ mod tests {
                 let start = text.len();
                 text.push_str("copied: true\n");
                 texts.push(ItemText { chunk: start..text.len(), copy: true, status: None });
-                items.push(Item::Input(texts.len() - 1, Input::Whole(json!({ "copied": n }))));
+                items.push(Item::Input(texts.len() - 1, Input::Whole(json!({ "copied": n }).into())));
             }
             let sources: Vec<Source<'_>> = texts.iter().map(|item| Source { text: &text, item }).collect();
             let writer = Writer { sources: &sources, form: Form::Stream };

@@ -153,5 +153,5 @@ pub fn rendered(outcome: &Outcome) -> Vec<(&ClusterSpiffeId, Option<&(String, u6
 
 /// The items of the output as values, in order; `None` for an item passed on as it came.
 pub fn values(outcome: &Outcome) -> Vec<Option<Value>> {
-    outcome.items.iter().map(|item| item.clone().into_value()).collect()
+    outcome.items.iter().map(|item| serde_json::to_value(item).ok()).collect()
 }

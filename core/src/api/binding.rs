@@ -4,10 +4,10 @@
 
 use super::conditions::{self, Condition};
 use super::fields;
+use crate::api::value::Value;
 use kube_derive::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 pub const API_VERSION: &str = "kleym.sonda.red/v1alpha1";
 pub const KIND: &str = "InferenceIdentityBinding";
@@ -229,7 +229,7 @@ impl<'a> BindingInput<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::api::value::item_json as json;
 
     #[test]
     fn only_the_v1alpha1_binding_kind_is_a_binding() {

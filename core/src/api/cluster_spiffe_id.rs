@@ -4,9 +4,10 @@
 
 use super::fields;
 use super::labels::Labels;
+use crate::api::fields::Tree;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 pub const GROUP: &str = "spire.spiffe.io";
 pub const VERSION: &str = "v1alpha1";
@@ -46,7 +47,7 @@ pub struct Metadata {
     pub name: String,
     pub labels: OutputLabels,
     /// Ordered as written: kept caller annotations and file annotations follow.
-    pub annotations: Map<String, Value>,
+    pub annotations: Map<String, serde_json::Value>,
 }
 
 /// The three labels every rendered ClusterSPIFFEID carries, and the class label under
@@ -107,43 +108,43 @@ pub struct PodSelector {
 }
 
 /// Whether an item is of `kind` in the manager's group (any version).
-pub fn is_spire_kind(item: &Value, kind: &str) -> bool {
+pub fn is_spire_kind<T: Tree>(item: &T, kind: &str) -> bool {
     fields::str_at(item, "kind") == Some(kind)
         && fields::str_at(item, "apiVersion").is_some_and(|v| v.split('/').next() == Some(GROUP))
 }
 
 /// Whether an item is a ClusterSPIFFEID (any version of the SPIRE group).
-pub fn is_cluster_spiffe_id(item: &Value) -> bool {
+pub fn is_cluster_spiffe_id<T: Tree>(item: &T) -> bool {
     is_spire_kind(item, KIND)
 }
 
-fn annotation<'a>(item: &'a Value, key: &str) -> Option<&'a Value> {
-    fields::child(item, &["metadata", "annotations"])?.get(key)
+fn annotation<'a, T: Tree>(item: &'a T, key: &str) -> Option<&'a T> {
+    fields::child(item, &["metadata", "annotations", key])
 }
 
 /// Whether a ClusterSPIFFEID is this function's: it carries the `rendered-by` annotation and
 /// is not the operator's.
-pub fn is_managed(item: &Value) -> bool {
-    annotation(item, ANNOTATION_RENDERED_BY).and_then(Value::as_str) == Some(RENDERED_BY)
-        && !is_operators(item)
+pub fn is_managed<T: Tree>(item: &T) -> bool {
+    annotation(item, ANNOTATION_RENDERED_BY).and_then(Tree::text) == Some(RENDERED_BY) && !is_operators(item)
 }
 
 /// Whether a ClusterSPIFFEID carries the operator's ownership claim: the operator created it
 /// and may update or delete it, so it is never this function's, whatever else it carries.
-pub fn is_operators(item: &Value) -> bool {
+pub fn is_operators<T: Tree>(item: &T) -> bool {
     annotation(item, ANNOTATION_OWNERSHIP_CLAIM).is_some()
 }
 
 /// The (namespace, name) of the binding a managed ClusterSPIFFEID was rendered for.
-pub fn binding_of(item: &Value) -> Option<(&str, &str)> {
+pub fn binding_of<T: Tree>(item: &T) -> Option<(&str, &str)> {
     let labels = fields::child(item, &["metadata", "labels"])?;
-    Some((labels.get(LABEL_BINDING_NAMESPACE)?.as_str()?, labels.get(LABEL_BINDING_NAME)?.as_str()?))
+    let label = |key| labels.child_at(key).and_then(Tree::text);
+    Some((label(LABEL_BINDING_NAMESPACE)?, label(LABEL_BINDING_NAME)?))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::api::value::{Value, item_json as json};
 
     fn object(api_version: &str, kind: &str, annotations: Value) -> Value {
         json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "n", "annotations": annotations}})

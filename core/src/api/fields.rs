@@ -1,23 +1,85 @@
 //! Lenient field access on generic items: finds a field by its dotted path and says
 //! precisely what is wrong when it is missing or of the wrong YAML type.
 
-use serde_json::Value;
+use crate::api::value::Value;
+
+/// A tree the readers below walk: an input item's [`Value`], or a `serde_json::Value` (the
+/// config, what KServe derives).
+pub trait Tree: Sized {
+    /// The value under `key` when this is a mapping.
+    fn child_at(&self, key: &str) -> Option<&Self>;
+    /// Whether this is a mapping.
+    fn is_mapping(&self) -> bool;
+    fn text(&self) -> Option<&str>;
+    fn is_nothing(&self) -> bool;
+    /// The YAML type name, for error messages.
+    fn type_name(&self) -> &'static str;
+}
+
+impl Tree for Value {
+    fn child_at(&self, key: &str) -> Option<&Value> {
+        self.get(key)
+    }
+    fn is_mapping(&self) -> bool {
+        self.is_object()
+    }
+    fn text(&self) -> Option<&str> {
+        self.as_str()
+    }
+    fn is_nothing(&self) -> bool {
+        self.is_null()
+    }
+    fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "sequence",
+            Value::Object(_) => "mapping",
+        }
+    }
+}
+
+impl Tree for serde_json::Value {
+    fn child_at(&self, key: &str) -> Option<&serde_json::Value> {
+        self.as_object()?.get(key)
+    }
+    fn is_mapping(&self) -> bool {
+        self.is_object()
+    }
+    fn text(&self) -> Option<&str> {
+        self.as_str()
+    }
+    fn is_nothing(&self) -> bool {
+        self.is_null()
+    }
+    fn type_name(&self) -> &'static str {
+        use serde_json::Value as J;
+        match self {
+            J::Null => "null",
+            J::Bool(_) => "boolean",
+            J::Number(_) => "number",
+            J::String(_) => "string",
+            J::Array(_) => "sequence",
+            J::Object(_) => "mapping",
+        }
+    }
+}
 
 /// Finds `path` (dot-separated keys) under `root`. `Ok(None)` when a key is missing or
 /// null; `Err` names the first part of the path that is not a mapping.
-pub fn lookup<'a>(root: &'a Value, path: &str) -> Result<Option<&'a Value>, String> {
+pub fn lookup<'a, T: Tree>(root: &'a T, path: &str) -> Result<Option<&'a T>, String> {
     let mut current = root;
     let mut walked = 0;
     for key in path.split('.') {
-        match current {
-            Value::Object(map) => match map.get(key) {
-                None | Some(Value::Null) => return Ok(None),
-                Some(next) => current = next,
-            },
-            other => {
-                let parent = &path[..walked.max(1) - 1];
-                return Err(format!("{parent} must be a mapping, not a {}", type_name(other)));
-            }
+        if !current.is_mapping() {
+            let parent = &path[..walked.max(1) - 1];
+            return Err(format!("{parent} must be a mapping, not a {}", current.type_name()));
+        }
+        match current.child_at(key) {
+            Some(next) if !next.is_nothing() => current = next,
+            _ => return Ok(None),
         }
         walked += key.len() + 1;
     }
@@ -27,43 +89,39 @@ pub fn lookup<'a>(root: &'a Value, path: &str) -> Result<Option<&'a Value>, Stri
 /// The value under each of the mapping keys `keys` in turn: `root.pointer("/a/b")` without
 /// the two strings `pointer` builds for every key (it unescapes `~1` and `~0`), for paths
 /// read once per item. Unlike a pointer, a key never indexes a list.
-pub fn child<'a>(root: &'a Value, keys: &[&str]) -> Option<&'a Value> {
-    keys.iter().try_fold(root, |value, key| value.get(key))
+pub fn child<'a, T: Tree>(root: &'a T, keys: &[&str]) -> Option<&'a T> {
+    keys.iter().try_fold(root, |value, key| value.child_at(key))
 }
 
 /// A required string field: missing, wrong type and non-mapping parents are errors.
-pub fn required_str<'a>(root: &'a Value, path: &str) -> Result<&'a str, String> {
+pub fn required_str<'a, T: Tree>(root: &'a T, path: &str) -> Result<&'a str, String> {
     match lookup(root, path)? {
         None => Err(format!("{path} is required")),
-        Some(Value::String(s)) => Ok(s),
-        Some(other) => Err(format!("{path} must be a string, not a {}", type_name(other))),
+        Some(found) => {
+            found.text().ok_or_else(|| format!("{path} must be a string, not a {}", found.type_name()))
+        }
     }
 }
 
 /// An optional string field: `Ok(None)` when missing or null.
-pub fn optional_str<'a>(root: &'a Value, path: &str) -> Result<Option<&'a str>, String> {
+pub fn optional_str<'a, T: Tree>(root: &'a T, path: &str) -> Result<Option<&'a str>, String> {
     match lookup(root, path)? {
         None => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(format!("{path} must be a string, not a {}", type_name(other))),
+        Some(found) => found
+            .text()
+            .map(Some)
+            .ok_or_else(|| format!("{path} must be a string, not a {}", found.type_name())),
     }
 }
 
 /// A string at `path`, or `None` for anything else; for fields that only classify items.
-pub fn str_at<'a>(root: &'a Value, path: &str) -> Option<&'a str> {
-    lookup(root, path).ok().flatten().and_then(Value::as_str)
+pub fn str_at<'a, T: Tree>(root: &'a T, path: &str) -> Option<&'a str> {
+    lookup(root, path).ok().flatten().and_then(Tree::text)
 }
 
 /// The YAML type name of a value, for error messages.
-pub fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "sequence",
-        Value::Object(_) => "mapping",
-    }
+pub fn type_name<T: Tree>(value: &T) -> &'static str {
+    value.type_name()
 }
 
 #[cfg(test)]

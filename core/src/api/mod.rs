@@ -8,3 +8,4 @@ pub mod fields;
 pub mod labels;
 pub mod names;
 pub mod pool;
+pub mod value;

@@ -4,7 +4,7 @@
 use crate::api::fields::type_name;
 use crate::api::labels::Labels;
 use crate::api::names;
-use serde_json::Value;
+use crate::api::value::Value;
 
 /// The InferencePool API versions the reconcile reads, in resolution preference order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -108,7 +108,7 @@ pub fn selector_labels(pool: &Value) -> Result<Labels, String> {
             return Err(format!("{path}[{key:?}] must be a string, not a {} (quote it)", type_name(value)));
         };
         names::label_value(value).map_err(|e| format!("{path}[{key:?}] value {value:?} is invalid: {e}"))?;
-        out.push((key.clone(), value.clone()));
+        out.push((key.to_string(), value.to_string()));
     }
     Ok(out.into_iter().collect())
 }
@@ -116,7 +116,7 @@ pub fn selector_labels(pool: &Value) -> Result<Labels, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::api::value::item_json as json;
 
     fn labels(spec: Value) -> Result<Vec<(String, String)>, String> {
         selector_labels(&json!({ "spec": spec })).map(Labels::into_vec)

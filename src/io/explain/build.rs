@@ -8,11 +8,11 @@ use super::report::{
 };
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
+use crate::api::value::Value;
 use crate::reconcile::Outcome;
 use crate::reconcile::cluster::workload::Workload;
 use crate::reconcile::findings::Ref;
 use crate::reconcile::item::Item;
-use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::HashMap;
 

@@ -222,7 +222,7 @@ fn parts_match(text: &str, parts: &[super::Part], items: &[Value], entries: bool
     }
     for (i, (part, item)) in parts.iter().zip(items).enumerate() {
         let want = match (&part.input, part.text.copy) {
-            (Input::Whole(_), false) => Input::Whole(item.clone()),
+            (Input::Whole(_), false) => Input::Whole(item.clone().into()),
             _ => Input::of(item.clone()),
         };
         if part.input != want {

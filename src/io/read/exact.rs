@@ -86,8 +86,8 @@ enum Found {
 /// The item `value`, copied from its text where one was found.
 fn part(value: Value, found: Found) -> Part {
     match found {
-        Found::Chunk(chunk, node) => Part::copied(value, chunk, &node),
-        Found::Nowhere => Part::rebuilt(value),
+        Found::Chunk(chunk, node) => Part::copied(value.into(), chunk, &node),
+        Found::Nowhere => Part::rebuilt(value.into()),
     }
 }
 

@@ -195,9 +195,9 @@ fn read(text: &str, chunk: Range<usize>, form: Form, limits: Limits) -> Result<(
         match (form, value) {
             (Form::Entry, Value::Array(entries)) => {
                 let [entry] = <[Value; 1]>::try_from(entries).map_err(|_| Abandon)?;
-                entry
+                entry.into()
             }
-            (Form::Document, value @ Value::Object(_)) => value,
+            (Form::Document, value @ Value::Object(_)) => value.into(),
             _ => return Err(Abandon),
         }
     };
@@ -209,8 +209,9 @@ fn read(text: &str, chunk: Range<usize>, form: Form, limits: Limits) -> Result<(
 /// it (escapes, say). Reading whole is never wrong, only slower, so no output can tell
 /// whether this says yes too often: its test says it does not.
 fn read_again_whole(whole: bool, node: &Node) -> bool {
-    let reads_whole =
-        |value: &Value| value.get("kind").and_then(Value::as_str).is_some_and(kinds::reads_whole);
+    let reads_whole = |value: &crate::api::value::Value| {
+        value.get("kind").and_then(crate::api::value::Value::as_str).is_some_and(kinds::reads_whole)
+    };
     !whole && node.value.as_ref().is_some_and(reads_whole)
 }
 

@@ -4,8 +4,9 @@
 //! build them differently.
 
 use super::walk::{Node, StatusAt};
+use crate::api::value::Value;
 use crate::reconcile::input::Input;
-use serde_json::{Map, Value};
+use serde_json::Map;
 use std::ops::Range;
 
 /// One item read: what the reconcile reads of it, its text, and its head.
@@ -105,7 +106,7 @@ impl Head {
 /// A ResourceList as either reader reads it: its fields other than `items`, the items, and
 /// the spaces before each entry's `-`.
 pub struct ListRead {
-    pub fields: Map<String, Value>,
+    pub fields: Map<String, serde_json::Value>,
     pub parts: Vec<Part>,
     pub indent: usize,
 }

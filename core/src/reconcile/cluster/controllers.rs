@@ -22,7 +22,7 @@
 //! cannot see whole, running as the `serviceAccountName` beside the labels, else as any account.
 
 use crate::api::fields;
-use serde_json::{Map, Value};
+use crate::api::value::{Map, Value};
 use std::collections::BTreeMap;
 
 /// A template a controller makes pods from, as `workload.rs` adds it to the item's.
@@ -165,22 +165,22 @@ fn pod_labels(item: &Value) -> Option<Derived<'_>> {
 fn first_pod_labels<'a>(
     node: &'a Value,
     path: &mut Vec<String>,
-) -> Option<(String, &'a Map<String, Value>, Option<&'a str>)> {
+) -> Option<(String, &'a Map, Option<&'a str>)> {
     match node {
         Value::Object(map) => {
             for (key, child) in map {
-                let labels = match key.as_str() {
+                let labels = match key {
                     "podMetadata" => labels_of(child),
                     "podLabels" => child.as_object(),
                     _ => None,
                 };
                 if let Some(labels) = labels {
-                    path.push(key.clone());
+                    path.push(key.to_string());
                     return Some((path.join("."), labels, account(Some(node))));
                 }
             }
             for (key, child) in map {
-                path.push(key.clone());
+                path.push(key.to_string());
                 if let Some(found) = first_pod_labels(child, path) {
                     return Some(found);
                 }
@@ -205,20 +205,20 @@ fn account(node: Option<&Value>) -> Option<&str> {
     node.and_then(|n| n.get("serviceAccountName")).and_then(Value::as_str).filter(|s| !s.is_empty())
 }
 
-fn labels_of(metadata: &Value) -> Option<&Map<String, Value>> {
+fn labels_of(metadata: &Value) -> Option<&Map> {
     metadata.get("labels").and_then(Value::as_object)
 }
 
 /// The labels that are strings.
-fn strings(labels: &Map<String, Value>) -> impl Iterator<Item = (&str, &str)> {
-    labels.iter().filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
+fn strings(labels: &Map) -> impl Iterator<Item = (&str, &str)> {
+    labels.iter().filter_map(|(k, v)| Some((k, v.as_str()?)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::value::item_json as json;
     use crate::reconcile::cluster::workload::workload_of;
-    use serde_json::json;
 
     /// A template as compared: path, labels, service account, open.
     type Seen = (String, Vec<(String, String)>, String, bool);

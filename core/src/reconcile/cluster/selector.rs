@@ -4,7 +4,7 @@
 //! everything, as SPIRE Controller Manager reads it; one that apimachinery's
 //! `LabelSelectorAsSelector` refuses makes the manager skip the object ([`Selector::problem`]).
 
-use serde_json::Value;
+use crate::api::value::Value;
 
 /// Whether a selector selects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,7 +53,7 @@ impl Selector {
         let mut selector = Selector::default();
         if let Some(labels) = map.get("matchLabels").filter(|v| !v.is_null()) {
             for (k, v) in labels.as_object()? {
-                selector.match_labels.push((k.clone(), v.as_str()?.to_string()));
+                selector.match_labels.push((k.to_string(), v.as_str()?.to_string()));
             }
         }
         if let Some(expressions) = map.get("matchExpressions").filter(|v| !v.is_null()) {
@@ -166,7 +166,7 @@ impl Selector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::api::value::item_json as json;
 
     fn with<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Lookup<'a> {
         move |key| match pairs.iter().find(|(k, _)| *k == key) {
@@ -214,7 +214,7 @@ mod tests {
 
     #[test]
     fn what_label_selector_as_selector_refuses() {
-        let problem = |v: serde_json::Value| Selector::read(Some(&v)).unwrap().problem();
+        let problem = |v: Value| Selector::read(Some(&v)).unwrap().problem();
         for bad in [
             json!({"matchExpressions": [{"key": "a", "operator": "NotIn", "values": []}]}),
             json!({"matchExpressions": [{"key": "a", "operator": "In"}]}),

@@ -7,7 +7,7 @@
 //! templates other controllers make pods from in other shapes.
 
 use crate::api::fields;
-use serde_json::Value;
+use crate::api::value::Value;
 use std::borrow::Cow;
 
 /// The service account of a pod that names none.
@@ -253,7 +253,7 @@ fn template(node: &Value) -> Option<PodTemplate> {
         .and_then(Value::as_object)
         .into_iter()
         .flatten()
-        .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?)))
+        .filter_map(|(k, v)| Some((k, v.as_str()?)))
         .collect();
     labels.sort();
     let account = |key| spec.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
@@ -285,7 +285,7 @@ fn render(path: &[Step<'_>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::api::value::item_json as json;
 
     fn pod(labels: Value, account: Option<(&str, &str)>) -> Value {
         let mut spec = json!({"containers": [{"name": "c", "image": "x"}]});

@@ -7,6 +7,7 @@ use crate::api::binding::BindingInput;
 use crate::api::cluster_spiffe_id as csid;
 use crate::api::labels::Labels;
 use crate::api::pool::PoolApi;
+use crate::api::value::Value;
 use crate::api::{fields, names, pool};
 use crate::reconcile::cluster::kserve;
 use crate::reconcile::cluster::seen::{Federation, Other, Seen};
@@ -15,7 +16,6 @@ use crate::reconcile::items::input::{self, Input};
 use crate::reconcile::rules::renames::Renames;
 use crate::reconcile::rules::resolve::{self, PoolIndex};
 use crate::reconcile::rules::served::ServedApis;
-use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -211,14 +211,14 @@ fn labels(value: Option<&Value>) -> BTreeMap<String, String> {
         .and_then(Value::as_object)
         .into_iter()
         .flatten()
-        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+        .filter_map(|(k, v)| Some((k.to_string(), v.as_str()?.to_string())))
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::api::value::item_json as json;
 
     fn pool(namespace: &str, name: &str, selector: Value) -> Input {
         Input::of(json!({

@@ -7,6 +7,7 @@ use crate::api::binding::BindingInput;
 use crate::api::fields;
 use crate::api::labels::Labels;
 use crate::api::pool::PoolApi;
+use crate::api::value::Value;
 use crate::config::{Config, WorkloadPolicy};
 use crate::parallel;
 use crate::reconcile::coverage::{self, Coverage, Identity, PoolUse};
@@ -15,7 +16,6 @@ use crate::reconcile::items::input::Input;
 use crate::reconcile::outputs::ownership;
 use crate::reconcile::rules::identity;
 use crate::reconcile::spire;
-use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 

@@ -7,6 +7,7 @@ mod state;
 
 use crate::api::binding::{self, BindingInput, InferenceIdentityBindingStatus};
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
+use crate::api::value::Value;
 use crate::config::SelectorScope;
 use crate::parallel;
 use crate::reconcile::context::Context;
@@ -25,7 +26,6 @@ use crate::reconcile::rules::renames::Renames;
 use crate::reconcile::rules::resolve::PoolIndex;
 use crate::reconcile::rules::served::{self, ServedApis};
 use crate::reconcile::rules::status::{self, RenderedIdentity};
-use serde_json::Value;
 pub(super) use state::{Binding, InputIndex, Passing};
 use std::collections::{BTreeMap, HashMap};
 

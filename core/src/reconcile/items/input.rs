@@ -6,12 +6,12 @@
 //! values.
 
 use crate::api::fields;
+use crate::api::value::Value;
 use crate::reconcile::cluster::kserve;
 use crate::reconcile::cluster::workload::{self, Workload};
 use crate::reconcile::items::file_slots::{self, FileSlot};
 use crate::reconcile::items::lists::{self, List};
 use crate::reconcile::items::near_binding::{self, Near};
-use serde_json::Value;
 use std::borrow::Cow;
 
 /// One input item.
@@ -40,7 +40,8 @@ pub struct Passed {
 
 impl Input {
     /// An item as the reconcile sees it, from its whole value.
-    pub fn of(value: Value) -> Input {
+    pub fn of(value: impl Into<Value>) -> Input {
+        let value = value.into();
         let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default();
         if crate::reconcile::items::kinds::reads_whole(kind) {
             Input::Whole(value)
@@ -158,7 +159,7 @@ pub fn workloads_of<'i>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::api::value::item_json as json;
 
     #[test]
     fn only_the_kinds_the_reconcile_reads_stay_whole() {

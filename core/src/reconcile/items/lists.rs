@@ -6,10 +6,10 @@
 //! item the reconcile reads is unusable input; any other List passes through untouched.
 
 use crate::api::binding;
+use crate::api::value::Value;
 use crate::reconcile::cluster::workload;
 use crate::reconcile::items::kinds;
 use crate::reconcile::items::unusable::InputError;
-use serde_json::Value;
 
 /// A List that holds items the reconcile would read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,7 +55,7 @@ pub fn of(value: &Value) -> Option<List> {
     if !is_list(value) {
         return None;
     }
-    let items = value.get("items").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    let items = value.get("items").and_then(Value::as_array).unwrap_or_default();
     let text =
         |item: &Value, key: &str| item.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
     let read: Vec<Listed> = items
@@ -116,7 +116,7 @@ fn message(list: &List) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::api::value::item_json as json;
 
     fn list(items: Value) -> Value {
         json!({"apiVersion": "v1", "kind": "List", "items": items})

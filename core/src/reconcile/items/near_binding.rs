@@ -5,9 +5,9 @@
 //! would refuse them at apply time, so a typo there would lose an identity at deploy time
 //! with nothing said at build time. This says it.
 
+use crate::api::value::Value;
 use crate::api::{binding, fields};
 use crate::reconcile::findings::{Finding, Kind, Level, Ref};
-use serde_json::Value;
 
 /// The binding API's group.
 const GROUP: &str = "kleym.sonda.red";
@@ -93,7 +93,7 @@ pub fn findings<'a>(nears: impl IntoIterator<Item = (usize, std::borrow::Cow<'a,
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::api::value::item_json as json;
 
     fn object(api_version: &str, kind: &str) -> Value {
         json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "b", "namespace": "ns"}})

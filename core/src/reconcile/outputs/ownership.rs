@@ -7,11 +7,11 @@
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId};
 use crate::api::fields;
 use crate::api::names;
+use crate::api::value::Value;
 use crate::reconcile::items::file_slots::{self as annotations, FileSlot};
 use crate::reconcile::items::input::{self, Input};
 use crate::reconcile::items::item::Item;
 use crate::reconcile::items::unusable::InputError;
-use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
@@ -119,10 +119,11 @@ pub fn clash<'a>(
     names: impl Iterator<Item = &'a str>,
     template: &str,
     items: &'a [Input],
-    config: Option<&'a Value>,
+    config: Option<&'a serde_json::Value>,
 ) -> Option<Clash<'a>> {
-    let config_annotations =
-        config.and_then(|c| fields::child(c, &["metadata", "annotations"])).and_then(Value::as_object);
+    let config_annotations = config
+        .and_then(|c| fields::child(c, &["metadata", "annotations"]))
+        .and_then(serde_json::Value::as_object);
     let packages =
         items.iter().filter_map(Input::package).chain(config_annotations.and_then(annotations::package_of));
     let root = packages.min_by_key(|p| p.len()).map(Path::new);
@@ -226,7 +227,7 @@ fn replace(old: &Value, mut fresh: Box<ClusterSpiffeId>) -> Box<ClusterSpiffeId>
         .into_iter()
         .flatten()
         .filter(|(k, _)| annotations::is_caller_annotation(k))
-        .map(|(k, v)| (k.clone(), v.clone()));
+        .map(|(k, v)| (k.to_string(), v.to_json()));
     fresh.metadata.annotations.extend(kept);
     fresh
 }
@@ -253,7 +254,7 @@ pub type OutputIndex<'a> = HashMap<&'a str, (usize, bool)>;
 /// name are unusable input (a cluster-scoped name is unique).
 pub fn index_outputs(items: &[Input]) -> Result<OutputIndex<'_>, InputError> {
     let mut by_name = HashMap::new();
-    for (i, item) in input::values(items).filter(|(_, item)| csid::is_cluster_spiffe_id(item)) {
+    for (i, item) in input::values(items).filter(|(_, item)| csid::is_cluster_spiffe_id(*item)) {
         let Some(name) = fields::child(item, &["metadata", "name"]).and_then(Value::as_str) else {
             return Err(InputError::from((i, "ClusterSPIFFEID has no metadata.name".to_string())));
         };
@@ -331,7 +332,7 @@ fn foreign(name: &str, item: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::api::value::item_json as json;
 
     /// An item of `kind` in `path` of the package at `package`.
     fn at(kind: &str, path: &str, package: Option<&str>) -> Input {
@@ -344,7 +345,11 @@ mod tests {
         )
     }
 
-    fn clash_of(template: &str, items: &[Input], config: Option<&Value>) -> Option<(String, String, Holder)> {
+    fn clash_of(
+        template: &str,
+        items: &[Input],
+        config: Option<&serde_json::Value>,
+    ) -> Option<(String, String, Holder)> {
         clash(["out"].into_iter(), template, items, config).map(|c| (c.path, c.held, c.holder))
     }
 
@@ -415,7 +420,8 @@ mod tests {
 
     #[test]
     fn the_config_file_is_held_and_managed_outputs_are_not() {
-        let config = json!({"metadata": {"annotations": {"config.kubernetes.io/path": "fn/config.yaml"}}});
+        let config =
+            serde_json::json!({"metadata": {"annotations": {"config.kubernetes.io/path": "fn/config.yaml"}}});
         assert_eq!(clash_of("fn/Config.yaml", &[], Some(&config)).map(|c| c.2), Some(Holder::Config));
         let managed = Input::of(json!({
             "apiVersion": "spire.spiffe.io/v1alpha1", "kind": "ClusterSPIFFEID",

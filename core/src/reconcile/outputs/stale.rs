@@ -8,10 +8,11 @@
 
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId};
 use crate::api::fields;
+use crate::api::value::Value;
 use crate::reconcile::findings::{self, Finding, Kind, Level, Ref};
 use crate::reconcile::items::input::{self, Input};
 use crate::reconcile::outputs::ownership::{self, Fate, Renders};
-use serde_json::Value;
+use serde_json::Value as Json;
 use std::collections::HashMap;
 
 /// What a binding of the input does in this run.
@@ -177,13 +178,14 @@ const OUTERMOST: &str = "list the function in the outermost kustomization, the l
 
 /// How a managed output of the input differs from the fresh render of the same name.
 fn differences(old: &Value, fresh: &ClusterSpiffeId) -> Vec<String> {
-    let fresh = serde_json::to_value(fresh).expect("a render serializes");
+    // Both sides as `serde_json` values: this runs for the few outputs that went stale.
+    let (old, fresh) = (&old.to_json(), serde_json::to_value(fresh).expect("a render serializes"));
     let mut found = Vec::new();
-    if let Some(ns) = fields::child(old, &["metadata", "namespace"]).and_then(Value::as_str) {
+    if let Some(ns) = fields::child(old, &["metadata", "namespace"]).and_then(Json::as_str) {
         found.push(format!("it carries metadata.namespace {ns}, {CLUSTER_SCOPED}"));
     }
-    let old_spec = old.get("spec").and_then(Value::as_object);
-    let new_spec = fresh.get("spec").and_then(Value::as_object);
+    let old_spec = old.get("spec").and_then(Json::as_object);
+    let new_spec = fresh.get("spec").and_then(Json::as_object);
     let mut keys: Vec<&String> = old_spec.into_iter().chain(new_spec).flat_map(|s| s.keys()).collect();
     keys.sort();
     keys.dedup();
@@ -193,7 +195,7 @@ fn differences(old: &Value, fresh: &ClusterSpiffeId) -> Vec<String> {
             continue;
         }
         found.push(match (was, is) {
-            (Some(Value::String(was)), Some(Value::String(is))) => {
+            (Some(Json::String(was)), Some(Json::String(is))) => {
                 format!("its spec.{key} is {was}, not {is}")
             }
             (Some(_), None) => format!("its spec.{key} is set and the render has none"),
@@ -206,12 +208,12 @@ fn differences(old: &Value, fresh: &ClusterSpiffeId) -> Vec<String> {
 }
 
 /// How an old output's labels differ from the render's, label by label, in key order.
-fn label_changes(old: Option<&Value>, fresh: Option<&Value>) -> Vec<String> {
-    let (old, fresh) = (old.and_then(Value::as_object), fresh.and_then(Value::as_object));
+fn label_changes(old: Option<&Json>, fresh: Option<&Json>) -> Vec<String> {
+    let (old, fresh) = (old.and_then(Json::as_object), fresh.and_then(Json::as_object));
     let mut keys: Vec<&String> = old.into_iter().chain(fresh).flat_map(|m| m.keys()).collect();
     keys.sort();
     keys.dedup();
-    let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
+    let text = |v: &Json| v.as_str().map_or_else(|| v.to_string(), str::to_string);
     keys.into_iter()
         .filter_map(|key| match (old.and_then(|m| m.get(key)), fresh.and_then(|m| m.get(key))) {
             (was, is) if was == is => None,
@@ -379,8 +381,8 @@ fn binding_ref(item: usize, (ns, name): &(String, String)) -> Ref {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::api::value::item_json as json;
     use crate::reconcile::rules::identity::{self, RenderInput};
-    use serde_json::json;
 
     const ID: &str = "spiffe://example.org/ns/prod/sa/llama/inference/pool/llama/variant/decode";
 
@@ -505,7 +507,10 @@ mod tests {
             "{text}"
         );
         assert_eq!(
-            label_changes(Some(&json!({"a": "1", "b": "2"})), Some(&json!({"a": "3", "c": "4"}))),
+            label_changes(
+                Some(&serde_json::json!({"a": "1", "b": "2"})),
+                Some(&serde_json::json!({"a": "3", "c": "4"}))
+            ),
             ["its label a is 1, not 3", "its label b=2 is not the render's", "it lacks the label c=4"]
         );
     }

@@ -191,8 +191,7 @@ pub fn nearest<'a>(wanted: &str, names: &BTreeSet<&'a str>) -> Option<&'a str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn pool(name: &str, namespace: Option<&str>) -> Value {
         let mut metadata = json!({"name": name});
@@ -208,7 +207,7 @@ mod tests {
     fn a_typo_gets_the_nearest_name_and_the_pools_of_the_namespace() {
         let items =
             [pool("llama", Some("serving")), pool("mistral", Some("serving")), pool("qwen", Some("batch"))];
-        let items: Vec<Input> = items.into_iter().map(Input::Whole).collect();
+        let items: Vec<Input> = items.into_iter().map(|v| Input::Whole(v.into())).collect();
         let names = PoolNames::build(&items, Vec::new());
         assert_eq!(
             names.message("lama", "lama", "serving", &SEARCHED),
@@ -223,7 +222,7 @@ mod tests {
     #[test]
     fn a_pool_elsewhere_or_without_a_namespace_is_named_with_the_usual_cause() {
         let items = [pool("llama", None), pool("llama", Some("batch")), pool("other", Some("serving"))];
-        let items: Vec<Input> = items.into_iter().map(Input::Whole).collect();
+        let items: Vec<Input> = items.into_iter().map(|v| Input::Whole(v.into())).collect();
         let names = PoolNames::build(&items, Vec::new());
         let message = names.message("llama", "llama", "serving", &SEARCHED[..1]);
         assert_eq!(
@@ -240,7 +239,7 @@ mod tests {
         let mut items: Vec<Value> = (0..8).map(|i| pool(&format!("p{i}"), Some("many"))).collect();
         items.push(json!({"apiVersion": "inference.networking.x-k8s.io/v1alpha2", "kind": "InferencePool",
                           "metadata": {"name": "alpha", "namespace": "many"}}));
-        let items: Vec<Input> = items.into_iter().map(Input::Whole).collect();
+        let items: Vec<Input> = items.into_iter().map(|v| Input::Whole(v.into())).collect();
         let names = PoolNames::build(&items, Vec::new());
         let none = names.message("llama", "llama", "empty", &SEARCHED);
         assert!(none.ends_with("; namespace empty holds no InferencePool"), "{none}");

@@ -11,8 +11,8 @@
 //! the service account end up with.
 
 use crate::api::fields;
+use crate::api::value::Value;
 use crate::reconcile::items::input::{self, Input};
-use serde_json::Value;
 use std::collections::HashMap;
 
 pub const PREVIOUS_NAMES: &str = "internal.config.kubernetes.io/previousNames";
@@ -159,7 +159,7 @@ fn effective_namespace(namespace: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::api::value::item_json as json;
 
     fn renamed(name: &str, ns: &str, earlier: &str, prefixes: Option<&str>) -> Value {
         let count = earlier.split(',').count();

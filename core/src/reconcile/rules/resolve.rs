@@ -7,6 +7,7 @@
 use crate::api::fields;
 use crate::api::names;
 use crate::api::pool::{self, PoolApi};
+use crate::api::value::Value;
 use crate::reconcile::cluster::kserve;
 use crate::reconcile::items::input::{self, Input};
 use crate::reconcile::items::unusable::InputError;
@@ -14,7 +15,6 @@ use crate::reconcile::rules::not_found::PoolNames;
 use crate::reconcile::rules::reason::{Failure, Reason};
 use crate::reconcile::rules::renames::Renames;
 use crate::reconcile::rules::served::ServedApis;
-use serde_json::Value;
 use std::collections::HashMap;
 
 const NAME_FIELD: &str = "spec.poolRef.name";
@@ -65,7 +65,7 @@ impl<'a> PoolIndex<'a> {
             .filter_map(|(_, d)| {
                 let pool = d.pool_item()?;
                 let name = fields::str_at(&pool, "metadata.name")?.to_string();
-                Some(((d.namespace.clone()?, name), (pool, d.origin())))
+                Some(((d.namespace.clone()?, name), (Value::from(pool), d.origin())))
             })
             .collect();
         let names = PoolNames::build(items, services.into_iter().map(|(_, d)| d).collect());

@@ -4,8 +4,8 @@
 
 use crate::api::cluster_spiffe_id as csid;
 use crate::api::fields;
+use crate::api::value::Value;
 use crate::reconcile::rules::reason::{Failure, Reason};
-use serde_json::Value;
 use std::collections::HashSet;
 
 #[derive(Debug, Default)]
@@ -99,7 +99,7 @@ pub fn cluster_spiffe_id_missing(served: &ServedApis) -> Option<Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::api::value::item_json as json;
 
     #[test]
     fn nothing_known_serves_everything() {

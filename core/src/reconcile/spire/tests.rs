@@ -6,10 +6,10 @@
 
 use super::*;
 use crate::api::labels::Labels;
+use crate::api::value::{Value, item_json as json};
 use crate::config::{SelectorScope, SpireManager};
 use crate::reconcile::cluster::selector::{Lookup, Selector};
 use crate::reconcile::cluster::workload::workload_of;
-use serde_json::{Value, json};
 use std::borrow::Cow;
 
 const TD: &str = "example.org";
@@ -31,7 +31,8 @@ fn seen(items: &[Value], namespaces: &[(&str, Value)]) -> Seen<'static> {
         seen.workloads.push((i, Cow::Owned(workload_of(item).unwrap())));
     }
     for (name, labels) in namespaces {
-        let labels = labels.as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().into()));
+        let labels =
+            labels.as_object().unwrap().iter().map(|(k, v)| (k.to_string(), v.as_str().unwrap().into()));
         seen.namespaces.insert(name.to_string(), labels.collect());
     }
     seen

@@ -1,9 +1,9 @@
 //! How far a walk builds a node: whole, an item's head and pod templates (and a List's items'
 //! heads), or nothing; what each key and entry is built as below a node built one way.
 
+use crate::api::value::{Map, Value};
 use crate::reconcile::cluster::workload;
 use crate::reconcile::kinds;
-use serde_json::{Map, Value};
 
 /// How much of a node to build. Of an item the reconcile only passes on, it needs its head
 /// and its pod templates: [`Build::Head`] builds just those, a skeleton in which
@@ -88,30 +88,30 @@ impl Build {
 /// `reconcile::lists` reads it: its `apiVersion` and `kind` when it is of a kind the reconcile
 /// reads or holds a pod template, and what else was built (a template's labels) in any case.
 /// The list reads in it what it reads in the whole entry.
-pub(super) fn entry(built: Vec<(String, Value)>) -> Option<Value> {
-    let kind = built.iter().find(|(key, _)| key == "kind").and_then(|(_, kind)| kind.as_str());
+pub(super) fn entry(built: Vec<(Box<str>, Value)>) -> Option<Value> {
+    let kind = built.iter().find(|(key, _)| &**key == "kind").and_then(|(_, kind)| kind.as_str());
     if kind.is_some_and(kinds::reads_whole) {
-        return Some(Value::Object(Map::from_iter(built)));
+        return Some(Value::Object(Map::from_unique(built)));
     }
-    // Whether it holds a pod template does not hang on its head; the map is built at the
-    // size it is kept at.
-    let (head, rest): (Vec<_>, Vec<_>) =
-        built.into_iter().partition(|(key, _)| key == "kind" || key == "apiVersion");
-    let mut entry = Value::Object(Map::from_iter(rest));
-    let templates = workload::workload_of(&entry).is_some();
-    match &mut entry {
-        Value::Object(map) if templates => map.extend(head),
-        Value::Object(map) if map.is_empty() => return None,
-        _ => {}
+    // Whether it holds a pod template does not hang on its head, which is kept only then.
+    let (head, mut rest): (Vec<_>, Vec<_>) =
+        built.into_iter().partition(|(key, _)| &**key == "kind" || &**key == "apiVersion");
+    if rest.is_empty() {
+        return None;
     }
-    Some(entry)
+    let without_head = Value::Object(Map::from_unique(rest.clone()));
+    if workload::workload_of(&without_head).is_none() {
+        return Some(without_head);
+    }
+    rest.extend(head);
+    Some(Value::Object(Map::from_unique(rest)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::Build;
     use super::{kinds, workload};
-    use serde_json::Value;
+    use crate::api::value::Value;
 
     /// Below a node built whole or not at all, everything is built the same way: the
     /// exact reader walks whole inputs building nothing, and must not build below.
@@ -148,7 +148,7 @@ mod tests {
         let (mut compared, mut templates) = (0, 0);
         for (name, text) in &texts {
             for document in text.split("\n---\n") {
-                let Ok(whole) = crate::yaml::parse(document) else { continue };
+                let Ok(whole) = crate::yaml::parse(document).map(Value::from) else { continue };
                 let kind = whole.get("kind").and_then(Value::as_str).unwrap_or_default();
                 if kinds::reads_whole(kind) {
                     continue;
@@ -166,7 +166,8 @@ mod tests {
             }
         }
         assert!(compared > 400 && templates > 150, "{compared} items, {templates} templates");
-        let shapes: Vec<_> = shapes.split("\n---\n").map(|d| crate::yaml::parse(d).unwrap()).collect();
+        let shapes: Vec<Value> =
+            shapes.split("\n---\n").map(|d| crate::yaml::parse(d).unwrap().into()).collect();
         let of = |i: usize| workload::workload_of(&shapes[i]).unwrap();
         assert_eq!(of(0).pod_name(), None, "three replicas: three pod names");
         assert_eq!(of(1).templates()[0].label("app"), Some("llama"));

@@ -1,7 +1,7 @@
 //! How a scalar reads: a string, a value every YAML reader reads alike, or one a YAML 1.1
 //! reader could read otherwise, which the walk leaves to the full reader.
 
-use serde_json::{Number, Value};
+use crate::api::value::{Number, Value};
 use serde_saphyr::granit_parser::ScalarStyle;
 use std::borrow::Cow;
 
@@ -127,7 +127,7 @@ mod tests {
 
     /// What the full reader reads `text` as, as the value of a key.
     fn full(text: &str) -> Value {
-        crate::yaml::parse(&format!("k: {text}\n")).unwrap()["k"].clone()
+        crate::yaml::parse(&format!("k: {text}\n")).unwrap()["k"].clone().into()
     }
 
     fn of(text: &str) -> Scalar {
@@ -149,7 +149,7 @@ mod tests {
         for text in ["web", "Web-1", "/path", "_x", "$HOME", "ü", "yesterday", "nullable", "a:b", "inference"]
         {
             assert!(matches!(of(text), Scalar::Text), "{text:?}");
-            assert_eq!(full(text), Value::String(text.to_string()), "{text:?}");
+            assert_eq!(full(text), Value::String(text.into()), "{text:?}");
         }
         for style in [ScalarStyle::SingleQuoted, ScalarStyle::DoubleQuoted, ScalarStyle::Literal] {
             assert!(matches!(Scalar::of("on", style), Scalar::Text));

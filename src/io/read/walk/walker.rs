@@ -6,7 +6,7 @@ use super::build::{self, Build};
 use super::keys::Keys;
 use super::scalar::{Scalar, label_doubt, string_key};
 use super::{LabelDoubt, Node, StatusAt};
-use serde_json::{Map, Value};
+use crate::api::value::{Map, Value};
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span, StrInput, StructureStyle};
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -221,7 +221,7 @@ impl<'t> Walker<'t> {
             build if build.sparse() => None,
             _ => Some(match read {
                 Scalar::Typed(value) => value,
-                Scalar::Text | Scalar::Doubtful => Value::String(text.into_owned()),
+                Scalar::Text | Scalar::Doubtful => Value::String(text.into()),
             }),
         }
     }
@@ -250,8 +250,7 @@ impl<'t> Walker<'t> {
                 if !keep {
                     return Ok(None);
                 }
-                out.shrink_to_fit();
-                return Ok(Some(Value::Array(out)));
+                return Ok(Some(Value::Array(out.into_boxed_slice())));
             }
             let value = self.value(event, span, depth + 1, children)?;
             kept |= value.is_some();
@@ -290,7 +289,7 @@ impl<'t> Walker<'t> {
                 let value = match build {
                     sparse if sparse.sparse() && out.is_empty() => None,
                     Build::Entry => build::entry(out),
-                    _ => Some(Value::Object(Map::from_iter(out))),
+                    _ => Some(Value::Object(Map::from_unique(out))),
                 };
                 return Ok((value, status));
             }
@@ -312,7 +311,7 @@ impl<'t> Walker<'t> {
                 status = if clean { StatusAt::At(key_start..self.end) } else { StatusAt::Unusable };
             }
             if let (Some(key), Some(value)) = (key, value) {
-                out.push((key.into_owned(), value));
+                out.push((key.into(), value));
             }
         }
     }

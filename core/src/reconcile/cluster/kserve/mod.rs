@@ -22,6 +22,7 @@ use vocabulary::{
 };
 
 use crate::api::fields;
+use crate::api::value::Value as ItemValue;
 use crate::reconcile::findings::{Finding, Kind, Level, Ref};
 use serde_json::{Map, Value, json};
 
@@ -30,7 +31,7 @@ const NO_SCHEDULER: &str =
     "has no spec.router.scheduler, so KServe runs no scheduler for it and creates no pool";
 
 /// Whether an item is KServe's `LLMInferenceService`.
-pub fn is_service(item: &Value) -> bool {
+pub fn is_service<T: fields::Tree>(item: &T) -> bool {
     fields::str_at(item, "kind") == Some(SERVICE_KIND)
         && fields::str_at(item, "apiVersion").is_some_and(|v| v.starts_with(GROUP_SLASH))
 }
@@ -123,12 +124,19 @@ impl Derivation {
 
 /// Every service among `values` (with their input positions) and what KServe makes of it,
 /// with the presets among them.
-pub fn derive_all(values: &[(usize, &Value)]) -> Vec<(usize, Derivation)> {
-    if !values.iter().any(|(_, v)| is_service(v)) {
+pub fn derive_all(values: &[(usize, &ItemValue)]) -> Vec<(usize, Derivation)> {
+    if !values.iter().any(|(_, v)| is_service(*v)) {
         return Vec::new();
     }
-    let presets = Presets::of(values.iter().map(|(_, v)| *v));
-    values.iter().filter(|(_, v)| is_service(v)).map(|&(i, v)| (i, derive(v, &presets))).collect()
+    // Laying presets under a service changes trees: the services and presets are read as
+    // `serde_json` values, the few there are.
+    let read: Vec<(usize, Value)> = values
+        .iter()
+        .filter(|(_, v)| is_service(*v) || fields::str_at(*v, "kind") == Some(vocabulary::CONFIG_KIND))
+        .map(|(i, v)| (*i, v.to_json()))
+        .collect();
+    let presets = Presets::of(read.iter().map(|(_, v)| v));
+    read.iter().filter(|(_, v)| is_service(v)).map(|(i, v)| (*i, derive(v, &presets))).collect()
 }
 
 /// What KServe makes of `service`, laid over the presets it names and the well-known ones.
