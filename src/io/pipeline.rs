@@ -102,7 +102,8 @@ pub fn run<M: Mode>(mut mode: M, env: &Env) -> Finished {
     match reconcile(&mut mode, env) {
         Err(stop) => stopped(mode, stop),
         Ok((mut outcome, _)) => {
-            outcome.forget_workloads();
+            outcome.forget_what_only_explain_reads();
+            crate::allocator::release_freed();
             let origin = |item| mode.names_origin().then(|| mode.origin(item));
             let stderr = wording::stderr(&outcome, M::TRUST_DOMAIN_HINT, origin);
             let exit_code = i32::from(outcome.has_errors());
@@ -134,7 +135,9 @@ pub fn reconcile<M: Mode>(mode: &mut M, env: &Env) -> Result<(Outcome, Config), 
         .map(String::from)
         .collect();
     let ctx = Context { config: &config, env_api_versions, transition_time };
-    let plan = match reconcile::plan(&items, &ctx) {
+    let plan = reconcile::plan(&items, &ctx);
+    crate::allocator::release_freed();
+    let plan = match plan {
         Ok(plan) => plan,
         Err(e) => {
             let message = wording::input_error(&e, |item| mode.origin(item));

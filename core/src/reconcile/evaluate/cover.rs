@@ -172,6 +172,9 @@ pub(super) fn coverage<'a>(
         }
     }
     coverage.findings.extend(spire_findings);
+    // A message is made by growing a string: what it holds, and no more, stays for the
+    // run's output (a first run on a large repository has tens of thousands).
+    coverage.findings.iter_mut().for_each(|f| f.message.shrink_to_fit());
     coverage.findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
     coverage.spire = model;
     coverage

@@ -182,9 +182,10 @@ fn require_writable(bindings: &mut [Binding<'_, '_>], outputs: &OutputIndex<'_>,
     }
 }
 
-/// Phase 6. Workload coverage reads what the identities select, and runs beside the
-/// statuses and renders: it is mostly one thread's work, which the cores finishing bindings
-/// share.
+/// Phase 6. Workload coverage reads what the identities select; the statuses and renders
+/// follow it. Made one beside the other, the run held coverage's indexes and the SPIRE
+/// model's working sets together with every status, the peak of a large first run; one
+/// after the other, the first is freed before the second is made (docs/performance.md).
 fn finish_all<'a>(
     bindings: Vec<Binding<'_, 'a>>,
     items: &'a [Input],
@@ -194,11 +195,8 @@ fn finish_all<'a>(
 ) -> Evaluation {
     let config = ctx.config;
     let reach = cover::Request::of(&bindings, config);
-    let (coverage, finished) = std::thread::scope(|scope| {
-        let coverage = scope.spawn(|| cover::coverage(items, inputs, reach, index, config));
-        let finished = parallel::map(bindings, |b| finish(b, ctx));
-        (coverage.join().expect("workload coverage does not panic"), finished)
-    });
+    let coverage = cover::coverage(items, inputs, reach, index, config);
+    let finished = parallel::map(bindings, |b| finish(b, ctx));
     let mut evaluated = Vec::with_capacity(finished.len());
     let mut renders = BTreeMap::new();
     for (e, render) in finished {
