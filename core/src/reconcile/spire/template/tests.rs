@@ -118,3 +118,49 @@ fn trim_markers_and_comments() {
     assert_eq!(parse("k8s:ns:x").unwrap().constant(), Some("k8s:ns:x"));
     assert_eq!(parse("k8s:ns:{{ .PodMeta.Namespace }}").unwrap().constant(), None);
 }
+
+#[test]
+fn a_template_without_actions_is_its_text_even_when_empty_or_only_a_comment() {
+    assert_eq!(parse("").unwrap().constant(), Some(""));
+    assert_eq!(parse("{{/* c */}}").unwrap().constant(), Some(""));
+    assert_eq!(parse("{{ .PodMeta.Namespace }}").unwrap().constant(), None);
+}
+
+#[test]
+fn a_string_constant_prints_itself_and_index_reads_only_the_pods_labels() {
+    let got = eval(r#"k8s:pod-label:{{ "app" }}:llama"#).unwrap();
+    assert_eq!(got.text, "k8s:pod-label:app:llama");
+    assert!(got.is_known());
+    // The node's labels are the cluster's: `index` of them is unknown, not a missing pod label.
+    let got = eval(r#"{{ index .NodeMeta.Labels "app" }}"#).unwrap();
+    assert_eq!(got.text, r#"{{ index .NodeMeta.Labels "app" }}"#);
+    assert!(!got.is_known());
+    assert_eq!(eval(r#"{{ index .PodMeta.GetLabels "app" }}"#).unwrap().text, "llama");
+}
+
+#[test]
+fn a_trim_marker_needs_its_space_and_an_unknown_trimmed_action_is_kept_whole() {
+    // `{{  .X }}` (two spaces) trims nothing: the marker is a dash then a space.
+    assert_eq!(eval("a {{  .PodMeta.Namespace }} b").unwrap().text, "a serving b");
+    let got = eval("a {{- .ClusterName -}} b").unwrap();
+    assert_eq!(got.text, "a{{- .ClusterName -}}b");
+    assert_eq!(got.unknown, vec!["{{- .ClusterName -}}"]);
+    assert_eq!(got.known_runs().collect::<Vec<_>>(), vec!["a", "b"]);
+}
+
+#[test]
+fn controller_labels_by_name_or_prefix_and_never_a_short_or_empty_key() {
+    for key in [
+        "pod-template-hash",
+        "job-name",
+        "batch.kubernetes.io/job-completion-index",
+        "leaderworkerset.sigs.k8s.io/name",
+    ] {
+        assert!(controller_label(key), "{key}");
+    }
+    // An empty key is read as any other: no controller sets it.
+    for key in ["", "a", "app", "job", "pod-template-hashes", "batch.kubernetes.io", "tier.example.com/role"]
+    {
+        assert!(!controller_label(key), "{key:?}");
+    }
+}
