@@ -164,3 +164,39 @@ fn controller_labels_by_name_or_prefix_and_never_a_short_or_empty_key() {
         assert!(!controller_label(key), "{key:?}");
     }
 }
+
+#[test]
+fn nested_control_structures_are_one_unknown_as_written() {
+    let nested = "a{{ with .PodMeta }}{{ if .Name }}{{ range .Labels }}{{ . }}{{ end }}{{ end }}{{ end }}b";
+    let got = eval(nested).unwrap();
+    assert_eq!(got.text, nested);
+    assert_eq!(got.unknown, vec![&nested[1..nested.len() - 1]]);
+    assert_eq!(got.known_runs().collect::<Vec<_>>(), vec!["a", "b"]);
+    assert!(parse("{{ with .PodMeta }}{{ if .Name }}x{{ end }}").is_err(), "one end short");
+    // A declaration prints nothing in Go; what the variable holds is the cluster's to use.
+    let got = eval("a{{ $ns := .PodMeta.Namespace }}b").unwrap();
+    assert_eq!(got.unknown, vec!["{{ $ns := .PodMeta.Namespace }}"]);
+    assert_eq!(got.text, "a{{ $ns := .PodMeta.Namespace }}b");
+}
+
+#[test]
+fn else_if_and_else_with_check_their_pipelines_and_template_break_continue_stand_where_go_allows() {
+    for good in [
+        "{{ if .PodMeta.Name }}a{{ else if .PodSpec.NodeName }}b{{ else }}c{{ end }}",
+        "{{ with .PodMeta.Name }}a{{ else with .PodSpec.NodeName }}b{{ end }}",
+        r#"{{ template "x" }}"#,
+        r#"{{ template "x" .PodMeta }}"#,
+        "{{ range .PodSpec.Containers }}{{ if .Name }}{{ break }}{{ end }}{{ continue }}{{ end }}",
+    ] {
+        assert!(parse(good).is_ok(), "{good}: {:?}", parse(good));
+    }
+    for bad in [
+        "{{ if .PodMeta.Name }}a{{ else if .PodSpec.NodeName | lower }}b{{ end }}",
+        "{{ with .PodMeta.Name }}a{{ else with $x }}b{{ end }}",
+        "{{ template .PodMeta.Name }}",
+        "{{ break }}",
+        "{{ continue }}",
+    ] {
+        assert!(parse(bad).is_err(), "{bad}");
+    }
+}
