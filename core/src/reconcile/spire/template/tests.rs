@@ -200,3 +200,30 @@ fn else_if_and_else_with_check_their_pipelines_and_template_break_continue_stand
         assert!(parse(bad).is_err(), "{bad}");
     }
 }
+
+#[test]
+fn an_action_ends_at_the_first_closing_delimiter_outside_its_quotes() {
+    // `}}` inside a string, raw string or char does not end the action; an escaped quote does
+    // not end a string, and a raw string has no escapes.
+    assert_eq!(eval(r#"a{{ "}}" }}b"#).unwrap().text, "a}}b");
+    assert_eq!(eval(r#"a{{ "\"}}" }}b"#).unwrap().text, r#"a"}}b"#);
+    assert_eq!(eval("a{{ `}}` }}b").unwrap().text, "a}}b");
+    assert_eq!(eval(r"a{{ `\` }}b").unwrap().text, r"a\b");
+    assert!(!eval(r#"a{{ printf "%c" '"' }}b"#).unwrap().is_known(), "a char holding a quote");
+    // A newline ends a string, not a raw string.
+    assert!(parse("{{ \"a\nb\" }}").is_err());
+    assert_eq!(eval("{{ `a\nb` }}").unwrap().text, "a\nb");
+    // A comment trimmed on both sides takes its markers and the space beside them.
+    assert_eq!(eval("a {{- /* c */ -}} b").unwrap().text, "ab");
+    assert_eq!(eval("a {{/* c */ -}} b").unwrap().text, "a b");
+    // Nor does a space without its dash before `}}`.
+    assert_eq!(eval("a {{ .PodMeta.Namespace  }} b").unwrap().text, "a serving b");
+}
+
+#[test]
+fn numbers_signed_or_not_are_literals_not_function_names() {
+    for good in [r#"{{ printf "%d" 3 }}"#, r#"{{ printf "%d" -3 }}"#, "{{ +1.5e3 }}", "{{ 0x1F }}"] {
+        assert!(parse(good).is_ok(), "{good}: {:?}", parse(good));
+    }
+    assert!(parse("{{ printf x3 }}").is_err(), "a word is a function, and x3 is none");
+}
