@@ -118,3 +118,112 @@ fn trim_markers_and_comments() {
     assert_eq!(parse("k8s:ns:x").unwrap().constant(), Some("k8s:ns:x"));
     assert_eq!(parse("k8s:ns:{{ .PodMeta.Namespace }}").unwrap().constant(), None);
 }
+
+#[test]
+fn a_template_without_actions_is_its_text_even_when_empty_or_only_a_comment() {
+    assert_eq!(parse("").unwrap().constant(), Some(""));
+    assert_eq!(parse("{{/* c */}}").unwrap().constant(), Some(""));
+    assert_eq!(parse("{{ .PodMeta.Namespace }}").unwrap().constant(), None);
+}
+
+#[test]
+fn a_string_constant_prints_itself_and_index_reads_only_the_pods_labels() {
+    let got = eval(r#"k8s:pod-label:{{ "app" }}:llama"#).unwrap();
+    assert_eq!(got.text, "k8s:pod-label:app:llama");
+    assert!(got.is_known());
+    // The node's labels are the cluster's: `index` of them is unknown, not a missing pod label.
+    let got = eval(r#"{{ index .NodeMeta.Labels "app" }}"#).unwrap();
+    assert_eq!(got.text, r#"{{ index .NodeMeta.Labels "app" }}"#);
+    assert!(!got.is_known());
+    assert_eq!(eval(r#"{{ index .PodMeta.GetLabels "app" }}"#).unwrap().text, "llama");
+}
+
+#[test]
+fn a_trim_marker_needs_its_space_and_an_unknown_trimmed_action_is_kept_whole() {
+    // `{{  .X }}` (two spaces) trims nothing: the marker is a dash then a space.
+    assert_eq!(eval("a {{  .PodMeta.Namespace }} b").unwrap().text, "a serving b");
+    let got = eval("a {{- .ClusterName -}} b").unwrap();
+    assert_eq!(got.text, "a{{- .ClusterName -}}b");
+    assert_eq!(got.unknown, vec!["{{- .ClusterName -}}"]);
+    assert_eq!(got.known_runs().collect::<Vec<_>>(), vec!["a", "b"]);
+}
+
+#[test]
+fn controller_labels_by_name_or_prefix_and_never_a_short_or_empty_key() {
+    for key in [
+        "pod-template-hash",
+        "job-name",
+        "batch.kubernetes.io/job-completion-index",
+        "leaderworkerset.sigs.k8s.io/name",
+    ] {
+        assert!(controller_label(key), "{key}");
+    }
+    // An empty key is read as any other: no controller sets it.
+    for key in ["", "a", "app", "job", "pod-template-hashes", "batch.kubernetes.io", "tier.example.com/role"]
+    {
+        assert!(!controller_label(key), "{key:?}");
+    }
+}
+
+#[test]
+fn nested_control_structures_are_one_unknown_as_written() {
+    let nested = "a{{ with .PodMeta }}{{ if .Name }}{{ range .Labels }}{{ . }}{{ end }}{{ end }}{{ end }}b";
+    let got = eval(nested).unwrap();
+    assert_eq!(got.text, nested);
+    assert_eq!(got.unknown, vec![&nested[1..nested.len() - 1]]);
+    assert_eq!(got.known_runs().collect::<Vec<_>>(), vec!["a", "b"]);
+    assert!(parse("{{ with .PodMeta }}{{ if .Name }}x{{ end }}").is_err(), "one end short");
+    // A declaration prints nothing in Go; what the variable holds is the cluster's to use.
+    let got = eval("a{{ $ns := .PodMeta.Namespace }}b").unwrap();
+    assert_eq!(got.unknown, vec!["{{ $ns := .PodMeta.Namespace }}"]);
+    assert_eq!(got.text, "a{{ $ns := .PodMeta.Namespace }}b");
+}
+
+#[test]
+fn else_if_and_else_with_check_their_pipelines_and_template_break_continue_stand_where_go_allows() {
+    for good in [
+        "{{ if .PodMeta.Name }}a{{ else if .PodSpec.NodeName }}b{{ else }}c{{ end }}",
+        "{{ with .PodMeta.Name }}a{{ else with .PodSpec.NodeName }}b{{ end }}",
+        r#"{{ template "x" }}"#,
+        r#"{{ template "x" .PodMeta }}"#,
+        "{{ range .PodSpec.Containers }}{{ if .Name }}{{ break }}{{ end }}{{ continue }}{{ end }}",
+    ] {
+        assert!(parse(good).is_ok(), "{good}: {:?}", parse(good));
+    }
+    for bad in [
+        "{{ if .PodMeta.Name }}a{{ else if .PodSpec.NodeName | lower }}b{{ end }}",
+        "{{ with .PodMeta.Name }}a{{ else with $x }}b{{ end }}",
+        "{{ template .PodMeta.Name }}",
+        "{{ break }}",
+        "{{ continue }}",
+    ] {
+        assert!(parse(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn an_action_ends_at_the_first_closing_delimiter_outside_its_quotes() {
+    // `}}` inside a string, raw string or char does not end the action; an escaped quote does
+    // not end a string, and a raw string has no escapes.
+    assert_eq!(eval(r#"a{{ "}}" }}b"#).unwrap().text, "a}}b");
+    assert_eq!(eval(r#"a{{ "\"}}" }}b"#).unwrap().text, r#"a"}}b"#);
+    assert_eq!(eval("a{{ `}}` }}b").unwrap().text, "a}}b");
+    assert_eq!(eval(r"a{{ `\` }}b").unwrap().text, r"a\b");
+    assert!(!eval(r#"a{{ printf "%c" '"' }}b"#).unwrap().is_known(), "a char holding a quote");
+    // A newline ends a string, not a raw string.
+    assert!(parse("{{ \"a\nb\" }}").is_err());
+    assert_eq!(eval("{{ `a\nb` }}").unwrap().text, "a\nb");
+    // A comment trimmed on both sides takes its markers and the space beside them.
+    assert_eq!(eval("a {{- /* c */ -}} b").unwrap().text, "ab");
+    assert_eq!(eval("a {{/* c */ -}} b").unwrap().text, "a b");
+    // Nor does a space without its dash before `}}`.
+    assert_eq!(eval("a {{ .PodMeta.Namespace  }} b").unwrap().text, "a serving b");
+}
+
+#[test]
+fn numbers_signed_or_not_are_literals_not_function_names() {
+    for good in [r#"{{ printf "%d" 3 }}"#, r#"{{ printf "%d" -3 }}"#, "{{ +1.5e3 }}", "{{ 0x1F }}"] {
+        assert!(parse(good).is_ok(), "{good}: {:?}", parse(good));
+    }
+    assert!(parse("{{ printf x3 }}").is_err(), "a word is a function, and x3 is none");
+}
