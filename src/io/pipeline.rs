@@ -99,10 +99,10 @@ impl From<Finished> for RunOutput {
 
 /// Runs a mode: reconcile, then stderr and what it writes.
 pub fn run<M: Mode>(mut mode: M, env: &Env) -> Finished {
-    match reconcile(&mut mode, env) {
+    match reconcile(&mut mode, env, Model::Forget) {
         Err(stop) => stopped(mode, stop),
         Ok((mut outcome, _)) => {
-            outcome.forget_what_only_explain_reads();
+            outcome.forget_workloads();
             crate::allocator::release_freed();
             let origin = |item| mode.names_origin().then(|| mode.origin(item));
             let stderr = wording::stderr(&outcome, M::TRUST_DOMAIN_HINT, origin);
@@ -118,9 +118,17 @@ pub fn stopped<M: Mode>(mode: M, stop: Stop) -> Finished {
     Finished { stdout: mode.written(Err(stop)), stderr, exit_code: 1 }
 }
 
+/// Whether a run keeps the simulated SPIRE Controller Manager once its findings are made:
+/// `explain` shows what it holds; the modes that write drop it before their output is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Model {
+    Keep,
+    Forget,
+}
+
 /// Reads and reconciles: the outcome with the configuration it ran under, or why the run
 /// stopped, an input error named by the mode's [`Mode::origin`].
-pub fn reconcile<M: Mode>(mode: &mut M, env: &Env) -> Result<(Outcome, Config), Stop> {
+pub fn reconcile<M: Mode>(mode: &mut M, env: &Env, model: Model) -> Result<(Outcome, Config), Stop> {
     let (items, config) = mode.load()?;
     let transition_time = match config::transition_time(&config, env.source_date_epoch.as_deref()) {
         Ok(t) => t,
@@ -135,9 +143,7 @@ pub fn reconcile<M: Mode>(mode: &mut M, env: &Env) -> Result<(Outcome, Config), 
         .map(String::from)
         .collect();
     let ctx = Context { config: &config, env_api_versions, transition_time };
-    let plan = reconcile::plan(&items, &ctx);
-    crate::allocator::release_freed();
-    let plan = match plan {
+    let mut plan = match reconcile::plan(&items, &ctx) {
         Ok(plan) => plan,
         Err(e) => {
             let message = wording::input_error(&e, |item| mode.origin(item));
@@ -147,6 +153,11 @@ pub fn reconcile<M: Mode>(mode: &mut M, env: &Env) -> Result<(Outcome, Config), 
     if let Err(e) = mode.check(&plan, &items, &config) {
         return Err(Stop::config(e, items));
     }
+    if model == Model::Forget {
+        plan.forget_model();
+    }
+    // The reconcile's working sets are freed: their pages go before the output is made.
+    crate::allocator::release_freed();
     let outcome = plan.apply(items, &ctx);
     Ok((outcome, config))
 }

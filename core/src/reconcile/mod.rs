@@ -47,6 +47,14 @@ pub struct Plan {
     coverage: Coverage,
 }
 
+impl Plan {
+    /// Frees the simulated SPIRE Controller Manager (its pod index, objects and entries),
+    /// which only `explain` reads once its findings are made, before the output is made.
+    pub fn forget_model(&mut self) {
+        self.coverage.spire = Default::default();
+    }
+}
+
 /// Checks every binding, finds conflicts and renders the outputs.
 pub fn plan(items: &[Input], ctx: &Context<'_>) -> Result<Plan, InputError> {
     let (evaluated, renders, coverage) = evaluate::evaluate_all(items, ctx)?;

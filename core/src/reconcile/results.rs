@@ -100,15 +100,13 @@ impl Outcome {
         self.failures.iter().find(|f| f.item == item)
     }
 
-    /// Frees what only `explain` reads once the findings are made, before a large output is
-    /// written: the pod templates of the items passed on and the simulated SPIRE Controller
-    /// Manager (its pod index, objects and entries).
-    pub fn forget_what_only_explain_reads(&mut self) {
+    /// Frees the pod templates of the items passed on, which only coverage and `explain`
+    /// read, before a large output is written.
+    pub fn forget_workloads(&mut self) {
         for item in &mut self.items {
             if let Item::Input(_, Input::Passed(passed)) = item {
                 passed.workload = None;
             }
         }
-        self.coverage.spire = Default::default();
     }
 }
