@@ -194,6 +194,10 @@ fn merging_follows_a_strategic_merge_patch() {
         base,
         json!({"a": {"x": 1, "y": 3}, "list": [9], "c": [{"name": "m", "image": "i", "tag": "t"}, {"name": "s"}]})
     );
+    // A list is merged by name only when both sides are lists of named entries; else replaced.
+    let mut base = json!({"named": [{"name": "m", "image": "i"}], "plain": ["--a"]});
+    merge::merge(&mut base, &json!({"named": [{"image": "j"}], "plain": [{"name": "m"}]}));
+    assert_eq!(base, json!({"named": [{"image": "j"}], "plain": [{"name": "m"}]}));
     assert_eq!(
         merge::evaluated("{{- .Name }}-x-{{ .ObjectMeta.Namespace }}", "n", "ns"),
         Ok("n-x-ns".into())

@@ -264,6 +264,17 @@ fn lex(body: &str) -> Result<Vec<Token>, String> {
                 out.push(if c == '\'' { Token::Literal } else { Token::Str(text) });
                 i = j + 1;
             }
+            // A number: `5`, `-3`, `+1.5e3`, `0x1F`, `.5` (before fields: `.5` is no field).
+            c if c.is_ascii_digit()
+                || (matches!(c, '-' | '+' | '.') && chars.get(i + 1).is_some_and(char::is_ascii_digit)) =>
+            {
+                let mut j = i + 1;
+                while j < chars.len() && (alnum(chars[j]) || matches!(chars[j], '.' | '+' | '-')) {
+                    j += 1;
+                }
+                out.push(Token::Literal);
+                i = j;
+            }
             '.' | '$' => {
                 let variable = c == '$';
                 let mut chain = Vec::new();
@@ -275,15 +286,6 @@ fn lex(body: &str) -> Result<Vec<Token>, String> {
                         name.push(chars[j]);
                         j += 1;
                     }
-                }
-                if !variable && chars.get(j + 1).is_some_and(char::is_ascii_digit) {
-                    // `.5`: a number.
-                    while j < chars.len() && !terminator(chars.get(j)) {
-                        j += 1;
-                    }
-                    out.push(Token::Literal);
-                    i = j;
-                    continue;
                 }
                 while chars.get(j) == Some(&'.') {
                     let mut field = String::new();
@@ -309,16 +311,6 @@ fn lex(body: &str) -> Result<Vec<Token>, String> {
                     (false, false) => Token::Field(chain),
                 });
                 i = j.max(i + 1);
-            }
-            c if c.is_ascii_digit()
-                || ((c == '-' || c == '+') && chars.get(i + 1).is_some_and(char::is_ascii_digit)) =>
-            {
-                let mut j = i + 1;
-                while j < chars.len() && (alnum(chars[j]) || matches!(chars[j], '.' | '+' | '-')) {
-                    j += 1;
-                }
-                out.push(Token::Literal);
-                i = j;
             }
             c if alnum(c) => {
                 let mut j = i;

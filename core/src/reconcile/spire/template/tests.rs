@@ -221,9 +221,37 @@ fn an_action_ends_at_the_first_closing_delimiter_outside_its_quotes() {
 }
 
 #[test]
-fn numbers_signed_or_not_are_literals_not_function_names() {
-    for good in [r#"{{ printf "%d" 3 }}"#, r#"{{ printf "%d" -3 }}"#, "{{ +1.5e3 }}", "{{ 0x1F }}"] {
+fn numbers_signed_or_not_and_booleans_are_literals_not_function_names() {
+    for good in [
+        r#"{{ printf "%d" 3 }}"#,
+        r#"{{ printf "%d" -3 }}"#,
+        "{{ +1.5e3 }}",
+        "{{ 0x1F }}",
+        "{{ .5 }}",
+        "{{ if true }}a{{ end }}",
+        r#"{{ printf "%t" false }}"#,
+    ] {
         assert!(parse(good).is_ok(), "{good}: {:?}", parse(good));
     }
     assert!(parse("{{ printf x3 }}").is_err(), "a word is a function, and x3 is none");
+    // A number ends where Go's does: `.5` then a string, then a word that is no function.
+    assert!(parse(r#"{{ .5"x "y }}"#).unwrap_err().contains(r#"function "y" not defined"#));
+    assert!(!eval(r#"{{ printf "%v %v" .5 .PodMeta.Namespace }}"#).unwrap().is_known(), "no field .5");
+}
+
+#[test]
+fn a_variable_is_assigned_only_once_declared() {
+    let assigned = "{{ $ns := .PodMeta.Namespace }}{{ $ns = .PodMeta.Name }}";
+    assert!(parse(assigned).is_ok(), "{:?}", parse(assigned));
+    assert!(!eval(assigned).unwrap().is_known());
+    assert!(parse("{{ $ns = .PodMeta.Name }}").unwrap_err().contains("undefined variable"));
+}
+
+#[test]
+fn a_dot_that_ends_a_field_or_a_variable_never_renders() {
+    // Go reads `.PodMeta.` as the field and a dot given to it as an argument, which fails.
+    for bad in ["{{ .PodMeta. }}", "{{ $ns := .PodMeta.Namespace }}{{ $ns. }}"] {
+        assert!(eval(bad).is_err(), "{bad}");
+    }
+    assert_eq!(eval(r#"{{ . | printf "%T" }}"#).map(|e| e.is_known()), Ok(false), "dot alone");
 }
