@@ -3,40 +3,53 @@
 
 use crate::api::value::Value;
 
+/// What a node of a tree is, as YAML names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Null,
+    Boolean,
+    Number,
+    String,
+    Sequence,
+    Mapping,
+}
+
 /// A tree the readers below walk: an input item's [`Value`], or a `serde_json::Value` (the
 /// config, what KServe derives).
 pub trait Tree: Sized {
     /// The value under `key` when this is a mapping.
     fn child_at(&self, key: &str) -> Option<&Self>;
-    /// Whether this is a mapping.
-    fn is_mapping(&self) -> bool;
     fn text(&self) -> Option<&str>;
-    fn is_nothing(&self) -> bool;
+    fn shape(&self) -> Shape;
+
     /// The YAML type name, for error messages.
-    fn type_name(&self) -> &'static str;
+    fn type_name(&self) -> &'static str {
+        match self.shape() {
+            Shape::Null => "null",
+            Shape::Boolean => "boolean",
+            Shape::Number => "number",
+            Shape::String => "string",
+            Shape::Sequence => "sequence",
+            Shape::Mapping => "mapping",
+        }
+    }
 }
 
 impl Tree for Value {
     fn child_at(&self, key: &str) -> Option<&Value> {
         self.get(key)
     }
-    fn is_mapping(&self) -> bool {
-        self.is_object()
-    }
     fn text(&self) -> Option<&str> {
         self.as_str()
     }
-    fn is_nothing(&self) -> bool {
-        self.is_null()
-    }
-    fn type_name(&self) -> &'static str {
+    fn shape(&self) -> Shape {
         match self {
-            Value::Null => "null",
-            Value::Bool(_) => "boolean",
-            Value::Number(_) => "number",
-            Value::String(_) => "string",
-            Value::Array(_) => "sequence",
-            Value::Object(_) => "mapping",
+            Value::Null => Shape::Null,
+            Value::Bool(_) => Shape::Boolean,
+            Value::Number(_) => Shape::Number,
+            Value::String(_) => Shape::String,
+            Value::Array(_) => Shape::Sequence,
+            Value::Object(_) => Shape::Mapping,
         }
     }
 }
@@ -45,24 +58,18 @@ impl Tree for serde_json::Value {
     fn child_at(&self, key: &str) -> Option<&serde_json::Value> {
         self.as_object()?.get(key)
     }
-    fn is_mapping(&self) -> bool {
-        self.is_object()
-    }
     fn text(&self) -> Option<&str> {
         self.as_str()
     }
-    fn is_nothing(&self) -> bool {
-        self.is_null()
-    }
-    fn type_name(&self) -> &'static str {
+    fn shape(&self) -> Shape {
         use serde_json::Value as J;
         match self {
-            J::Null => "null",
-            J::Bool(_) => "boolean",
-            J::Number(_) => "number",
-            J::String(_) => "string",
-            J::Array(_) => "sequence",
-            J::Object(_) => "mapping",
+            J::Null => Shape::Null,
+            J::Bool(_) => Shape::Boolean,
+            J::Number(_) => Shape::Number,
+            J::String(_) => Shape::String,
+            J::Array(_) => Shape::Sequence,
+            J::Object(_) => Shape::Mapping,
         }
     }
 }
@@ -73,12 +80,12 @@ pub fn lookup<'a, T: Tree>(root: &'a T, path: &str) -> Result<Option<&'a T>, Str
     let mut current = root;
     let mut walked = 0;
     for key in path.split('.') {
-        if !current.is_mapping() {
+        if current.shape() != Shape::Mapping {
             let parent = &path[..walked.max(1) - 1];
             return Err(format!("{parent} must be a mapping, not a {}", current.type_name()));
         }
         match current.child_at(key) {
-            Some(next) if !next.is_nothing() => current = next,
+            Some(next) if next.shape() != Shape::Null => current = next,
             _ => return Ok(None),
         }
         walked += key.len() + 1;

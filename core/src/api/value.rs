@@ -56,11 +56,6 @@ impl Map {
         self.0.iter().map(|(k, _)| &**k)
     }
 
-    /// The values, in order.
-    pub fn values(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator + Clone {
-        self.0.iter().map(|(_, v)| v)
-    }
-
     pub fn len(&self) -> usize {
         self.0.len()
     }

@@ -94,17 +94,16 @@ pub(super) fn entry(built: Vec<(Box<str>, Value)>) -> Option<Value> {
         return Some(Value::Object(Map::from_unique(built)));
     }
     // Whether it holds a pod template does not hang on its head, which is kept only then.
-    let (head, mut rest): (Vec<_>, Vec<_>) =
+    let (head, rest): (Vec<_>, Vec<_>) =
         built.into_iter().partition(|(key, _)| &**key == "kind" || &**key == "apiVersion");
-    if rest.is_empty() {
-        return None;
+    let mut entry = Value::Object(Map::from_unique(rest));
+    let templates = workload::workload_of(&entry).is_some();
+    match &mut entry {
+        Value::Object(map) if templates => head.into_iter().for_each(|(key, value)| map.insert(&key, value)),
+        Value::Object(map) if map.is_empty() => return None,
+        _ => {}
     }
-    let without_head = Value::Object(Map::from_unique(rest.clone()));
-    if workload::workload_of(&without_head).is_none() {
-        return Some(without_head);
-    }
-    rest.extend(head);
-    Some(Value::Object(Map::from_unique(rest)))
+    Some(entry)
 }
 
 #[cfg(test)]
