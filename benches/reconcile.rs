@@ -27,11 +27,7 @@ fn items(bindings: usize, worst_case: bool) -> Vec<Input> {
 fn bench(c: &mut Criterion) {
     render_inference_identity::allocator::configure();
     let config = Config { trust_domain: Some("example.org".into()), ..Config::default() };
-    let ctx = Context {
-        config: &config,
-        env_api_versions: Vec::new(),
-        transition_time: "2026-01-01T00:00:00Z".parse().unwrap(),
-    };
+    let ctx = Context::new(&config, Vec::new(), "2026-01-01T00:00:00Z".parse().unwrap());
     let mut group = c.benchmark_group("reconcile");
     group.sample_size(10);
     for (name, bindings, worst) in [("1k", 1_000, false), ("10k", 10_000, false), ("10k-worst", 10_000, true)]

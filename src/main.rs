@@ -264,7 +264,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 fn write(finished: io::Finished) -> anyhow::Result<ExitCode> {
     let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     finished.write_to(stdout).map_err(anyhow::Error::msg).context("writing stdout")?;
-    std::io::stderr().write_all(finished.stderr.as_bytes())?;
+    finished.stderr.write_to(&mut std::io::stderr().lock())?;
     let code = ExitCode::from(u8::try_from(finished.exit_code).unwrap_or(1));
     // The process ends here: freeing the items one allocation at a time would take longer
     // than the exit that returns all of it at once.

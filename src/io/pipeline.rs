@@ -6,10 +6,10 @@
 //! same path up to the outcome ([`reconcile`]).
 
 use super::process::{Env, RunOutput, stderr_block};
-use super::wording::{self, ItemOrigin};
+use super::wording::{self, ItemOrigin, Stderr};
 use crate::config::{self, Config, ConfigError};
 use crate::reconcile::input::Input;
-use crate::reconcile::{self, Context, Outcome, Plan, served};
+use crate::reconcile::{self, Context, Model, Outcome, Plan, served};
 use std::io::Write;
 
 /// What differs between the modes.
@@ -70,10 +70,10 @@ pub trait Output {
     fn write_to(&self, out: &mut dyn Write) -> Result<(), String>;
 }
 
-/// What a run ends with: stdout to write, stderr, and the exit code.
+/// What a run ends with: stdout to write, stderr to write after it, and the exit code.
 pub struct Finished {
     stdout: Stdout,
-    pub stderr: String,
+    pub stderr: Stderr,
     pub exit_code: i32,
 }
 
@@ -93,7 +93,7 @@ impl From<Finished> for RunOutput {
         let mut stdout = Vec::new();
         finished.write_to(&mut stdout).expect("writing to memory does not fail");
         let stdout = String::from_utf8(stdout).expect("YAML text is UTF-8");
-        RunOutput { stdout, stderr: finished.stderr, exit_code: finished.exit_code }
+        RunOutput { stdout, stderr: finished.stderr.to_text(), exit_code: finished.exit_code }
     }
 }
 
@@ -105,7 +105,7 @@ pub fn run<M: Mode>(mut mode: M, env: &Env) -> Finished {
             outcome.forget_workloads();
             crate::allocator::release_freed();
             let origin = |item| mode.names_origin().then(|| mode.origin(item));
-            let stderr = wording::stderr(&outcome, M::TRUST_DOMAIN_HINT, origin);
+            let stderr = Stderr::of(&outcome, M::TRUST_DOMAIN_HINT, origin);
             let exit_code = i32::from(outcome.has_errors());
             Finished { stdout: mode.written(Ok(outcome)), stderr, exit_code }
         }
@@ -114,16 +114,8 @@ pub fn run<M: Mode>(mut mode: M, env: &Env) -> Finished {
 
 /// A run that stopped: the reason on stderr, exit 1, and what the mode writes then.
 pub fn stopped<M: Mode>(mode: M, stop: Stop) -> Finished {
-    let stderr = stderr_block(&format!("error: {}", stop.message));
+    let stderr = Stderr::text(stderr_block(&format!("error: {}", stop.message)));
     Finished { stdout: mode.written(Err(stop)), stderr, exit_code: 1 }
-}
-
-/// Whether a run keeps the simulated SPIRE Controller Manager once its findings are made:
-/// `explain` shows what it holds; the modes that write drop it before their output is made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Model {
-    Keep,
-    Forget,
 }
 
 /// Reads and reconciles: the outcome with the configuration it ran under, or why the run
@@ -142,8 +134,9 @@ pub fn reconcile<M: Mode>(mode: &mut M, env: &Env, model: Model) -> Result<(Outc
         .flatten()
         .map(String::from)
         .collect();
-    let ctx = Context { config: &config, env_api_versions, transition_time };
-    let mut plan = match reconcile::plan(&items, &ctx) {
+    let release_freed = crate::allocator::release_freed;
+    let ctx = Context { config: &config, env_api_versions, transition_time, model, release_freed };
+    let plan = match reconcile::plan(&items, &ctx) {
         Ok(plan) => plan,
         Err(e) => {
             let message = wording::input_error(&e, |item| mode.origin(item));
@@ -152,9 +145,6 @@ pub fn reconcile<M: Mode>(mode: &mut M, env: &Env, model: Model) -> Result<(Outc
     };
     if let Err(e) = mode.check(&plan, &items, &config) {
         return Err(Stop::config(e, items));
-    }
-    if model == Model::Forget {
-        plan.forget_model();
     }
     // The reconcile's working sets are freed: their pages go before the output is made.
     crate::allocator::release_freed();

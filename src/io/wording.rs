@@ -1,12 +1,15 @@
 //! How the edges word what the reconcile returns, each thing once for every mode: where an
 //! item came from, an input error, a failing binding, a finding, the missing trust domain,
-//! the run's summary, and the stderr account built of them. The reconcile's own sentences
+//! the run's summary, and the stderr account written of them. The reconcile's own sentences
 //! (a status message, a finding's message) are quoted as they are.
 
 use super::process::escape_controls;
+use crate::config::WorkloadPolicy;
 use crate::reconcile::findings::Finding;
 use crate::reconcile::{BindingFailure, Counts, InputError, Outcome, Severity};
 use std::fmt;
+use std::io::Write;
+use std::sync::Arc;
 
 /// What messages call standard input.
 pub const STDIN: &str = "<stdin>";
@@ -100,36 +103,69 @@ pub fn severity(severity: Severity) -> &'static str {
     }
 }
 
-/// The stderr account of a finished reconcile, each line tagged with its severity: one per
-/// failing binding (`origin` names where it came from, in the modes that read many files),
-/// one per finding, and last the missing trust domain with `hint`.
-pub fn stderr(outcome: &Outcome, hint: &str, origin: impl Fn(usize) -> Option<ItemOrigin>) -> String {
-    let mut out = String::new();
-    for f in &outcome.failures {
-        let namespace = f.namespace.as_deref().filter(|ns| !ns.is_empty()).unwrap_or("<no namespace>");
-        let from = origin(f.item).map(|o| format!(" in {o}")).unwrap_or_default();
-        let line = format!("{}: {namespace}/{}{from}: {}", severity(f.severity), f.name, failure(f));
-        out.push_str(&super::process::stderr_line(&line));
+/// The stderr account of a run, each line tagged with its severity, written after the
+/// output: of a finished reconcile, one line per failing binding, one per finding, and last
+/// the missing trust domain; of a run that stopped, the reason.
+pub struct Stderr {
+    /// The lines before the findings': the failing bindings', or the whole account.
+    head: String,
+    /// The findings, shared with the output that writes them as results.
+    findings: Arc<Vec<Finding>>,
+    /// The policy that weighs them.
+    policy: WorkloadPolicy,
+    /// The missing trust domain's line, or nothing.
+    tail: String,
+}
+
+impl Stderr {
+    /// An account made already: a run that stopped, a mode that read no items.
+    pub fn text(text: String) -> Stderr {
+        let findings = Arc::default();
+        Stderr { head: text, findings, policy: WorkloadPolicy::default(), tail: String::new() }
     }
-    // A run may have tens of thousands of findings (the first run on a large repository):
-    // their lines are made on all cores a part at a time, into room for all of them (what
-    // they take unless a message holds characters to escape).
-    fn parts<'f>(outcome: &Outcome, f: &'f Finding) -> [&'f str; 5] {
-        [severity(outcome.severity(f)), ": ", f.kind.as_str(), ": ", f.message.as_str()]
+
+    /// The account of a finished reconcile: `origin` names where a failing binding came
+    /// from, in the modes that read many files; `hint` says how to set the trust domain.
+    pub fn of(outcome: &Outcome, hint: &str, origin: impl Fn(usize) -> Option<ItemOrigin>) -> Stderr {
+        let mut head = String::new();
+        for f in &outcome.failures {
+            let namespace = f.namespace.as_deref().filter(|ns| !ns.is_empty()).unwrap_or("<no namespace>");
+            let from = origin(f.item).map(|o| format!(" in {o}")).unwrap_or_default();
+            let line = format!("{}: {namespace}/{}{from}: {}", severity(f.severity), f.name, failure(f));
+            head.push_str(&super::process::stderr_line(&line));
+        }
+        let tail = match outcome.trust_domain_missing {
+            true => super::process::stderr_line(&format!("error: {}", trust_domain_missing(hint))),
+            false => String::new(),
+        };
+        Stderr { head, findings: Arc::clone(&outcome.findings), policy: outcome.workload_policy, tail }
     }
-    let room: usize =
-        outcome.findings.iter().map(|f| super::process::stderr_line_len(&parts(outcome, f))).sum();
-    out.reserve(room);
-    for part in outcome.findings.chunks(4096) {
-        let lines = crate::parallel::map(part.iter().collect(), |f| {
-            super::process::stderr_line_of(&parts(outcome, f))
-        });
-        lines.iter().for_each(|line| out.push_str(line));
+
+    /// Writes the account. A run may have tens of thousands of findings (the first run on a
+    /// large repository): their lines are made on all cores a part at a time and written
+    /// part by part, so the account is never held whole.
+    pub fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        out.write_all(self.head.as_bytes())?;
+        let mut buffer = Vec::new();
+        for part in self.findings.chunks(4096) {
+            let lines = crate::parallel::map(part.iter().collect(), |f| {
+                let parts =
+                    [severity(f.severity(self.policy)), ": ", f.kind.as_str(), ": ", f.message.as_str()];
+                super::process::stderr_line_of(&parts)
+            });
+            buffer.clear();
+            lines.iter().for_each(|line| buffer.extend_from_slice(line.as_bytes()));
+            out.write_all(&buffer)?;
+        }
+        out.write_all(self.tail.as_bytes())
     }
-    if outcome.trust_domain_missing {
-        out.push_str(&super::process::stderr_line(&format!("error: {}", trust_domain_missing(hint))));
+
+    /// The account as text.
+    pub fn to_text(&self) -> String {
+        let mut text = Vec::new();
+        self.write_to(&mut text).expect("writing to memory does not fail");
+        String::from_utf8(text).expect("stderr lines are UTF-8")
     }
-    out
 }
 
 #[cfg(test)]
@@ -150,5 +186,45 @@ mod tests {
         );
         let quoting = InputError::from((0, "name \"a\nb\"".to_string()));
         assert_eq!(input_error(&quoting, ItemOrigin::Entry), "items[0]: name \"a\\nb\"");
+    }
+
+    #[test]
+    fn the_stderr_account_writes_its_findings_in_order_across_parts_between_the_failures_and_the_tail() {
+        use crate::reconcile::findings::{Kind, Level, Ref};
+        let finding = |i: usize| Finding {
+            kind: Kind::WorkloadWithoutVariant,
+            level: Level::Warning,
+            message: format!("template {i}"),
+            about: Ref {
+                item: i,
+                api_version: "apps/v1".into(),
+                kind: "Deployment".into(),
+                namespace: None,
+                name: format!("m{i}"),
+                path: None,
+            },
+            also: Vec::new(),
+        };
+        // More than one part of 4096 lines, the last one short.
+        let findings: Vec<Finding> = (0..9000).map(finding).collect();
+        let stderr = Stderr {
+            head: "render-inference-identity: error: a failing binding\n".into(),
+            findings: Arc::new(findings),
+            policy: WorkloadPolicy::Fail,
+            tail: "render-inference-identity: error: the trust domain\n".into(),
+        };
+        let text = stderr.to_text();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 9002);
+        assert_eq!(lines[0], "render-inference-identity: error: a failing binding");
+        for (i, line) in lines[1..9001].iter().enumerate() {
+            // Under workloadPolicy: Fail a workload warning is an error.
+            assert_eq!(
+                *line,
+                format!("render-inference-identity: error: WorkloadWithoutVariant: template {i}")
+            );
+        }
+        assert_eq!(lines[9001], "render-inference-identity: error: the trust domain");
+        assert_eq!(Stderr::text("said\n".into()).to_text(), "said\n");
     }
 }

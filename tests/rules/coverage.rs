@@ -115,3 +115,37 @@ fn a_service_account_the_input_does_not_declare_is_noted_but_default_always_coun
         run(&[pool("llama", &POOL), account, binding("llama-prefill", "llama", "default", "prefill")]);
     assert!(!kinds(&default).contains(&Kind::ServiceAccountNotDeclared), "{:?}", kinds(&default));
 }
+
+static RELEASED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn count_release() {
+    RELEASED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// A mode that does not read the simulated SPIRE Controller Manager lets the reconcile drop
+/// it before coverage runs, and freed memory is handed back between the phases; the findings,
+/// statuses and outputs are those of a run that keeps it.
+#[test]
+fn a_run_that_forgets_the_model_finds_and_writes_what_one_that_keeps_it_does() {
+    let items = [
+        pool("llama", &POOL),
+        binding("llama-prefill", "llama", "vllm", "prefill"),
+        deployment("llama", &POOL, Some("vllm")),
+    ];
+    let config = config();
+    let run_under = |model| {
+        let mut ctx = Context::new(&config, Vec::new(), NOW.parse().expect("a time"));
+        (ctx.model, ctx.release_freed) = (model, count_release);
+        reconcile::reconcile(items.iter().cloned().map(Input::of).collect(), &ctx).unwrap()
+    };
+    let kept = run_under(reconcile::Model::Keep);
+    let released = RELEASED.swap(0, std::sync::atomic::Ordering::SeqCst);
+    let forgot = run_under(reconcile::Model::Forget);
+    assert!(!kept.coverage.spire.held.is_empty(), "the kept model holds the deployment's template");
+    assert!(forgot.coverage.spire.held.is_empty() && forgot.coverage.spire.sources.is_empty());
+    assert!(released >= 1, "coverage's working sets are handed back before the statuses");
+    assert!(RELEASED.load(std::sync::atomic::Ordering::SeqCst) > released, "and the forgotten model's");
+    assert_eq!(kinds(&kept), kinds(&forgot));
+    assert_eq!(values(&kept), values(&forgot));
+    assert_eq!(format!("{:?}", rendered(&kept)), format!("{:?}", rendered(&forgot)));
+}

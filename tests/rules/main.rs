@@ -107,11 +107,8 @@ pub fn run_in_env(
     config: &Config,
     env_api_versions: &[&str],
 ) -> Result<Outcome, InputError> {
-    let ctx = Context {
-        config,
-        env_api_versions: env_api_versions.iter().map(|s| s.to_string()).collect(),
-        transition_time: NOW.parse().expect("a time"),
-    };
+    let env_api_versions = env_api_versions.iter().map(|s| s.to_string()).collect();
+    let ctx = Context::new(config, env_api_versions, NOW.parse().expect("a time"));
     reconcile::reconcile(items.iter().cloned().map(Input::of).collect(), &ctx)
 }
 

@@ -1,5 +1,5 @@
-//! What the reconcile needs beside the items: the configuration and what the environment
-//! adds to it.
+//! What the reconcile needs beside the items: the configuration, what the environment adds
+//! to it, and what the caller will read of the run.
 
 use crate::config::Config;
 use k8s_openapi::jiff::Timestamp;
@@ -11,4 +11,28 @@ pub struct Context<'c> {
     pub env_api_versions: Vec<String>,
     /// `lastTransitionTime` of conditions that change.
     pub transition_time: Timestamp,
+    /// Whether the run keeps the simulated SPIRE Controller Manager in its outcome.
+    pub model: Model,
+    /// Gives the memory freed so far back to the system. The reconcile calls it where a
+    /// phase has freed its working sets and the next makes large new ones, so that both are
+    /// never resident together; an edge passes its allocator's, a test [`keep_freed`].
+    pub release_freed: fn(),
 }
+
+impl<'c> Context<'c> {
+    /// A context that keeps the model and leaves freed memory to the allocator.
+    pub fn new(config: &'c Config, env_api_versions: Vec<String>, transition_time: Timestamp) -> Context<'c> {
+        Context { config, env_api_versions, transition_time, model: Model::Keep, release_freed: keep_freed }
+    }
+}
+
+/// Whether a run keeps the simulated SPIRE Controller Manager once its findings are made:
+/// `explain` shows what it holds; the modes that write drop it before coverage runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Model {
+    Keep,
+    Forget,
+}
+
+/// A [`Context::release_freed`] that leaves freed memory to the allocator.
+pub fn keep_freed() {}

@@ -25,8 +25,9 @@ use items::input::Input;
 use items::item::Item;
 use outputs::ownership::Renders;
 use std::collections::HashMap;
+use std::sync::Arc;
 
-pub use context::Context;
+pub use context::{Context, Model, keep_freed};
 pub use findings::Severity;
 pub use results::{BindingFailure, Counts, Outcome};
 pub use unusable::InputError;
@@ -45,14 +46,6 @@ pub struct Plan {
     renders: Renders,
     /// What workload coverage found.
     coverage: Coverage,
-}
-
-impl Plan {
-    /// Frees the simulated SPIRE Controller Manager (its pod index, objects and entries),
-    /// which only `explain` reads once its findings are made, before the output is made.
-    pub fn forget_model(&mut self) {
-        self.coverage.spire = Default::default();
-    }
 }
 
 /// Checks every binding, finds conflicts and renders the outputs.
@@ -132,7 +125,7 @@ impl Plan {
             trust_domain_missing: config.trust_domain.is_none(),
             counts: Counts { bindings: seen, failed: failures.len(), outputs },
             failures,
-            findings,
+            findings: Arc::new(findings),
             coverage,
             workload_policy: config.workload_policy,
         }

@@ -15,6 +15,7 @@ use super::rules::reason::Failure;
 use crate::config::WorkloadPolicy;
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The reconciled items and what the run found.
 #[derive(Debug)]
@@ -25,8 +26,9 @@ pub struct Outcome {
     /// Each failing binding, in input order.
     pub failures: Vec<BindingFailure>,
     /// Every finding, ordered by the item it is about: stale outputs, and workload coverage
-    /// (none of those under `workloadPolicy: Ignore`).
-    pub findings: Vec<Finding>,
+    /// (none of those under `workloadPolicy: Ignore`). Shared: an edge may write them twice,
+    /// in its output and on stderr after it.
+    pub findings: Arc<Vec<Finding>>,
     /// What the run did: bindings rendered and failed, outputs placed.
     pub counts: Counts,
     /// What each identity reaches (its findings are in `findings`).

@@ -41,8 +41,8 @@ pub enum Format {
 /// does the report.
 pub fn build_with_config(request: &Request) -> Result<(Report, Config), String> {
     let mut files = Files::new(request);
-    let (outcome, config) =
-        pipeline::reconcile(&mut files, &request.env, pipeline::Model::Keep).map_err(|stop| stop.message)?;
+    let (outcome, config) = pipeline::reconcile(&mut files, &request.env, crate::reconcile::Model::Keep)
+        .map_err(|stop| stop.message)?;
     if outcome.trust_domain_missing {
         return Err(wording::trust_domain_missing(Files::TRUST_DOMAIN_HINT));
     }

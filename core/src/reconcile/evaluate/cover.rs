@@ -1,6 +1,6 @@
 //! Workload coverage in the reconcile (docs/reference.md#workload-coverage): what this run's
 //! bindings ask of [`coverage`] and [`spire`], taken from their records before their statuses
-//! are written, and the run of both beside them.
+//! are written, and the run of both, one after the other.
 
 use super::state::{Binding, InputIndex, Passing};
 use crate::api::binding::BindingInput;
@@ -16,6 +16,7 @@ use crate::reconcile::items::input::Input;
 use crate::reconcile::outputs::ownership;
 use crate::reconcile::rules::identity;
 use crate::reconcile::spire;
+use crate::reconcile::{Context, Model};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -106,8 +107,9 @@ pub(super) fn coverage<'a>(
     bindings: &[BindingInput<'a>],
     request: Option<Request<'a>>,
     index: &InputIndex<'a>,
-    config: &Config,
+    ctx: &Context<'_>,
 ) -> Coverage {
+    let config = ctx.config;
     let Some(Request { rendering, bound, rendered }) = request else { return Coverage::default() };
     let prune = config.prune;
 
@@ -145,25 +147,27 @@ pub(super) fn coverage<'a>(
         .collect();
     let binding_refs = |b: usize| refs[&b].clone();
     // What SPIRE Controller Manager will do with this run's objects and those the input keeps,
-    // beside coverage: neither reads the other's work.
+    // then coverage: one after the other, so that the model's working sets (and the model,
+    // when the caller does not read it) are freed before coverage makes its findings, the
+    // peak of a large first run (docs/performance.md).
     let mut sources = rendered;
     sources.extend(seen.others.iter().map(spire::Source::of_input));
-    let (mut coverage, (model, instead, spire_findings)) = std::thread::scope(|scope| {
-        let spire = scope.spawn(|| {
-            let model = spire::simulate(sources, &seen, &config.spire, config.trust_domain.as_deref());
-            let without = spire::findings::Without::of(&model);
-            let instead = spire::findings::selected_instead(&model, &without, &seen);
-            let cx = spire::findings::Context {
-                seen: &seen,
-                scope: config.selector_scope,
-                binding_refs: &binding_refs,
-            };
-            let found = spire::findings::findings(&model, &without, &cx);
-            (model, instead, found)
-        });
-        let coverage = coverage::coverage(&identities, &uses, &bound, &seen, &binding_refs);
-        (coverage, spire.join().expect("the SPIRE model does not panic"))
-    });
+    let model = spire::simulate(sources, &seen, &config.spire, config.trust_domain.as_deref());
+    let without = spire::findings::Without::of(&model);
+    let instead = spire::findings::selected_instead(&model, &without, &seen);
+    let cx =
+        spire::findings::Context { seen: &seen, scope: config.selector_scope, binding_refs: &binding_refs };
+    let spire_findings = spire::findings::findings(&model, &without, &cx);
+    drop(without);
+    let model = match ctx.model {
+        Model::Keep => model,
+        Model::Forget => {
+            drop(model);
+            (ctx.release_freed)();
+            spire::Model::default()
+        }
+    };
+    let mut coverage = coverage::coverage(&identities, &uses, &bound, &seen, &binding_refs);
     // A binding that reaches no pod: what its object selects instead, and what those pods hold.
     for finding in coverage.findings.iter_mut().filter(|f| f.kind == Kind::NoMatchingWorkload) {
         if let Some(instead) = instead.get(&finding.about.item) {

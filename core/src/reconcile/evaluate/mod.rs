@@ -195,7 +195,9 @@ fn finish_all<'a>(
 ) -> Evaluation {
     let config = ctx.config;
     let reach = cover::Request::of(&bindings, config);
-    let coverage = cover::coverage(items, inputs, reach, index, config);
+    let coverage = cover::coverage(items, inputs, reach, index, ctx);
+    // Coverage's working sets are freed: their pages go before the statuses are made.
+    (ctx.release_freed)();
     let finished = parallel::map(bindings, |b| finish(b, ctx));
     let mut evaluated = Vec::with_capacity(finished.len());
     let mut renders = BTreeMap::new();
