@@ -97,28 +97,30 @@ impl Plan {
             }
         }
         let mut statuses = statuses.into_iter().peekable();
-        let items = items
-            .into_iter()
-            .enumerate()
-            .map(|(position, item)| match (statuses.next_if(|(at, _)| *at == position), item) {
+        // With room for the new outputs, which `place` puts after them in the same list.
+        let mut output = Vec::with_capacity(items.len() + self.renders.len());
+        output.extend(items.into_iter().enumerate().map(|(position, item)| {
+            match (statuses.next_if(|(at, _)| *at == position), item) {
                 (Some((_, status)), Input::Whole(value)) if value.is_object() => {
                     Item::Binding(position, value, status)
                 }
                 (_, item) => Item::Input(position, item),
-            })
-            .collect();
+            }
+        }));
         let (items, outputs) = ownership::place(
-            items,
+            output,
             self.renders,
             |ns, name| bindings.contains_key(&(ns.to_string(), name.to_string())),
             config.prune,
             &config.output_path,
         );
+        // Coverage's findings are most of them (a first run on a large repository has tens
+        // of thousands): the others join their list.
         let mut coverage = self.coverage;
-        let mut findings = std::mem::take(&mut stale.findings);
+        let mut findings = std::mem::take(&mut coverage.findings);
+        findings.append(&mut stale.findings);
         findings.append(&mut near_bindings);
         findings.append(&mut kserve);
-        findings.append(&mut coverage.findings);
         findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
         Outcome {
             items,

@@ -29,11 +29,13 @@ pub struct OutputCounts {
     pub pruned: usize,
 }
 
-/// Places the renders (by name) among the items. `owner_present` says whether a binding of
-/// that namespace and name is in the input, rendered or not. Each new output gets its slot:
-/// `output_path` with its name, and an index no item uses in that file.
+/// Places the renders (by name) among the items, in place: an item kept or replaced stays
+/// where it is, one removed or pruned goes, and the new outputs follow, in the room `items`
+/// has for them. `owner_present` says whether a binding of that namespace and name is in the
+/// input, rendered or not. Each new output gets its slot: `output_path` with its name, and
+/// an index no item uses in that file.
 pub fn place(
-    items: Vec<Item>,
+    mut items: Vec<Item>,
     renders: Renders,
     owner_present: impl Fn(&str, &str) -> bool,
     prune: bool,
@@ -41,36 +43,41 @@ pub fn place(
 ) -> (Vec<Item>, OutputCounts) {
     let mut renders = renders;
     let mut counts = OutputCounts::default();
-    let mut out = Vec::with_capacity(items.len() + renders.len());
-    for item in items {
-        let Some(input) = item.input() else {
-            out.push(item);
-            continue;
-        };
+    items.retain_mut(|item| {
+        let Some(input) = item.input() else { return true };
         match fate(input, |name| renders.contains_key(name), &owner_present, prune) {
             Fate::Replaced => {
                 let name =
                     fields::child(input, &["metadata", "name"]).and_then(Value::as_str).unwrap_or_default();
                 let render = renders.remove(name).expect("a replaced output has its render");
-                out.push(Item::Rendered(replace(input, render), None));
+                let replaced = Item::Rendered(replace(input, render), None);
+                *item = replaced;
                 counts.replaced += 1;
+                true
             }
-            Fate::Removed => counts.removed += 1,
-            Fate::Pruned => counts.pruned += 1,
-            Fate::Kept => out.push(item),
+            Fate::Removed => {
+                counts.removed += 1;
+                false
+            }
+            Fate::Pruned => {
+                counts.pruned += 1;
+                false
+            }
+            Fate::Kept => true,
         }
-    }
+    });
     counts.added = renders.len();
     let placed: Vec<(String, Box<ClusterSpiffeId>)> =
         renders.into_iter().map(|(name, r)| (output_path.replace("{name}", &name), r)).collect();
     let files = placed.iter().map(|(path, _)| path.clone()).collect();
-    let mut used = used_slots(&out, &files);
+    let mut used = used_slots(&items, &files);
+    items.reserve(placed.len());
     for (path, object) in placed {
         let index = (0u64..).find(|i| !used.contains(&(path.clone(), *i))).expect("a free index");
         used.insert((path.clone(), index));
-        out.push(Item::Rendered(object, Some((path, index))));
+        items.push(Item::Rendered(object, Some((path, index))));
     }
-    (out, counts)
+    (items, counts)
 }
 
 /// What holds a file a new output must not be written to.
