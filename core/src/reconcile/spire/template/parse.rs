@@ -11,6 +11,9 @@ pub fn parse(template: &str) -> Result<Template, String> {
     let mut trim_next = false;
     // Open control structures: where the outermost one started, and the nesting depth.
     let mut open: Option<(String, usize)> = None;
+    // By open control structure, innermost last: whether its body is a `range`'s (Go's
+    // `rangeDepth`: not in the `else` of a range, where `break` and `continue` are refused).
+    let mut in_range: Vec<bool> = Vec::new();
     let mut scopes: Vec<Vec<String>> = vec![Vec::new()];
     while let Some(start) = rest.find("{{") {
         let mut literal = &rest[..start];
@@ -44,6 +47,7 @@ pub fn parse(template: &str) -> Result<Template, String> {
                     pipeline(&tokens[1..], &mut scopes, true)?;
                 }
                 scopes.push(Vec::new());
+                in_range.push(keyword == Some("range"));
                 match &mut open {
                     Some((text, depth)) => {
                         text.push_str(written);
@@ -60,12 +64,16 @@ pub fn parse(template: &str) -> Result<Template, String> {
                 {
                     pipeline(&tokens[2..], &mut scopes, true)?;
                 }
+                if let Some(body) = in_range.last_mut() {
+                    *body = false;
+                }
                 text.push_str(written);
                 continue;
             }
             Some("end") => {
                 let Some((text, depth)) = &mut open else { return Err("unexpected {{end}}".into()) };
                 scopes.pop();
+                in_range.pop();
                 text.push_str(written);
                 *depth -= 1;
                 if *depth == 0 {
@@ -80,7 +88,12 @@ pub fn parse(template: &str) -> Result<Template, String> {
                         Some(Token::Str(_)) => pipeline_or_empty(&tokens[2..], &mut scopes)?,
                         _ => return Err(format!("{written}: template needs a quoted name")),
                     }
-                } else if open.is_none() {
+                } else if tokens.len() > 1 {
+                    return Err(format!(
+                        "{written}: unexpected words in {{{{{}}}}}",
+                        keyword.unwrap_or_default()
+                    ));
+                } else if !in_range.contains(&true) {
                     return Err(format!(
                         "{written}: {{{{{}}}}} outside {{{{range}}}}",
                         keyword.unwrap_or_default()

@@ -255,3 +255,26 @@ fn a_dot_that_ends_a_field_or_a_variable_never_renders() {
     }
     assert_eq!(eval(r#"{{ . | printf "%T" }}"#).map(|e| e.is_known()), Ok(false), "dot alone");
 }
+
+/// Go counts the `range` bodies a `break` or `continue` stands in (`rangeDepth` in
+/// text/template/parse's `parseControl`): an `if` or `with` outside any range, or a range's
+/// `else`, is not one, and the keyword takes nothing after it (`breakControl`).
+#[test]
+fn break_and_continue_stand_only_in_a_range_body_and_alone() {
+    for good in [
+        "{{ range .PodSpec.Containers }}{{ with .Name }}{{ if . }}{{ continue }}{{ end }}{{ end }}{{ end }}",
+        "{{ if .PodMeta.Name }}{{ range .PodSpec.Containers }}{{ break }}{{ end }}{{ end }}",
+        "{{ range .PodSpec.Containers }}{{ if .Name }}a{{ else }}{{ break }}{{ end }}{{ end }}",
+    ] {
+        assert!(parse(good).is_ok(), "{good}: {:?}", parse(good));
+    }
+    for bad in [
+        "{{ if .PodMeta.Name }}{{ break }}{{ end }}",
+        "{{ with .PodMeta.Name }}{{ continue }}{{ end }}",
+        "{{ range .PodSpec.Containers }}a{{ else }}{{ break }}{{ end }}",
+        "{{ range .PodSpec.Containers }}{{ end }}{{ if .PodMeta.Name }}{{ continue }}{{ end }}",
+        "{{ range .PodSpec.Containers }}{{ break 1 }}{{ end }}",
+    ] {
+        assert!(parse(bad).is_err(), "{bad}");
+    }
+}
