@@ -10,13 +10,13 @@ use crate::api::pool::PoolApi;
 use crate::api::value::Value;
 use crate::config::{Config, WorkloadPolicy};
 use crate::parallel;
+use crate::reconcile::context::{Context, Model};
 use crate::reconcile::coverage::{self, Coverage, Identity, PoolUse};
 use crate::reconcile::findings::{self, Kind};
 use crate::reconcile::items::input::Input;
 use crate::reconcile::outputs::ownership;
 use crate::reconcile::rules::identity;
 use crate::reconcile::spire;
-use crate::reconcile::{Context, Model};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
