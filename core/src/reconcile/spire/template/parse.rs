@@ -44,7 +44,7 @@ pub fn parse(template: &str) -> Result<Template, String> {
         match keyword {
             Some("if" | "range" | "with" | "define" | "block") => {
                 if keyword != Some("define") {
-                    pipeline(&tokens[1..], &mut scopes, true)?;
+                    pipeline(&tokens[1..], &mut scopes, keyword == Some("range"))?;
                 }
                 scopes.push(Vec::new());
                 in_range.push(keyword == Some("range"));
@@ -62,7 +62,7 @@ pub fn parse(template: &str) -> Result<Template, String> {
                 if let Some(Token::Word(w)) = tokens.get(1)
                     && (w == "if" || w == "with")
                 {
-                    pipeline(&tokens[2..], &mut scopes, true)?;
+                    pipeline(&tokens[2..], &mut scopes, false)?;
                 }
                 if let Some(body) = in_range.last_mut() {
                     *body = false;
@@ -358,8 +358,9 @@ fn bad_character(c: Option<&char>) -> String {
 }
 
 /// A pipeline, checked as text/template's parser checks it; also whether it declares or
-/// assigns a variable.
-fn pipeline(tokens: &[Token], scopes: &mut [Vec<String>], control: bool) -> Result<(Pipeline, bool), String> {
+/// assigns a variable. Only `range` declares two (`$i, $e :=`): in any other pipeline Go
+/// refuses them ("too many declarations").
+fn pipeline(tokens: &[Token], scopes: &mut [Vec<String>], range: bool) -> Result<(Pipeline, bool), String> {
     let mut rest = tokens;
     let mut declares = false;
     // `$x :=`, `$x =`, `$i, $e :=`.
@@ -375,7 +376,7 @@ fn pipeline(tokens: &[Token], scopes: &mut [Vec<String>], control: bool) -> Resu
             rest = tail;
         }
         [Token::Variable(a), Token::Comma, Token::Variable(b), Token::Declare | Token::Assign, tail @ ..]
-            if control =>
+            if range =>
         {
             let scope = scopes.last_mut().expect("a scope");
             scope.push(a.clone());

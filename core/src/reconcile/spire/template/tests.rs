@@ -256,6 +256,52 @@ fn a_dot_that_ends_a_field_or_a_variable_never_renders() {
     assert_eq!(eval(r#"{{ . | printf "%T" }}"#).map(|e| e.is_known()), Ok(false), "dot alone");
 }
 
+#[test]
+fn parentheses_hold_a_pipeline_of_their_own_and_must_balance() {
+    // A pipe inside parentheses belongs to the parenthesized pipeline.
+    let piped = r#"{{ (.PodMeta.Name | printf "%s") }}"#;
+    assert_eq!(eval(piped).map(|e| e.is_known()), Ok(false), "{:?}", parse(piped));
+    // After the closing parenthesis the action's own arguments are evaluated again: a field
+    // the data does not have fails.
+    let after = r#"{{ printf "%s %s" (.PodMeta.Name) .PodMeta.Namspace }}"#;
+    assert!(eval(after).unwrap_err().contains("has no field"), "{after}");
+    for bad in ["{{ (.PodMeta.Name }}", "{{ printf \"%s\" ((.PodMeta.Name) }}", "{{ .PodMeta.Name) }}"] {
+        assert!(parse(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn only_range_declares_two_variables() {
+    let range = "{{ range $i, $e := .PodSpec.Containers }}{{ $i }}{{ $e.Name }}{{ end }}";
+    assert!(parse(range).is_ok(), "{:?}", parse(range));
+    // Go: too many declarations in command, if, with.
+    for bad in [
+        "{{ $i, $e := .PodSpec.Containers }}",
+        "{{ if $i, $e := .PodSpec.Containers }}a{{ end }}",
+        "{{ with $i, $e := .PodSpec.Containers }}a{{ end }}",
+        "{{ if .PodMeta.Name }}a{{ else if $i, $e := .PodSpec.Containers }}b{{ end }}",
+    ] {
+        assert!(parse(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn nil_is_a_value_where_other_keywords_are_refused() {
+    for good in [r#"{{ printf "%v" nil }}"#, "{{ if eq .PodMeta.Name nil }}a{{ end }}"] {
+        assert!(parse(good).is_ok(), "{good}: {:?}", parse(good));
+    }
+    assert!(parse(r#"{{ printf "%v" end }}"#).unwrap_err().contains("unexpected"));
+}
+
+#[test]
+fn the_pipeline_a_template_call_passes_is_checked_as_any_other() {
+    for good in [r#"{{ template "x" }}"#, r#"{{ template "x" .PodMeta | printf "%v" }}"#] {
+        assert!(parse(good).is_ok(), "{good}: {:?}", parse(good));
+    }
+    assert!(parse(r#"{{ template "x" $y }}"#).unwrap_err().contains("undefined variable"));
+    assert!(parse(r#"{{ template "x" .PodMeta | lower }}"#).unwrap_err().contains("not defined"));
+}
+
 /// Go counts the `range` bodies a `break` or `continue` stands in (`rangeDepth` in
 /// text/template/parse's `parseControl`): an `if` or `with` outside any range, or a range's
 /// `else`, is not one, and the keyword takes nothing after it (`breakControl`).
