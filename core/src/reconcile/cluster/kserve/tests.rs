@@ -233,3 +233,78 @@ fn a_fix_names_the_fields_that_set_the_labels_and_account_of_each_role() {
         assert_eq!(fields_of(other, false), None, "{other}");
     }
 }
+
+#[test]
+fn data_parallel_workers_on_both_sides_take_the_shipped_decode_and_prefill_worker_presets() {
+    let workers = json!({"worker": {"containers": []}, "parallelism": {"data": 2}});
+    let mut spec = workers.clone();
+    spec["router"] = json!({"scheduler": {}});
+    spec["prefill"] = workers;
+    let d = of(&service(spec), &[]);
+    let roles: Vec<(String, String)> = templates(&d).into_iter().map(|(r, a, _)| (r, a)).collect();
+    let want = [
+        ("(decode leader)", "llama-kserve-mn"),
+        ("(decode worker)", "llama-kserve-mn"),
+        ("(prefill leader)", "llama-kserve-mn-prefill"),
+        ("(prefill worker)", "llama-kserve-mn-prefill"),
+    ]
+    .map(|(r, a)| (r.to_string(), a.to_string()));
+    assert_eq!(roles, want, "each side's preset gives it a template, so a leader");
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
+    assert!(d.templates.iter().all(|t| !t.open));
+}
+
+#[test]
+fn a_well_known_preset_that_touches_no_pod_is_shipped_and_says_nothing() {
+    let d = of(
+        &service(
+            json!({"router": {"scheduler": {}}, "baseRefs": [{"name": "kserve-config-llm-router-route"}]}),
+        ),
+        &[],
+    );
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
+    assert!(!d.templates[0].open);
+    assert_eq!(selector(&d), SELECTOR);
+}
+
+#[test]
+fn a_pool_ref_without_a_name_is_no_ref() {
+    let d = of(&service(json!({"router": {"scheduler": {"pool": {"ref": {"name": ""}}}}})), &[]);
+    assert_eq!(selector(&d), SELECTOR, "the scheduler preset applies and KServe creates the pool");
+}
+
+#[test]
+fn a_worker_without_positive_parallelism_takes_no_worker_preset() {
+    // KServe's IsDataParallel and IsPipelineParallel ask for more than zero.
+    let spec =
+        json!({"worker": {"containers": []}, "parallelism": {"data": 0, "dataLocal": 0, "pipeline": 0}});
+    let t = templates(&of(&service(spec), &[]));
+    assert_eq!(t.len(), 1, "no preset gives a template, so no leader: {t:?}");
+    assert_eq!((t[0].0.as_str(), t[0].1.as_str()), ("(decode worker)", "llama-kserve-mn"));
+    assert!(t[0].2.contains(&"llm-d.ai/role=decode".to_string()), "the workers are selected");
+}
+
+#[test]
+fn a_preset_is_a_config_of_kserves_group_only() {
+    let config = |api_version: &str| {
+        json!({"apiVersion": api_version, "kind": "LLMInferenceServiceConfig",
+            "metadata": {"name": "team-defaults", "namespace": "kserve"},
+            "spec": {"template": {"serviceAccountName": "ml"}}})
+    };
+    let item = service(json!({"baseRefs": [{"name": "team-defaults"}]}));
+    let d = of(&item, &[config("example.com/v1")]);
+    assert_ne!(d.templates[0].account, "ml");
+    assert!(d.notes[0].message.contains("which the input does not hold"), "{:?}", d.notes);
+    let d = of(&item, &[config("serving.kserve.io/v1alpha1")]);
+    assert_eq!(d.templates[0].account, "ml");
+}
+
+#[test]
+fn the_accounts_kserve_creates_are_the_services_name_and_its_three_suffixes() {
+    for account in ["llama-kserve", "llama-kserve-mn", "llama-kserve-mn-prefill"] {
+        assert!(creates_account("llama", account), "{account}");
+    }
+    for account in ["default", "llama", "llama-kserve-prefill", "mistral-kserve", "llama-kserve-mn-x"] {
+        assert!(!creates_account("llama", account), "{account}");
+    }
+}
