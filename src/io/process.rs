@@ -45,7 +45,7 @@ fn escaped(text: &str, keep_newlines: bool) -> String {
 const LINE_START: &str = "render-inference-identity: ";
 
 /// The length of [`stderr_line_of`] `parts` when they hold nothing to escape or trim.
-pub fn stderr_line_len(parts: &[&str]) -> usize {
+fn stderr_line_len(parts: &[&str]) -> usize {
     LINE_START.len() + parts.iter().map(|p| p.len()).sum::<usize>() + 1
 }
 

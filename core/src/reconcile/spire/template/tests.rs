@@ -21,6 +21,20 @@ fn eval(template: &str) -> Result<Evaluated, String> {
     parse(template).and_then(|t| t.evaluate(&data))
 }
 
+/// Each template parses, as Go's parser takes it.
+fn all_parse(templates: &[&str]) {
+    for t in templates {
+        assert!(parse(t).is_ok(), "{t}: {:?}", parse(t));
+    }
+}
+
+/// Each template is refused, as Go's parser refuses it.
+fn all_refused(templates: &[&str]) {
+    for t in templates {
+        assert!(parse(t).is_err(), "{t}");
+    }
+}
+
 #[test]
 fn the_spire_helm_charts_default_template_evaluates() {
     let got =
@@ -86,7 +100,7 @@ fn a_field_the_data_does_not_have_fails_at_execution() {
 
 #[test]
 fn what_gos_parser_refuses() {
-    for bad in [
+    all_refused(&[
         "spiffe://x/{{ .PodMeta.Namespace",
         "{{ .PodMeta.Labels.app-name }}",
         "{{ .PodMeta.Name | lower }}",
@@ -97,19 +111,15 @@ fn what_gos_parser_refuses() {
         "{{/* x */ }}",
         "{{ }}",
         "{{ .A | }}",
-    ] {
-        assert!(parse(bad).is_err(), "{bad}");
-    }
-    for good in [
+    ]);
+    all_parse(&[
         "{{ $x := .PodMeta.Name }}{{ $x }}",
         "{{ range $i, $e := .PodSpec.Containers }}{{ $e.Name }}{{ end }}",
         "{{ with .PodMeta }}{{ .Name }}{{ end }}",
         "{{- /* c */ -}}",
         "{{ (index .PodMeta.Labels \"app\") }}",
         "{{ .PodMeta.Name | printf \"%s-x\" }}",
-    ] {
-        assert!(parse(good).is_ok(), "{good}: {:?}", parse(good));
-    }
+    ]);
 }
 
 #[test]
@@ -181,24 +191,20 @@ fn nested_control_structures_are_one_unknown_as_written() {
 
 #[test]
 fn else_if_and_else_with_check_their_pipelines_and_template_break_continue_stand_where_go_allows() {
-    for good in [
+    all_parse(&[
         "{{ if .PodMeta.Name }}a{{ else if .PodSpec.NodeName }}b{{ else }}c{{ end }}",
         "{{ with .PodMeta.Name }}a{{ else with .PodSpec.NodeName }}b{{ end }}",
         r#"{{ template "x" }}"#,
         r#"{{ template "x" .PodMeta }}"#,
         "{{ range .PodSpec.Containers }}{{ if .Name }}{{ break }}{{ end }}{{ continue }}{{ end }}",
-    ] {
-        assert!(parse(good).is_ok(), "{good}: {:?}", parse(good));
-    }
-    for bad in [
+    ]);
+    all_refused(&[
         "{{ if .PodMeta.Name }}a{{ else if .PodSpec.NodeName | lower }}b{{ end }}",
         "{{ with .PodMeta.Name }}a{{ else with $x }}b{{ end }}",
         "{{ template .PodMeta.Name }}",
         "{{ break }}",
         "{{ continue }}",
-    ] {
-        assert!(parse(bad).is_err(), "{bad}");
-    }
+    ]);
 }
 
 #[test]
@@ -222,7 +228,7 @@ fn an_action_ends_at_the_first_closing_delimiter_outside_its_quotes() {
 
 #[test]
 fn numbers_signed_or_not_and_booleans_are_literals_not_function_names() {
-    for good in [
+    all_parse(&[
         r#"{{ printf "%d" 3 }}"#,
         r#"{{ printf "%d" -3 }}"#,
         "{{ +1.5e3 }}",
@@ -230,9 +236,7 @@ fn numbers_signed_or_not_and_booleans_are_literals_not_function_names() {
         "{{ .5 }}",
         "{{ if true }}a{{ end }}",
         r#"{{ printf "%t" false }}"#,
-    ] {
-        assert!(parse(good).is_ok(), "{good}: {:?}", parse(good));
-    }
+    ]);
     assert!(parse("{{ printf x3 }}").is_err(), "a word is a function, and x3 is none");
     // A number ends where Go's does: `.5` then a string, then a word that is no function.
     assert!(parse(r#"{{ .5"x "y }}"#).unwrap_err().contains(r#"function "y" not defined"#));
@@ -265,9 +269,7 @@ fn parentheses_hold_a_pipeline_of_their_own_and_must_balance() {
     // the data does not have fails.
     let after = r#"{{ printf "%s %s" (.PodMeta.Name) .PodMeta.Namspace }}"#;
     assert!(eval(after).unwrap_err().contains("has no field"), "{after}");
-    for bad in ["{{ (.PodMeta.Name }}", "{{ printf \"%s\" ((.PodMeta.Name) }}", "{{ .PodMeta.Name) }}"] {
-        assert!(parse(bad).is_err(), "{bad}");
-    }
+    all_refused(&["{{ (.PodMeta.Name }}", "{{ printf \"%s\" ((.PodMeta.Name) }}", "{{ .PodMeta.Name) }}"]);
 }
 
 #[test]
@@ -275,29 +277,23 @@ fn only_range_declares_two_variables() {
     let range = "{{ range $i, $e := .PodSpec.Containers }}{{ $i }}{{ $e.Name }}{{ end }}";
     assert!(parse(range).is_ok(), "{:?}", parse(range));
     // Go: too many declarations in command, if, with.
-    for bad in [
+    all_refused(&[
         "{{ $i, $e := .PodSpec.Containers }}",
         "{{ if $i, $e := .PodSpec.Containers }}a{{ end }}",
         "{{ with $i, $e := .PodSpec.Containers }}a{{ end }}",
         "{{ if .PodMeta.Name }}a{{ else if $i, $e := .PodSpec.Containers }}b{{ end }}",
-    ] {
-        assert!(parse(bad).is_err(), "{bad}");
-    }
+    ]);
 }
 
 #[test]
 fn nil_is_a_value_where_other_keywords_are_refused() {
-    for good in [r#"{{ printf "%v" nil }}"#, "{{ if eq .PodMeta.Name nil }}a{{ end }}"] {
-        assert!(parse(good).is_ok(), "{good}: {:?}", parse(good));
-    }
+    all_parse(&[r#"{{ printf "%v" nil }}"#, "{{ if eq .PodMeta.Name nil }}a{{ end }}"]);
     assert!(parse(r#"{{ printf "%v" end }}"#).unwrap_err().contains("unexpected"));
 }
 
 #[test]
 fn the_pipeline_a_template_call_passes_is_checked_as_any_other() {
-    for good in [r#"{{ template "x" }}"#, r#"{{ template "x" .PodMeta | printf "%v" }}"#] {
-        assert!(parse(good).is_ok(), "{good}: {:?}", parse(good));
-    }
+    all_parse(&[r#"{{ template "x" }}"#, r#"{{ template "x" .PodMeta | printf "%v" }}"#]);
     assert!(parse(r#"{{ template "x" $y }}"#).unwrap_err().contains("undefined variable"));
     assert!(parse(r#"{{ template "x" .PodMeta | lower }}"#).unwrap_err().contains("not defined"));
 }
@@ -307,20 +303,16 @@ fn the_pipeline_a_template_call_passes_is_checked_as_any_other() {
 /// `else`, is not one, and the keyword takes nothing after it (`breakControl`).
 #[test]
 fn break_and_continue_stand_only_in_a_range_body_and_alone() {
-    for good in [
+    all_parse(&[
         "{{ range .PodSpec.Containers }}{{ with .Name }}{{ if . }}{{ continue }}{{ end }}{{ end }}{{ end }}",
         "{{ if .PodMeta.Name }}{{ range .PodSpec.Containers }}{{ break }}{{ end }}{{ end }}",
         "{{ range .PodSpec.Containers }}{{ if .Name }}a{{ else }}{{ break }}{{ end }}{{ end }}",
-    ] {
-        assert!(parse(good).is_ok(), "{good}: {:?}", parse(good));
-    }
-    for bad in [
+    ]);
+    all_refused(&[
         "{{ if .PodMeta.Name }}{{ break }}{{ end }}",
         "{{ with .PodMeta.Name }}{{ continue }}{{ end }}",
         "{{ range .PodSpec.Containers }}a{{ else }}{{ break }}{{ end }}",
         "{{ range .PodSpec.Containers }}{{ end }}{{ if .PodMeta.Name }}{{ continue }}{{ end }}",
         "{{ range .PodSpec.Containers }}{{ break 1 }}{{ end }}",
-    ] {
-        assert!(parse(bad).is_err(), "{bad}");
-    }
+    ]);
 }
