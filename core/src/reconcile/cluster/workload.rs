@@ -6,6 +6,7 @@
 //! `spec.serviceAccount`, else `default`, in the item's namespace. `controllers.rs` adds the
 //! templates other controllers make pods from in other shapes.
 
+use super::controllers::{self, Facts};
 use crate::api::fields;
 use crate::api::value::Value;
 use std::borrow::Cow;
@@ -22,8 +23,9 @@ pub const ANY_ACCOUNT: &str = "";
 /// is done, so it is packed: its strings in one allocation, each template's labels in one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Workload {
-    /// `apiVersion`, `kind`, `metadata.name`, `metadata.namespace` (empty: none) and the
-    /// name of its pods when the item settles it (empty: it does not).
+    /// `apiVersion`, `kind`, `metadata.name`, `metadata.namespace` (empty: none), the name
+    /// of its pods when the item settles it (empty: it does not), and what else its
+    /// controller settles of them ([`controllers::Facts::detail`]).
     head: Packed,
     templates: Box<[PodTemplate]>,
 }
@@ -49,7 +51,14 @@ impl Workload {
     /// The workload as it lands in `namespace`: one whose item names no namespace, applied
     /// with `kubectl -n` or by an Argo CD application, lands in the one they give.
     pub fn placed_in(&self, namespace: &str) -> Workload {
-        let head = Packed::of([self.api_version(), self.kind(), self.name(), namespace, self.head.get(4)]);
+        let head = Packed::of([
+            self.api_version(),
+            self.kind(),
+            self.name(),
+            namespace,
+            self.head.get(4),
+            self.head.get(5),
+        ]);
         Workload { head, templates: self.templates.clone() }
     }
 
@@ -58,10 +67,21 @@ impl Workload {
     }
 
     /// The name its pods run under, when the item settles it: a bare Pod's own name, the
-    /// one pod of a StatefulSet of one replica, `<name>-0`. Any other controller names its
-    /// pods with a generated part.
+    /// one pod of a StatefulSet of one replica, `<name>-<ordinal>`. Any other controller
+    /// names its pods with a generated part ([`controllers::Controller::facts`]).
     pub fn pod_name(&self) -> Option<&str> {
         Some(self.head.get(4)).filter(|n| !n.is_empty())
+    }
+
+    /// Its controller, when the build knows it, and what that controller settles of its pods'
+    /// labels.
+    pub fn owner(&self) -> controllers::Owner<'_> {
+        controllers::Owner {
+            controller: controllers::of(self.api_version(), self.kind()),
+            name: self.name(),
+            pod_name: self.pod_name(),
+            detail: self.head.get(5),
+        }
     }
 }
 
@@ -163,24 +183,34 @@ pub fn workload_of(item: &Value) -> Option<Workload> {
     if super::kserve::is_service(item) {
         return None;
     }
+    let controller = controllers::of_item(item);
     let mut templates = Vec::new();
     let mut path = Vec::new();
     collect(item, &mut path, &mut templates);
-    for derived in super::controllers::derive(item, !templates.is_empty()) {
+    if let Some(keeps) = controller.and_then(|c| c.keeps) {
+        templates.retain(|t| keeps(item, t.path()));
+    }
+    let found_any = !templates.is_empty();
+    let derived = match controller {
+        Some(c) => c.derive.map_or_else(Vec::new, |derive| derive(item, found_any)),
+        None => controllers::unknown(item, found_any),
+    };
+    for derived in derived {
         templates.push(laid_over(&templates, derived));
     }
     if templates.is_empty() {
         return None;
     }
     let text = |path: &str| fields::str_at(item, path).unwrap_or_default();
-    let (kind, name) = (text("kind"), text("metadata.name"));
-    let replicas = item.pointer("/spec/replicas").map_or(Some(1), Value::as_u64);
-    let pod_name = match kind {
-        "Pod" => Cow::Borrowed(name),
-        "StatefulSet" if replicas == Some(1) && !name.is_empty() => Cow::Owned(format!("{name}-0")),
-        _ => Cow::Borrowed(""),
-    };
-    let head = Packed::of([text("apiVersion"), kind, name, text("metadata.namespace"), &pod_name]);
+    let Facts { pod_name, detail } = controller.map_or_else(Facts::default, |c| (c.facts)(item));
+    let head = Packed::of([
+        text("apiVersion"),
+        text("kind"),
+        text("metadata.name"),
+        text("metadata.namespace"),
+        pod_name.as_deref().unwrap_or_default(),
+        &detail,
+    ]);
     Some(Workload { head, templates: templates.into_boxed_slice() })
 }
 
@@ -196,12 +226,12 @@ pub fn derived(derivation: &super::kserve::Derivation) -> Option<Workload> {
     });
     let namespace = derivation.namespace.as_deref().unwrap_or_default();
     let kind = super::kserve::SERVICE_KIND;
-    let head = Packed::of([derivation.api_version.as_str(), kind, &derivation.name, namespace, ""]);
+    let head = Packed::of([derivation.api_version.as_str(), kind, &derivation.name, namespace, "", ""]);
     Some(Workload { head, templates: templates.collect() })
 }
 
 /// A template a controller makes pods from, laid over the found template it names.
-fn laid_over(found: &[PodTemplate], derived: super::controllers::Derived<'_>) -> PodTemplate {
+fn laid_over(found: &[PodTemplate], derived: controllers::Derived<'_>) -> PodTemplate {
     let base = derived.over.and_then(|path| found.iter().find(|t| t.path() == path));
     let mut labels: std::collections::BTreeMap<&str, &str> =
         base.into_iter().flat_map(PodTemplate::labels).collect();

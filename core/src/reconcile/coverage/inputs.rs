@@ -160,29 +160,17 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
     seen
 }
 
-/// The kinds whose pod template's `serviceAccountName` kustomize rewrites when it renames a
-/// ServiceAccount (its built-in nameReference). Any other kind (a LeaderWorkerSet, a custom
-/// resource) keeps the name it has, and its pods run as that.
-const ACCOUNT_FIXED_BY_KUSTOMIZE: [&str; 8] = [
-    "Pod",
-    "Deployment",
-    "ReplicaSet",
-    "ReplicationController",
-    "StatefulSet",
-    "DaemonSet",
-    "Job",
-    "CronJob",
-];
-
 /// The service accounts the templates of `seen` run as once kustomize has fixed name
 /// references, where they differ from the names the templates carry now (a transformer sees
 /// the ServiceAccount renamed, the templates not yet).
 pub fn renamed_accounts(seen: &Seen<'_>, accounts: &Renames<'_>) -> HashMap<(usize, usize), String> {
     let mut renamed = HashMap::new();
     for (item, workload) in &seen.workloads {
-        let (Some(namespace), true) =
-            (workload.namespace(), ACCOUNT_FIXED_BY_KUSTOMIZE.contains(&workload.kind()))
-        else {
+        // Only the kinds whose `serviceAccountName` kustomize's built-in nameReference
+        // rewrites: any other (a LeaderWorkerSet, a custom resource) keeps the name it has,
+        // and its pods run as that.
+        let fixed = workload.owner().controller.is_some_and(|c| c.kustomize_fixes_account);
+        let (Some(namespace), true) = (workload.namespace(), fixed) else {
             continue;
         };
         for (at, template) in workload.templates().iter().enumerate() {

@@ -1,10 +1,13 @@
 //! Which kinds the reconcile reads whole, and the text search readers use to build those
 //! items whole: the one list every reader and rule asks.
 
+use crate::reconcile::cluster::controllers;
+
 /// Kinds the reconcile reads whole (service accounts for the names kustomize gave them and
 /// the ones declared, namespaces for their labels, KServe's LLMInferenceService because it
 /// creates its pool at run time, SPIRE Controller Manager's kinds for what SPIRE will do),
-/// and [`POD_MAKERS`] and [`PRESETS`]. Any other item passes through untouched.
+/// the kinds a controller derives pod templates from ([`controllers::reads_whole`]) and
+/// [`PRESETS`]. Any other item passes through untouched.
 pub const READ_WHOLE: [&str; 9] = [
     "InferenceIdentityBinding",
     "InferencePool",
@@ -17,24 +20,13 @@ pub const READ_WHOLE: [&str; 9] = [
     "LLMInferenceService",
 ];
 
-/// Kinds whose pods another controller makes from shapes that are not pod templates, read
-/// whole too (`cluster/controllers.rs`).
-pub const POD_MAKERS: [&str; 6] = [
-    "Rollout",
-    "Workflow",
-    "WorkflowTemplate",
-    "ClusterWorkflowTemplate",
-    "CronWorkflow",
-    "InferenceService",
-];
-
 /// Kinds that shape what another controller makes of an item of the input, read whole too:
 /// KServe's presets (`cluster/kserve/`).
 pub const PRESETS: [&str; 1] = ["LLMInferenceServiceConfig"];
 
 /// Whether the reconcile reads items of this kind whole.
 pub fn reads_whole(kind: &str) -> bool {
-    READ_WHOLE.contains(&kind) || POD_MAKERS.contains(&kind) || PRESETS.contains(&kind)
+    READ_WHOLE.contains(&kind) || controllers::reads_whole(kind) || PRESETS.contains(&kind)
 }
 
 /// Whether a text may hold an item the reconcile reads whole: a reader that builds items
@@ -42,8 +34,9 @@ pub fn reads_whole(kind: &str) -> bool {
 pub fn may_read_whole(text: &str) -> bool {
     READ_WHOLE
         .iter()
-        .chain(&POD_MAKERS)
-        .chain(&PRESETS)
+        .copied()
+        .chain(controllers::derived_kinds())
+        .chain(PRESETS)
         .any(|kind| memchr::memmem::find(text.as_bytes(), kind.as_bytes()).is_some())
 }
 
@@ -55,5 +48,6 @@ mod tests {
     fn texts_naming_a_read_kind_are_flagged() {
         assert!(may_read_whole("kind: InferencePool"));
         assert!(!may_read_whole("kind: Deployment"));
+        assert!(may_read_whole("kind: Rollout") && reads_whole("Rollout"), "a derived kind");
     }
 }

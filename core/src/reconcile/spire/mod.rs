@@ -31,7 +31,7 @@
 //! A pod template stands for its pods. Namespaces are judged by the input's Namespace
 //! objects and the `kubernetes.io/metadata.name` label every namespace carries; a
 //! namespace the input does not hold answers "unknown" to any other label. A pod carries the
-//! labels its controller adds, settled by its workload's kind ([`template::controller_sets`]):
+//! labels its controller adds, settled by its workload's controller (`cluster/controllers/`):
 //! a hash or UID exists with a value only the cluster knows.
 //!
 //! Cost: pod templates are indexed by label, globally and per namespace, so an object

@@ -2,10 +2,11 @@
 //! in, with the labels its controller adds, indexed by label globally and per namespace so
 //! that an object looks only at the templates of its rarest label.
 
-use super::template::{self, Data};
+use super::template::Data;
+use crate::reconcile::cluster::controllers::{self, Owner};
 use crate::reconcile::cluster::seen::Seen;
 use crate::reconcile::cluster::selector::{Lookup, Selector};
-use crate::reconcile::cluster::workload::{PodTemplate, Workload};
+use crate::reconcile::cluster::workload::PodTemplate;
 use std::collections::HashMap;
 
 /// A pod template as the model reads it.
@@ -18,7 +19,7 @@ pub(super) struct Pod<'a> {
     pub(super) labels: &'a PodTemplate,
     pub(super) account: &'a str,
     /// Its workload, whose controller adds labels to its pods.
-    pub(super) owner: template::Owner<'a>,
+    pub(super) owner: Owner<'a>,
     /// Its position in [`Model::held`]: a template whose item names no namespace stands in
     /// every namespace it may land in, once in each, all held as one.
     pub(super) held: u32,
@@ -28,10 +29,11 @@ pub(super) struct Pod<'a> {
 
 impl<'a> Pod<'a> {
     pub(super) fn label(&self, key: &str) -> Lookup<'a> {
-        if let Some(set) = template::controller_sets(&self.owner, key) {
+        let template = self.labels.label(key);
+        if let Some(set) = self.owner.label(key, template) {
             return set;
         }
-        match self.labels.label(key) {
+        match template {
             Some(v) => Lookup::Value(v),
             // Its controller may add labels the build does not see.
             None if self.labels.open() => Lookup::Unknown,
@@ -71,14 +73,10 @@ pub(super) fn pod_at<'a>(seen: &'a Seen<'a>, item: usize, template: usize) -> Op
         ns: 0,
         labels: t,
         account,
-        owner: owner(workload),
+        owner: workload.owner(),
         held: 0,
         unset: false,
     })
-}
-
-pub(super) fn owner(workload: &Workload) -> template::Owner<'_> {
-    template::Owner { kind: workload.kind(), name: workload.name(), pod_name: workload.pod_name() }
 }
 
 /// The pod templates, indexed by label globally and per namespace.
@@ -154,7 +152,7 @@ impl<'a> PodIndex<'a> {
                         ns,
                         labels: template,
                         account,
-                        owner: owner(workload),
+                        owner: workload.owner(),
                         held,
                         unset,
                     });
@@ -183,7 +181,7 @@ impl<'a> PodIndex<'a> {
             .match_labels
             .iter()
             .enumerate()
-            .filter(|(_, (k, _))| !template::controller_label(k))
+            .filter(|(_, (k, _))| !controllers::sets_label(k))
             .map(|(i, (k, v))| (i, k.as_str(), v.as_str()))
             .collect();
         match pinned {

@@ -510,29 +510,82 @@ fn identical_entries_are_one_entry_and_one_svid() {
 
 #[test]
 fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
-    use template::Owner;
-    let owner = |kind, pod_name| Owner { kind, name: "w", pod_name };
-    let cases: [(Owner, &str, Option<Lookup>); 16] = [
-        (owner("Deployment", None), "pod-template-hash", Some(Lookup::Present)),
-        (owner("Deployment", None), "job-name", None),
-        (owner("Deployment", None), "controller-revision-hash", None),
-        (owner("ReplicaSet", None), "pod-template-hash", Some(Lookup::Present)),
-        (owner("StatefulSet", Some("w-0")), "statefulset.kubernetes.io/pod-name", Some(Lookup::Value("w-0"))),
-        (owner("StatefulSet", Some("w-0")), "apps.kubernetes.io/pod-index", Some(Lookup::Value("0"))),
-        (owner("StatefulSet", None), "statefulset.kubernetes.io/pod-name", Some(Lookup::Present)),
-        (owner("StatefulSet", None), "controller-revision-hash", Some(Lookup::Present)),
-        (owner("StatefulSet", None), "pod-template-hash", None),
-        (owner("DaemonSet", None), "pod-template-generation", Some(Lookup::Present)),
-        (owner("Job", None), "batch.kubernetes.io/job-name", Some(Lookup::Value("w"))),
-        (owner("Job", None), "controller-uid", Some(Lookup::Present)),
-        (owner("Job", None), "batch.kubernetes.io/job-completion-index", Some(Lookup::Unknown)),
-        (owner("CronJob", None), "job-name", Some(Lookup::Present)),
-        (owner("Pod", Some("w")), "pod-template-hash", None),
-        (owner("LeaderWorkerSet", None), "leaderworkerset.sigs.k8s.io/worker-index", Some(Lookup::Unknown)),
+    use crate::reconcile::cluster::controllers::{self, Owner};
+    let api = |kind| match kind {
+        "Pod" => "v1",
+        "Job" | "CronJob" => "batch/v1",
+        "LeaderWorkerSet" => "leaderworkerset.x-k8s.io/v1",
+        _ => "apps/v1",
+    };
+    let owner = |kind, pod_name, detail| Owner {
+        controller: controllers::of(api(kind), kind),
+        name: "w",
+        pod_name,
+        detail,
+    };
+    type Case<'a> = (Owner<'a>, &'a str, Option<&'a str>, Option<Lookup<'a>>);
+    let cases: [Case; 24] = [
+        (owner("Deployment", None, ""), "pod-template-hash", None, Some(Lookup::Present)),
+        (owner("Deployment", None, ""), "job-name", None, None),
+        (owner("Deployment", None, ""), "controller-revision-hash", None, None),
+        // A bare ReplicaSet's pods carry its template's labels, and nothing else.
+        (owner("ReplicaSet", None, ""), "pod-template-hash", Some("h"), None),
+        (
+            owner("StatefulSet", Some("w-0"), "0"),
+            "statefulset.kubernetes.io/pod-name",
+            None,
+            Some(Lookup::Value("w-0")),
+        ),
+        (
+            owner("StatefulSet", Some("w-0"), "0"),
+            "apps.kubernetes.io/pod-index",
+            None,
+            Some(Lookup::Value("0")),
+        ),
+        (
+            owner("StatefulSet", Some("w-5"), "5"),
+            "apps.kubernetes.io/pod-index",
+            None,
+            Some(Lookup::Value("5")),
+        ),
+        (owner("StatefulSet", None, ""), "statefulset.kubernetes.io/pod-name", None, Some(Lookup::Present)),
+        (owner("StatefulSet", None, ""), "controller-revision-hash", None, Some(Lookup::Present)),
+        (owner("StatefulSet", None, ""), "pod-template-hash", None, None),
+        (owner("DaemonSet", None, ""), "pod-template-generation", None, Some(Lookup::Present)),
+        (owner("Job", None, ""), "batch.kubernetes.io/job-name", None, Some(Lookup::Value("w"))),
+        // generateSelector keeps a job-name the template gives.
+        (owner("Job", None, ""), "job-name", Some("mine"), Some(Lookup::Value("mine"))),
+        (owner("Job", None, "g"), "job-name", None, Some(Lookup::Present)),
+        (owner("Job", None, ""), "controller-uid", None, Some(Lookup::Present)),
+        // With manualSelector the API server adds none of them.
+        (owner("Job", None, "m"), "job-name", None, None),
+        (owner("Job", None, "m"), "batch.kubernetes.io/controller-uid", None, None),
+        (owner("Job", None, ""), "batch.kubernetes.io/job-completion-index", None, None),
+        (owner("Job", None, "mi"), "batch.kubernetes.io/job-completion-index", None, Some(Lookup::Present)),
+        (owner("Job", None, ""), "batch.kubernetes.io/later-key", None, Some(Lookup::Unknown)),
+        (owner("CronJob", None, "g"), "job-name", None, Some(Lookup::Present)),
+        (owner("Pod", Some("w"), ""), "pod-template-hash", None, None),
+        (
+            owner("LeaderWorkerSet", None, ""),
+            "leaderworkerset.sigs.k8s.io/worker-index",
+            None,
+            Some(Lookup::Unknown),
+        ),
+        (
+            owner("LeaderWorkerSet", None, ""),
+            "leaderworkerset.sigs.k8s.io/name",
+            None,
+            Some(Lookup::Value("w")),
+        ),
     ];
-    for (owner, key, expected) in cases {
-        assert_eq!(template::controller_sets(&owner, key), expected, "{} {key}", owner.kind);
+    for (owner, key, template, expected) in cases {
+        let kind = owner.controller.map_or("?", |c| c.kinds[0]);
+        assert_eq!(owner.label(key, template), expected, "{kind} {key} {}", owner.detail);
     }
+    // A kind no declaration names may set any key a known controller sets.
+    let unknown = Owner { controller: None, name: "w", pod_name: None, detail: "" };
+    assert_eq!(unknown.label("pod-template-hash", None), Some(Lookup::Unknown));
+    assert_eq!(unknown.label("app", None), None);
     // In the model: a Deployment's pods carry pod-template-hash, a bare Pod's do not, and a
     // template that reads a StatefulSet's pod name of one replica knows it.
     let by_hash = || {
@@ -547,6 +600,7 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
     assert_eq!((model.held[0].entries[0].selected, model.held[0].entries[0].unsure), (Answer::Yes, None));
     let mut pod = prefill("serving");
     pod["kind"] = json!("Pod");
+    pod["apiVersion"] = json!("v1");
     pod["spec"] = pod["spec"]["template"]["spec"].clone();
     pod["metadata"]["labels"] = json!({"app": "llama"});
     let model = simulate(vec![by_hash()], &seen(&[pod], &[]), &SpireManager::default(), Some(TD));

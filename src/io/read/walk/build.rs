@@ -2,7 +2,7 @@
 //! heads), or nothing; what each key and entry is built as below a node built one way.
 
 use crate::api::value::{Map, Value};
-use crate::reconcile::cluster::workload;
+use crate::reconcile::cluster::{controllers, workload};
 use crate::reconcile::kinds;
 
 /// How much of a node to build. Of an item the reconcile only passes on, it needs its head
@@ -29,8 +29,8 @@ pub enum Build {
     Metadata,
     /// A node that may hold pod templates: of a mapping, `metadata` and `podMetadata` as
     /// [`Build::ProbeMetadata`], `containers` as [`Build::Shape`], the service account
-    /// fields, `replicas` and `podLabels` whole, the rest probed; kept only when something in
-    /// it is.
+    /// fields, `podLabels` and the keys of the fields that shape a controller's pods whole,
+    /// the rest probed; kept only when something in it is.
     Probe,
     /// A nested metadata: `labels` whole, the rest probed.
     ProbeMetadata,
@@ -51,9 +51,12 @@ impl Build {
             (Build::Head, "metadata") => Build::Metadata,
             (Build::Head, "items") => Build::Entries,
             // Every probing mode alike: what a pod template is read from, and the rest.
-            // `replicas` settles a StatefulSet's pod name; `podMetadata` and `podLabels` are
-            // the pod labels of a kind the reconcile knows only by them (`cluster/controllers.rs`).
-            (_, "serviceAccountName" | "serviceAccount" | "replicas" | "podLabels") => Build::Whole,
+            // `podMetadata` and `podLabels` are the pod labels of a kind the reconcile knows
+            // only by them; the fields a controller's declaration says shape its pods
+            // (`replicas`, `ordinals`, `manualSelector`, `generateName`...) are built wherever
+            // they stand (`cluster/controllers/`).
+            (_, "serviceAccountName" | "serviceAccount" | "podLabels") => Build::Whole,
+            (_, key) if controllers::is_shape_key(key) => Build::Whole,
             (_, "metadata" | "podMetadata") => Build::ProbeMetadata,
             (_, "containers") => Build::Shape,
             _ => Build::Probe,
@@ -139,7 +142,16 @@ mod tests {
                       ---\napiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\nspec:\n  \
                       podLabels: {app: llama}\n  serviceAccountName: llama\n\
                       ---\napiVersion: example.com/v1\nkind: Other\nmetadata: {name: o}\nspec:\n  \
-                      podMetadata:\n    labels: {app: llama}\n    annotations: {a: b}\n";
+                      podMetadata:\n    labels: {app: llama}\n    annotations: {a: b}\n\
+                      ---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: one, namespace: s}\nspec:\n  \
+                      ordinals: {start: 5}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: []}\n\
+                      ---\napiVersion: batch/v1\nkind: Job\nmetadata: {generateName: run-, namespace: s}\nspec:\n  \
+                      manualSelector: true\n  completionMode: Indexed\n  template:\n    spec: {containers: []}\n\
+                      ---\napiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c, namespace: s}\nspec:\n  \
+                      jobTemplate:\n    spec:\n      manualSelector: true\n      template:\n        spec: {containers: []}\n\
+                      ---\napiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: l}\nspec:\n  \
+                      leaderWorkerTemplate:\n    size: 1\n    leaderTemplate:\n      spec: {containers: []}\n    \
+                      workerTemplate:\n      spec: {containers: []}\n";
         let mut texts = vec![("shapes".to_string(), shapes.to_string())];
         for path in crate::io::read::yaml_files_under(&["testdata"]) {
             texts.push((path.display().to_string(), std::fs::read_to_string(&path).unwrap()));
@@ -171,5 +183,10 @@ mod tests {
         assert_eq!(of(0).pod_name(), None, "three replicas: three pod names");
         assert_eq!(of(1).templates()[0].label("app"), Some("llama"));
         assert_eq!(of(2).templates()[0].label("app"), Some("llama"));
+        // The fields a controller's declaration names, which a head builds too.
+        assert_eq!(of(3).pod_name(), Some("one-5"), "a StatefulSet's ordinals");
+        assert_eq!(of(4).owner().detail, "mig", "a Job's manualSelector, completionMode, generateName");
+        assert_eq!(of(5).owner().detail, "mg", "a CronJob's Jobs' manualSelector");
+        assert_eq!(of(6).templates().len(), 1, "a group of one has no workers");
     }
 }

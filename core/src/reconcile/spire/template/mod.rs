@@ -11,7 +11,7 @@
 //!   (a missing key prints `<no value>` and `""`, as Go prints them),
 //!   `.PodSpec.ServiceAccountName`;
 //! - a value only the cluster has: `.ClusterName`, `.ClusterDomain`, node data, the pod's
-//!   name or UID, the labels controllers add to pods ([`CONTROLLER_LABELS`]), functions,
+//!   name or UID, the labels controllers add to pods (`cluster/controllers/`), functions,
 //!   control structures: left in the text as written;
 //! - a field the data does not have (`.PodMeta.Namspace`, `.PodSpec.Foo`, a field of a
 //!   string): Go fails to execute the template for every pod, and the manager makes no entry.
@@ -79,76 +79,6 @@ impl Evaluated {
 
 /// What Go prints for a map key that is missing, under text/template's default option.
 pub const NO_VALUE: &str = "<no value>";
-
-/// The labels Kubernetes controllers put on the pods they make, absent from the pod
-/// template or overwritten: a selector or template that reads one is unknown at build
-/// time. Keys ending in `/` are prefixes.
-pub const CONTROLLER_LABELS: [&str; 10] = [
-    "pod-template-hash",
-    "controller-revision-hash",
-    "pod-template-generation",
-    "statefulset.kubernetes.io/pod-name",
-    "apps.kubernetes.io/pod-index",
-    "batch.kubernetes.io/",
-    "job-name",
-    "controller-uid",
-    "leaderworkerset.sigs.k8s.io/",
-    "rollouts-pod-template-hash",
-];
-
-/// A workload, as far as the labels its controller puts on its pods go.
-#[derive(Debug, Clone, Copy)]
-pub struct Owner<'a> {
-    pub kind: &'a str,
-    pub name: &'a str,
-    /// Its pods' name, when the input settles it.
-    pub pod_name: Option<&'a str>,
-}
-
-/// What the controller of `owner` puts in label `key` of the pods it makes, over whatever
-/// the pod template says; `None` when it leaves the key to the template. Each kind's own keys
-/// are known (pkg/controller of Kubernetes: `pod-template-hash` by the ReplicaSet,
-/// `controller-revision-hash` and the pod's name and index by the StatefulSet,
-/// `controller-revision-hash` and `pod-template-generation` by the DaemonSet, the Job's name
-/// and UID by the Job); a kind this function does not know may set any of
-/// [`CONTROLLER_LABELS`], so those are unknown for it.
-pub fn controller_sets<'a>(owner: &Owner<'a>, key: &str) -> Option<Lookup<'a>> {
-    const JOB_NAME: [&str; 2] = ["batch.kubernetes.io/job-name", "job-name"];
-    const JOB_UID: [&str; 2] = ["batch.kubernetes.io/controller-uid", "controller-uid"];
-    let set = match owner.kind {
-        "Pod" => return None,
-        "Deployment" | "ReplicaSet" => key == "pod-template-hash",
-        "DaemonSet" => matches!(key, "controller-revision-hash" | "pod-template-generation"),
-        "StatefulSet" => match key {
-            "statefulset.kubernetes.io/pod-name" => {
-                return Some(owner.pod_name.map_or(Lookup::Present, Lookup::Value));
-            }
-            "apps.kubernetes.io/pod-index" => {
-                return Some(if owner.pod_name.is_some() { Lookup::Value("0") } else { Lookup::Present });
-            }
-            _ => key == "controller-revision-hash",
-        },
-        "Job" if JOB_NAME.contains(&key) => return Some(Lookup::Value(owner.name)),
-        "Job" | "CronJob" if JOB_NAME.contains(&key) || JOB_UID.contains(&key) => true,
-        // An Indexed Job's completion index, and keys a later Kubernetes may add.
-        "Job" | "CronJob" if key.starts_with("batch.kubernetes.io/") => return Some(Lookup::Unknown),
-        "Job" | "CronJob" => false,
-        _ => return controller_label(key).then_some(Lookup::Unknown),
-    };
-    set.then_some(Lookup::Present)
-}
-
-/// Whether a controller puts label `key` on the pods it makes.
-pub fn controller_label(key: &str) -> bool {
-    // Asked for every label a selector reads: most keys are shorter than these, or share
-    // no first letter with them.
-    if key.len() < "job-name".len()
-        || !matches!(key.as_bytes()[0], b'p' | b'c' | b's' | b'a' | b'b' | b'j' | b'l' | b'r')
-    {
-        return false;
-    }
-    CONTROLLER_LABELS.iter().any(|c| if c.ends_with('/') { key.starts_with(c) } else { key == *c })
-}
 
 /// A template as Go parsed it.
 #[derive(Debug, Clone, PartialEq, Eq)]

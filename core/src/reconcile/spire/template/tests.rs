@@ -159,23 +159,6 @@ fn a_trim_marker_needs_its_space_and_an_unknown_trimmed_action_is_kept_whole() {
 }
 
 #[test]
-fn controller_labels_by_name_or_prefix_and_never_a_short_or_empty_key() {
-    for key in [
-        "pod-template-hash",
-        "job-name",
-        "batch.kubernetes.io/job-completion-index",
-        "leaderworkerset.sigs.k8s.io/name",
-    ] {
-        assert!(controller_label(key), "{key}");
-    }
-    // An empty key is read as any other: no controller sets it.
-    for key in ["", "a", "app", "job", "pod-template-hashes", "batch.kubernetes.io", "tier.example.com/role"]
-    {
-        assert!(!controller_label(key), "{key:?}");
-    }
-}
-
-#[test]
 fn nested_control_structures_are_one_unknown_as_written() {
     let nested = "a{{ with .PodMeta }}{{ if .Name }}{{ range .Labels }}{{ . }}{{ end }}{{ end }}{{ end }}b";
     let got = eval(nested).unwrap();

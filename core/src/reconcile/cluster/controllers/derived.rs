@@ -1,6 +1,7 @@
-//! Pod templates that controllers outside Kubernetes make pods from, in shapes the generic
-//! search of `workload.rs` (a mapping with `spec.containers`) does not find, or finds with
-//! fewer labels than the pods carry (docs/reference.md#pods-other-controllers-make):
+//! The controllers outside Kubernetes that make pods from shapes the generic search of
+//! `workload.rs` (a mapping with `spec.containers`) does not find, or finds with fewer labels
+//! than the pods carry, declared with the templates they derive
+//! (docs/reference.md#pods-other-controllers-make):
 //!
 //! - an Argo Rollout's pods carry, beside its `spec.template`'s labels, the ephemeral labels
 //!   of `spec.strategy.canary.canaryMetadata`/`stableMetadata` and
@@ -21,13 +22,15 @@
 //! no pod template gives an open template of those labels: its controller makes pods the build
 //! cannot see whole, running as the `serviceAccountName` beside the labels, else as any account.
 
+use super::{Controller, Facts, Owner};
 use crate::api::fields;
 use crate::api::value::{Map, Value};
+use crate::reconcile::cluster::selector::Lookup;
 use std::collections::BTreeMap;
 
 /// A template a controller makes pods from, as `workload.rs` adds it to the item's.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Derived<'a> {
+pub struct Derived<'a> {
     /// Where it stands in the item.
     pub path: String,
     /// The template found at this path whose labels and service account it starts from,
@@ -45,10 +48,8 @@ pub(super) struct Derived<'a> {
     pub open: bool,
 }
 
-/// The group that makes Argo's kinds.
+/// Argo's group.
 const ARGO: &str = "argoproj.io";
-/// KServe's group.
-const KSERVE: &str = "serving.kserve.io";
 
 /// Keys of a workflow template that make it run a pod.
 const RUNS_A_POD: [&str; 5] = ["container", "script", "containerSet", "resource", "data"];
@@ -61,23 +62,78 @@ const ROLLOUT_METADATA: [&str; 4] = [
     "spec.strategy.blueGreen.previewMetadata",
 ];
 
-/// The templates `item`'s controller makes pods from beside those the generic search
-/// finds; `found_any`: whether that search found one.
-pub(super) fn derive(item: &Value, found_any: bool) -> Vec<Derived<'_>> {
-    let text = |path: &str| fields::str_at(item, path).unwrap_or_default();
-    let group = text("apiVersion").split_once('/').map_or("", |(group, _)| group);
-    match (group, text("kind")) {
-        (ARGO, "Rollout") => rollout(item),
-        (ARGO, "Workflow" | "WorkflowTemplate" | "ClusterWorkflowTemplate") => {
-            workflow(item.get("spec"), "spec")
-        }
-        (ARGO, "CronWorkflow") => {
-            workflow(fields::child(item, &["spec", "workflowSpec"]), "spec.workflowSpec")
-        }
-        (KSERVE, "InferenceService") => inference_service(item),
-        _ if !found_any => pod_labels(item).into_iter().collect(),
-        _ => Vec::new(),
-    }
+fn no_facts(_: &Value) -> Facts {
+    Facts::default()
+}
+
+pub const ROLLOUT: Controller = Controller {
+    group: ARGO,
+    kinds: &["Rollout"],
+    maker: "Argo Rollouts, through ReplicaSets",
+    templates: &["spec.template"],
+    shapes: &[],
+    derive: Some(|item, _| rollout(item)),
+    keeps: None,
+    facts: no_facts,
+    labels: |_, key, _| (key == "rollouts-pod-template-hash").then_some(Lookup::Present),
+    label_keys: &["rollouts-pod-template-hash"],
+    kustomize_fixes_account: false,
+};
+
+/// What Argo Workflows puts on a workflow's pods: `workflows.argoproj.io/...`, values only
+/// the cluster settles.
+fn workflow_labels<'a>(_: &Owner<'a>, key: &str, _: Option<&'a str>) -> Option<Lookup<'a>> {
+    key.starts_with("workflows.argoproj.io/").then_some(Lookup::Unknown)
+}
+
+pub const WORKFLOW: Controller = Controller {
+    group: ARGO,
+    kinds: &["Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate"],
+    maker: "Argo Workflows",
+    templates: &[],
+    shapes: &[],
+    derive: Some(|item, _| workflow(item.get("spec"), "spec")),
+    keeps: None,
+    facts: no_facts,
+    labels: workflow_labels,
+    label_keys: &["workflows.argoproj.io/"],
+    kustomize_fixes_account: false,
+};
+
+pub const CRON_WORKFLOW: Controller = Controller {
+    group: ARGO,
+    kinds: &["CronWorkflow"],
+    maker: "Argo Workflows, through a Workflow",
+    templates: &[],
+    shapes: &[],
+    derive: Some(|item, _| workflow(fields::child(item, &["spec", "workflowSpec"]), "spec.workflowSpec")),
+    keeps: None,
+    facts: no_facts,
+    labels: workflow_labels,
+    label_keys: &["workflows.argoproj.io/"],
+    kustomize_fixes_account: false,
+};
+
+pub const INFERENCE_SERVICE: Controller = Controller {
+    group: "serving.kserve.io",
+    kinds: &["InferenceService"],
+    maker: "KServe, through Knative or a Deployment",
+    templates: &[],
+    shapes: &[],
+    derive: Some(|item, _| inference_service(item)),
+    keeps: None,
+    facts: no_facts,
+    // Its templates are open: any label they do not name is unknown.
+    labels: |_, _, _| None,
+    label_keys: &[],
+    kustomize_fixes_account: false,
+};
+
+/// The templates the controller of a kind no declaration names makes pods from, beside those
+/// the generic search finds (`found_any`: whether it found one): when it found none, the
+/// pod labels the item names, as an open template.
+pub(in crate::reconcile::cluster) fn unknown(item: &Value, found_any: bool) -> Vec<Derived<'_>> {
+    if found_any { Vec::new() } else { pod_labels(item).into_iter().collect() }
 }
 
 fn rollout(item: &Value) -> Vec<Derived<'_>> {

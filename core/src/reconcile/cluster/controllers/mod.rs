@@ -1,0 +1,215 @@
+//! The controllers that make pods, one declaration each (docs/reference.md#pods-other-controllers-make):
+//! the group and kinds it acts on, where its pods' templates stand, the fields of its items
+//! that shape its pods beyond the templates, the labels it puts on its pods and how it names
+//! them. Every reader and rule takes a controller's facts from here: the readers build the
+//! fields a declaration names ([`shape_keys`]) and read whole the kinds whose pods are derived
+//! ([`reads_whole`]), the workload reader asks [`Controller::facts`] and [`Controller::derive`],
+//! the SPIRE model [`Controller::labels`], coverage [`Controller::kustomize_fixes_account`].
+//! A kind no declaration names is a controller the build does not know: its pods may carry
+//! any label a known controller adds ([`sets_label`]).
+
+mod derived;
+mod kubernetes;
+
+pub(super) use derived::{Derived, unknown};
+
+use super::selector::Lookup;
+use crate::api::fields;
+use crate::api::value::Value;
+
+/// One controller that makes pods.
+pub struct Controller {
+    /// The API group of its kinds; `""` is the core group.
+    pub group: &'static str,
+    pub kinds: &'static [&'static str],
+    /// Who makes the pods, for the reference: "Kubernetes' StatefulSet controller".
+    pub maker: &'static str,
+    /// Where its items hold pod templates (the generic search of `workload.rs` finds them
+    /// there; `derive` adds the others).
+    pub templates: &'static [&'static str],
+    /// Fields of its items beside the templates that shape its pods' names or labels. Every
+    /// reader builds them whole ([`shape_keys`]), so no reader drops what its pods depend on.
+    pub shapes: &'static [&'static str],
+    /// The templates it makes pods from in shapes that are no pod template (ephemeral
+    /// metadata, workflow steps, components), given whether the generic search found any;
+    /// `None` when its templates are all pod templates. Its items are read whole.
+    pub derive: Option<for<'a> fn(&'a Value, bool) -> Vec<Derived<'a>>>,
+    /// Whether its pods come from the template at this path; `None` for every template.
+    pub keeps: Option<fn(&Value, &str) -> bool>,
+    /// What it settles of its pods from an item: their name and the facts its labels hang on.
+    pub facts: fn(&Value) -> Facts,
+    /// The value it gives label `key` of its pods, knowing the template's (`template`);
+    /// `None` when it leaves the key to the template.
+    pub labels: for<'a> fn(&Owner<'a>, &str, Option<&'a str>) -> Option<Lookup<'a>>,
+    /// The label keys it may set (a key ending in `/` is a prefix): what a selector cannot
+    /// look up in the template index, and what an unknown controller may set too.
+    pub label_keys: &'static [&'static str],
+    /// Whether kustomize's built-in nameReference rewrites its templates'
+    /// `serviceAccountName` when it renames a ServiceAccount.
+    pub kustomize_fixes_account: bool,
+}
+
+impl std::fmt::Debug for Controller {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.group, self.kinds.join(","))
+    }
+}
+
+/// What a controller settles of an item's pods.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// Their name, when the item settles it (a Pod's own, a StatefulSet of one replica's
+    /// `<name>-<ordinal>`).
+    pub pod_name: Option<String>,
+    /// What else the labels hang on, as the controller reads it (a Job's `manualSelector`,
+    /// an ordinal): its own meaning per controller.
+    pub detail: String,
+}
+
+/// A workload, as far as the labels its controller puts on its pods go.
+#[derive(Debug, Clone, Copy)]
+pub struct Owner<'a> {
+    /// Its controller; `None` for a kind no declaration names.
+    pub controller: Option<&'static Controller>,
+    pub name: &'a str,
+    /// Its pods' name, when the input settles it.
+    pub pod_name: Option<&'a str>,
+    /// [`Facts::detail`].
+    pub detail: &'a str,
+}
+
+impl<'a> Owner<'a> {
+    /// What its controller puts in label `key` of its pods, over what the template says
+    /// (`template`); `None` when the key is the template's. A controller the build does not
+    /// know may set any key a known one sets: unknown.
+    pub fn label(&self, key: &str, template: Option<&'a str>) -> Option<Lookup<'a>> {
+        match self.controller {
+            Some(c) => (c.labels)(self, key, template),
+            None => sets_label(key).then_some(Lookup::Unknown),
+        }
+    }
+}
+
+/// Every controller the build knows.
+pub const CONTROLLERS: &[Controller] = &[
+    kubernetes::POD,
+    kubernetes::REPLICATION_CONTROLLER,
+    kubernetes::REPLICA_SET,
+    kubernetes::DEPLOYMENT,
+    kubernetes::STATEFUL_SET,
+    kubernetes::DAEMON_SET,
+    kubernetes::JOB,
+    kubernetes::CRON_JOB,
+    kubernetes::LEADER_WORKER_SET,
+    derived::ROLLOUT,
+    derived::WORKFLOW,
+    derived::CRON_WORKFLOW,
+    derived::INFERENCE_SERVICE,
+];
+
+/// The controller of an item of `api_version` and `kind`, when the build knows it.
+pub fn of(api_version: &str, kind: &str) -> Option<&'static Controller> {
+    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    CONTROLLERS.iter().find(|c| c.group == group && c.kinds.contains(&kind))
+}
+
+/// The controller of `item`.
+pub fn of_item(item: &Value) -> Option<&'static Controller> {
+    let text = |path: &str| fields::str_at(item, path).unwrap_or_default();
+    of(text("apiVersion"), text("kind"))
+}
+
+/// Whether items of `kind` are read whole for their pods: a controller derives templates
+/// from them. By kind alone, as readers search texts for kinds: another group's item of the
+/// same kind is read whole too, which is never wrong, only slower.
+pub fn reads_whole(kind: &str) -> bool {
+    CONTROLLERS.iter().any(|c| c.derive.is_some() && c.kinds.contains(&kind))
+}
+
+/// Every kind a controller derives templates from, for the readers' text search.
+pub fn derived_kinds() -> impl Iterator<Item = &'static str> {
+    CONTROLLERS.iter().filter(|c| c.derive.is_some()).flat_map(|c| c.kinds.iter().copied())
+}
+
+/// Whether `kind` is one the build knows the controller of, in any group.
+pub fn is_known_kind(kind: &str) -> bool {
+    CONTROLLERS.iter().any(|c| c.kinds.contains(&kind))
+}
+
+/// The last key of every field a declaration names in [`Controller::shapes`]: a reader that
+/// builds only part of an item builds a key of these whole wherever it meets it.
+pub fn shape_keys() -> impl Iterator<Item = &'static str> {
+    CONTROLLERS.iter().flat_map(|c| c.shapes.iter()).map(|path| path.rsplit('.').next().unwrap_or(path))
+}
+
+/// Whether `key` is one a reader builds whole wherever it meets it ([`shape_keys`]).
+pub fn is_shape_key(key: &str) -> bool {
+    // Asked for every key of every item a reader builds in part: the few keys, once.
+    static KEYS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+        let mut keys: Vec<&str> = shape_keys().collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys
+    });
+    KEYS.contains(&key)
+}
+
+/// Whether some controller may put label `key` on the pods it makes.
+pub fn sets_label(key: &str) -> bool {
+    // Asked for every label a selector reads: most keys are shorter than these, or share
+    // no first letter with them.
+    if key.len() < "job-name".len() || !LABEL_INITIALS.contains(&key.as_bytes()[0]) {
+        return false;
+    }
+    CONTROLLERS
+        .iter()
+        .flat_map(|c| c.label_keys.iter())
+        .any(|c| if c.ends_with('/') { key.starts_with(c) } else { key == *c })
+}
+
+/// The first letters of every key in [`Controller::label_keys`] (a test holds them).
+const LABEL_INITIALS: &[u8] = b"abcjlprsw";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_label_key_starts_with_a_known_initial_and_is_long_enough() {
+        for c in CONTROLLERS {
+            for key in c.label_keys {
+                assert!(LABEL_INITIALS.contains(&key.as_bytes()[0]), "{key}");
+                assert!(key.len() >= "job-name".len(), "{key}");
+                let full = if key.ends_with('/') { format!("{key}x") } else { key.to_string() };
+                assert!(sets_label(&full), "{key}");
+            }
+        }
+        // By name or prefix, never a short or empty key: an empty key is read as any other.
+        for key in
+            ["", "a", "app", "job", "pod-template-hashes", "batch.kubernetes.io", "tier.example.com/role"]
+        {
+            assert!(!sets_label(key), "{key:?}");
+        }
+        assert!(!sets_label("identity.kleym.sonda.red/variant"));
+    }
+
+    #[test]
+    fn a_kind_is_known_by_its_group() {
+        assert_eq!(of("apps/v1", "Deployment").map(|c| c.group), Some("apps"));
+        assert_eq!(of("v1", "Pod").map(|c| c.group), Some(""));
+        assert!(of("example.org/v1", "Deployment").is_none());
+        assert!(of("argoproj.io/v1alpha1", "Rollout").is_some_and(|c| c.derive.is_some()));
+        assert!(reads_whole("Rollout") && !reads_whole("Deployment"));
+    }
+
+    #[test]
+    fn no_two_declarations_claim_one_kind() {
+        for (i, a) in CONTROLLERS.iter().enumerate() {
+            for b in &CONTROLLERS[i + 1..] {
+                for kind in a.kinds {
+                    assert!(a.group != b.group || !b.kinds.contains(kind), "{}/{kind}", a.group);
+                }
+            }
+        }
+    }
+}
