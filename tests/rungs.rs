@@ -11,7 +11,7 @@ const RUNGS: [&[&str]; 8] = [
     &["rules"],
     &["outputs"],
     &["spire"],
-    &["coverage"],
+    &["coverage", "unjudged"],
     &["evaluate"],
     &["results", "mod"],
 ];

@@ -4,6 +4,8 @@
 //! `exec:` running it) configures the run as `kpt fn render` would, from the entry's
 //! `configPath` (relative to the Kptfile's folder, inside the folders given) or its inline
 //! `configMap` (the data of a ConfigMap). `--config` replaces it; flags still override.
+//! And the mutators of every Kptfile under the folders that run something else
+//! ([`mutators`]): kpt runs them before the package is applied, and the build does not.
 
 use super::files::{self, Budget, quote};
 use crate::yaml;
@@ -59,10 +61,75 @@ pub fn config(paths: &[PathBuf], budget: &mut Budget) -> Result<Option<PackageCo
     Ok(found)
 }
 
+/// Every mutator of a Kptfile under `folders` (packages and subpackages alike, as `kpt fn
+/// render` runs them) that does not run this function: what it changes, labels among them,
+/// is applied and not judged. Each is a record with the entry and the file its `configPath`
+/// names as what tells BASE's from HEAD's.
+pub fn mutators(
+    folders: &[PathBuf],
+    skip: &[PathBuf],
+    budget: &mut Budget,
+) -> Result<Vec<super::render::FileUnjudged>, String> {
+    // Only folders: a file given is a manifest file, never read as a Kptfile.
+    let folders: Vec<PathBuf> = folders.iter().filter(|p| p.is_dir()).cloned().collect();
+    let found = files::find(&folders, skip, |p| p.file_name().is_some_and(|n| n == "Kptfile"))?;
+    let mut out = Vec::new();
+    for kptfile in found {
+        let text = files::read(&kptfile, budget)?;
+        let value = parse(&text, &kptfile.path)?;
+        let Some(entries) =
+            value.pointer("/pipeline/mutators").and_then(Value::as_array).filter(|_| is_kptfile(&value))
+        else {
+            continue;
+        };
+        let folder = kptfile.path.parent().unwrap_or(Path::new("."));
+        let relative = folders
+            .iter()
+            .find_map(|root| kptfile.path.strip_prefix(root).ok())
+            .unwrap_or(&kptfile.path)
+            .to_path_buf();
+        for (i, entry) in entries.iter().enumerate() {
+            let Some(map) = entry.as_object() else { continue };
+            if runs_this(map) {
+                continue;
+            }
+            let what = ["image", "exec"]
+                .iter()
+                .find_map(|k| map.get(*k).and_then(Value::as_str).map(|v| format!("{k} {v}")))
+                .unwrap_or_else(|| "a function".to_string());
+            let mut digest_text = serde_json::to_string(entry).unwrap_or_default();
+            if let Some(config) = map.get("configPath").and_then(Value::as_str) {
+                let config = folder.join(config);
+                digest_text.push('\0');
+                digest_text.push_str(&files::read_named(&config, budget).unwrap_or_else(|e| e));
+            }
+            let needle = what.split_once(' ').map_or(what.as_str(), |(_, v)| v);
+            let line = text.lines().position(|l| l.contains(needle)).map_or(1, |n| n + 1);
+            out.push(super::render::FileUnjudged {
+                path: kptfile.path.clone(),
+                line,
+                relative: relative.clone(),
+                field: format!("pipeline.mutators[{i}]"),
+                message: format!(
+                    "kpt runs {what} on the package before it is applied, and the build does not: what it \
+                     changes, labels among them, is not judged"
+                ),
+                text: digest_text,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a value is a Kptfile.
+fn is_kptfile(value: &Value) -> bool {
+    value.get("kind").and_then(Value::as_str) == Some("Kptfile")
+        && value.get("apiVersion").and_then(Value::as_str).is_some_and(|v| v.starts_with("kpt.dev/"))
+}
+
 /// The pipeline entries of a Kptfile that run this function.
 fn entries(kptfile: &Value) -> impl Iterator<Item = &Map<String, Value>> {
-    let is_kptfile = kptfile.get("kind").and_then(Value::as_str) == Some("Kptfile")
-        && kptfile.get("apiVersion").and_then(Value::as_str).is_some_and(|v| v.starts_with("kpt.dev/"));
+    let is_kptfile = is_kptfile(kptfile);
     ["/pipeline/mutators", "/pipeline/validators"]
         .into_iter()
         .filter(move |_| is_kptfile)

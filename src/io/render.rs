@@ -64,21 +64,26 @@ pub(super) struct Files<'r> {
     files: Vec<Option<PathBuf>>,
     /// By item position, (stream, part) it came from.
     kept: Vec<(usize, usize)>,
-    /// The manifest files the walk passed over that hold an object changing identities.
-    pub passed_over: Vec<PassedOver>,
+    /// The files the build cannot judge (docs/review.md, "What the gate cannot judge").
+    pub unjudged: Vec<FileUnjudged>,
 }
 
-/// A manifest file kpt passes over (hidden, or named in a `.krmignore`) and `kubectl apply -R`
-/// reads, that holds an object changing identities. `render` and `explain` read folders as kpt
-/// does; `diff` refuses one that HEAD adds or changes, which a gate must not let through unseen.
+/// A file the build cannot judge and that could change who holds an identity: a manifest
+/// file kpt passes over (hidden, or named in a `.krmignore`) that `kubectl apply -R` reads and
+/// that holds an object changing identities, Argo CD's parameter file, or a Kptfile whose
+/// pipeline runs a mutator other than this function. `render` and `explain` read folders as
+/// kpt does; `diff` counts one HEAD adds or changes as a possible grant.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PassedOver {
-    /// Where its first such object is, for messages: `file (document N)`, and its kind.
-    pub at: String,
-    pub kind: String,
-    /// Its file relative to the path given it was found under, and the file's text: what
-    /// tells BASE's from HEAD's.
+pub struct FileUnjudged {
+    /// The file as found, and the line its record points at.
+    pub path: PathBuf,
+    pub line: usize,
+    /// The file relative to the path given it was found under.
     pub relative: PathBuf,
+    /// Where in it (`pipeline.mutators[1]`); empty for the whole file.
+    pub field: String,
+    pub message: String,
+    /// What tells BASE's from HEAD's: the file's text, or the entry's and its config's.
     pub text: String,
 }
 
@@ -91,7 +96,7 @@ impl<'r> Files<'r> {
             names: Vec::new(),
             files: Vec::new(),
             kept: Vec::new(),
-            passed_over: Vec::new(),
+            unjudged: Vec::new(),
         }
     }
 
@@ -243,7 +248,8 @@ impl Files<'_> {
                 self.kept.push((f, index));
             }
         }
-        self.passed_over = passed_over(&walked.passed_over, &folders, &mut budget);
+        self.unjudged = passed_over(&walked.passed_over, &folders, &mut budget);
+        self.unjudged.extend(kptfile::mutators(&folders, &skip, &mut budget)?);
         self.files = sources.iter().map(|f| f.map(|f| f.path.clone())).collect();
         Ok((items, config))
     }
@@ -309,12 +315,31 @@ fn changes_identities(head: &Head, input: &Input) -> bool {
 }
 
 /// The manifest files the walk passed over (hidden, or left out by a `.krmignore`) that hold
-/// an object changing identities, each with its first, read within the input limit. A file
-/// that does not read as YAML is left alone, as `kubectl apply` would fail on it.
-fn passed_over(paths: &[PathBuf], roots: &[PathBuf], budget: &mut Budget) -> Vec<PassedOver> {
+/// an object changing identities, each with its first, read within the input limit, and
+/// Argo CD's parameter files (`.argocd-source.yaml`, `.argocd-source-<app>.yaml`), which its
+/// repo server reads into the manifests it applies. A file that does not read as YAML is left
+/// alone, as `kubectl apply` would fail on it.
+fn passed_over(paths: &[PathBuf], roots: &[PathBuf], budget: &mut Budget) -> Vec<FileUnjudged> {
     let mut out = Vec::new();
     for path in paths {
         let Ok(text) = files::read_named(path, budget) else { continue };
+        let relative =
+            roots.iter().find_map(|root| path.strip_prefix(root).ok()).unwrap_or(path).to_path_buf();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if name.starts_with(".argocd-source") {
+            out.push(FileUnjudged {
+                path: path.clone(),
+                line: 1,
+                relative,
+                field: String::new(),
+                message: "Argo CD's parameter file: its repo server lays these parameters (Helm values, \
+                          kustomize images and patches, plugin settings) over the manifests it applies, \
+                          which the build does not"
+                    .to_string(),
+                text,
+            });
+            continue;
+        }
         let Some(Ok(stream)) = read::files(vec![text.clone()], Options::default()).into_iter().next() else {
             continue;
         };
@@ -323,12 +348,18 @@ fn passed_over(paths: &[PathBuf], roots: &[PathBuf], budget: &mut Budget) -> Vec
                 part.head.api_version.is_some() && changes_identities(&part.head, &part.input)
             });
         let Some((index, part)) = first else { continue };
-        let relative =
-            roots.iter().find_map(|root| path.strip_prefix(root).ok()).unwrap_or(path).to_path_buf();
-        out.push(PassedOver {
-            at: ItemOrigin::document(&quote(path), index).to_string(),
-            kind: part.head.kind.clone().unwrap_or_default(),
+        let line = read::text::start_line(&stream.text, part.text.chunk.clone());
+        out.push(FileUnjudged {
+            path: path.clone(),
+            line,
             relative,
+            field: String::new(),
+            message: format!(
+                "a {} in {}, a file kpt passes over (hidden, or named in a .krmignore) and `kubectl apply -R` \
+                 reads: move it into the folder, or out of the folders given",
+                part.head.kind.clone().unwrap_or_default(),
+                ItemOrigin::document(&quote(path), index)
+            ),
             text,
         });
     }

@@ -13,6 +13,7 @@ pub mod outputs;
 pub mod results;
 pub mod rules;
 pub mod spire;
+pub mod unjudged;
 
 pub use items::{file_slots, input, item, kinds, lists, near_binding, unusable};
 pub use outputs::{ownership, stale};

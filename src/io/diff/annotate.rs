@@ -1,7 +1,8 @@
 //! `diff -o sarif` and `-o github`: of HEAD's manifests, the bindings that fail in HEAD and
 //! did not in BASE, then the new findings, as the annotations `explain` shows
 //! ([`crate::io::explain::annotations`]), then what grants: each workload that gains an SVID,
-//! may gain one or gains power, and each SPIRE object that grants, at its line in HEAD.
+//! may gain one or gains power, each SPIRE object that grants, and each thing the build
+//! cannot judge that HEAD adds or changes, at its line in HEAD.
 
 use super::changes::Diff;
 use super::reach::WorkloadChange;
@@ -33,6 +34,11 @@ pub(super) fn annotations(diff: &Diff, head: &Report, failure_policy: FailurePol
     found.extend(annotations::findings(&fresh));
     found.extend(diff.workloads.iter().filter(|w| w.grants()).map(|w| workload_grant(w, head)));
     found.extend(diff.spire_objects.iter().filter(|o| o.grants()).map(|o| object_grant(o, head)));
+    found.extend(diff.unjudged.iter().map(|u| {
+        let at = head.unjudged.iter().find(|h| h.key() == u.key()).and_then(|h| h.at.clone());
+        let message = format!("may gain: {}", words::unjudged_line(u));
+        annotations::grant(annotations::UNJUDGED, message, at, &[&u.words()])
+    }));
     found
 }
 

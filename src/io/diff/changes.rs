@@ -7,7 +7,9 @@ use super::identities::{self, IdentityChange};
 use super::manager::ManagerChange;
 use super::reach::{self, WorkloadChange};
 use super::spire_objects::{self, SpireObjectChange};
+use super::unjudged;
 use crate::io::explain::Report;
+use crate::io::explain::report::UnjudgedReport;
 use serde::Serialize;
 
 /// What a diff found.
@@ -21,6 +23,8 @@ pub struct Diff {
     #[serde(rename = "spireObjects")]
     pub spire_objects: Vec<SpireObjectChange>,
     pub workloads: Vec<WorkloadChange>,
+    /// What the build cannot judge exactly, new or changed in HEAD: each a possible grant.
+    pub unjudged: Vec<UnjudgedReport>,
     pub findings: FindingChanges,
 }
 
@@ -31,6 +35,7 @@ pub(super) fn compare(before: &Report, after: &Report) -> Diff {
         identities: identities::compare(before, after),
         spire_objects: spire_objects::compare(before, after),
         workloads: reach::compare(before, after),
+        unjudged: unjudged::compare(before, after),
         findings: findings::compare(before, after),
     }
 }
@@ -38,9 +43,10 @@ pub(super) fn compare(before: &Report, after: &Report) -> Diff {
 impl Diff {
     /// Whether the change grants: a workload gains an SVID or may gain one, or power over
     /// one; an identity is added or widened; a static entry or federation is added or grants
-    /// more.
+    /// more; something the build cannot judge is added or changed.
     pub fn grants(&self) -> bool {
         self.manager.is_some()
+            || !self.unjudged.is_empty()
             || self.workloads.iter().any(WorkloadChange::grants)
             || self.identities.iter().any(IdentityChange::grants)
             || self.spire_objects.iter().any(SpireObjectChange::grants)

@@ -89,14 +89,19 @@ pub(super) fn markdown(diff: &Diff, limit: usize) -> String {
         );
         rows.push(Row { section: 2, rank: u8::from(!w.grants()), text });
     }
+    for u in &diff.unjudged {
+        let text = format!("| {} | {} |\n", code(&u.words()), md(&u.message));
+        rows.push(Row { section: 3, rank: 0, text });
+    }
     for f in &diff.findings.new {
         let text = format!("- **{}** {}: {}\n", severity(f), md(&f.reason), md(&f.message));
-        rows.push(Row { section: 3, rank: 2, text });
+        rows.push(Row { section: 4, rank: 2, text });
     }
-    const HEADS: [&str; 4] = [
+    const HEADS: [&str; 5] = [
         "\n| change | binding | identity |\n| --- | --- | --- |\n",
         "\n| change | SPIRE object | grants |\n| --- | --- | --- |\n",
         "\n| workload | gains | loses |\n| --- | --- | --- |\n",
+        "\n| may gain: the build cannot judge | why |\n| --- | --- |\n",
         "\nNew findings:\n\n",
     ];
     let mut out = format!("**Identity changes:** {}\n", md(&summary(diff)));
@@ -121,7 +126,7 @@ pub(super) fn markdown(diff: &Diff, limit: usize) -> String {
             kept[i] = true;
         }
     }
-    let mut left = [0; 4];
+    let mut left = [0; 5];
     for (section, head) in HEADS.iter().enumerate() {
         let mut wrote = false;
         for (row, _) in rows.iter().zip(&kept).filter(|(r, k)| r.section == section && **k) {
@@ -138,6 +143,7 @@ pub(super) fn markdown(diff: &Diff, limit: usize) -> String {
             ("identity change", "identity changes"),
             ("SPIRE object", "SPIRE objects"),
             ("workload", "workloads"),
+            ("change the build cannot judge", "changes the build cannot judge"),
             ("new finding", "new findings"),
         ]
         .iter()

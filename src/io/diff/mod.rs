@@ -3,7 +3,8 @@
 //! saved `explain -o json` report (`side.rs`); both become the report's document
 //! ([`explain::report`]), and the diff compares those: identities per binding
 //! (`identities.rs`), the SPIFFE IDs each pod template gets or may get, the report's `reach`
-//! and `workloads[].mayHold` (`reach.rs`), and findings (`findings.rs`). Text, markdown
+//! and `workloads[].mayHold` (`reach.rs`), what the build cannot judge (`unjudged.rs`), and
+//! findings (`findings.rs`). Text, markdown
 //! (a pull request comment), JSON, or HEAD's new failures, findings and grants as annotations
 //! (`annotate.rs`); the exit status says whether the sides differ (`fail_on.rs`).
 mod annotate;
@@ -20,6 +21,7 @@ mod spire_objects;
 #[cfg(test)]
 mod testing;
 mod text;
+mod unjudged;
 mod words;
 
 pub use changes::Diff;
@@ -56,22 +58,6 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
         Ok(sides) => sides,
         Err(message) => return error_output(&message),
     };
-    // What kpt passes over and kubectl applies: one HEAD adds or changes is refused by name.
-    let passed = &before.report.passed_over;
-    if let Some(a) = after
-        .report
-        .passed_over
-        .iter()
-        .find(|a| !passed.iter().any(|b| b.file == a.file && b.sha256 == a.sha256))
-    {
-        return error_output(&format!(
-            "{}: a {} in a file kpt passes over (hidden, or named in a .krmignore) and `kubectl apply -R` \
-             reads, which HEAD adds or changes, so the identities it changes would go unseen: move it into \
-             the folder, or out of the folders given",
-            if a.at.is_empty() { &a.file } else { &a.at },
-            a.object
-        ));
-    }
     let manager = manager::compare(before.manager.as_ref(), after.manager.as_ref());
     if let (Some(_), Some(judge)) = (&manager, &before.manager) {
         match side::read(head, request, Some(judge)) {
@@ -82,7 +68,7 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
     if after.lacks_head_fields {
         return error_output(&format!(
             "{}: a saved explain report without workloads[].mayHold, workloads[].powers, \
-             staticEntries, federatedTrustDomains or passedOver, so it cannot say which SVIDs HEAD's \
+             staticEntries, federatedTrustDomains or unjudged, so it cannot say which SVIDs HEAD's \
              pods may hold and what they may do: save it again with `explain -o json` of this version, or give HEAD \
              as files, a folder or `-`",
             super::files::quote(head)

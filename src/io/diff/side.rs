@@ -14,7 +14,7 @@ pub(super) struct Side {
     pub report: Report,
     pub policy: Option<FailurePolicy>,
     /// For a saved report written before a field the gate reads of HEAD (`workloads[].mayHold`,
-    /// `workloads[].powers`, `staticEntries`, `federatedTrustDomains`, `passedOver`): it is
+    /// `workloads[].powers`, `staticEntries`, `federatedTrustDomains`, `unjudged`): it is
     /// read as holding none, which a base may be and a head, whose possible grants a gate
     /// must see, may not.
     pub lacks_head_fields: bool,
@@ -74,12 +74,12 @@ fn is_saved_report(text: &str) -> bool {
 }
 
 /// Whether a saved report lacks a field the gate reads of HEAD (a pod template's `mayHold` or
-/// `powers`, or `staticEntries`, `federatedTrustDomains`, `passedOver`): a report saved before
+/// `powers`, or `staticEntries`, `federatedTrustDomains`, `unjudged`): a report saved before
 /// they were written.
 fn lacks_head_fields(text: &str) -> bool {
     let Ok(value) = serde_json::from_str::<Value>(text) else { return false };
     let workloads = value.get("workloads").and_then(Value::as_array);
-    let top = ["staticEntries", "federatedTrustDomains", "passedOver"].iter().any(|k| value.get(k).is_none());
+    let top = ["staticEntries", "federatedTrustDomains", "unjudged"].iter().any(|k| value.get(k).is_none());
     top || workloads
         .is_some_and(|w| w.iter().any(|w| w.get("mayHold").is_none() || w.get("powers").is_none()))
 }
@@ -100,10 +100,10 @@ mod tests {
         let whole = serde_json::json!({
             "bindings": [], "findings": [], "reach": [],
             "workloads": [{"mayHold": [], "powers": []}],
-            "staticEntries": [], "federatedTrustDomains": [], "passedOver": [],
+            "staticEntries": [], "federatedTrustDomains": [], "unjudged": [],
         });
         assert!(!lacks_head_fields(&whole.to_string()));
-        for top in ["staticEntries", "federatedTrustDomains", "passedOver"] {
+        for top in ["staticEntries", "federatedTrustDomains", "unjudged"] {
             let mut report = whole.clone();
             report.as_object_mut().unwrap().remove(top);
             assert!(lacks_head_fields(&report.to_string()), "{top}");

@@ -188,7 +188,7 @@ mod tests {
             reach: Vec::new(),
             static_entries: Vec::new(),
             federated_trust_domains: list,
-            passed_over: Vec::new(),
+            unjudged: Vec::new(),
         };
         let changes = compare(&report(vec![]), &report(vec![f("https://a", true)]));
         assert_eq!((changes[0].change, changes[0].grants()), ("added", true));

@@ -2,7 +2,9 @@
 //! terminal.
 
 use super::changes::Diff;
-use super::words::{finding_line, identity_line, power_line, qualified, summary, workload_name};
+use super::words::{
+    finding_line, identity_line, power_line, qualified, summary, unjudged_line, workload_name,
+};
 
 /// The diff as text for a terminal.
 pub(super) fn text(diff: &Diff) -> String {
@@ -54,6 +56,13 @@ pub(super) fn text(diff: &Diff) -> String {
             for id in &w.may_lose {
                 out.push_str(&format!("    may lose  {id}\n"));
             }
+        }
+    }
+    if !diff.unjudged.is_empty() {
+        // What the gate cannot judge counts as a grant: it may be one.
+        out.push_str("\nMay gain: what the build cannot judge, new or changed\n");
+        for u in &diff.unjudged {
+            out.push_str(&format!("  {}\n", unjudged_line(u)));
         }
     }
     for (title, list) in

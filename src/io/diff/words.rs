@@ -103,6 +103,11 @@ pub(super) fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// A record of what the build cannot judge: `<file or item>, <field>: <why>`.
+pub(super) fn unjudged_line(u: &crate::io::explain::report::UnjudgedReport) -> String {
+    format!("{}: {}", u.words(), u.message)
+}
+
 /// A power an SVID's entries gain: `<SPIFFE ID>: admin, federatesWith partner.org`.
 pub(super) fn power_line(p: &super::reach::PowerGain) -> String {
     format!("{}: {}", p.spiffe_id, p.gains.join(", "))
@@ -146,6 +151,12 @@ pub(super) fn summary(diff: &Diff) -> String {
     }
     if may_lose > 0 {
         parts.push(format!("{} may lose SVIDs", count(may_lose, "workload", "workloads")));
+    }
+    if !diff.unjudged.is_empty() {
+        parts.push(format!(
+            "{} the build cannot judge (may gain)",
+            count(diff.unjudged.len(), "change", "changes")
+        ));
     }
     let (new, resolved) = (diff.findings.new.len(), diff.findings.resolved.len());
     if new > 0 {

@@ -23,14 +23,19 @@ pub struct Annotation {
 
 /// The rules of what `diff` shows as granting, beside the findings and failure reasons:
 /// (name, what it is about).
-pub const GRANTS: [(&str, &str); 2] = [
+pub const GRANTS: [(&str, &str); 3] = [
     (WORKLOAD_GAINS, "A pod template's pods gain an SVID, may gain one, or gain power over one they hold."),
     (
         SPIRE_OBJECT_GRANTS,
         "A ClusterStaticEntry or ClusterFederatedTrustDomain is added, or changed so that it grants more.",
     ),
+    (
+        UNJUDGED,
+        "An item or file the build cannot judge exactly, which could reach an identity, is added or changed: a possible grant.",
+    ),
 ];
 pub const WORKLOAD_GAINS: &str = "WorkloadGainsSVID";
+pub const UNJUDGED: &str = "Unjudged";
 pub const SPIRE_OBJECT_GRANTS: &str = "SpireObjectGrants";
 
 /// An annotation of what a change grants, at `at`, about the object `identity` names.

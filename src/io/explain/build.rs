@@ -4,7 +4,7 @@
 
 use super::report::{
     At, BindingReport, FederationReport, FindingReport, HeldReport, HeldText, LabelSelector, MadeIf, MayHold,
-    NotMade, Power, Reach, Removed, Report, StaticEntryReport, UnknownSvid, WorkloadRef,
+    NotMade, Power, Reach, Removed, Report, StaticEntryReport, UnjudgedReport, UnknownSvid, WorkloadRef,
 };
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
@@ -169,22 +169,35 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
         findings,
         static_entries,
         federated_trust_domains,
-        passed_over: Vec::new(),
+        unjudged: Vec::new(),
     }
 }
 
-/// The passed-over files of `found`, as the report lists them: the file's text by its hash.
-pub(super) fn passed_over(found: &[crate::io::render::PassedOver]) -> Vec<super::report::PassedOverReport> {
+/// What the build cannot judge: the reconcile's records of items, and what the files mode
+/// found of files (`render::FileUnjudged`: files kpt passes over, Kptfiles' mutators).
+pub(super) fn unjudged(
+    outcome: &Outcome,
+    files: &[crate::io::render::FileUnjudged],
+    at: &dyn Fn(usize) -> Option<At>,
+) -> Vec<UnjudgedReport> {
     use sha2::{Digest, Sha256};
-    found
-        .iter()
-        .map(|p| super::report::PassedOverReport {
-            file: p.relative.to_string_lossy().to_string(),
-            object: p.kind.clone(),
-            sha256: Sha256::digest(p.text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect(),
-            at: p.at.clone(),
-        })
-        .collect()
+    let items = outcome.coverage.unjudged.iter().map(|u| UnjudgedReport {
+        at: at(u.about.item),
+        file: None,
+        object: Some(WorkloadRef::from(&u.about)),
+        field: u.field.clone(),
+        message: u.message.clone(),
+        digest: u.digest.clone(),
+    });
+    let files = files.iter().map(|f| UnjudgedReport {
+        at: Some(At { file: Some(f.path.clone()), line: f.line }),
+        file: Some(f.relative.to_string_lossy().to_string()),
+        object: None,
+        field: f.field.clone(),
+        message: f.message.clone(),
+        digest: Sha256::digest(f.text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect(),
+    });
+    items.chain(files).collect()
 }
 
 /// Per SPIFFE ID of `entries` whose entries carry a power, those powers, sorted by ID.

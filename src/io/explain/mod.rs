@@ -46,9 +46,10 @@ pub fn build_with_config(request: &Request) -> Result<(Report, Config), String> 
     if outcome.trust_domain_missing {
         return Err(wording::trust_domain_missing(Files::TRUST_DOMAIN_HINT));
     }
-    let mut report = build::report(&outcome, &|item| files.location(item).map(At::from));
+    let at = |item| files.location(item).map(At::from);
+    let mut report = build::report(&outcome, &at);
+    report.unjudged = build::unjudged(&outcome, &files.unjudged, &at);
     report.config = files.config_source.take();
-    report.passed_over = build::passed_over(&files.passed_over);
     Ok((report, config))
 }
 

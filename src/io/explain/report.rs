@@ -33,26 +33,54 @@ pub struct Report {
     /// The ClusterFederatedTrustDomains of the input, by name; missing as `staticEntries`.
     #[serde(default, rename = "federatedTrustDomains")]
     pub federated_trust_domains: Vec<FederationReport>,
-    /// The manifest files kpt passes over (hidden, or named in a `.krmignore`) that hold an
-    /// object changing identities, which `kubectl apply -R` would apply: `diff` refuses one
-    /// HEAD adds or changes. Missing in a report saved before it was written: read as none.
-    #[serde(default, rename = "passedOver")]
-    pub passed_over: Vec<PassedOverReport>,
+    /// What the build cannot judge exactly and that could reach an identity: items and files
+    /// (docs/review.md, "What the gate cannot judge"). `diff` counts one HEAD has and BASE has
+    /// not as a possible grant. Missing in a report saved before it was written: read as none
+    /// (`diff` refuses such a report as HEAD).
+    #[serde(default)]
+    pub unjudged: Vec<UnjudgedReport>,
 }
 
-/// A file kpt passes over that holds an object changing identities.
+/// Something the build cannot judge exactly that could reach an identity: an item, or a file
+/// (a Kptfile's pipeline, a file kpt passes over).
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct PassedOverReport {
-    /// Relative to the path given it was found under.
-    pub file: String,
-    /// The kind of the first such object.
-    pub object: String,
-    /// SHA-256 of the file's text, hex: what tells BASE's from HEAD's.
-    pub sha256: String,
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UnjudgedReport {
     /// Where it is, as messages name it; not saved.
     #[serde(skip)]
-    pub at: String,
+    pub at: Option<At>,
+    /// A file's path, relative to the folder given it was found under; null for an item.
+    #[serde(deserialize_with = "required")]
+    pub file: Option<String>,
+    /// An item; null for a file.
+    #[serde(deserialize_with = "required")]
+    pub object: Option<WorkloadRef>,
+    /// Where in it: a field's path, empty for the whole of it.
+    pub field: String,
+    pub message: String,
+    /// SHA-256, hex, of what it depends on: its content and the identities it may reach.
+    pub digest: String,
+}
+
+impl UnjudgedReport {
+    /// What tells one record from another: the same file or item, field and digest is the
+    /// same unknown.
+    pub fn key(&self) -> (Option<&str>, Option<&WorkloadRef>, &str, &str) {
+        (self.file.as_deref(), self.object.as_ref(), &self.field, &self.digest)
+    }
+
+    /// `file` or `Kind namespace/name`, and `, field` when it names one.
+    pub fn words(&self) -> String {
+        let what = match (&self.file, &self.object) {
+            (Some(file), _) => file.clone(),
+            (None, Some(o)) => match &o.namespace {
+                Some(ns) => format!("{} {ns}/{}", o.kind, o.name),
+                None => format!("{} {}", o.kind, o.name),
+            },
+            (None, None) => String::new(),
+        };
+        if self.field.is_empty() { what } else { format!("{what}, {}", self.field) }
+    }
 }
 
 /// A ClusterStaticEntry: one entry SPIRE Controller Manager makes as written.

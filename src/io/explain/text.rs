@@ -76,6 +76,24 @@ pub(super) fn text(report: &Report) -> String {
             w.entries_not_made.iter().map(|n| format!("{}: {}", n.cluster_spiffe_id, n.reason)).collect();
         field(&mut out, "no entry from", &not_made);
     }
+    if !report.unjudged.is_empty() {
+        out.push_str(&format!(
+            "\nCannot judge: {}, items and files that could reach an identity (diff counts a change of one as a possible grant)\n",
+            report.unjudged.len()
+        ));
+        for u in &report.unjudged {
+            let place = match &u.at {
+                Some(at) => format!(
+                    " ({}:{})",
+                    at.file.as_deref().map_or("<stdin>".into(), |f| f.display().to_string()),
+                    at.line
+                ),
+                None => String::new(),
+            };
+            out.push_str(&format!("\n{}{place}\n", u.words()));
+            field(&mut out, "why", std::slice::from_ref(&u.message));
+        }
+    }
     let failing = report.bindings.len() - ready;
     if report.findings.is_empty() {
         out.push_str(&match failing {

@@ -206,13 +206,11 @@ fn read(text: &str, chunk: Range<usize>, form: Form, limits: Limits) -> Result<(
 
 /// Whether an item walked `whole` or for its head must be walked again whole: read for its
 /// head, its kind is one the reconcile reads whole, spelled so that the text search missed
-/// it (escapes, say). Reading whole is never wrong, only slower, so no output can tell
-/// whether this says yes too often: its test says it does not.
+/// it (escapes, say), or one it does not judge, which no text search can name. Reading whole
+/// is never wrong, only slower, so no output can tell whether this says yes too often: its
+/// test says it does not.
 fn read_again_whole(whole: bool, node: &Node) -> bool {
-    let reads_whole = |value: &crate::api::value::Value| {
-        value.get("kind").and_then(crate::api::value::Value::as_str).is_some_and(kinds::reads_whole)
-    };
-    !whole && node.value.as_ref().is_some_and(reads_whole)
+    !whole && node.value.as_ref().is_some_and(kinds::reads_value_whole)
 }
 
 /// A part outside the items, as a mapping (or nothing).
@@ -235,8 +233,10 @@ mod tests {
         let escaped = "- kind: \"Inference\\u0049dentityBinding\"\n  spec: {a: 1}\n";
         assert!(!kinds::may_read_whole(escaped), "the text search misses the kind");
         assert!(read_again_whole(false, &head(escaped)));
-        let map = "- kind: ConfigMap\n  data: {a: b}\n";
+        let map = "- apiVersion: v1\n  kind: ConfigMap\n  data: {a: b}\n";
         assert!(!read_again_whole(false, &head(map)), "a kind passed on keeps its head");
+        let unknown = "- apiVersion: tekton.dev/v1\n  kind: TaskRun\n  spec: {a: 1}\n";
+        assert!(read_again_whole(false, &head(unknown)), "a kind the build does not judge is read whole");
         let binding = "- kind: InferenceIdentityBinding\n  spec: {a: 1}\n";
         assert!(!read_again_whole(true, &whole(binding)), "read whole once");
     }

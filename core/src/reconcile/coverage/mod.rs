@@ -99,6 +99,8 @@ pub struct Coverage {
     pub findings: Vec<Finding>,
     /// What SPIRE Controller Manager will do with the output (docs/reference.md#what-spire-will-do).
     pub spire: crate::reconcile::spire::Model,
+    /// What the build cannot judge exactly and that could reach an identity.
+    pub unjudged: Vec<crate::reconcile::unjudged::Unjudged>,
 }
 
 /// One pod template of the input.

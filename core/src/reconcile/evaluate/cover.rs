@@ -8,7 +8,7 @@ use crate::api::fields;
 use crate::api::labels::Labels;
 use crate::api::pool::PoolApi;
 use crate::api::value::Value;
-use crate::config::{Config, WorkloadPolicy};
+use crate::config::WorkloadPolicy;
 use crate::parallel;
 use crate::reconcile::context::{Context, Model};
 use crate::reconcile::coverage::{self, Coverage, Identity, PoolUse};
@@ -17,6 +17,7 @@ use crate::reconcile::items::input::Input;
 use crate::reconcile::outputs::ownership;
 use crate::reconcile::rules::identity;
 use crate::reconcile::spire;
+use crate::reconcile::unjudged;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -44,10 +45,13 @@ pub(super) struct Request<'a> {
 }
 
 impl<'a> Request<'a> {
-    /// The request of the bindings; `None` under `workloadPolicy: Ignore`, which runs no
-    /// coverage.
-    pub fn of(bindings: &[Binding<'_, 'a>], config: &Config) -> Option<Request<'a>> {
-        if config.workload_policy == WorkloadPolicy::Ignore {
+    /// The request of the bindings; `None` under `workloadPolicy: Ignore` in a run that does
+    /// not keep the model: it runs no coverage. One that keeps it (`explain`, `diff`) runs the
+    /// model whatever the policy, which governs findings: a configuration must not blind the
+    /// view of what SPIRE will do.
+    pub fn of(bindings: &[Binding<'_, 'a>], ctx: &Context<'_>) -> Option<Request<'a>> {
+        let config = ctx.config;
+        if config.workload_policy == WorkloadPolicy::Ignore && ctx.model == Model::Forget {
             return None;
         }
         let rendering = bindings
@@ -159,6 +163,8 @@ pub(super) fn coverage<'a>(
         spire::findings::Context { seen: &seen, scope: config.selector_scope, binding_refs: &binding_refs };
     let spire_findings = spire::findings::findings(&model, &without, &cx);
     drop(without);
+    let read = |s: &usize| !model.ignored[*s] && model.refused[*s].is_none();
+    let unjudged = unjudged::find(items, (0..model.sources.len()).filter(read).map(|s| &model.sources[s]));
     let model = match ctx.model {
         Model::Keep => model,
         Model::Forget => {
@@ -167,6 +173,9 @@ pub(super) fn coverage<'a>(
             spire::Model::default()
         }
     };
+    if config.workload_policy == WorkloadPolicy::Ignore {
+        return Coverage { findings: Vec::new(), spire: model, unjudged };
+    }
     let mut coverage = coverage::coverage(&identities, &uses, &bound, &seen, &binding_refs);
     // A binding that reaches no pod: what its object selects instead, and what those pods hold.
     for finding in coverage.findings.iter_mut().filter(|f| f.kind == Kind::NoMatchingWorkload) {
@@ -181,5 +190,6 @@ pub(super) fn coverage<'a>(
     coverage.findings.iter_mut().for_each(|f| f.message.shrink_to_fit());
     coverage.findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
     coverage.spire = model;
+    coverage.unjudged = unjudged;
     coverage
 }

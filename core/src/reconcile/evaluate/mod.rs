@@ -193,8 +193,7 @@ fn finish_all<'a>(
     index: &InputIndex<'a>,
     ctx: &Context<'_>,
 ) -> Evaluation {
-    let config = ctx.config;
-    let reach = cover::Request::of(&bindings, config);
+    let reach = cover::Request::of(&bindings, ctx);
     let coverage = cover::coverage(items, inputs, reach, index, ctx);
     // Coverage's working sets are freed: their pages go before the statuses are made.
     (ctx.release_freed)();

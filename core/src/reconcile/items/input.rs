@@ -42,8 +42,7 @@ impl Input {
     /// An item as the reconcile sees it, from its whole value.
     pub fn of(value: impl Into<Value>) -> Input {
         let value = value.into();
-        let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default();
-        if crate::reconcile::items::kinds::reads_whole(kind) {
+        if crate::reconcile::items::kinds::reads_value_whole(&value) {
             Input::Whole(value)
         } else {
             Input::Passed(Passed::of(&value))

@@ -1,6 +1,7 @@
 //! Which kinds the reconcile reads whole, and the text search readers use to build those
 //! items whole: the one list every reader and rule asks.
 
+use crate::api::value::Value;
 use crate::reconcile::cluster::controllers;
 
 /// Kinds the reconcile reads whole (service accounts for the names kustomize gave them and
@@ -37,7 +38,91 @@ pub fn may_read_whole(text: &str) -> bool {
         .copied()
         .chain(controllers::derived_kinds())
         .chain(PRESETS)
+        .chain([MANAGER_CONFIG])
         .any(|kind| memchr::memmem::find(text.as_bytes(), kind.as_bytes()).is_some())
+}
+
+/// Built-in kinds, by group, that make no pod: what they say reaches no identity.
+const INERT: [(&str, &[&str]); 19] = [
+    (
+        "",
+        &[
+            "ConfigMap",
+            "Secret",
+            "Service",
+            "Endpoints",
+            "PersistentVolumeClaim",
+            "PersistentVolume",
+            "LimitRange",
+            "ResourceQuota",
+            "Event",
+            "PodTemplate",
+        ],
+    ),
+    ("apps", &["ControllerRevision"]),
+    ("autoscaling", &["HorizontalPodAutoscaler"]),
+    ("policy", &["PodDisruptionBudget"]),
+    ("networking.k8s.io", &["Ingress", "IngressClass", "NetworkPolicy"]),
+    ("discovery.k8s.io", &["EndpointSlice"]),
+    ("rbac.authorization.k8s.io", &["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"]),
+    ("storage.k8s.io", &["StorageClass", "CSIDriver", "VolumeAttachment"]),
+    ("scheduling.k8s.io", &["PriorityClass"]),
+    ("coordination.k8s.io", &["Lease"]),
+    ("node.k8s.io", &["RuntimeClass"]),
+    ("certificates.k8s.io", &["CertificateSigningRequest"]),
+    ("flowcontrol.apiserver.k8s.io", &["FlowSchema", "PriorityLevelConfiguration"]),
+    (
+        "gateway.networking.k8s.io",
+        &[
+            "Gateway",
+            "GatewayClass",
+            "HTTPRoute",
+            "GRPCRoute",
+            "TLSRoute",
+            "TCPRoute",
+            "UDPRoute",
+            "ReferenceGrant",
+            "BackendTLSPolicy",
+        ],
+    ),
+    ("inference.networking.k8s.io", &["InferenceObjective", "InferencePoolImport"]),
+    ("inference.networking.x-k8s.io", &["InferenceModel", "InferenceObjective", "InferencePoolImport"]),
+    ("monitoring.coreos.com", &["ServiceMonitor", "PodMonitor", "PrometheusRule"]),
+    ("fn.kleym.sonda.red", &["RenderInferenceIdentity"]),
+    ("config.kubernetes.io", &["ResourceList"]),
+];
+
+/// Whether the build judges items of `api_version` and `kind` exactly: a controller it
+/// declares, a kind it reads whole, or a built-in kind that makes no pod. An item of any
+/// other kind is read whole, for the unjudged rule (`reconcile/unjudged/`).
+pub fn is_judged(api_version: &str, kind: &str) -> bool {
+    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    controllers::of(api_version, kind).is_some()
+        || reads_whole(kind)
+        || INERT.iter().any(|(g, kinds)| *g == group && kinds.contains(&kind))
+}
+
+/// The kind of SPIRE Controller Manager's configuration file, which a ConfigMap may hold:
+/// such a ConfigMap is read whole.
+pub const MANAGER_CONFIG: &str = "ControllerManagerConfig";
+
+/// Whether the reconcile reads this item whole: a kind it reads whole, a kind it does not
+/// judge ([`is_judged`]), or a ConfigMap that holds SPIRE Controller Manager's
+/// configuration.
+pub fn reads_value_whole(value: &Value) -> bool {
+    let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
+    let (api_version, kind) = (text("apiVersion"), text("kind"));
+    reads_whole(kind) || !is_judged(api_version, kind) || holds_manager_config(value)
+}
+
+/// Whether an item is a ConfigMap whose data holds SPIRE Controller Manager's configuration.
+pub fn holds_manager_config(value: &Value) -> bool {
+    let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
+    text("apiVersion") == "v1"
+        && text("kind") == "ConfigMap"
+        && value.get("data").and_then(Value::as_object).is_some_and(|data| {
+            data.iter().any(|(_, v)| v.as_str().is_some_and(|s| s.contains(MANAGER_CONFIG)))
+        })
 }
 
 #[cfg(test)]

@@ -62,12 +62,15 @@ pub fn of(value: &Value) -> Option<List> {
         .iter()
         .enumerate()
         .filter_map(|(index, item)| {
-            let kind = text(item, "kind");
-            let pod_templates = !kinds::reads_whole(&kind);
-            if pod_templates && workload::workload_of(item).is_none() {
+            let (api_version, kind) = (text(item, "apiVersion"), text(item, "kind"));
+            // A kind the build does not judge may make pods the gate must see: read like one
+            // it reads whole.
+            let read =
+                kinds::reads_whole(&kind) || (!kind.is_empty() && !kinds::is_judged(&api_version, &kind));
+            if !read && workload::workload_of(item).is_none() {
                 return None;
             }
-            Some(Listed { index, api_version: text(item, "apiVersion"), kind, pod_templates })
+            Some(Listed { index, api_version, kind, pod_templates: !read })
         })
         .collect();
     (!read.is_empty()).then(|| List { kind: text(value, "kind"), read })
@@ -103,10 +106,10 @@ fn message(list: &List) -> String {
     };
     let kinds: Vec<String> = kinds::READ_WHOLE.iter().map(|k| plural(k)).collect();
     format!(
-        "{} holds {what}{templates} as its own items[{}]{more}: the function reads {} and \
-         objects with pod templates only as documents of their own, never inside a List, so it would \
-         not see them; split the List: write each of its items as its own document (kubectl and \
-         kustomize apply them as they apply the List's items)",
+        "{} holds {what}{templates} as its own items[{}]{more}: the function reads {}, objects with \
+         pod templates and objects of kinds whose pods it cannot judge only as documents of their own, \
+         never inside a List, so it would not see them; split the List: write each of its items as its \
+         own document (kubectl and kustomize apply them as they apply the List's items)",
         list.kind,
         first.index,
         kinds.join(", "),

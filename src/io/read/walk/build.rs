@@ -89,11 +89,13 @@ impl Build {
 
 /// An entry of a List's `items` as built ([`Build::Entry`]), kept as far as
 /// `reconcile::lists` reads it: its `apiVersion` and `kind` when it is of a kind the reconcile
-/// reads or holds a pod template, and what else was built (a template's labels) in any case.
+/// reads, of a kind it does not judge, or holds a pod template, and what else was built (a
+/// template's labels) in any case.
 /// The list reads in it what it reads in the whole entry.
 pub(super) fn entry(built: Vec<(Box<str>, Value)>) -> Option<Value> {
-    let kind = built.iter().find(|(key, _)| &**key == "kind").and_then(|(_, kind)| kind.as_str());
-    if kind.is_some_and(kinds::reads_whole) {
+    let text = |name: &str| built.iter().find(|(key, _)| &**key == name).and_then(|(_, v)| v.as_str());
+    let (api_version, kind) = (text("apiVersion").unwrap_or_default(), text("kind"));
+    if kind.is_some_and(|kind| kinds::reads_whole(kind) || !kinds::is_judged(api_version, kind)) {
         return Some(Value::Object(Map::from_unique(built)));
     }
     // Whether it holds a pod template does not hang on its head, which is kept only then.

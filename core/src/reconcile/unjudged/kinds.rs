@@ -1,0 +1,71 @@
+//! The kinds that change what gets applied, whatever they say: admission, GitOps tools,
+//! kustomize, SPIRE Controller Manager's own configuration.
+
+use crate::api::value::Value;
+use crate::reconcile::items::kinds::holds_manager_config;
+
+/// Groups whose every kind changes what the cluster admits or applies, and why.
+const APPLYING_GROUPS: [(&str, &str); 3] = [
+    (
+        "admissionregistration.k8s.io",
+        "admission policies and webhooks change the pods the API server admits, and can set \
+         their labels, where the build does not see",
+    ),
+    (
+        "source.toolkit.fluxcd.io",
+        "Flux sources bring manifests from outside the folders given, which the build does not read",
+    ),
+    (
+        "apiregistration.k8s.io",
+        "an APIService hands an API group to another server, which then answers for its objects",
+    ),
+];
+
+/// Kinds, by group, that change what gets applied, and why.
+const APPLYING_KINDS: [(&str, &[&str], &str); 5] = [
+    (
+        "argoproj.io",
+        &["Application", "ApplicationSet", "AppProject"],
+        "Argo CD applies the manifests it names, from outside the folders given",
+    ),
+    (
+        "kustomize.toolkit.fluxcd.io",
+        &["Kustomization"],
+        "Flux applies the manifests it names, built and patched where the build does not see",
+    ),
+    (
+        "helm.toolkit.fluxcd.io",
+        &["HelmRelease"],
+        "Flux installs the chart it names, rendered where the build does not see",
+    ),
+    (
+        "kustomize.config.k8s.io",
+        &["Kustomization", "Component"],
+        "kustomize rewrites the manifests it names (labels among them) before they are applied",
+    ),
+    (
+        "spire.spiffe.io",
+        &["ControllerManagerConfig"],
+        "SPIRE Controller Manager's own configuration (its class, the classless objects it \
+         watches, the namespaces it ignores, its parent ID template) decides which identities \
+         it issues",
+    ),
+];
+
+/// Why an item of `api_version` and `kind` changes what gets applied, whatever it says; `None`
+/// when it does not. A ConfigMap does when it holds SPIRE Controller Manager's configuration.
+pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> Option<String> {
+    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    if let Some((_, why)) = APPLYING_GROUPS.iter().find(|(g, _)| *g == group) {
+        return Some(format!("a {kind}: {why}"));
+    }
+    if let Some((_, _, why)) =
+        APPLYING_KINDS.iter().find(|(g, kinds, _)| *g == group && kinds.contains(&kind))
+    {
+        return Some(format!("a {kind}: {why}"));
+    }
+    if holds_manager_config(value) {
+        return Some(format!("a ConfigMap that holds a ControllerManagerConfig: {}", APPLYING_KINDS[4].2));
+    }
+    None
+}

@@ -1,0 +1,352 @@
+//! What the build cannot judge exactly and that could reach an identity (docs/review.md,
+//! "What the gate cannot judge"): an item of a kind no controller declaration names that
+//! names a label an identity selects (or stands where an identity selects pods by no label),
+//! and an item of a kind that changes what gets applied (admission, GitOps tools, kustomize,
+//! SPIRE Controller Manager's own configuration). Each is a record with a digest of what it
+//! depends on: `diff` counts a record HEAD has and BASE has not as a possible grant.
+
+mod kinds;
+
+use crate::api::fields;
+use crate::api::value::Value;
+use crate::reconcile::cluster::selector::Selector;
+use crate::reconcile::findings::Ref;
+use crate::reconcile::items::input::{self, Input};
+use crate::reconcile::spire::{self, Source};
+use sha2::{Digest, Sha256};
+
+use crate::reconcile::items::kinds::is_judged;
+pub use kinds::changes_what_is_applied;
+
+/// One thing the build cannot judge exactly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unjudged {
+    /// The item it is about.
+    pub about: Ref,
+    /// Where in the item: the path of the first field that names a label an identity
+    /// selects; empty for the whole item.
+    pub field: String,
+    /// Why the build cannot judge it, a sentence of its own.
+    pub message: String,
+    /// SHA-256, hex, of what it depends on: the item's content, the field, and the
+    /// identities it may reach. Two records with one digest are the same unknown.
+    pub digest: String,
+}
+
+/// What one identity of the model selects by, as an unknown item may meet it.
+struct Reach<'s> {
+    source: &'s Source,
+    /// Every label key it reads of a pod: its `podSelector`'s, its `k8s:pod-label`
+    /// selectors'.
+    keys: Vec<&'s str>,
+    /// Whether a pod that carries none of `keys` may still be selected and attest: it
+    /// selects pods by no label (a static entry, an empty `podSelector`, only `NotIn` or
+    /// `DoesNotExist` requirements) and requires none by its selectors.
+    any_pod: bool,
+    /// The namespaces it may select pods in; `None`: any.
+    namespaces: Option<Vec<&'s str>>,
+}
+
+impl<'s> Reach<'s> {
+    fn of(source: &'s Source) -> Reach<'s> {
+        let mut keys: Vec<&str> = Vec::new();
+        let mut required = false;
+        if let Some(pods) = &source.pods {
+            for (k, _) in &pods.match_labels {
+                keys.push(k);
+                required = true;
+            }
+            for e in &pods.expressions {
+                keys.push(&e.key);
+                required |= matches!(e.operator.as_str(), "In" | "Exists");
+            }
+        }
+        for selector in &source.selector_templates {
+            if let Some(label) = selector.strip_prefix("k8s:pod-label:") {
+                let key = label.split_once(':').map_or(label, |(k, _)| k);
+                if !key.contains("{{") {
+                    keys.push(key);
+                    required = true;
+                }
+            }
+        }
+        let mut namespaces: Option<Vec<&str>> = source.namespaces.as_ref().and_then(pinned);
+        let by_selector: Vec<&str> = source
+            .selector_templates
+            .iter()
+            .filter_map(|s| s.strip_prefix("k8s:ns:"))
+            .filter(|n| !n.contains("{{"))
+            .collect();
+        if !by_selector.is_empty() {
+            namespaces = Some(match namespaces {
+                Some(names) => names.into_iter().filter(|n| by_selector.contains(n)).collect(),
+                None => by_selector,
+            });
+        }
+        keys.sort_unstable();
+        keys.dedup();
+        Reach { source, keys, any_pod: !required, namespaces }
+    }
+
+    fn in_scope(&self, namespace: Option<&str>) -> bool {
+        match (&self.namespaces, namespace) {
+            (Some(names), Some(ns)) => names.contains(&ns),
+            _ => true,
+        }
+    }
+}
+
+/// The names a selector pins its namespaces to (`kubernetes.io/metadata.name`), if it does.
+fn pinned(selector: &Selector) -> Option<Vec<&str>> {
+    let name = spire::NAMESPACE_NAME_LABEL;
+    if let Some((_, v)) = selector.match_labels.iter().find(|(k, _)| k == name) {
+        return Some(vec![v.as_str()]);
+    }
+    let e = selector.expressions.iter().find(|e| e.key == name && e.operator == "In")?;
+    Some(e.values.iter().map(String::as_str).collect())
+}
+
+/// The records of `items` under the identities the manager reads (`sources`, those the
+/// model neither ignores nor refuses).
+pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> Vec<Unjudged> {
+    let reaches: Vec<Reach<'_>> = sources.map(Reach::of).collect();
+    let mut out = Vec::new();
+    for (position, value) in input::values(items) {
+        let text = |path: &str| fields::str_at(value, path).unwrap_or_default();
+        let (api_version, kind) = (text("apiVersion"), text("kind"));
+        if let Some(what) = changes_what_is_applied(api_version, kind, value) {
+            out.push(record(position, value, String::new(), what, &[]));
+            continue;
+        }
+        if is_judged(api_version, kind) {
+            continue;
+        }
+        let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
+        let mut met: Vec<&Reach<'_>> = Vec::new();
+        let mut field: Option<(String, &str)> = None;
+        for reach in reaches.iter().filter(|r| r.in_scope(namespace)) {
+            if let Some((path, key)) = first_naming(value, &reach.keys) {
+                met.push(reach);
+                if field.is_none() {
+                    field = Some((path, key));
+                }
+            } else if reach.any_pod {
+                met.push(reach);
+            }
+        }
+        if met.is_empty() {
+            continue;
+        }
+        let names: Vec<&str> = met.iter().map(|r| r.source.name.as_str()).collect();
+        let (path, message) = match &field {
+            Some((path, key)) => (
+                path.clone(),
+                format!(
+                    "no controller the build knows makes the pods of a {kind}, and it names the label {key} \
+                     that {} selects: its pods may hold that identity; declare its controller, or keep the \
+                     label out of it",
+                    identities(&names)
+                ),
+            ),
+            None => (
+                String::new(),
+                format!(
+                    "no controller the build knows makes the pods of a {kind}, and {} selects pods by no \
+                     label there: its pods may hold that identity",
+                    identities(&names)
+                ),
+            ),
+        };
+        let sources: Vec<&Source> = met.iter().map(|r| r.source).collect();
+        out.push(record(position, value, path, message, &sources));
+    }
+    out
+}
+
+/// "ClusterSPIFFEID a", "ClusterSPIFFEIDs a, b".
+fn identities(names: &[&str]) -> String {
+    match names {
+        [one] => format!("ClusterSPIFFEID {one}"),
+        many => format!("ClusterSPIFFEIDs {}", many.join(", ")),
+    }
+}
+
+/// The record of the item at `position`.
+fn record(position: usize, value: &Value, field: String, message: String, sources: &[&Source]) -> Unjudged {
+    let text = |path: &str| fields::str_at(value, path).unwrap_or_default().to_string();
+    let mut hash = Sha256::new();
+    digest(value, &mut hash, true);
+    hash.update(b"\0field\0");
+    hash.update(field.as_bytes());
+    for source in sources {
+        hash.update(b"\0source\0");
+        hash.update(source_words(source).as_bytes());
+    }
+    Unjudged {
+        about: Ref {
+            item: position,
+            api_version: text("apiVersion"),
+            kind: text("kind"),
+            namespace: Some(text("metadata.namespace")).filter(|ns| !ns.is_empty()),
+            name: text("metadata.name"),
+            path: None,
+        },
+        field,
+        message,
+        digest: hash.finalize().iter().map(|b| format!("{b:02x}")).collect(),
+    }
+}
+
+/// An identity as far as what it reaches and grants goes, in words a digest takes.
+fn source_words(s: &Source) -> String {
+    format!(
+        "{}\0{:?}\0{:?}\0{}\0{:?}\0{:?}\0{}\0{:?}\0{}\0{}\0{}\0{:?}\0{:?}",
+        s.name,
+        s.pods,
+        s.namespaces,
+        s.spiffe_id_template,
+        s.selector_templates,
+        s.dns_name_templates,
+        s.class_name,
+        s.federates_with,
+        s.admin,
+        s.downstream,
+        s.fallback,
+        s.static_parent,
+        s.ttls
+    )
+}
+
+/// Annotations the tools that read files put on items, which say where an item stands, not
+/// what it is: left out of a digest, so that moving a file changes none.
+const PLACE_ANNOTATIONS: [&str; 2] = ["config.kubernetes.io/", "internal.config.kubernetes.io/"];
+
+/// Feeds `value` to `hash` canonically: maps by sorted key, each node tagged by its type.
+fn digest(value: &Value, hash: &mut Sha256, top: bool) {
+    match value {
+        Value::Null => hash.update(b"n"),
+        Value::Bool(b) => hash.update(if *b { b"t" } else { b"f" }),
+        Value::Number(n) => {
+            hash.update(b"#");
+            hash.update(n.to_string().as_bytes());
+        }
+        Value::String(s) => {
+            hash.update(b"s");
+            hash.update(s.len().to_le_bytes());
+            hash.update(s.as_bytes());
+        }
+        Value::Array(entries) => {
+            hash.update(b"[");
+            hash.update(entries.len().to_le_bytes());
+            for e in entries.iter() {
+                digest(e, hash, false);
+            }
+        }
+        Value::Object(map) => {
+            let mut keys: Vec<&str> = map.keys().collect();
+            keys.sort_unstable();
+            hash.update(b"{");
+            for key in keys {
+                let child = &map.get(key).expect("a key of the map");
+                if top && key == "metadata" {
+                    metadata(child, hash);
+                    continue;
+                }
+                hash.update(key.len().to_le_bytes());
+                hash.update(key.as_bytes());
+                digest(child, hash, false);
+            }
+        }
+    }
+}
+
+/// An item's metadata, without the annotations that say where it stands.
+fn metadata(value: &Value, hash: &mut Sha256) {
+    hash.update(b"metadata");
+    let Value::Object(map) = value else { return digest(value, hash, false) };
+    let mut keys: Vec<&str> = map.keys().collect();
+    keys.sort_unstable();
+    for key in keys {
+        let child = map.get(key).expect("a key of the map");
+        if let ("annotations", Value::Object(annotations)) = (key, child) {
+            let mut kept: Vec<(&str, &Value)> = annotations
+                .iter()
+                .filter(|(k, _)| !PLACE_ANNOTATIONS.iter().any(|p| k.starts_with(p)))
+                .collect();
+            if kept.is_empty() {
+                continue;
+            }
+            kept.sort_by_key(|(k, _)| *k);
+            hash.update(key.as_bytes());
+            for (k, v) in kept {
+                hash.update(k.len().to_le_bytes());
+                hash.update(k.as_bytes());
+                digest(v, hash, false);
+            }
+            continue;
+        }
+        hash.update(key.len().to_le_bytes());
+        hash.update(key.as_bytes());
+        digest(child, hash, false);
+    }
+}
+
+/// Whether `text` names label key `key`: holds it with no character of a label key on
+/// either side (`app` in `labels["app"]`, in `app=llama`, not in `apps/v1`).
+fn names(text: &str, key: &str) -> bool {
+    if key.is_empty() {
+        return false;
+    }
+    let of_key = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/');
+    text.match_indices(key).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + key.len()..].chars().next();
+        !before.is_some_and(of_key) && !after.is_some_and(of_key)
+    })
+}
+
+/// The path of the first key or string of `value` that names one of `keys`, and the key.
+fn first_naming<'k>(value: &Value, keys: &[&'k str]) -> Option<(String, &'k str)> {
+    let mut path = Vec::new();
+    first_naming_at(value, keys, &mut path)
+}
+
+fn first_naming_at<'k>(value: &Value, keys: &[&'k str], path: &mut Vec<String>) -> Option<(String, &'k str)> {
+    let found = |text: &str| keys.iter().find(|k| names(text, k)).copied();
+    match value {
+        Value::String(s) => found(s).map(|k| (path.join("."), k)),
+        Value::Object(map) => {
+            for (key, child) in map.iter() {
+                path.push(key.to_string());
+                if let Some(k) = found(key) {
+                    let at = path.join(".");
+                    path.pop();
+                    return Some((at, k));
+                }
+                if let Some(hit) = first_naming_at(child, keys, path) {
+                    path.pop();
+                    return Some(hit);
+                }
+                path.pop();
+            }
+            None
+        }
+        Value::Array(entries) => {
+            for (i, child) in entries.iter().enumerate() {
+                let last = path.pop().unwrap_or_default();
+                path.push(format!("{last}[{i}]"));
+                let hit = first_naming_at(child, keys, path);
+                path.pop();
+                path.push(last);
+                if hit.is_some() {
+                    return hit;
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests;
