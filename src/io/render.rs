@@ -38,9 +38,9 @@ pub struct Request {
     pub env: Env,
     /// Standard input, read when `paths` holds `-`.
     pub stdin: Option<String>,
-    /// The SPIRE Controller Manager to judge by, over what the config says: `diff` judges
-    /// HEAD by BASE's, so that a pull request cannot redefine the manager its grants meet.
-    pub judge: Option<crate::config::SpireManager>,
+    /// The SPIRE to judge by, over what the config says: `diff` judges HEAD by BASE's, so
+    /// that a pull request cannot redefine the manager or the trust domain its grants meet.
+    pub judge: Option<Judge>,
     /// Where workloads that name no namespace land (`--namespace`, `ARGOCD_APP_NAMESPACE`).
     pub namespace: Option<String>,
 }
@@ -66,6 +66,14 @@ pub(super) struct Files<'r> {
     kept: Vec<(usize, usize)>,
     /// The files the build cannot judge (docs/review.md, "What the gate cannot judge").
     pub unjudged: Vec<FileUnjudged>,
+}
+
+/// The cluster's SPIRE as a side's config describes it: its Controller Manager and its trust
+/// domain. `diff` judges HEAD by BASE's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judge {
+    pub spire: crate::config::SpireManager,
+    pub trust_domain: Option<String>,
 }
 
 /// A file the build cannot judge and that could change who holds an identity: a manifest
@@ -163,7 +171,10 @@ impl Files<'_> {
         let mut config =
             config::with_overrides(config_value.as_ref(), &request.overrides).map_err(|e| e.to_string())?;
         if let Some(judge) = &request.judge {
-            config.spire = judge.clone();
+            config.spire = judge.spire.clone();
+            if judge.trust_domain.is_some() {
+                config.trust_domain.clone_from(&judge.trust_domain);
+            }
         }
         if let Some(namespace) = &request.namespace {
             crate::api::names::dns1123_label(namespace).map_err(|e| {

@@ -1,11 +1,13 @@
 //! The judge is not the defendant: without `--config`, each side of a diff reads its own
 //! Kptfile's config, so a pull request could describe another SPIRE Controller Manager (another
-//! `className`, `watchClassless`, `ignoreNamespaces`, label selector) and have its own grants
+//! `className`, `watchClassless`, `ignoreNamespaces`, label selector) or another trust domain
+//! (turning a grant into a foreign ID the manager would refuse) and have its own grants
 //! judged away.
-//! HEAD is judged by BASE's manager, and a change of the description is a change of its own,
-//! one that grants: the cluster's manager does not change because a file says so.
+//! HEAD is judged by BASE's manager and trust domain, and a change of the description is a
+//! change of its own, one that grants: the cluster's SPIRE does not change because a file says so.
 
 use crate::config::SpireManager;
+use crate::io::render::Judge;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -16,10 +18,11 @@ pub struct ManagerChange {
     pub after: Manager,
 }
 
-/// A manager's settings, as the config gives them.
+/// A manager's settings, as the config gives them, with the trust domain it issues in.
 #[derive(Serialize, Debug, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
 pub struct Manager {
+    pub trust_domain: Option<String>,
     /// `null` when the config does not say (the class rules are then not checked).
     pub class_name: Option<String>,
     pub watch_classless: bool,
@@ -30,9 +33,11 @@ pub struct Manager {
     pub label_selector: BTreeMap<String, String>,
 }
 
-impl From<&SpireManager> for Manager {
-    fn from(m: &SpireManager) -> Self {
+impl From<&Judge> for Manager {
+    fn from(judge: &Judge) -> Self {
+        let m: &SpireManager = &judge.spire;
         Manager {
+            trust_domain: judge.trust_domain.clone(),
             class_name: m.class_name.clone(),
             watch_classless: m.watch_classless,
             ignore_namespaces: m.ignore_namespaces.iter().map(|p| p.text.clone()).collect(),
@@ -42,8 +47,8 @@ impl From<&SpireManager> for Manager {
 }
 
 impl Manager {
-    /// `className "a", watchClassless false, ignoreNamespaces ^kube-system$`, and
-    /// `, clusterSPIFFEIDLabelSelector k=v` when it has one.
+    /// `trustDomain example.org, className "a", watchClassless false, ignoreNamespaces
+    /// ^kube-system$`, and `, clusterSPIFFEIDLabelSelector k=v` when it has one.
     pub fn words(&self) -> String {
         let class = self.class_name.as_ref().map_or("not set".to_string(), |c| format!("{c:?}"));
         let ignore = if self.ignore_namespaces.is_empty() {
@@ -51,8 +56,11 @@ impl Manager {
         } else {
             self.ignore_namespaces.join(" ")
         };
-        let mut words =
-            format!("className {class}, watchClassless {}, ignoreNamespaces {ignore}", self.watch_classless);
+        let domain = self.trust_domain.as_deref().unwrap_or("not set");
+        let mut words = format!(
+            "trustDomain {domain}, className {class}, watchClassless {}, ignoreNamespaces {ignore}",
+            self.watch_classless
+        );
         if !self.label_selector.is_empty() {
             let labels: Vec<String> = self.label_selector.iter().map(|(k, v)| format!("{k}={v}")).collect();
             words.push_str(&format!(", clusterSPIFFEIDLabelSelector {}", labels.join(",")));
@@ -61,8 +69,8 @@ impl Manager {
     }
 }
 
-/// The change, when BASE's and HEAD's configs describe different managers.
-pub(super) fn compare(before: Option<&SpireManager>, after: Option<&SpireManager>) -> Option<ManagerChange> {
+/// The change, when BASE's and HEAD's configs describe different managers or trust domains.
+pub(super) fn compare(before: Option<&Judge>, after: Option<&Judge>) -> Option<ManagerChange> {
     match (before, after) {
         (Some(b), Some(a)) if b != a => Some(ManagerChange { before: b.into(), after: a.into() }),
         _ => None,
@@ -75,12 +83,14 @@ mod tests {
 
     #[test]
     fn a_label_selector_is_part_of_the_manager_a_side_describes() {
-        let plain = SpireManager { class_name: Some("spire-system-spire".into()), ..SpireManager::default() };
-        let filtering = SpireManager {
+        let judge = |spire: SpireManager| Judge { spire, trust_domain: Some("example.org".into()) };
+        let plain =
+            judge(SpireManager { class_name: Some("spire-system-spire".into()), ..SpireManager::default() });
+        let filtering = judge(SpireManager {
             label_selector: [("spire.spiffe.io/class-name".to_string(), "spire-system-spire".to_string())]
                 .into(),
-            ..plain.clone()
-        };
+            ..plain.spire.clone()
+        });
         assert_eq!(compare(Some(&plain), Some(&plain.clone())), None);
         let change = compare(Some(&plain), Some(&filtering)).expect("another selector is another manager");
         assert!(
@@ -92,5 +102,13 @@ mod tests {
             change.after.words()
         );
         assert!(!change.before.words().contains("clusterSPIFFEIDLabelSelector"), "{}", change.before.words());
+    }
+
+    #[test]
+    fn another_trust_domain_is_another_spire() {
+        let at = |td: &str| Judge { spire: SpireManager::default(), trust_domain: Some(td.into()) };
+        assert_eq!(compare(Some(&at("example.org")), Some(&at("example.org"))), None);
+        let change = compare(Some(&at("example.org")), Some(&at("evil.org"))).expect("a change");
+        assert!(change.after.words().starts_with("trustDomain evil.org, "), "{}", change.after.words());
     }
 }

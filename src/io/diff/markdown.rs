@@ -107,7 +107,7 @@ pub(super) fn markdown(diff: &Diff, limit: usize) -> String {
     let mut out = format!("**Identity changes:** {}\n", md(&summary(diff)));
     if let Some(m) = &diff.manager {
         out.push_str(&format!(
-            "\nSPIRE Controller Manager, BASE: {}; HEAD: {}. HEAD is judged by BASE's manager.\n",
+            "\nSPIRE Controller Manager, BASE: {}; HEAD: {}. HEAD is judged by BASE's manager and trust domain.\n",
             md(&m.before.words()),
             md(&m.after.words())
         ));

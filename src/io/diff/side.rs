@@ -1,10 +1,10 @@
 //! One side of a diff: a saved `explain -o json` report, read strictly, or else the report
 //! of the manifests there (a file, a folder or `-`), read as `explain` reads them.
 
-use crate::config::{FailurePolicy, SpireManager};
+use crate::config::FailurePolicy;
 use crate::io::explain::{self, Report};
 use crate::io::files;
-use crate::io::render::Request;
+use crate::io::render::{Judge, Request};
 use serde_json::Value;
 use std::path::Path;
 
@@ -18,13 +18,13 @@ pub(super) struct Side {
     /// read as holding none, which a base may be and a head, whose possible grants a gate
     /// must see, may not.
     pub lacks_head_fields: bool,
-    /// For manifests read now: the SPIRE Controller Manager their own config describes.
-    pub manager: Option<SpireManager>,
+    /// For manifests read now: the SPIRE (manager and trust domain) their own config describes.
+    pub manager: Option<Judge>,
 }
 
 /// The side at `path`, its errors named after it; judged by the manager `judge`, when given,
 /// instead of its own config's.
-pub(super) fn read(path: &Path, request: &Request, judge: Option<&SpireManager>) -> Result<Side, String> {
+pub(super) fn read(path: &Path, request: &Request, judge: Option<&Judge>) -> Result<Side, String> {
     let name = files::quote(path);
     // A file is read within the input limit, as every file the function reads; its own
     // errors name it.
@@ -61,8 +61,12 @@ pub(super) fn read(path: &Path, request: &Request, judge: Option<&SpireManager>)
         }
     };
     let (report, config) = explain::build_with_config(&side).map_err(named)?;
-    // The manager the side's own config describes, not the one it was judged by.
-    let manager = if judge.is_some() { None } else { Some(config.spire) };
+    // The SPIRE the side's own config describes, not the one it was judged by.
+    let manager = if judge.is_some() {
+        None
+    } else {
+        Some(Judge { spire: config.spire, trust_domain: config.trust_domain.clone() })
+    };
     Ok(Side { report, policy: Some(config.failure_policy), lacks_head_fields: false, manager })
 }
 

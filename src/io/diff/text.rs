@@ -11,7 +11,7 @@ pub(super) fn text(diff: &Diff) -> String {
     let mut out = format!("{}\n", summary(diff));
     if let Some(m) = &diff.manager {
         out.push_str(&format!(
-            "\nSPIRE Controller Manager\n  BASE  {}\n  HEAD  {}\n  HEAD is judged by BASE's manager: change the manager in the cluster, then in BASE\n",
+            "\nSPIRE Controller Manager\n  BASE  {}\n  HEAD  {}\n  HEAD is judged by BASE's manager and trust domain: change them in the cluster, then in BASE\n",
             m.before.words(),
             m.after.words()
         ));

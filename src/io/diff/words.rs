@@ -118,7 +118,9 @@ pub(super) fn summary(diff: &Diff) -> String {
     let by = |change: &str| diff.identities.iter().filter(|c| c.change == change).count();
     let mut parts = Vec::new();
     if diff.manager.is_some() {
-        parts.push("HEAD describes another SPIRE Controller Manager (judged by BASE's)".to_string());
+        parts.push(
+            "HEAD describes another SPIRE Controller Manager or trust domain (judged by BASE's)".to_string(),
+        );
     }
     for change in ["added", "removed", "changed"] {
         let n = by(change);
