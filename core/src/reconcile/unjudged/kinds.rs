@@ -56,13 +56,14 @@ const APPLYING_KINDS: [(&str, &[&str], &str); 5] = [
 /// when it does not. A ConfigMap does when it holds SPIRE Controller Manager's configuration.
 pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> Option<String> {
     let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    let a = if kind.starts_with(['A', 'E', 'I', 'O', 'U']) { "an" } else { "a" };
     if let Some((_, why)) = APPLYING_GROUPS.iter().find(|(g, _)| *g == group) {
-        return Some(format!("a {kind}: {why}"));
+        return Some(format!("{a} {kind}: {why}"));
     }
     if let Some((_, _, why)) =
         APPLYING_KINDS.iter().find(|(g, kinds, _)| *g == group && kinds.contains(&kind))
     {
-        return Some(format!("a {kind}: {why}"));
+        return Some(format!("{a} {kind}: {why}"));
     }
     if holds_manager_config(value) {
         return Some(format!("a ConfigMap that holds a ControllerManagerConfig: {}", APPLYING_KINDS[4].2));
