@@ -327,6 +327,9 @@ pub enum MadeIf {
     ParentNode,
     /// If the pods land in a namespace it selects: the item names no namespace.
     NamespaceUnset,
+    /// If the folder is applied as committed: the object is an output a render replaces or
+    /// removes.
+    AppliedAsCommitted,
 }
 
 impl From<Unsure> for MadeIf {
@@ -337,6 +340,7 @@ impl From<Unsure> for MadeIf {
             Unsure::FallbackSkipped => MadeIf::NoEntryAbove,
             Unsure::ParentNode => MadeIf::ParentNode,
             Unsure::NamespaceUnset => MadeIf::NamespaceUnset,
+            Unsure::Committed => MadeIf::AppliedAsCommitted,
         }
     }
 }
@@ -349,6 +353,7 @@ impl From<MadeIf> for Unsure {
             MadeIf::NoEntryAbove => Unsure::FallbackSkipped,
             MadeIf::ParentNode => Unsure::ParentNode,
             MadeIf::NamespaceUnset => Unsure::NamespaceUnset,
+            MadeIf::AppliedAsCommitted => Unsure::Committed,
         }
     }
 }

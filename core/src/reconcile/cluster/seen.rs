@@ -33,6 +33,9 @@ pub struct Other {
     /// The X.509 and JWT SVID lifetimes it asks for (`ttl`, `jwtTtl`; a static entry's
     /// `x509SVIDTTL`, `jwtSVIDTTL`), as written.
     pub ttls: [Option<String>; 2],
+    /// Whether it is one of this function's outputs that a render replaces or removes: it is
+    /// applied only when the folder is applied as committed, without a render first.
+    pub committed: bool,
 }
 
 /// A ClusterFederatedTrustDomain of the input: SPIRE fetches the bundle of another trust

@@ -66,8 +66,9 @@ pub fn identity(used: &Arc<PoolUse>, service_account: &str, variant: &str, outpu
 }
 
 /// What the input holds for coverage: its workloads, declared service accounts, namespaces,
-/// and the ClusterSPIFFEIDs that `stays` says remain after placing (this run's renders and
-/// the outputs it removes are not other identities).
+/// and the other ClusterSPIFFEIDs, each marked `committed` when `stays` says a render does
+/// not keep it (this function's outputs it replaces or removes): applied as committed, they
+/// reach pods all the same.
 pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> {
     let mut seen = Seen::default();
     for ((position, input), workload) in items.iter().enumerate().zip(input::workloads(items)) {
@@ -98,7 +99,7 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
             ("v1", "Namespace") => {
                 seen.namespaces.insert(name(), labels(value.pointer("/metadata/labels")));
             }
-            _ if csid::is_cluster_spiffe_id(value) && stays(value) => seen.others.push(Other {
+            _ if csid::is_cluster_spiffe_id(value) => seen.others.push(Other {
                 item: position,
                 name: name(),
                 fallback: value.pointer("/spec/fallback").and_then(Value::as_bool) == Some(true),
@@ -116,6 +117,7 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 downstream: flag("/spec/downstream"),
                 static_parent: None,
                 ttls: texts(["spec.ttl", "spec.jwtTtl"]),
+                committed: !stays(value),
             }),
             // A static entry is one entry, not one per pod: it reaches every pod on the node of
             // its parent whose selectors hold (docs/reference.md#what-spire-will-do).
@@ -135,6 +137,7 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 downstream: flag("/spec/downstream"),
                 static_parent: Some(fields::str_at(value, "spec.parentID").unwrap_or_default().to_string()),
                 ttls: texts(["spec.x509SVIDTTL", "spec.jwtSVIDTTL"]),
+                committed: false,
             }),
             _ if csid::is_spire_kind(value, csid::FEDERATED_TRUST_DOMAIN_KIND) => {
                 let text = |path: &str| fields::str_at(value, path).unwrap_or_default().to_string();

@@ -154,6 +154,25 @@ pub(super) fn coverage<'a>(
     // then coverage: one after the other, so that the model's working sets (and the model,
     // when the caller does not read it) are freed before coverage makes its findings, the
     // peak of a large first run (docs/performance.md).
+    // What is applied is what is committed: this function's outputs that a render replaces or
+    // removes are applied as they are when the folder is applied without a render. Those whose
+    // entries differ from their fresh render (or that have none) stay, as may-be sources, and
+    // a record says what each lets pods have that no render does.
+    let fresh: HashMap<&str, &spire::Source> = rendered.iter().map(|r| (r.name.as_str(), r)).collect();
+    let mut committed = Vec::new();
+    seen.others.retain(|o| {
+        if !o.committed {
+            return true;
+        }
+        let source = spire::Source::of_input(o);
+        let render = fresh.get(o.name.as_str()).copied();
+        if render.is_some_and(|r| r.same_entries(&source)) {
+            return false;
+        }
+        committed.push((o.item, render.map(|r| source.additions(r))));
+        true
+    });
+    let committed = unjudged::committed(items, &committed);
     let mut sources = rendered;
     sources.extend(seen.others.iter().map(spire::Source::of_input));
     let model = spire::simulate(sources, &seen, &config.spire, config.trust_domain.as_deref());
@@ -164,7 +183,9 @@ pub(super) fn coverage<'a>(
     let spire_findings = spire::findings::findings(&model, &without, &cx);
     drop(without);
     let read = |s: &usize| !model.ignored[*s] && model.refused[*s].is_none();
-    let unjudged = unjudged::find(items, (0..model.sources.len()).filter(read).map(|s| &model.sources[s]));
+    let mut unjudged =
+        unjudged::find(items, (0..model.sources.len()).filter(read).map(|s| &model.sources[s]));
+    unjudged.extend(committed);
     let model = match ctx.model {
         Model::Keep => model,
         Model::Forget => {

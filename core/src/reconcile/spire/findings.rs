@@ -367,7 +367,7 @@ fn shadowed(model: &Model, held: &Held, cx: &Context<'_>, out: &mut Vec<Finding>
     else {
         return;
     };
-    let certain = sure.is_some() && held.entries.is_empty();
+    let certain = sure.is_some() && held.entries.iter().all(|e| model.sources[e.source].committed);
     let source = &model.sources[culprit];
     let fallback_source = &model.sources[fallback];
     let fix = match cx.scope {
@@ -410,8 +410,12 @@ fn shadowed(model: &Model, held: &Held, cx: &Context<'_>, out: &mut Vec<Finding>
 /// get (or may get) another object's.
 fn several(model: &Model, held: &Held, cx: &Context<'_>, out: &mut Vec<Finding>) {
     // A static entry's SVID is said apart (`explain`'s may-hold list): no selector narrows it.
-    let giving: Vec<_> =
-        held.entries.iter().filter(|e| model.sources[e.source].static_parent.is_none()).collect();
+    // Nor an output as committed, which a render replaces: `StaleOutput` says what it does.
+    let giving: Vec<_> = held
+        .entries
+        .iter()
+        .filter(|e| model.sources[e.source].static_parent.is_none() && !model.sources[e.source].committed)
+        .collect();
     let Some(mine) = giving.iter().find(|e| {
         e.attests == Answer::Yes && matches!(model.sources[e.source].origin, Origin::Rendered { .. })
     }) else {

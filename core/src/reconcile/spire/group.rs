@@ -43,7 +43,10 @@ pub(super) fn found(
     ignored: &[bool],
     trust_domain: Option<&str>,
 ) -> Vec<(Vec<u32>, Vec<String>)> {
-    let candidate = |s: usize| !ignored[s] && !sources[s].fallback && sources[s].static_parent.is_none();
+    // An output as committed makes only may-be entries: never one of a group's sure ones.
+    let candidate = |s: usize| {
+        !ignored[s] && !sources[s].fallback && sources[s].static_parent.is_none() && !sources[s].committed
+    };
     let mut alike: HashMap<(&Option<Selector>, &Option<Selector>), u32> = HashMap::new();
     for (_, source) in sources.iter().enumerate().filter(|(s, _)| candidate(*s)) {
         *alike.entry((&source.pods, &source.namespaces)).or_insert(0) += 1;

@@ -81,6 +81,9 @@ pub enum Unsure {
     /// The item names no namespace: where it is applied (`kubectl apply -n`, an Argo CD
     /// application's destination) decides, and this is one namespace it may land in.
     NamespaceUnset,
+    /// The object is one of this function's outputs, as committed, that a render replaces
+    /// or removes: it is applied only if the folder is applied as committed.
+    Committed,
 }
 
 impl Unsure {
@@ -95,6 +98,10 @@ impl Unsure {
             }
             Unsure::ParentNode => "if they run on the node its parentID names, an agent or a node alias",
             Unsure::NamespaceUnset => "if the pods land in a namespace it selects: the item names none",
+            Unsure::Committed => {
+                "if the folder is applied as committed, without a render first: the object is an output a \
+                 render replaces or removes"
+            }
         }
     }
 }
@@ -404,6 +411,7 @@ fn simulate_with(
                 let labels = |key: &str| pod.label(key);
                 let (mut selected, mut unsure) = match (by_pod, by_namespace) {
                     _ if is_static => (Answer::Unknown, Some(Unsure::ParentNode)),
+                    _ if source.committed => (Answer::Unknown, Some(Unsure::Committed)),
                     _ if pod.unset => (Answer::Unknown, Some(Unsure::NamespaceUnset)),
                     (Answer::Yes, Answer::Yes) => (Answer::Yes, None),
                     (_, Answer::Unknown) => (Answer::Unknown, Some(Unsure::NamespaceLabels)),
@@ -435,7 +443,9 @@ fn simulate_with(
                         continue;
                     }
                 };
-                if !source.fallback && !is_static {
+                // An output as committed is another way the folder may be applied, not an entry
+                // beside the render's: it makes no fallback skip the pods.
+                if !source.fallback && !is_static && !source.committed {
                     let mark = &mut has_entry[p as usize];
                     if selected == Answer::Yes {
                         *mark = Answer::Yes;

@@ -47,6 +47,9 @@ pub struct Source {
     /// For a binding's object under `selectorScope: Pool`: its binding's namespace and
     /// variant, the only pods `Binding` would have it select.
     pub narrow: Option<(String, String)>,
+    /// One of this function's outputs, as committed, that a render replaces (with another
+    /// spec) or removes: it reaches pods only if the folder is applied without a render.
+    pub committed: bool,
 }
 
 impl Source {
@@ -107,6 +110,16 @@ impl Powers {
             }
         }
     }
+}
+
+/// Whether selector `mine` selects what `theirs` does not: one it cannot read, one with
+/// expressions, or one that lacks a label `theirs` asks for (none selects everything).
+fn selects_more(mine: Option<&Selector>, theirs: Option<&Selector>) -> bool {
+    let (Some(mine), Some(theirs)) = (mine, theirs) else { return mine.is_none() && theirs.is_some() };
+    if mine == theirs {
+        return false;
+    }
+    !mine.expressions.is_empty() || theirs.match_labels.iter().any(|l| !mine.match_labels.contains(l))
 }
 
 /// A Go duration (`metav1.Duration`: `1h30m`, `90s`, `1.5h`, `300ms`) in seconds; `None` when
@@ -192,6 +205,7 @@ impl Source {
             ttls: [None, None],
             narrow: (scope == SelectorScope::Pool)
                 .then(|| (out.namespace.to_string(), out.variant.to_string())),
+            committed: false,
         }
     }
 
@@ -214,7 +228,69 @@ impl Source {
             static_parent: other.static_parent.clone(),
             ttls: other.ttls.clone(),
             narrow: None,
+            committed: other.committed,
         }
+    }
+
+    /// Whether its entries are `other`'s: the same ID, selectors, powers and class.
+    pub fn same_entries(&self, other: &Source) -> bool {
+        self.spiffe_id_template == other.spiffe_id_template
+            && self.pods == other.pods
+            && self.namespaces == other.namespaces
+            && self.selector_templates == other.selector_templates
+            && self.dns_name_templates == other.dns_name_templates
+            && self.federates_with == other.federates_with
+            && (self.admin, self.downstream, self.fallback) == (other.admin, other.downstream, other.fallback)
+            && self.class_name == other.class_name
+            && self.ttls == other.ttls
+    }
+
+    /// What this object lets pods have that `fresh` does not, each in a few words: another
+    /// SPIFFE ID, a selector that selects more or a workload selector dropped, a power, a
+    /// class, a longer lifetime. Empty when it grants nothing `fresh` does not.
+    pub fn additions(&self, fresh: &Source) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.spiffe_id_template != fresh.spiffe_id_template {
+            out.push(format!("SPIFFE ID {}", self.spiffe_id_template));
+        }
+        for (field, mine, theirs) in [
+            ("podSelector", &self.pods, &fresh.pods),
+            ("namespaceSelector", &self.namespaces, &fresh.namespaces),
+        ] {
+            if selects_more(mine.as_ref(), theirs.as_ref()) {
+                out.push(format!("a {field} that selects more"));
+            }
+        }
+        for s in fresh.selector_templates.iter().filter(|s| !self.selector_templates.contains(s)) {
+            out.push(format!("without the workload selector {s}"));
+        }
+        for t in self.dns_name_templates.iter().filter(|t| !fresh.dns_name_templates.contains(t)) {
+            out.push(format!("dnsName {t}"));
+        }
+        for td in self.federates_with.iter().filter(|t| !fresh.federates_with.contains(t)) {
+            out.push(format!("federatesWith {td}"));
+        }
+        if self.admin && !fresh.admin {
+            out.push("admin".into());
+        }
+        if self.downstream && !fresh.downstream {
+            out.push("downstream".into());
+        }
+        if self.class_name != fresh.class_name {
+            out.push(format!("className {:?}", self.class_name));
+        }
+        if !self.fallback && fresh.fallback {
+            out.push("not a fallback".into());
+        }
+        for (i, name) in ["ttl", "jwtTtl"].iter().enumerate() {
+            if let Some(mine) = &self.ttls[i] {
+                let theirs = fresh.ttls[i].as_deref().and_then(seconds).unwrap_or(0.0);
+                if seconds(mine).is_none_or(|s| s > theirs) && fresh.ttls[i].as_ref() != Some(mine) {
+                    out.push(format!("{name} {mine}"));
+                }
+            }
+        }
+        out
     }
 }
 

@@ -85,6 +85,7 @@ fn foreign(item: usize, name: &str, template: &str, fallback: bool) -> Source {
         static_parent: None,
         ttls: [None, None],
         narrow: None,
+        committed: false,
     }
 }
 

@@ -163,6 +163,43 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
     out
 }
 
+/// The records of this function's outputs as committed that a render replaces with other
+/// entries or removes (`committed`: by input position, what each adds to its fresh render,
+/// `None` when no render takes its place): applied as committed (`kubectl apply`, an Argo CD
+/// directory application, `kpt live apply`), each grants what no render does. One that adds
+/// nothing to its fresh render is none.
+pub fn committed(items: &[Input], committed: &[(usize, Option<Vec<String>>)]) -> Vec<Unjudged> {
+    let mut out = Vec::new();
+    for (position, additions) in committed {
+        let Some(value) = items.get(*position).and_then(Input::value) else { continue };
+        let id = fields::str_at(value, "spec.spiffeIDTemplate").unwrap_or_default();
+        let owner = crate::api::cluster_spiffe_id::binding_of(value)
+            .map_or_else(|| "no binding".to_string(), |(ns, name)| format!("binding {ns}/{name}"));
+        let (field, message) = match additions {
+            Some(added) if added.is_empty() => continue,
+            Some(added) => (
+                "spec".to_string(),
+                format!(
+                    "this function's output, as committed, is not what {owner} renders now: applied as \
+                     committed (kubectl apply, an Argo CD directory application, kpt live apply), it grants \
+                     what the render does not: {}; render the folder again, or drop the edit",
+                    added.join(", ")
+                ),
+            ),
+            None => (
+                String::new(),
+                format!(
+                    "this function's output, as committed, for {owner}, which renders no identity of that name \
+                     now: applied as committed, it gives {id} to every pod it selects; render the folder \
+                     again, or remove it"
+                ),
+            ),
+        };
+        out.push(record(*position, value, field, message, &[]));
+    }
+    out
+}
+
 /// "ClusterSPIFFEID a", "ClusterSPIFFEIDs a, b".
 fn identities(names: &[&str]) -> String {
     match names {

@@ -32,6 +32,7 @@ fn source(name: &str, labels: &[(&str, &str)], namespace: Option<&str>) -> Sourc
         static_parent: None,
         ttls: [None, None],
         narrow: None,
+        committed: false,
     }
 }
 
