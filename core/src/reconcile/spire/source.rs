@@ -322,7 +322,7 @@ impl Prepared {
         } else if source.spiffe_id_template.is_empty() {
             return Err("its spiffeIDTemplate is empty".into());
         }
-        let id = template::parse(&source.spiffe_id_template).map_err(|e| {
+        let id = template::parse(&source.spiffe_id_template, "spiffeIDTemplate").map_err(|e| {
             format!(
                 "its spiffeIDTemplate {:?} does not parse as a Go template: {e}",
                 source.spiffe_id_template
@@ -343,16 +343,19 @@ impl Prepared {
             spiffe::TrustDomain::new(td)
                 .map_err(|e| format!("its federatesWith value {td:?} is not a trust domain: {e}"))?;
         }
-        let templates = |list: &[String], field: &str| -> Result<Vec<Template>, String> {
+        // The names ParseClusterSPIFFEIDSpec gives them (clusterspiffeid_webhook.go): a
+        // template that defines its own name runs that definition.
+        let templates = |list: &[String], field: &str, name: &str| -> Result<Vec<Template>, String> {
             list.iter()
                 .map(|t| {
-                    template::parse(t)
+                    template::parse(t, name)
                         .map_err(|e| format!("its {field} value {t:?} does not parse as a Go template: {e}"))
                 })
                 .collect()
         };
-        let dns = templates(&source.dns_name_templates, "dnsNameTemplates")?;
-        let selectors = templates(&source.selector_templates, "workloadSelectorTemplates")?;
+        let dns = templates(&source.dns_name_templates, "dnsNameTemplates", "dnsNameTemplate")?;
+        let selectors =
+            templates(&source.selector_templates, "workloadSelectorTemplates", "workloadSelectorTemplate")?;
         let id_constant = id.constant().map(|text| {
             let known = Evaluated::known(text.to_string());
             check_id(&known, trust_domain).map(|()| known.text)

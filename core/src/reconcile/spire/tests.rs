@@ -383,7 +383,7 @@ fn a_template_that_fails_to_execute_gives_no_entry_and_the_fallback_still_applie
     let model = simulate(sources, &seen(&items, &[]), &SpireManager::default(), Some(TD));
     let held = &model.held[0];
     assert_eq!(names(&model, held.failed.iter().map(|f| f.source)), vec!["typo"]);
-    assert!(held.failed[0].why.contains("has no field or method Namspace"), "{}", held.failed[0].why);
+    assert!(held.failed[0].why.contains("can't evaluate field Namspace"), "{}", held.failed[0].why);
     assert_eq!(svids(&model, 0), vec![format!("spiffe://{TD}/ns/serving/sa/llama")]);
     // Node data is only unknown: that entry is made and the fallback skipped.
     let sources = vec![

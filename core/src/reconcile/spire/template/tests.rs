@@ -2,6 +2,11 @@
 
 use super::*;
 
+/// Parses as the manager parses a `spiffeIDTemplate`.
+fn parse(template: &str) -> Result<Template, String> {
+    super::parse(template, "spiffeIDTemplate")
+}
+
 fn labels(key: &str) -> Lookup<'static> {
     match key {
         "app" => Lookup::Value("llama"),
@@ -62,7 +67,10 @@ fn node_cluster_and_controller_data_stay_unknown_never_guessed() {
     assert!(eval("{{ .PodMeta.Labels.pod-template-hash }}").is_err(), "a dash does not parse");
     assert!(!eval(r#"{{ index .PodMeta.Labels "pod-template-hash" }}"#).unwrap().is_known());
     assert!(!eval(r#"{{ .PodMeta.Name | printf "%s" }}"#).unwrap().is_known());
-    assert!(!eval("{{ if .PodMeta.Labels.app }}a{{ else }}b{{ end }}").unwrap().is_known());
+    assert!(!eval("{{ if .PodMeta.Labels.pod-template-hash }}a{{ end }}").is_ok_and(|e| e.is_known()));
+    assert!(!eval("{{ if .ClusterName }}a{{ else }}b{{ end }}").unwrap().is_known());
+    // A condition the pod template settles picks its branch, as Go's walkIfOrWith does.
+    assert_eq!(eval("{{ if .PodMeta.Labels.app }}a{{ else }}b{{ end }}").unwrap().text, "a");
     let no_td = Data {
         trust_domain: None,
         namespace: "serving",
@@ -85,7 +93,7 @@ fn a_field_the_data_does_not_have_fails_at_execution() {
         "{{ .PodMeta.Labels.app.x }}",
         r#"{{ printf "%s" .PodMeta.Namspace }}"#,
     ] {
-        assert!(eval(bad).unwrap_err().contains("has no field"), "{bad}");
+        assert!(eval(bad).unwrap_err().contains("can't evaluate field"), "{bad}");
     }
     // Fields the cluster fills are not failures.
     for fine in [
@@ -110,7 +118,6 @@ fn what_gos_parser_refuses() {
         "{{ \"x }}",
         "{{/* x */ }}",
         "{{ }}",
-        "{{ .A | }}",
     ]);
     all_parse(&[
         "{{ $x := .PodMeta.Name }}{{ $x }}",
@@ -177,16 +184,21 @@ fn controller_labels_by_name_or_prefix_and_never_a_short_or_empty_key() {
 
 #[test]
 fn nested_control_structures_are_one_unknown_as_written() {
-    let nested = "a{{ with .PodMeta }}{{ if .Name }}{{ range .Labels }}{{ . }}{{ end }}{{ end }}{{ end }}b";
+    let nested = "a{{ if .ClusterName }}{{ if .PodMeta.Name }}{{ range .PodMeta.Labels }}{{ . }}{{ end }}{{ end }}{{ end }}b";
     let got = eval(nested).unwrap();
     assert_eq!(got.text, nested);
     assert_eq!(got.unknown, vec![&nested[1..nested.len() - 1]]);
     assert_eq!(got.known_runs().collect::<Vec<_>>(), vec!["a", "b"]);
+    // `with` of a value that is never empty runs its body with that dot; what the cluster
+    // settles inside stays as written.
+    let got = eval("a{{ with .PodMeta }}{{ .Namespace }}{{ if .Name }}x{{ end }}{{ end }}b").unwrap();
+    assert_eq!(got.text, "aserving{{ if .Name }}x{{ end }}b");
     assert!(parse("{{ with .PodMeta }}{{ if .Name }}x{{ end }}").is_err(), "one end short");
-    // A declaration prints nothing in Go; what the variable holds is the cluster's to use.
-    let got = eval("a{{ $ns := .PodMeta.Namespace }}b").unwrap();
-    assert_eq!(got.unknown, vec!["{{ $ns := .PodMeta.Namespace }}"]);
-    assert_eq!(got.text, "a{{ $ns := .PodMeta.Namespace }}b");
+    // A declaration prints nothing (exec.go's walk prints an action without declarations);
+    // the variable holds the value.
+    assert_eq!(eval("a{{ $ns := .PodMeta.Namespace }}b{{ $ns }}").unwrap().text, "abserving");
+    let got = eval("a{{ $ns := .ClusterName }}b{{ $ns }}").unwrap();
+    assert_eq!(got.text, "ab{{ $ns }}");
 }
 
 #[test]
@@ -238,17 +250,23 @@ fn numbers_signed_or_not_and_booleans_are_literals_not_function_names() {
         r#"{{ printf "%t" false }}"#,
     ]);
     assert!(parse("{{ printf x3 }}").is_err(), "a word is a function, and x3 is none");
-    // A number ends where Go's does: `.5` then a string, then a word that is no function.
-    assert!(parse(r#"{{ .5"x "y }}"#).unwrap_err().contains(r#"function "y" not defined"#));
-    assert!(!eval(r#"{{ printf "%v %v" .5 .PodMeta.Namespace }}"#).unwrap().is_known(), "no field .5");
+    // A number ends where Go's does: `.5` then a string right after it is no operand.
+    assert!(parse(r#"{{ .5"x "y }}"#).unwrap_err().contains("in operand"));
+    assert_eq!(
+        eval(r#"{{ printf "%v %v" .5 .PodMeta.Namespace }}"#).unwrap().text,
+        "0.5 serving",
+        "no field .5"
+    );
 }
 
 #[test]
 fn a_variable_is_assigned_only_once_declared() {
     let assigned = "{{ $ns := .PodMeta.Namespace }}{{ $ns = .PodMeta.Name }}";
     assert!(parse(assigned).is_ok(), "{:?}", parse(assigned));
-    assert!(!eval(assigned).unwrap().is_known());
-    assert!(parse("{{ $ns = .PodMeta.Name }}").unwrap_err().contains("undefined variable"));
+    assert_eq!(eval(assigned).unwrap().text, "", "declarations print nothing");
+    // Go's parser takes an assignment to a variable never declared; execution fails on it.
+    assert!(eval("{{ $ns = .PodMeta.Name }}").unwrap_err().contains("undefined variable: $ns"));
+    assert!(parse("{{ $ns }}").unwrap_err().contains("undefined variable"));
 }
 
 #[test]
@@ -268,7 +286,7 @@ fn parentheses_hold_a_pipeline_of_their_own_and_must_balance() {
     // After the closing parenthesis the action's own arguments are evaluated again: a field
     // the data does not have fails.
     let after = r#"{{ printf "%s %s" (.PodMeta.Name) .PodMeta.Namspace }}"#;
-    assert!(eval(after).unwrap_err().contains("has no field"), "{after}");
+    assert!(eval(after).unwrap_err().contains("can't evaluate field Namspace"), "{after}");
     all_refused(&["{{ (.PodMeta.Name }}", "{{ printf \"%s\" ((.PodMeta.Name) }}", "{{ .PodMeta.Name) }}"]);
 }
 
