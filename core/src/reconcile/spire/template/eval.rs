@@ -35,11 +35,12 @@ impl<'a, 'd> State<'a, 'd> {
                 Node::Text(text) => out.text.push_str(text),
                 Node::Action(span, pipe) => {
                     let value = self.pipeline(pipe, dot).map_err(|why| self.at(span, why))?;
-                    if pipe.decl.is_empty() {
-                        match value.printed() {
-                            Some(text) => out.text.push_str(&text),
-                            None => self.unknown(span, out),
-                        }
+                    match (pipe.decl.is_empty(), value.printed()) {
+                        (true, Some(text)) => out.text.push_str(&text),
+                        // A declaration prints nothing, once its pipeline has run: one the
+                        // cluster settles may have failed, and stays as written.
+                        (false, _) if !matches!(value, Value::Unknown { .. }) => {}
+                        _ => self.unknown(span, out),
                     }
                 }
                 Node::If(control) | Node::With(control) => {
@@ -112,10 +113,19 @@ impl<'a, 'd> State<'a, 'd> {
 
     pub fn pipeline(&mut self, pipe: &Pipe, dot: &Value) -> Step {
         let mut value = None;
+        let mut unsettled = false;
         for cmd in &pipe.cmds {
+            if let Some(Value::Unknown { .. }) = value {
+                unsettled = true;
+            }
             value = Some(self.command(cmd, dot, value)?);
         }
-        let value = value.unwrap_or(Value::ANY);
+        let mut value = value.unwrap_or(Value::ANY);
+        // A command the cluster settles may have failed, even when a later one (`or`, `and`)
+        // does not read what it gave.
+        if unsettled {
+            value = Value::ANY;
+        }
         for name in &pipe.decl {
             if !pipe.assign {
                 self.vars.push((name.clone(), value.clone()));

@@ -101,7 +101,10 @@ fn apply(name: &str, v: &[Value], state: &State<'_, '_>) -> Step {
             }
         },
         "print" | "println" | "html" | "js" | "urlquery" if known => {
-            let Some(text) = sprint(v, name == "println") else { return Ok(Value::ANY) };
+            // html, js and urlquery print their arguments as an action does (`evalArgs`):
+            // nil is the string `<no value>` there, and `<nil>` to Sprint.
+            let evaluated = matches!(name, "html" | "js" | "urlquery");
+            let Some(text) = sprint(v, name == "println", evaluated) else { return Ok(Value::ANY) };
             match name {
                 "html" => Value::Str(html(&text)),
                 "js" => js(&text).map_or(Value::ANY, Value::Str),
@@ -129,9 +132,11 @@ fn length(v: &Value) -> Step {
 /// `index`: the labels by a string key (a missing key gives `""`, the zero value), a string
 /// by a byte offset; the manager's structs cannot be indexed.
 fn index(item: &Value, indexes: &[Value], state: &State<'_, '_>) -> Step {
+    if *item == Value::NoValue {
+        return Err("index of untyped nil".into());
+    }
     let Some((first, rest)) = indexes.split_first() else { return Ok(item.clone()) };
     let next = match (item, first) {
-        (Value::NoValue, _) => return Err("index of untyped nil".into()),
         (Value::Data | Value::PodMeta | Value::PodSpec, _) => {
             return Err(format!("can't index item of type {}", item.go_type().trim_start_matches('*')));
         }
@@ -228,11 +233,14 @@ fn less(a: &Value, b: &Value) -> Result<Option<bool>, String> {
 }
 
 /// `fmt.Sprint` (or `Sprintln`) of settled operands.
-fn sprint(v: &[Value], line: bool) -> Option<String> {
+fn sprint(v: &[Value], line: bool, evaluated: bool) -> Option<String> {
     let mut out = String::new();
     let mut previous_string = true;
     for (i, value) in v.iter().enumerate() {
-        let (text, is_string) = value.sprinted()?;
+        let (text, is_string) = match value {
+            Value::NoValue if evaluated => (super::NO_VALUE.to_string(), true),
+            other => other.sprinted()?,
+        };
         if i > 0 && (line || !is_string && !previous_string) {
             out.push(' ');
         }

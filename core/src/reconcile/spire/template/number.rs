@@ -29,7 +29,16 @@ pub(super) fn parse(text: &str, char: bool, complex: bool) -> Result<Number, Str
         return Ok(Number::Int(i64::from(c.value())));
     }
     if complex {
-        // fmt.Sscan reads the pair; its refusals are not reproduced (the lexer took the shape).
+        // fmt.Sscan reads the pair (`complexTokens`): a float, a sign, a float, then `i`.
+        let bad = || format!("expected integer or complex number: {text:?}");
+        let real = float_token(text);
+        let rest = &text[real.len()..];
+        let imaginary = rest.get(1..).map(float_token).ok_or_else(bad)?;
+        if !rest.starts_with(['+', '-']) || &rest[1 + imaginary.len()..] != "i" {
+            return Err(bad());
+        }
+        parse_float(real).ok_or_else(bad)?;
+        parse_float(&rest[..1 + imaginary.len()]).ok_or_else(bad)?;
         return Ok(Number::Complex);
     }
     if let Some(imaginary) = text.strip_suffix('i')
@@ -50,6 +59,39 @@ pub(super) fn parse(text: &str, char: bool, complex: bool) -> Result<Number, Str
             None => Err(format!("illegal number syntax: {text:?}")),
         },
     }
+}
+
+/// The float `fmt`'s scanner takes from the start of `s` (`floatToken` in fmt/scan.go,
+/// without NaN and Inf, which the lexer never gives).
+fn float_token(s: &str) -> &str {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let take = |i: &mut usize, set: &dyn Fn(u8) -> bool| {
+        if *i < b.len() && set(b[*i]) {
+            *i += 1;
+            true
+        } else {
+            false
+        }
+    };
+    take(&mut i, &|c| c == b'+' || c == b'-');
+    let mut hex = false;
+    if take(&mut i, &|c| c == b'0') && take(&mut i, &|c| c == b'x' || c == b'X') {
+        hex = true;
+    }
+    let digit = move |c: u8| c == b'_' || if hex { c.is_ascii_hexdigit() } else { c.is_ascii_digit() };
+    while take(&mut i, &digit) {}
+    if take(&mut i, &|c| c == b'.') {
+        while take(&mut i, &digit) {}
+    }
+    let exponent = move |c: u8| {
+        if hex { c == b'p' || c == b'P' } else { c == b'e' || c == b'E' || c == b'p' || c == b'P' }
+    };
+    if take(&mut i, &exponent) {
+        take(&mut i, &|c| c == b'+' || c == b'-');
+        while take(&mut i, &|c| c == b'_' || c.is_ascii_digit()) {}
+    }
+    &s[..i]
 }
 
 /// Go's `underscoreOK`: underscores only between digits (a base prefix counts as one).
