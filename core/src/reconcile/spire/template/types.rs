@@ -55,6 +55,7 @@ pub(super) enum Returns {
     Nothing,
 }
 
+#[derive(Debug)]
 pub(super) struct Types {
     pub types: Vec<Type>,
 }
@@ -172,4 +173,86 @@ fn method(words: &[&str]) -> Option<Method> {
             r => Returns::Type(r.parse().ok()?),
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(name: &str) -> Id {
+        types().by_name(name).unwrap_or_else(|| panic!("{name} is in the table"))
+    }
+
+    /// What the resolver takes from the table: templateData's fields and the types behind
+    /// them (entries.go), ObjectMeta's getters, the map the labels are, addressable methods.
+    #[test]
+    fn the_table_holds_templatedata_and_what_the_resolver_reads_of_it() {
+        let t = types();
+        let data = t.get(DATA);
+        assert_eq!((data.kind.as_str(), data.name.as_str()), ("ptr", "*templateData"));
+        let fields: Vec<(&str, &str)> = t
+            .get(data.elem.unwrap())
+            .fields
+            .iter()
+            .map(|(f, ty, _)| (f.as_str(), t.get(*ty).name.as_str()))
+            .collect();
+        assert_eq!(
+            fields,
+            [
+                ("TrustDomain", "string"),
+                ("ClusterName", "string"),
+                ("ClusterDomain", "string"),
+                ("PodMeta", "*v1.ObjectMeta"),
+                ("PodSpec", "*v1.PodSpec"),
+                ("NodeMeta", "*v1.ObjectMeta"),
+                ("NodeSpec", "*v1.NodeSpec"),
+            ]
+        );
+        let meta = id("*v1.ObjectMeta");
+        for (name, result) in [
+            ("GetNamespace", "string"),
+            ("GetName", "string"),
+            ("GetLabels", "map[string]string"),
+            ("String", "string"),
+            ("GetUID", "types.UID"),
+        ] {
+            let m = t.method(meta, name, false).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!((m.args, m.result), (0, Returns::Type(id(result))), "{name}");
+        }
+        // Methods with no result are left out: a template cannot call them.
+        assert!(t.method(meta, "SetName", false).is_none() && t.method(meta, "Reset", false).is_none());
+        for (field, ty) in [("Namespace", "string"), ("Name", "string"), ("Labels", "map[string]string")] {
+            assert_eq!(t.field(t.get(meta).elem.unwrap(), field), Some((id(ty), false)), "{field}");
+        }
+        let spec = t.get(id("*v1.PodSpec")).elem.unwrap();
+        assert_eq!(t.field(spec, "ServiceAccountName"), Some((id("string"), false)));
+        assert!(t.method(spec, "GetServiceAccountName", true).is_none(), "no such getter");
+        assert!(t.get(id("map[string]string")).string_key);
+        assert!(!t.get(id("v1.ResourceList")).string_key, "its keys are ResourceNames");
+        // metav1.Time's IsZero takes a pointer: a value no field holds lacks it.
+        let time = id("v1.Time");
+        assert!(t.method(time, "IsZero", true).is_some() && t.method(time, "IsZero", false).is_none());
+        assert_eq!(t.method(time, "Unix", false).map(|m| m.result), Some(Returns::Type(id("int64"))));
+    }
+
+    #[test]
+    fn every_type_the_table_names_is_in_it_and_an_opaque_one_is_empty() {
+        let t = types();
+        let n = t.types.len();
+        for ty in &t.types {
+            for part in ty.elem.iter().chain(&ty.key).chain(ty.fields.iter().map(|(_, f, _)| f)) {
+                assert!(*part < n, "{}", ty.name);
+            }
+            for m in &ty.methods {
+                if let Returns::Type(r) = m.result {
+                    assert!(r < n, "{}.{}", ty.name, m.name);
+                }
+            }
+            if ty.opaque {
+                assert!(ty.fields.is_empty() && ty.methods.is_empty(), "{}", ty.name);
+            }
+        }
+        assert!(read("t 0 ptr *x 1\nq what").unwrap_err().contains("line 2"));
+        assert!(read("t 1 ptr *x 1").is_err(), "ids count from 0");
+    }
 }
