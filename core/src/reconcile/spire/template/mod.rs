@@ -1,25 +1,23 @@
 //! The Go templates of a ClusterSPIFFEID (`spiffeIDTemplate`, `workloadSelectorTemplates`,
-//! `dnsNameTemplates`): parsed once as Go's text/template parses them, then evaluated for
-//! one pod template. Parsing refuses what text/template's parser refuses (a bad character
-//! such as the `-` of `.PodMeta.Labels.app-name`, an unclosed action, string or comment,
-//! control structures that do not balance, a function or variable that is not defined):
-//! the manager then skips the whole object. Evaluating tells three things apart, as the
-//! manager's `templateData` and the Kubernetes types it holds decide them:
+//! `dnsNameTemplates`): parsed once as Go's text/template parses them (`lex.rs`, `parse.rs`),
+//! then executed for one pod template as text/template executes them (`eval.rs`, `funcs.rs`)
+//! over the manager's `templateData` and the Kubernetes types it holds (`types.rs`, read from
+//! a table generated from the real types). Parsing refuses what Go's parser refuses: the
+//! manager then skips the whole object. Executing tells three things apart:
 //!
-//! - a value the pod template settles: `.TrustDomain` (when configured),
-//!   `.PodMeta.Namespace`, `.PodMeta.Labels.<key>` and `index .PodMeta.Labels "<key>"`
-//!   (a missing key prints `<no value>` and `""`, as Go prints them),
-//!   `.PodSpec.ServiceAccountName`;
-//! - a value only the cluster has: `.ClusterName`, `.ClusterDomain`, node data, the pod's
-//!   name or UID, the labels controllers add to pods ([`CONTROLLER_LABELS`]), functions,
-//!   control structures: left in the text as written;
-//! - a field the data does not have (`.PodMeta.Namspace`, `.PodSpec.Foo`, a field of a
-//!   string): Go fails to execute the template for every pod, and the manager makes no entry.
+//! - a value the pod template settles (`fields.rs`: the trust domain, the pod's namespace,
+//!   labels, service account, and its name where the input fixes it), and constants as Go
+//!   reads and prints them;
+//! - a value only the cluster has (node data, UIDs, timestamps, generated names, most
+//!   methods' results, `range`, `template`): the action is kept as written;
+//! - a step Go fails on whatever the cluster holds (a name that is neither field nor method
+//!   of the type, a call with the wrong number of arguments): the template fails for every
+//!   pod, and the manager makes no entry.
 //!
 //! Written by hand rather than with a Go-template crate: the one on crates.io (`gtmpl`)
 //! needs every value as data and would print node fields this function cannot know, where
 //! the rule here is to say "unknown"; and it does not know the Kubernetes types whose
-//! fields decide what fails.
+//! fields and methods decide what fails.
 
 mod eval;
 mod fields;
