@@ -6,8 +6,6 @@
 
 use crate::api::cluster_spiffe_id::{FEDERATED_TRUST_DOMAIN_KIND, STATIC_ENTRY_KIND};
 use crate::io::explain::Report;
-#[cfg(test)]
-use crate::io::explain::report::At;
 use crate::io::explain::report::{FederationReport, StaticEntryReport};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};

@@ -179,7 +179,7 @@ impl<'a, 'd> State<'a, 'd> {
     pub fn arg(&mut self, dot: &Value, arg: &Arg) -> Step {
         match arg {
             Arg::Dot => Ok(dot.clone()),
-            Arg::Nil => Ok(Value::NoValue),
+            Arg::Nil => Ok(Value::Absent),
             Arg::Bool(b) => Ok(Value::Bool(*b)),
             Arg::Number(n) => match n {
                 super::number::Number::Int(i) => Ok(Value::Int(*i)),
@@ -228,7 +228,7 @@ impl<'a, 'd> State<'a, 'd> {
         let has_args = cmd.len() > 1 || last.is_some();
         let (ty, addressable) = match &receiver {
             // A missing key's value gives no value for any field of it.
-            Value::NoValue => return Ok(Value::NoValue),
+            Value::Absent => return Ok(Value::Absent),
             Value::Unknown { ty: None, .. } => return Ok(Value::ANY),
             Value::Unknown { ty: Some(ty), addressable } => (*ty, *addressable),
             settled => match fields::type_of(settled) {

@@ -59,7 +59,7 @@ pub(super) fn key(receiver: &Value, key: &str, data: &Data<'_>) -> Value {
 pub(super) fn label(key: &str, data: &Data<'_>) -> Value {
     match (data.labels)(key) {
         Lookup::Value(v) => Value::Str(v.to_string()),
-        Lookup::Absent => Value::NoValue,
+        Lookup::Absent => Value::Absent,
         Lookup::Unknown | Lookup::Present => Value::ANY,
     }
 }

@@ -124,7 +124,7 @@ fn length(v: &Value) -> Step {
         Value::Int(_) | Value::Float(_) | Value::Bool(_) | Value::Data | Value::PodMeta | Value::PodSpec => {
             Err(format!("len of type {}", v.go_type().trim_start_matches('*')))
         }
-        Value::NoValue => Err("len of nil".into()),
+        Value::Absent => Err("len of nil".into()),
         _ => Ok(Value::ANY),
     }
 }
@@ -132,7 +132,7 @@ fn length(v: &Value) -> Step {
 /// `index`: the labels by a string key (a missing key gives `""`, the zero value), a string
 /// by a byte offset; the manager's structs cannot be indexed.
 fn index(item: &Value, indexes: &[Value], state: &State<'_, '_>) -> Step {
-    if *item == Value::NoValue {
+    if *item == Value::Absent {
         return Err("index of untyped nil".into());
     }
     let Some((first, rest)) = indexes.split_first() else { return Ok(item.clone()) };
@@ -144,7 +144,7 @@ fn index(item: &Value, indexes: &[Value], state: &State<'_, '_>) -> Step {
             return Err(format!("can't index item of type {}", item.go_type()));
         }
         (Value::Labels, Value::Str(key)) => match fields::label(key, state.data) {
-            Value::NoValue => Value::Str(String::new()),
+            Value::Absent => Value::Str(String::new()),
             found => found,
         },
         (Value::Str(s), Value::Int(i)) => match usize::try_from(*i).ok().filter(|i| *i < s.len()) {
@@ -162,7 +162,7 @@ fn index(item: &Value, indexes: &[Value], state: &State<'_, '_>) -> Step {
 /// `slice` of a string by byte offsets.
 fn slice(item: &Value, indexes: &[Value]) -> Step {
     match item {
-        Value::NoValue => return Err("slice of untyped nil".into()),
+        Value::Absent => return Err("slice of untyped nil".into()),
         Value::Data | Value::PodMeta | Value::PodSpec | Value::Int(_) | Value::Float(_) | Value::Bool(_) => {
             return Err(format!("can't slice item of type {}", item.go_type()));
         }
@@ -199,10 +199,10 @@ fn eq(a: &Value, b: &Value) -> Result<Option<bool>, String> {
         (Value::Int(x), Value::Int(y)) => x == y,
         (Value::Float(x), Value::Float(y)) => x == y,
         (Value::Bool(x), Value::Bool(y)) => x == y,
-        (Value::NoValue, Value::NoValue) => true,
+        (Value::Absent, Value::Absent) => true,
         // A missing value equals no settled basic value.
-        (Value::NoValue, Value::Str(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_))
-        | (Value::Str(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_), Value::NoValue) => false,
+        (Value::Absent, Value::Str(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_))
+        | (Value::Str(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_), Value::Absent) => false,
         (
             Value::Str(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_),
             Value::Str(_) | Value::Int(_) | Value::Float(_) | Value::Bool(_),
@@ -219,7 +219,7 @@ fn less(a: &Value, b: &Value) -> Result<Option<bool>, String> {
         (Value::Str(x), Value::Str(y)) => x < y,
         (Value::Int(x), Value::Int(y)) => x < y,
         (Value::Float(x), Value::Float(y)) => x < y,
-        (Value::Bool(_), Value::Bool(_)) | (Value::NoValue, _) | (_, Value::NoValue) => {
+        (Value::Bool(_), Value::Bool(_)) | (Value::Absent, _) | (_, Value::Absent) => {
             return Err("invalid type for comparison".into());
         }
         (
@@ -238,7 +238,7 @@ fn sprint(v: &[Value], line: bool, evaluated: bool) -> Option<String> {
     let mut previous_string = true;
     for (i, value) in v.iter().enumerate() {
         let (text, is_string) = match value {
-            Value::NoValue if evaluated => (super::NO_VALUE.to_string(), true),
+            Value::Absent if evaluated => (super::NO_VALUE.to_string(), true),
             other => other.sprinted()?,
         };
         if i > 0 && (line || !is_string && !previous_string) {

@@ -106,7 +106,7 @@ fn underscore_ok(s: &str) -> bool {
     if s.len() >= 2 && s[0] == b'0' && matches!(s[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
         i = 2;
         saw = b'0';
-        hex = s[1].to_ascii_lowercase() == b'x';
+        hex = s[1].eq_ignore_ascii_case(&b'x');
     }
     for &c in &s[i..] {
         if c.is_ascii_digit() || hex && c.is_ascii_hexdigit() {
@@ -195,7 +195,7 @@ fn parse_float(text: &str) -> Option<f64> {
         _ => (false, text),
     };
     let b = s.as_bytes();
-    let hex = b.len() > 2 && b[0] == b'0' && b[1].to_ascii_lowercase() == b'x';
+    let hex = b.len() > 2 && b[0] == b'0' && b[1].eq_ignore_ascii_case(&b'x');
     let body = if hex { &s[2..] } else { s };
     // The mantissa: digits with at most one dot, then the exponent.
     let exp_char = if hex { 'p' } else { 'e' };

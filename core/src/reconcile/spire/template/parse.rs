@@ -348,8 +348,7 @@ impl Parser {
     /// A pipeline up to `}}` (`delim`) or `)`.
     fn pipeline(&mut self, context: &str, delim: bool) -> Parsed<Pipe> {
         let mut pipe = Pipe::default();
-        loop {
-            let Kind::Variable(name) = self.peek_non_space().kind else { break };
+        while let Kind::Variable(name) = self.peek_non_space().kind {
             let at_variable = self.at;
             self.next_non_space();
             let next = self.peek_non_space();

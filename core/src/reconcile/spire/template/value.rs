@@ -19,7 +19,7 @@ pub(super) enum Value {
     Float(f64),
     Bool(bool),
     /// Go's invalid value: a missing map key (printed `<no value>`), or nil as an argument.
-    NoValue,
+    Absent,
     /// `*templateData`, `PodMeta` (`*metav1.ObjectMeta`), `PodSpec` (`*corev1.PodSpec`) and
     /// the pods' labels (`map[string]string`): never nil, their fields partly settled.
     Data,
@@ -44,7 +44,7 @@ impl Value {
             Value::Int(i) => i.to_string(),
             Value::Float(f) => super::number::format_float(*f),
             Value::Bool(b) => b.to_string(),
-            Value::NoValue => super::NO_VALUE.to_string(),
+            Value::Absent => super::NO_VALUE.to_string(),
             _ => return None,
         })
     }
@@ -54,7 +54,7 @@ impl Value {
     pub fn sprinted(&self) -> Option<(String, bool)> {
         match self {
             Value::Str(s) => Some((s.clone(), true)),
-            Value::NoValue => Some(("<nil>".into(), false)),
+            Value::Absent => Some(("<nil>".into(), false)),
             other => other.printed().map(|p| (p, false)),
         }
     }
@@ -66,7 +66,7 @@ impl Value {
             Value::Int(i) => Some(*i != 0),
             Value::Float(f) => Some(*f != 0.0),
             Value::Bool(b) => Some(*b),
-            Value::NoValue => Some(false),
+            Value::Absent => Some(false),
             Value::Data | Value::PodMeta | Value::PodSpec => Some(true),
             Value::Labels | Value::Unknown { .. } => None,
         }
@@ -83,7 +83,7 @@ impl Value {
             Value::PodMeta => "*v1.ObjectMeta",
             Value::PodSpec => "*v1.PodSpec",
             Value::Labels => "map[string]string",
-            Value::NoValue | Value::Unknown { .. } => "",
+            Value::Absent | Value::Unknown { .. } => "",
         }
     }
 }
