@@ -13,15 +13,19 @@ use crate::reconcile::cluster::selector::Lookup;
 /// The table's type of a settled value that has fields or methods; `None` for those that
 /// have neither (strings have none either, but are in the table).
 pub(super) fn type_of(value: &Value) -> Option<Id> {
-    let name = match value {
-        Value::Data => return Some(types::DATA),
-        Value::PodMeta => "*v1.ObjectMeta",
-        Value::PodSpec => "*v1.PodSpec",
-        Value::Labels => "map[string]string",
-        Value::Str(_) => "string",
-        _ => return None,
-    };
-    types::types().by_name(name)
+    static SETTLED: std::sync::OnceLock<[Option<Id>; 4]> = std::sync::OnceLock::new();
+    let [meta, spec, labels, string] = SETTLED.get_or_init(|| {
+        ["*v1.ObjectMeta", "*v1.PodSpec", "map[string]string", "string"]
+            .map(|name| types::types().by_name(name))
+    });
+    match value {
+        Value::Data => Some(types::DATA),
+        Value::PodMeta => *meta,
+        Value::PodSpec => *spec,
+        Value::Labels => *labels,
+        Value::Str(_) => *string,
+        _ => None,
+    }
 }
 
 /// A field of the data the pod template settles.

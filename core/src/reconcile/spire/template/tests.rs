@@ -513,6 +513,17 @@ fn what_the_cluster_settles_taints_what_follows_it() {
     assert!(!got.is_known(), "{}", got.text);
 }
 
+/// Found by running the model and Go side by side on generated templates: nil prints
+/// `<no value>` through `html`, `js` and `urlquery` (`evalArgs`) but `<nil>` through `print`;
+/// `index` of nil fails even without indexes (funcs.go `index`).
+#[test]
+fn what_side_by_side_runs_with_go_found() {
+    assert_eq!(eval("{{ urlquery .PodMeta.Labels.tier 1 }}").unwrap().text, "%3Cno+value%3E1");
+    assert_eq!(eval("{{ print .PodMeta.Labels.tier 1 }}").unwrap().text, "<nil> 1");
+    assert!(eval("{{ index nil }}").unwrap_err().contains("index of untyped nil"));
+    assert!(eval("{{ index .PodMeta.Labels.tier 0 }}").unwrap_err().contains("index of untyped nil"));
+}
+
 /// `define` adds a template and prints nothing (parse.go `parseDefinition`); a definition of
 /// the template's own name replaces an empty body, and one beside a body is refused
 /// (`Tree.add`: "multiple definition").
