@@ -237,7 +237,12 @@ impl<'a, 'd> State<'a, 'd> {
             },
         };
         let t = types().get(ty);
-        if t.opaque || t.kind == "interface" {
+        // A type the table does not follow (a method's result from another package, or a
+        // pointer to one) may have any field or method.
+        if t.opaque
+            || t.kind == "interface"
+            || t.elem.is_some_and(|e| t.kind == "ptr" && types().get(e).opaque)
+        {
             return Ok(Value::ANY);
         }
         if let Some(method) = types().method(ty, name, addressable) {

@@ -436,6 +436,12 @@ fn methods_of_the_go_types_give_values_or_fail_where_go_fails() {
         "{{ .PodMeta.String | len }}",
         "{{ with .PodMeta.DeletionTimestamp }}{{ .Unix }}{{ end }}",
         "{{ $t := .PodMeta.CreationTimestamp }}{{ $t.IsZero }}",
+        // Results of types the table does not follow (time.Location, inf.Dec) may have any
+        // field or method.
+        "{{ .PodMeta.CreationTimestamp.Location.String }}",
+        "{{ .PodMeta.CreationTimestamp.ProtoTime.Seconds }}",
+        "{{ .PodMeta.CreationTimestamp.Month.String }}",
+        "{{ .PodMeta.GetObjectMeta.GetName }}",
     ] {
         let got = eval(unknown).unwrap_or_else(|e| panic!("{unknown}: {e}"));
         assert!(!got.is_known(), "{unknown}: {}", got.text);
@@ -448,6 +454,7 @@ fn methods_of_the_go_types_give_values_or_fail_where_go_fails() {
         (r#"{{ .PodMeta.GetName "x" }}"#, "wrong number of args for GetName: want 0 got 1"),
         (r#"{{ "x" | .PodMeta.GetNamespace }}"#, "wrong number of args"),
         ("{{ .PodMeta.Reset }}", "can't evaluate field Reset"),
+        ("{{ .PodMeta.CreationTimestamp.Format }}", "wrong number of args for Format: want 1 got 0"),
         (r#"{{ "x" | .PodMeta.Namespace }}"#, "Namespace has arguments but cannot be invoked as function"),
         ("{{ .PodMeta.GetNamespace.Len }}", "can't evaluate field Len in type string"),
         ("{{ .PodMeta.GetUID.Foo }}", "can't evaluate field Foo in type types.UID"),
