@@ -39,6 +39,10 @@ fn diff_compares_the_commits_of_a_pull_request() {
         "may-grant",
         "may-lose",
         "formatting-only",
+        "template-string-escape",
+        "template-method",
+        "federates-with-spiffe-form",
+        "spiffe-id-refused",
     ];
     for case in cases {
         let dir = root.join(format!("diff-{case}"));

@@ -1,6 +1,6 @@
 //! The integration suite: the tests that drive a real tool (kpt, kubectl's kustomize in two
 //! versions, Helm 4, podman, util-linux's `script`, Microsoft's SARIF validator, git,
-//! pre-commit) or read the corpus of real manifests (the folder named by `RII_CORPUS`). Built
+//! pre-commit, Go) or read the corpus of real manifests (the folder named by `RII_CORPUS`). Built
 //! only with the `integration` feature:
 //! `cargo test --locked --features integration --test integration`. A missing tool or
 //! corpus fails its tests with what to install or set (tests/tools.txt), never skips them.
@@ -11,6 +11,7 @@ mod common;
 mod examples;
 mod explain_corpus;
 mod git_diff;
+mod gotypes;
 mod helm;
 mod image;
 mod kpt;

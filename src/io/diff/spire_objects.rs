@@ -30,12 +30,20 @@ impl SpireObjectChange {
 
 /// The objects that differ from `before` to `after`, static entries first, each by name.
 pub(super) fn compare(before: &Report, after: &Report) -> Vec<SpireObjectChange> {
+    // Where an object stands (its file and line) is no change to it.
+    let entry = |e: &StaticEntryReport| StaticEntryReport { at: None, ..e.clone() };
+    let federation = |f: &FederationReport| FederationReport { at: None, ..f.clone() };
     let mut out = by_name(&before.static_entries, &after.static_entries, |e| &e.name, |e| e.read)
-        .map(|(name, b, a)| change(STATIC_ENTRY_KIND, name, b, a, static_grants))
+        .map(|(name, b, a)| {
+            change(STATIC_ENTRY_KIND, name, b.map(entry).as_ref(), a.map(entry).as_ref(), static_grants)
+        })
         .collect::<Vec<_>>();
     out.extend(
         by_name(&before.federated_trust_domains, &after.federated_trust_domains, |f| &f.name, |f| f.read)
-            .map(|(name, b, a)| change(FEDERATED_TRUST_DOMAIN_KIND, name, b, a, federation_grants)),
+            .map(|(name, b, a)| {
+                let (b, a) = (b.map(federation), a.map(federation));
+                change(FEDERATED_TRUST_DOMAIN_KIND, name, b.as_ref(), a.as_ref(), federation_grants)
+            }),
     );
     out.into_iter().flatten().collect()
 }
@@ -197,5 +205,9 @@ mod tests {
         assert!(compare(&report(vec![]), &report(vec![f("https://a", false)])).is_empty(), "not read");
         let changes = compare(&report(vec![f("https://a", true)]), &report(vec![]));
         assert_eq!((changes[0].change, changes[0].grants()), ("removed", false));
+        // The same object elsewhere in the files (each side's own path, another line) is none.
+        use crate::io::explain::report::At;
+        let moved = |line| FederationReport { at: Some(At { file: None, line }), ..f("https://a", true) };
+        assert!(compare(&report(vec![moved(1)]), &report(vec![moved(9)])).is_empty(), "moved");
     }
 }

@@ -49,6 +49,7 @@ mod pods;
 mod unlabelled;
 
 pub mod source;
+pub mod spiffe_id;
 pub mod template;
 
 use crate::config::SpireManager;
@@ -493,7 +494,13 @@ fn simulate_with(
     let federations = seen
         .federations
         .iter()
-        .map(|f| (f.clone(), reads(manager, &f.class_name) && federation_parses(f)))
+        .map(|f| {
+            let read = reads(manager, &f.class_name) && federation_parses(f);
+            // The trust domain as the manager holds it: `spiffe://partner.org` is `partner.org`.
+            let trust_domain =
+                spiffe_id::trust_domain(&f.trust_domain).unwrap_or(&f.trust_domain).to_string();
+            (Federation { trust_domain, ..f.clone() }, read)
+        })
         .collect();
     Model {
         sources,
@@ -515,11 +522,11 @@ fn simulate_with(
 /// SPIFFE ID).
 fn federation_parses(f: &Federation) -> bool {
     let profile = match f.bundle_endpoint_profile.split_once(' ') {
-        Some(("https_spiffe", id)) => spiffe::SpiffeId::new(id).is_ok(),
+        Some(("https_spiffe", id)) => spiffe_id::parse(id).is_ok(),
         None => f.bundle_endpoint_profile == "https_web",
         _ => false,
     };
-    spiffe::TrustDomain::new(&f.trust_domain).is_ok()
+    spiffe_id::trust_domain(&f.trust_domain).is_ok()
         && f.bundle_endpoint_url.starts_with("https://")
         && profile
 }

@@ -3,6 +3,7 @@
 //! 101-168; an object that fails is skipped whole, reconciler.go:464-470), and the entry it
 //! renders for one pod template (`renderPodEntry`, pkg/spireentry/entries.go:72-131).
 
+use super::spiffe_id;
 use super::template::{self, Data, Evaluated, Template};
 use crate::api::cluster_spiffe_id::OutputLabels;
 use crate::config::SelectorScope;
@@ -222,7 +223,7 @@ impl Source {
             spiffe_id_template: other.spiffe_id_template.clone(),
             selector_templates: other.selector_templates.clone(),
             dns_name_templates: other.dns_name_templates.clone(),
-            federates_with: other.federates_with.clone(),
+            federates_with: other.federates_with.iter().map(|td| trust_domain_name(td)).collect(),
             admin: other.admin,
             downstream: other.downstream,
             static_parent: other.static_parent.clone(),
@@ -292,6 +293,13 @@ impl Source {
         }
         out
     }
+}
+
+/// A `federatesWith` value as the manager holds it (`spiffeid.TrustDomainFromString`):
+/// `spiffe://partner.org` is `partner.org`. One it refuses is kept as written, for
+/// [`Prepared::of`] to refuse the object.
+fn trust_domain_name(written: &str) -> String {
+    spiffe_id::trust_domain(written).unwrap_or(written).to_string()
 }
 
 /// An object's spec, parsed as the manager parses it.
@@ -384,9 +392,9 @@ impl Prepared {
     /// why the manager (and its admission webhook) refuses the object.
     pub fn of(source: &Source, trust_domain: Option<&str>) -> Result<Prepared, String> {
         if let Some(parent) = &source.static_parent {
-            // ParseClusterStaticEntrySpec (api/v1alpha1/clusterstaticentry_webhook.go): the
-            // IDs must parse; its spiffeID and selectors are no templates.
-            spiffe::SpiffeId::new(parent)
+            // renderStaticEntry (pkg/spireentry/entries.go): the IDs must parse; its spiffeID
+            // and selectors are no templates.
+            spiffe_id::parse(parent)
                 .map_err(|e| format!("its parentID {parent:?} is not a SPIFFE ID: {e}"))?;
             check_id(&Evaluated::known(source.spiffe_id_template.clone()), trust_domain)
                 .map_err(|e| e.replacen("its SPIFFE ID", "its spiffeID", 1))?;
@@ -398,7 +406,7 @@ impl Prepared {
         } else if source.spiffe_id_template.is_empty() {
             return Err("its spiffeIDTemplate is empty".into());
         }
-        let id = template::parse(&source.spiffe_id_template).map_err(|e| {
+        let id = template::parse(&source.spiffe_id_template, "spiffeIDTemplate").map_err(|e| {
             format!(
                 "its spiffeIDTemplate {:?} does not parse as a Go template: {e}",
                 source.spiffe_id_template
@@ -416,19 +424,22 @@ impl Prepared {
         let namespaces = selector(&source.namespaces, "namespaceSelector")?;
         let pods = selector(&source.pods, "podSelector")?;
         for td in &source.federates_with {
-            spiffe::TrustDomain::new(td)
+            spiffe_id::trust_domain(td)
                 .map_err(|e| format!("its federatesWith value {td:?} is not a trust domain: {e}"))?;
         }
-        let templates = |list: &[String], field: &str| -> Result<Vec<Template>, String> {
+        // The names ParseClusterSPIFFEIDSpec gives them (clusterspiffeid_webhook.go): a
+        // template that defines its own name runs that definition.
+        let templates = |list: &[String], field: &str, name: &str| -> Result<Vec<Template>, String> {
             list.iter()
                 .map(|t| {
-                    template::parse(t)
+                    template::parse(t, name)
                         .map_err(|e| format!("its {field} value {t:?} does not parse as a Go template: {e}"))
                 })
                 .collect()
         };
-        let dns = templates(&source.dns_name_templates, "dnsNameTemplates")?;
-        let selectors = templates(&source.selector_templates, "workloadSelectorTemplates")?;
+        let dns = templates(&source.dns_name_templates, "dnsNameTemplates", "dnsNameTemplate")?;
+        let selectors =
+            templates(&source.selector_templates, "workloadSelectorTemplates", "workloadSelectorTemplate")?;
         let id_constant = id.constant().map(|text| {
             let known = Evaluated::known(text.to_string());
             check_id(&known, trust_domain).map(|()| known.text)
@@ -568,59 +579,154 @@ impl Prepared {
     }
 }
 
-/// Whether a SPIFFE ID can be the manager's: it parses and is of its trust domain
-/// (entries.go:143-156). A partly known ID is refused when what is known already rules it
-/// out (`<no value>` of a missing label, a scheme other than `spiffe://`, an empty path
-/// segment, another trust domain).
+/// Whether a SPIFFE ID can be the manager's: go-spiffe parses it and it is of the manager's
+/// trust domain (`renderSPIFFEID`, entries.go). A partly known ID is refused when what is
+/// known already rules it out for any text the cluster could put in its unknown actions:
+/// `<no value>` of a missing label, a scheme other than `spiffe://`, a character no SPIFFE ID
+/// holds, an empty or dot segment, a trailing slash, a trust domain that is not the manager's.
 fn check_id(id: &Evaluated, trust_domain: Option<&str>) -> Result<(), String> {
     if id.is_known() {
-        let parsed = spiffe::SpiffeId::new(&id.text)
+        let (td, _) = spiffe_id::parse(&id.text)
             .map_err(|e| format!("its SPIFFE ID {:?} is not valid: {e}", id.text))?;
-        if let Some(td) = trust_domain
-            && parsed.trust_domain().to_string() != td
+        if let Some(own) = trust_domain
+            && td != own
         {
-            return Err(format!("its SPIFFE ID {} is not of trust domain {td}", id.text));
+            return Err(format!("its SPIFFE ID {} is not of trust domain {own}", id.text));
         }
         return Ok(());
     }
-    let never = |why: String| Err(format!("its SPIFFE ID {:?} can never be valid: {why}", id.text));
-    const SCHEME: &str = "spiffe://";
-    let runs: Vec<&str> = id.known_runs().collect();
+    match never_valid(&id.known_runs().collect::<Vec<_>>(), trust_domain) {
+        Some(why) => Err(format!("its SPIFFE ID {:?} can never be valid: {why}", id.text)),
+        None => Ok(()),
+    }
+}
+
+/// Why no text in the gaps between `runs` (the known text of an ID, in order, two or more)
+/// makes a SPIFFE ID go-spiffe takes, of trust domain `own` when given; `None` when some text
+/// may.
+fn never_valid(runs: &[&str], own: Option<&str>) -> Option<String> {
+    use spiffe_id::{SCHEME, path_char, trust_domain_char};
+    if runs.last().is_some_and(|last| last.ends_with('/')) {
+        return Some("it ends with /".into());
+    }
+    let first = runs.first().copied().unwrap_or_default();
+    let Some(rest) = first.strip_prefix(SCHEME) else {
+        if !SCHEME.starts_with(first) {
+            return Some(format!("it does not start with {SCHEME}"));
+        }
+        // The scheme may end in a later run: only what no part of an ID holds is ruled out.
+        let bad = |c: &char| !(c.is_ascii() && (path_char(*c as u8) || *c == '/' || *c == ':'));
+        return runs
+            .iter()
+            .find_map(|run| run.chars().find(bad))
+            .map(|c| format!("it holds {c:?}, which no SPIFFE ID may"));
+    };
+    let td_end = rest.find('/');
+    let td = &rest[..td_end.unwrap_or(rest.len())];
+    if let Some(c) = td.chars().find(|c| !(c.is_ascii() && trust_domain_char(*c as u8))) {
+        return Some(format!("its trust domain holds {c:?}, which no trust domain may"));
+    }
+    match (td_end, own) {
+        (Some(_), _) if td.is_empty() => return Some(spiffe_id::MISSING_TRUST_DOMAIN.into()),
+        (Some(_), Some(own)) if td != own => return Some(format!("its trust domain {td:?} is not {own}")),
+        // The trust domain goes on in the gap after this run: it starts with `td`.
+        (None, Some(own)) if !own.starts_with(td) => {
+            return Some(format!("its trust domain starts with {td:?}, and {own} does not"));
+        }
+        _ => {}
+    }
+    // After the trust domain, every run holds path characters and slashes; a segment a run
+    // holds whole (after one of its slashes, up to the next or the end of the ID) is checked.
+    let after_td = td_end.map_or("", |at| &rest[at..]);
     for (i, run) in runs.iter().enumerate() {
-        let mut path = *run;
-        if i == 0 {
-            if let Some(rest) = run.strip_prefix(SCHEME) {
-                path = rest;
-                if let Some((td, _)) = rest.split_once('/')
-                    && let Some(own) = trust_domain
-                    && td != own
-                {
-                    return never(format!("its trust domain {td:?} is not {own}"));
-                }
-            } else if SCHEME.starts_with(run) {
+        let text = if i == 0 { after_td } else { run };
+        if let Some(c) = text.chars().find(|c| !(c.is_ascii() && (path_char(*c as u8) || *c == '/'))) {
+            return Some(format!("it holds {c:?}, which no SPIFFE ID may"));
+        }
+        let pieces: Vec<&str> = text.split('/').collect();
+        let ends_id = i + 1 == runs.len();
+        for (j, piece) in pieces.iter().enumerate().skip(1) {
+            if j + 1 == pieces.len() && !ends_id {
                 continue;
-            } else {
-                return never("it does not start with spiffe://".into());
+            }
+            match *piece {
+                "" => return Some(spiffe_id::EMPTY_SEGMENT.into()),
+                "." | ".." => return Some(spiffe_id::DOT_SEGMENT.into()),
+                _ => {}
             }
         }
-        if let Some(c) =
-            path.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '/')))
-        {
-            return never(format!("it holds {c:?}, which no SPIFFE ID may"));
-        }
-        if path.contains("//") {
-            return never("it has an empty path segment".into());
-        }
     }
-    if runs.last().is_some_and(|last| last.ends_with('/')) {
-        return never("it ends with /".into());
-    }
-    Ok(())
+    None
 }
 
 #[cfg(test)]
 mod tests {
     use super::{Judged, Powers, seconds};
+
+    /// renderSPIFFEID (entries.go) parses with go-spiffe's `spiffeid.FromString` and compares
+    /// trust domains: the scheme in lower case only, a lower-case trust domain of any length.
+    #[test]
+    fn a_known_id_is_valid_exactly_where_go_spiffe_takes_it() {
+        use super::{Evaluated, check_id};
+        let check = |id: &str| check_id(&Evaluated::known(id.to_string()), Some("example.org"));
+        for id in ["spiffe://example.org/ns/a/sa/b", "spiffe://example.org", "spiffe://example.org/Upper/..x"]
+        {
+            assert_eq!(check(id), Ok(()), "{id}");
+        }
+        for (id, why) in [
+            ("SPIFFE://example.org/x", "scheme is missing or invalid"),
+            ("spiffe://Example.org/x", "trust domain characters are limited"),
+            ("spiffe://example.org/x/", "trailing slash"),
+            ("spiffe://example.org/./x", "dot segments"),
+            ("spiffe://other.org/x", "is not of trust domain example.org"),
+        ] {
+            assert!(check(id).is_err_and(|e| e.contains(why)), "{id}: {:?}", check(id));
+        }
+        // The Rust `spiffe` crate caps a trust domain at 255 bytes; go-spiffe does not.
+        let long = format!("spiffe://{}/x", "a".repeat(300));
+        assert_eq!(check_id(&Evaluated::known(long), None), Ok(()));
+    }
+
+    /// A partly known ID is refused only when no text in its unknown actions makes it one
+    /// go-spiffe takes of the manager's trust domain.
+    #[test]
+    fn a_partly_known_id_is_refused_only_when_nothing_unknown_could_mend_it() {
+        use super::never_valid;
+        let own = Some("example.org");
+        for runs in [
+            vec!["spiffe://example.org/ns/", ""],
+            vec!["", "/x"],
+            vec!["spi", "//example.org/x"],
+            vec!["spiffe", "://example.org/x"],
+            vec!["spiffe://exa", "/x"],
+            vec!["spiffe://example.org/a", "b/c"],
+            vec!["spiffe://example.org/a/", "/c"],
+            vec!["spiffe://example.org/.", "x"],
+            vec!["spiffe://", "/Upper/x"],
+        ] {
+            assert_eq!(never_valid(&runs, own), None, "{runs:?}");
+        }
+        for (runs, why) in [
+            (vec!["SPIFFE://example.org/", ""], "does not start with"),
+            (vec!["spiffe://Example.org/", ""], "trust domain holds 'E'"),
+            (vec!["spiffe://Exa", ""], "trust domain holds 'E'"),
+            (vec!["spiffe://other.org/", ""], "is not example.org"),
+            (vec!["spiffe://oth", "/x"], "starts with \"oth\""),
+            (vec!["spiffe://example.org/", "/<no value>"], "holds '<'"),
+            (vec!["", "/x/"], "ends with /"),
+            (vec!["spiffe://example.org/a//", "x"], "empty segments"),
+            (vec!["spiffe://example.org/", "/../x"], "dot segments"),
+            (vec!["spiffe://example.org/x", "/."], "dot segments"),
+            (vec!["spiffe:///", "x"], "trust domain is missing"),
+            (vec!["spi", "/a b"], "holds ' '"),
+        ] {
+            assert!(
+                never_valid(&runs, own).is_some_and(|e| e.contains(why)),
+                "{runs:?}: {:?}",
+                never_valid(&runs, own)
+            );
+        }
+    }
 
     #[test]
     fn go_durations_read_as_seconds() {

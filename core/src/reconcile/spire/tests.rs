@@ -384,7 +384,7 @@ fn a_template_that_fails_to_execute_gives_no_entry_and_the_fallback_still_applie
     let model = simulate(sources, &seen(&items, &[]), &SpireManager::default(), Some(TD));
     let held = &model.held[0];
     assert_eq!(names(&model, held.failed.iter().map(|f| f.source)), vec!["typo"]);
-    assert!(held.failed[0].why.contains("has no field or method Namspace"), "{}", held.failed[0].why);
+    assert!(held.failed[0].why.contains("can't evaluate field Namspace"), "{}", held.failed[0].why);
     assert_eq!(svids(&model, 0), vec![format!("spiffe://{TD}/ns/serving/sa/llama")]);
     // Node data is only unknown: that entry is made and the fallback skipped.
     let sources = vec![
@@ -883,6 +883,46 @@ fn a_federation_counts_only_when_the_manager_reads_its_class_and_parses_its_spec
         let model = simulate(Vec::new(), &seen, &manager, Some(TD));
         assert_eq!(model.federations[0].1, read, "{f:?}");
     }
+}
+
+/// go-spiffe's TrustDomainFromString (spiffeid/trustdomain.go) takes a name or a SPIFFE ID:
+/// the model holds the name, so `spiffe://partner.org` and `partner.org` are one trust domain
+/// (a ClusterSPIFFEID's or static entry's `federatesWith`, a federation's `trustDomain`).
+#[test]
+fn a_trust_domain_written_as_a_spiffe_id_is_held_by_its_name() {
+    use crate::reconcile::cluster::seen::Other;
+    let other = |federates_with: &[&str]| Other {
+        item: 0,
+        name: "o".into(),
+        fallback: false,
+        pods: Some(Selector::default()),
+        namespaces: Some(Selector::default()),
+        class_name: String::new(),
+        labels: Default::default(),
+        spiffe_id_template: HELM_DEFAULT.into(),
+        selector_templates: Vec::new(),
+        dns_name_templates: Vec::new(),
+        federates_with: federates_with.iter().map(|s| s.to_string()).collect(),
+        admin: false,
+        downstream: false,
+        static_parent: None,
+        ttls: [None, None],
+        committed: false,
+    };
+    let id_form = Source::of_input(&other(&["spiffe://partner.org", "spiffe://vendor.example/x"]));
+    assert_eq!(id_form.federates_with, ["partner.org", "vendor.example"]);
+    assert_eq!(Source::of_input(&other(&["partner.org"])).federates_with, ["partner.org"]);
+    // One go-spiffe refuses is kept as written, and the object refused for it.
+    let refused = Source::of_input(&other(&["SPIFFE://partner.org"]));
+    assert_eq!(refused.federates_with, ["SPIFFE://partner.org"]);
+    assert!(
+        source::Prepared::of(&refused, Some(TD)).is_err_and(|e| e.contains("scheme is missing or invalid"))
+    );
+    let manager = SpireManager::default();
+    let mut seen = seen(&[], &[]);
+    seen.federations.push(federation("", "spiffe://partner.org", "https://partner.org/bundle", "https_web"));
+    let model = simulate(Vec::new(), &seen, &manager, Some(TD));
+    assert_eq!((model.federations[0].0.trust_domain.as_str(), model.federations[0].1), ("partner.org", true));
 }
 
 /// Everything a view reads off a model, in order.

@@ -1,460 +1,530 @@
-//! Go's text/template parser, as far as deciding what it refuses: the lexer's tokens and
-//! bad characters, actions, comments and trim markers, pipelines with text/template's builtin
-//! functions and declared variables, control structures that must balance.
+//! Go's text/template parser (text/template/parse/parse.go) over the lexer's items: the tree
+//! Go builds, or the reason it refuses the template (the manager then skips the object).
+//! Functions are text/template's builtins (the manager adds none); variables must be
+//! declared; `break` and `continue` stand only in a `range`; `define` and `block` add named
+//! templates as `Tree.add` does.
 
-use super::{FUNCTIONS, Node, Pipeline, Template, Term};
+use super::lex::{Item, Kind, lex};
+use super::number::{self, Number};
+use super::quote::unquote;
+use super::{FUNCTIONS, Template};
+use std::collections::BTreeMap;
+use std::ops::Range;
 
-/// Parses `template` as text/template does; `Err` says why Go refuses it.
-pub fn parse(template: &str) -> Result<Template, String> {
-    let mut nodes = Vec::new();
-    let mut rest = template;
-    let mut trim_next = false;
-    // Open control structures: where the outermost one started, and the nesting depth.
-    let mut open: Option<(String, usize)> = None;
-    // By open control structure, innermost last: whether its body is a `range`'s (Go's
-    // `rangeDepth`: not in the `else` of a range, where `break` and `continue` are refused).
-    let mut in_range: Vec<bool> = Vec::new();
-    let mut scopes: Vec<Vec<String>> = vec![Vec::new()];
-    while let Some(start) = rest.find("{{") {
-        let mut literal = &rest[..start];
-        if trim_next {
-            literal = literal.trim_start_matches(is_space);
-        }
-        let after = &rest[start + 2..];
-        // `{{- ` trims the space before: the marker is the dash and one space.
-        let trim_left = after.starts_with('-') && after[1..].starts_with(is_space);
-        if trim_left {
-            literal = literal.trim_end_matches(is_space);
-        }
-        let body_start = if trim_left { 2 } else { 0 };
-        let (inner, consumed, trim_right, comment) = action_body(&after[body_start..])?;
-        let written = &rest[start..start + 2 + body_start + consumed];
-        trim_next = trim_right;
-        push_text(&mut nodes, &mut open, literal);
-        rest = &after[body_start + consumed..];
-        if comment {
-            continue;
-        }
-        let inner = inner.trim_matches(is_space);
-        let tokens = lex(inner)?;
-        let keyword = match tokens.first() {
-            Some(Token::Word(w)) if KEYWORDS.contains(&w.as_str()) => Some(w.as_str()),
-            _ => None,
-        };
-        match keyword {
-            Some("if" | "range" | "with" | "define" | "block") => {
-                if keyword != Some("define") {
-                    pipeline(&tokens[1..], &mut scopes, keyword == Some("range"))?;
-                }
-                scopes.push(Vec::new());
-                in_range.push(keyword == Some("range"));
-                match &mut open {
-                    Some((text, depth)) => {
-                        text.push_str(written);
-                        *depth += 1;
-                    }
-                    None => open = Some((written.to_string(), 1)),
-                }
-                continue;
-            }
-            Some("else") => {
-                let Some((text, _)) = &mut open else { return Err("unexpected {{else}}".into()) };
-                if let Some(Token::Word(w)) = tokens.get(1)
-                    && (w == "if" || w == "with")
-                {
-                    pipeline(&tokens[2..], &mut scopes, false)?;
-                }
-                if let Some(body) = in_range.last_mut() {
-                    *body = false;
-                }
-                text.push_str(written);
-                continue;
-            }
-            Some("end") => {
-                let Some((text, depth)) = &mut open else { return Err("unexpected {{end}}".into()) };
-                scopes.pop();
-                in_range.pop();
-                text.push_str(written);
-                *depth -= 1;
-                if *depth == 0 {
-                    let (text, _) = open.take().expect("open");
-                    nodes.push(Node::Opaque(text));
-                }
-                continue;
-            }
-            Some("template" | "break" | "continue") => {
-                if keyword == Some("template") {
-                    match tokens.get(1) {
-                        Some(Token::Str(_)) => pipeline_or_empty(&tokens[2..], &mut scopes)?,
-                        _ => return Err(format!("{written}: template needs a quoted name")),
-                    }
-                } else if tokens.len() > 1 {
-                    return Err(format!(
-                        "{written}: unexpected words in {{{{{}}}}}",
-                        keyword.unwrap_or_default()
-                    ));
-                } else if !in_range.contains(&true) {
-                    return Err(format!(
-                        "{written}: {{{{{}}}}} outside {{{{range}}}}",
-                        keyword.unwrap_or_default()
-                    ));
-                }
-                push_opaque(&mut nodes, &mut open, written);
-                continue;
-            }
-            _ => {}
-        }
-        let (parsed, declares) = pipeline(&tokens, &mut scopes, false)?;
-        if open.is_some() || declares {
-            push_opaque(&mut nodes, &mut open, written);
-        } else {
-            nodes.push(Node::Action { written: written.to_string(), pipeline: parsed });
-        }
-    }
-    if let Some((text, _)) = open {
-        return Err(format!("{text}: unexpected EOF (a control structure without its {{{{end}}}})"));
-    }
-    let literal = if trim_next { rest.trim_start_matches(is_space) } else { rest };
-    push_text(&mut nodes, &mut None, literal);
-    Ok(Template { nodes })
+/// A node of a template's tree, with where it stands in the template (its actions from `{{`
+/// to `}}`, a control structure through its `{{end}}`).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Node {
+    Text(String),
+    Action(Range<usize>, Pipe),
+    If(Control),
+    With(Control),
+    Range(Control),
+    /// `{{template "name" pipeline}}` (and the call a `block` makes).
+    Call(Range<usize>),
+    Break(Range<usize>),
+    Continue(Range<usize>),
 }
 
-fn push_text(nodes: &mut Vec<Node>, open: &mut Option<(String, usize)>, text: &str) {
-    if text.is_empty() {
-        return;
-    }
-    match (open, nodes.last_mut()) {
-        (Some((written, _)), _) => written.push_str(text),
-        (None, Some(Node::Text(last))) => last.push_str(text),
-        (None, _) => nodes.push(Node::Text(text.to_string())),
-    }
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Control {
+    pub span: Range<usize>,
+    pub pipe: Pipe,
+    pub list: Vec<Node>,
+    pub otherwise: Vec<Node>,
 }
 
-fn push_opaque(nodes: &mut Vec<Node>, open: &mut Option<(String, usize)>, written: &str) {
-    match open {
-        Some((text, _)) => text.push_str(written),
-        None => nodes.push(Node::Opaque(written.to_string())),
-    }
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(super) struct Pipe {
+    /// Variables declared (`:=`) or assigned (`=`), with their `$`.
+    pub decl: Vec<String>,
+    pub assign: bool,
+    pub cmds: Vec<Vec<Arg>>,
 }
 
-fn is_space(c: char) -> bool {
-    matches!(c, ' ' | '\t' | '\r' | '\n')
-}
-
-/// The body of an action after `{{` and its trim marker: the body, how many bytes up to
-/// and with `}}`, whether it ends with a trim marker (` -}}`), and whether it is a comment.
-/// Quoted strings may hold `}}`.
-fn action_body(after: &str) -> Result<(&str, usize, bool, bool), String> {
-    if let Some(comment) = after.strip_prefix("/*") {
-        let end = comment.find("*/").ok_or("unclosed comment")?;
-        let tail = &comment[end + 2..];
-        let used = 2 + end + 2;
-        if tail.starts_with("}}") {
-            return Ok(("", used + 2, false, true));
-        }
-        if tail.starts_with(is_space) && tail[1..].starts_with("-}}") {
-            return Ok(("", used + 4, true, true));
-        }
-        return Err("comment ends before closing delimiter".into());
-    }
-    let bytes = after.as_bytes();
-    let mut i = 0;
-    let mut quote: Option<u8> = None;
-    while i < bytes.len() {
-        let b = bytes[i];
-        match quote {
-            Some(q) => {
-                if b == b'\\' && q != b'`' {
-                    i += 1;
-                } else if b == q {
-                    quote = None;
-                } else if b == b'\n' && q != b'`' {
-                    return Err("unterminated quoted string".into());
-                }
-            }
-            None if b == b'"' || b == b'`' || b == b'\'' => quote = Some(b),
-            None if after[i..].starts_with("}}") => {
-                let body = &after[..i];
-                let trim =
-                    body.len() >= 2 && body.ends_with('-') && body[..body.len() - 1].ends_with(is_space);
-                let body = if trim { &body[..body.len() - 2] } else { body };
-                return Ok((body, i + 2, trim, false));
-            }
-            None => {}
-        }
-        i += 1;
-    }
-    Err(match quote {
-        Some(b'`') => "unterminated raw quoted string".into(),
-        Some(_) => "unterminated quoted string".into(),
-        None => "unclosed action".into(),
-    })
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Token {
+/// An operand of a command.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Arg {
+    /// `.A.B`
     Field(Vec<String>),
-    Variable(String),
-    Word(String),
-    Str(String),
-    Literal,
+    /// `$x.A.B`: the variable, with its `$`, then the fields.
+    Variable(String, Vec<String>),
+    /// `(pipeline).A.B`
+    Chain(Box<Arg>, Vec<String>),
     Dot,
-    Pipe,
-    Declare,
-    Assign,
-    Comma,
-    Open,
-    Close,
+    Nil,
+    Bool(bool),
+    Number(Number),
+    /// A string constant's bytes, as Go unquotes them.
+    Str(Vec<u8>),
+    /// A builtin function.
+    Function(&'static str),
+    Pipe(Box<Pipe>),
 }
 
-const KEYWORDS: [&str; 11] =
-    ["block", "break", "continue", "define", "else", "end", "if", "range", "template", "with", "nil"];
-
-/// The tokens of an action's body, as text/template's lexer reads them.
-fn lex(body: &str) -> Result<Vec<Token>, String> {
-    let chars: Vec<char> = body.chars().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    let alnum = |c: char| c == '_' || c.is_alphanumeric();
-    let terminator = |c: Option<&char>| match c {
-        None => true,
-        Some(c) => is_space(*c) || matches!(c, '.' | ',' | '|' | ':' | ')' | '('),
+/// Parses `template`, named `name` as the manager names it, as text/template does.
+pub fn parse(template: &str, name: &str) -> Result<Template, String> {
+    let items = lex(template);
+    let mut p = Parser { items, at: 0, vars: vec!["$".into()], range_depth: 0, defined: BTreeMap::new() };
+    let root = p.root()?;
+    // Tree.add for the template itself: a definition of its own name replaces an empty body.
+    let nodes = match p.defined.remove(name) {
+        Some(body) if !is_empty(&body) => {
+            if !is_empty(&root) {
+                return Err(format!("template: multiple definition of template {name:?}"));
+            }
+            body
+        }
+        _ => root,
     };
-    let mut depth = 0usize;
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            c if is_space(c) => i += 1,
-            '|' => {
-                out.push(Token::Pipe);
-                i += 1;
-            }
-            ',' => {
-                out.push(Token::Comma);
-                i += 1;
-            }
-            '=' => {
-                out.push(Token::Assign);
-                i += 1;
-            }
-            ':' => {
-                if chars.get(i + 1) != Some(&'=') {
-                    return Err("expected :=".into());
-                }
-                out.push(Token::Declare);
-                i += 2;
-            }
-            '(' => {
-                depth += 1;
-                out.push(Token::Open);
-                i += 1;
-            }
-            ')' => {
-                depth = depth.checked_sub(1).ok_or("unexpected right paren")?;
-                out.push(Token::Close);
-                i += 1;
-            }
-            '"' | '`' | '\'' => {
-                let mut j = i + 1;
-                let mut text = String::new();
-                while j < chars.len() && chars[j] != c {
-                    if chars[j] == '\\' && c != '`' {
-                        j += 1;
-                        match chars.get(j) {
-                            Some('n') => text.push('\n'),
-                            Some('t') => text.push('\t'),
-                            Some(e) => text.push(*e),
-                            None => {}
-                        }
-                    } else {
-                        text.push(chars[j]);
-                    }
-                    j += 1;
-                }
-                if j >= chars.len() {
-                    return Err("unterminated quoted string".into());
-                }
-                out.push(if c == '\'' { Token::Literal } else { Token::Str(text) });
-                i = j + 1;
-            }
-            // A number: `5`, `-3`, `+1.5e3`, `0x1F`, `.5` (before fields: `.5` is no field).
-            c if c.is_ascii_digit()
-                || (matches!(c, '-' | '+' | '.') && chars.get(i + 1).is_some_and(char::is_ascii_digit)) =>
-            {
-                let mut j = i + 1;
-                while j < chars.len() && (alnum(chars[j]) || matches!(chars[j], '.' | '+' | '-')) {
-                    j += 1;
-                }
-                out.push(Token::Literal);
-                i = j;
-            }
-            '.' | '$' => {
-                let variable = c == '$';
-                let mut chain = Vec::new();
-                let mut name = String::new();
-                let mut j = i;
-                if variable {
-                    j += 1;
-                    while j < chars.len() && alnum(chars[j]) {
-                        name.push(chars[j]);
-                        j += 1;
-                    }
-                }
-                while chars.get(j) == Some(&'.') {
-                    let mut field = String::new();
-                    j += 1;
-                    while j < chars.len() && alnum(chars[j]) {
-                        field.push(chars[j]);
-                        j += 1;
-                    }
-                    if field.is_empty() {
-                        if chain.is_empty() && !variable {
-                            break;
-                        }
-                        return Err(bad_character(chars.get(j)));
-                    }
-                    chain.push(field);
-                }
-                if !terminator(chars.get(j)) {
-                    return Err(bad_character(chars.get(j)));
-                }
-                out.push(match (variable, chain.is_empty()) {
-                    (true, _) => Token::Variable(name),
-                    (false, true) => Token::Dot,
-                    (false, false) => Token::Field(chain),
-                });
-                i = j.max(i + 1);
-            }
-            c if alnum(c) => {
-                let mut j = i;
-                let mut word = String::new();
-                while j < chars.len() && alnum(chars[j]) {
-                    word.push(chars[j]);
-                    j += 1;
-                }
-                if !terminator(chars.get(j)) {
-                    return Err(bad_character(chars.get(j)));
-                }
-                out.push(match word.as_str() {
-                    "true" | "false" => Token::Literal,
-                    _ => Token::Word(word),
-                });
-                i = j;
-            }
-            other => return Err(bad_character(Some(&other))),
+    // Text either side of a comment is one run of text.
+    let mut merged: Vec<Node> = Vec::with_capacity(nodes.len());
+    for node in nodes {
+        match (merged.last_mut(), node) {
+            (Some(Node::Text(before)), Node::Text(text)) => before.push_str(&text),
+            (_, node) => merged.push(node),
         }
     }
-    if depth > 0 {
-        return Err("unclosed left paren".into());
-    }
-    Ok(out)
+    Ok(Template { nodes: merged, text: template.to_string() })
 }
 
-fn bad_character(c: Option<&char>) -> String {
-    match c {
-        Some(c) => format!("bad character U+{:04X} {c:?}", u32::from(*c)),
-        None => "unexpected end of action".into(),
-    }
+/// Go's `IsEmptyTree`: only space and comments.
+fn is_empty(nodes: &[Node]) -> bool {
+    nodes.iter().all(|n| matches!(n, Node::Text(t) if t.trim_matches(super::lex::is_space).is_empty()))
 }
 
-/// A pipeline, checked as text/template's parser checks it; also whether it declares or
-/// assigns a variable. Only `range` declares two (`$i, $e :=`): in any other pipeline Go
-/// refuses them ("too many declarations").
-fn pipeline(tokens: &[Token], scopes: &mut [Vec<String>], range: bool) -> Result<(Pipeline, bool), String> {
-    let mut rest = tokens;
-    let mut declares = false;
-    // `$x :=`, `$x =`, `$i, $e :=`.
-    match rest {
-        [Token::Variable(v), Token::Declare | Token::Assign, tail @ ..] => {
-            let declare = rest[1] == Token::Declare;
-            if declare {
-                scopes.last_mut().expect("a scope").push(v.clone());
-            } else {
-                defined(v, scopes)?;
-            }
-            declares = true;
-            rest = tail;
-        }
-        [Token::Variable(a), Token::Comma, Token::Variable(b), Token::Declare | Token::Assign, tail @ ..]
-            if range =>
-        {
-            let scope = scopes.last_mut().expect("a scope");
-            scope.push(a.clone());
-            scope.push(b.clone());
-            declares = true;
-            rest = tail;
-        }
-        _ => {}
+struct Parser {
+    items: Vec<Item>,
+    at: usize,
+    vars: Vec<String>,
+    range_depth: usize,
+    defined: BTreeMap<String, Vec<Node>>,
+}
+
+type Parsed<T> = Result<T, String>;
+
+/// What ends a list of nodes.
+enum End {
+    End(usize),
+    /// `{{else}}`, and whether an `if` or `with` follows it in the same action.
+    Else(Option<&'static str>),
+}
+
+impl Parser {
+    fn peek(&self) -> &Item {
+        &self.items[self.at.min(self.items.len() - 1)]
     }
-    let mut parsed = Pipeline::default();
-    let mut command = Vec::new();
-    let mut depth = 0usize;
-    for token in rest {
-        match token {
-            Token::Pipe if depth == 0 => {
-                if command.is_empty() {
-                    return Err("missing command".into());
-                }
-                parsed.commands.push(std::mem::take(&mut command));
-                continue;
+
+    fn next(&mut self) -> Item {
+        let item = self.peek().clone();
+        self.at += 1;
+        item
+    }
+
+    fn backup(&mut self) {
+        self.at -= 1;
+    }
+
+    fn next_non_space(&mut self) -> Item {
+        loop {
+            let item = self.next();
+            if item.kind != Kind::Space {
+                return item;
             }
-            Token::Open => {
-                depth += 1;
-                command.push(Term::Other);
-                continue;
-            }
-            Token::Close => {
-                depth -= 1;
-                continue;
-            }
-            _ => {}
         }
-        let term = match token {
-            Token::Field(chain) => Term::Field(chain.clone()),
-            Token::Variable(v) => {
-                defined(v, scopes)?;
-                Term::Other
+    }
+
+    fn peek_non_space(&mut self) -> Item {
+        let item = self.next_non_space();
+        self.backup();
+        item
+    }
+
+    fn unexpected(&self, item: &Item, context: &str) -> String {
+        match &item.kind {
+            Kind::Error(why) => why.clone(),
+            kind => format!("unexpected {} in {context}", describe(kind)),
+        }
+    }
+
+    fn root(&mut self) -> Parsed<Vec<Node>> {
+        let mut nodes = Vec::new();
+        loop {
+            if self.peek().kind == Kind::Eof {
+                return Ok(nodes);
             }
-            Token::Word(w) if w == "nil" => Term::Other,
-            Token::Word(w) if FUNCTIONS.contains(&w.as_str()) => Term::Function(w.clone()),
-            Token::Word(w) if KEYWORDS.contains(&w.as_str()) => {
-                return Err(format!("unexpected {w:?} in command"));
+            if self.peek().kind == Kind::LeftDelim {
+                let at = self.at;
+                self.next();
+                if self.next_non_space().kind == Kind::Keyword("define") {
+                    self.definition()?;
+                    continue;
+                }
+                self.at = at;
             }
-            Token::Word(w) => return Err(format!("function {w:?} not defined")),
-            Token::Str(s) => Term::Str(s.clone()),
-            Token::Literal | Token::Dot => Term::Other,
-            Token::Pipe => Term::Other,
-            Token::Declare | Token::Assign | Token::Comma => return Err("unexpected declaration".into()),
-            Token::Open | Token::Close => unreachable!("handled above"),
+            match self.text_or_action()? {
+                Ok(node) => nodes.extend(node),
+                Err(End::End(_)) => return Err("unexpected {{end}}".into()),
+                Err(End::Else(_)) => return Err("unexpected {{else}}".into()),
+            }
+        }
+    }
+
+    /// `{{define "name"}} list {{end}}`, a tree of its own.
+    fn definition(&mut self) -> Parsed<()> {
+        let token = self.next_non_space();
+        let name = match &token.kind {
+            Kind::String(s) | Kind::RawString(s) => string(s)?,
+            _ => return Err(self.unexpected(&token, "define clause")),
         };
-        if depth == 0 {
-            command.push(term);
-        } else if let Term::Function(_) | Term::Field(_) = term {
-            // Inside parentheses: checked, evaluated by the cluster.
+        let close = self.next_non_space();
+        if close.kind != Kind::RightDelim {
+            return Err(self.unexpected(&close, "define clause"));
+        }
+        let outer = (std::mem::replace(&mut self.vars, vec!["$".into()]), self.range_depth);
+        self.range_depth = 0;
+        let (body, end) = self.item_list()?;
+        (self.vars, self.range_depth) = outer;
+        if let End::Else(_) = end {
+            return Err("unexpected {{else}} in define clause".into());
+        }
+        self.add(name, body)
+    }
+
+    /// `Tree.add`: a name defined twice with a body each time is refused.
+    fn add(&mut self, name: String, body: Vec<Node>) -> Parsed<()> {
+        match self.defined.get(&name) {
+            Some(old) if !is_empty(old) => {
+                if !is_empty(&body) {
+                    return Err(format!("template: multiple definition of template {name:?}"));
+                }
+            }
+            _ => {
+                self.defined.insert(name, body);
+            }
+        }
+        Ok(())
+    }
+
+    /// Nodes up to an `{{end}}` or `{{else}}`.
+    fn item_list(&mut self) -> Parsed<(Vec<Node>, End)> {
+        let mut nodes = Vec::new();
+        while self.peek_non_space().kind != Kind::Eof {
+            match self.text_or_action()? {
+                Ok(node) => nodes.extend(node),
+                Err(end) => return Ok((nodes, end)),
+            }
+        }
+        Err("unexpected EOF".into())
+    }
+
+    fn text_or_action(&mut self) -> Parsed<Result<Option<Node>, End>> {
+        let token = self.next_non_space();
+        match token.kind {
+            Kind::Text(text) => Ok(Ok(Some(Node::Text(text)))),
+            Kind::LeftDelim => self.action(token.start),
+            _ => Err(self.unexpected(&token, "input")),
         }
     }
-    if command.is_empty() {
-        return Err(if parsed.commands.is_empty() {
-            "missing value for command".into()
-        } else {
-            "missing command".into()
-        });
+
+    fn action(&mut self, start: usize) -> Parsed<Result<Option<Node>, End>> {
+        let token = self.next_non_space();
+        let keyword = match token.kind {
+            Kind::Keyword(k) => k,
+            _ => {
+                self.backup();
+                let pipe = self.pipeline("command", true)?;
+                let end = self.items[self.at - 1].end;
+                return Ok(Ok(Some(Node::Action(start..end, pipe))));
+            }
+        };
+        let node = match keyword {
+            "block" => return self.block(start).map(|n| Ok(Some(n))),
+            "break" | "continue" => {
+                let close = self.next_non_space();
+                if close.kind != Kind::RightDelim {
+                    return Err(self.unexpected(&close, &format!("{{{{{keyword}}}}}")));
+                }
+                if self.range_depth == 0 {
+                    return Err(format!("{{{{{keyword}}}}} outside {{{{range}}}}"));
+                }
+                let span = start..close.end;
+                if keyword == "break" { Node::Break(span) } else { Node::Continue(span) }
+            }
+            "else" => {
+                let peek = self.peek_non_space();
+                let chained = match peek.kind {
+                    Kind::Keyword(k @ ("if" | "with")) => Some(k),
+                    _ => {
+                        let close = self.next_non_space();
+                        if close.kind != Kind::RightDelim {
+                            return Err(self.unexpected(&close, "else"));
+                        }
+                        None
+                    }
+                };
+                return Ok(Err(End::Else(chained)));
+            }
+            "end" => {
+                let close = self.next_non_space();
+                if close.kind != Kind::RightDelim {
+                    return Err(self.unexpected(&close, "end"));
+                }
+                return Ok(Err(End::End(close.end)));
+            }
+            "if" | "range" | "with" => self.control(keyword, start)?,
+            "template" => {
+                let token = self.next_non_space();
+                match &token.kind {
+                    Kind::String(s) | Kind::RawString(s) => string(s)?,
+                    _ => return Err(self.unexpected(&token, "template clause")),
+                };
+                if self.next_non_space().kind != Kind::RightDelim {
+                    self.backup();
+                    self.pipeline("template clause", true)?;
+                }
+                Node::Call(start..self.items[self.at - 1].end)
+            }
+            other => return Err(format!("unexpected {other:?} in command")),
+        };
+        Ok(Ok(Some(node)))
     }
-    parsed.commands.push(command);
-    Ok((parsed, declares))
+
+    /// `{{block "name" pipeline}} list {{end}}`: defines `name` and calls it.
+    fn block(&mut self, start: usize) -> Parsed<Node> {
+        let token = self.next_non_space();
+        let name = match &token.kind {
+            Kind::String(s) | Kind::RawString(s) => string(s)?,
+            _ => return Err(self.unexpected(&token, "block clause")),
+        };
+        self.pipeline("block clause", true)?;
+        let outer = (std::mem::replace(&mut self.vars, vec!["$".into()]), self.range_depth);
+        self.range_depth = 0;
+        let (body, end) = self.item_list()?;
+        (self.vars, self.range_depth) = outer;
+        let End::End(end) = end else { return Err("unexpected {{else}} in block clause".into()) };
+        self.add(name, body)?;
+        Ok(Node::Call(start..end))
+    }
+
+    /// `if`, `range` or `with`: its pipeline, its list, and what follows `{{else}}`.
+    fn control(&mut self, context: &'static str, start: usize) -> Parsed<Node> {
+        let vars = self.vars.len();
+        let pipe = self.pipeline(context, true)?;
+        if context == "range" {
+            self.range_depth += 1;
+        }
+        let listed = self.item_list();
+        if context == "range" {
+            self.range_depth -= 1;
+        }
+        let (list, next) = listed?;
+        let (otherwise, end) = match next {
+            End::End(end) => (Vec::new(), end),
+            End::Else(Some(chained)) if chained == context && context != "range" => {
+                // `{{else if ...}}`: an `if` in the else list that ends with the same `{{end}}`.
+                let token = self.next_non_space();
+                let inner = self.control(context, token.start)?;
+                let end = span(&inner).end;
+                (vec![inner], end)
+            }
+            End::Else(_) => {
+                let (otherwise, end) = self.item_list()?;
+                match end {
+                    End::End(end) => (otherwise, end),
+                    End::Else(_) => return Err("expected end; found {{else}}".into()),
+                }
+            }
+        };
+        self.vars.truncate(vars);
+        let control = Control { span: start..end, pipe, list, otherwise };
+        Ok(match context {
+            "if" => Node::If(control),
+            "with" => Node::With(control),
+            _ => Node::Range(control),
+        })
+    }
+
+    /// A pipeline up to `}}` (`delim`) or `)`.
+    fn pipeline(&mut self, context: &str, delim: bool) -> Parsed<Pipe> {
+        let mut pipe = Pipe::default();
+        while let Kind::Variable(name) = self.peek_non_space().kind {
+            let at_variable = self.at;
+            self.next_non_space();
+            let next = self.peek_non_space();
+            match next.kind {
+                Kind::Assign | Kind::Declare => {
+                    pipe.assign = next.kind == Kind::Assign;
+                    self.next_non_space();
+                    pipe.decl.push(name.clone());
+                    self.vars.push(name);
+                }
+                Kind::Char(',') => {
+                    self.next_non_space();
+                    pipe.decl.push(name.clone());
+                    self.vars.push(name);
+                    if context == "range" && pipe.decl.len() < 2 {
+                        match self.peek_non_space().kind {
+                            Kind::Variable(_) | Kind::RightDelim | Kind::RightParen => continue,
+                            _ => return Err("range can only initialize variables".into()),
+                        }
+                    }
+                    return Err(format!("too many declarations in {context}"));
+                }
+                // `$x foo`, `$x}}`: the variable is an operand.
+                _ => {
+                    self.at = at_variable;
+                }
+            }
+            break;
+        }
+        let end = if delim { Kind::RightDelim } else { Kind::RightParen };
+        loop {
+            let token = self.next_non_space();
+            match &token.kind {
+                k if *k == end => {
+                    if pipe.cmds.is_empty() {
+                        return Err(format!("missing value for {context}"));
+                    }
+                    for (i, cmd) in pipe.cmds.iter().enumerate().skip(1) {
+                        if matches!(cmd[0], Arg::Bool(_) | Arg::Dot | Arg::Nil | Arg::Number(_) | Arg::Str(_))
+                        {
+                            return Err(format!("non executable command in pipeline stage {}", i + 1));
+                        }
+                    }
+                    return Ok(pipe);
+                }
+                Kind::Bool(_)
+                | Kind::CharConstant(_)
+                | Kind::Complex(_)
+                | Kind::Dot
+                | Kind::Field(_)
+                | Kind::Identifier(_)
+                | Kind::Number(_)
+                | Kind::Nil
+                | Kind::RawString(_)
+                | Kind::String(_)
+                | Kind::Variable(_)
+                | Kind::LeftParen => {
+                    self.backup();
+                    let cmd = self.command()?;
+                    pipe.cmds.push(cmd);
+                }
+                _ => return Err(self.unexpected(&token, context)),
+            }
+        }
+    }
+
+    fn command(&mut self) -> Parsed<Vec<Arg>> {
+        let mut args = Vec::new();
+        loop {
+            if let Some(operand) = self.operand()? {
+                args.push(operand);
+            }
+            let token = self.next();
+            match token.kind {
+                Kind::Space => continue,
+                Kind::RightDelim | Kind::RightParen => self.backup(),
+                Kind::Pipe => {}
+                _ => return Err(self.unexpected(&token, "operand")),
+            }
+            break;
+        }
+        if args.is_empty() {
+            return Err("empty command".into());
+        }
+        Ok(args)
+    }
+
+    fn operand(&mut self) -> Parsed<Option<Arg>> {
+        let Some(term) = self.term()? else { return Ok(None) };
+        if !matches!(self.peek().kind, Kind::Field(_)) {
+            return Ok(Some(term));
+        }
+        let mut fields = Vec::new();
+        while let Kind::Field(f) = &self.peek().kind {
+            fields.push(f[1..].to_string());
+            self.next();
+        }
+        Ok(Some(match term {
+            Arg::Field(mut chain) => {
+                chain.extend(fields);
+                Arg::Field(chain)
+            }
+            Arg::Variable(v, mut chain) => {
+                chain.extend(fields);
+                Arg::Variable(v, chain)
+            }
+            Arg::Bool(_) | Arg::Str(_) | Arg::Number(_) | Arg::Nil | Arg::Dot => {
+                return Err("unexpected . after term".into());
+            }
+            other => Arg::Chain(Box::new(other), fields),
+        }))
+    }
+
+    fn term(&mut self) -> Parsed<Option<Arg>> {
+        let token = self.next_non_space();
+        Ok(Some(match &token.kind {
+            Kind::Identifier(name) => match FUNCTIONS.iter().find(|f| **f == name) {
+                Some(f) => Arg::Function(f),
+                None => return Err(format!("function {name:?} not defined")),
+            },
+            Kind::Dot => Arg::Dot,
+            Kind::Nil => Arg::Nil,
+            Kind::Variable(name) => {
+                if !self.vars.contains(name) {
+                    return Err(format!("undefined variable {name:?}"));
+                }
+                Arg::Variable(name.clone(), Vec::new())
+            }
+            Kind::Field(name) => Arg::Field(vec![name[1..].to_string()]),
+            Kind::Bool(b) => Arg::Bool(*b),
+            Kind::CharConstant(text) => Arg::Number(number::parse(text, true, false)?),
+            Kind::Complex(text) => Arg::Number(number::parse(text, false, true)?),
+            Kind::Number(text) => Arg::Number(number::parse(text, false, false)?),
+            Kind::LeftParen => Arg::Pipe(Box::new(self.pipeline("parenthesized pipeline", false)?)),
+            Kind::String(s) | Kind::RawString(s) => Arg::Str(unquote(s)?),
+            _ => {
+                self.backup();
+                return Ok(None);
+            }
+        }))
+    }
 }
 
-fn pipeline_or_empty(tokens: &[Token], scopes: &mut [Vec<String>]) -> Result<(), String> {
-    if !tokens.is_empty() {
-        pipeline(tokens, scopes, false)?;
+fn span(node: &Node) -> Range<usize> {
+    match node {
+        Node::If(c) | Node::With(c) | Node::Range(c) => c.span.clone(),
+        Node::Action(s, _) | Node::Call(s) | Node::Break(s) | Node::Continue(s) => s.clone(),
+        Node::Text(_) => 0..0,
     }
-    Ok(())
 }
 
-fn defined(variable: &str, scopes: &[Vec<String>]) -> Result<(), String> {
-    if variable.is_empty() || scopes.iter().flatten().any(|v| v == variable) {
-        Ok(())
-    } else {
-        Err(format!("undefined variable \"${variable}\""))
+/// A quoted name, as Go reads it.
+fn string(quoted: &str) -> Parsed<String> {
+    String::from_utf8(unquote(quoted)?).map_err(|_| format!("{quoted}: not UTF-8"))
+}
+
+fn describe(kind: &Kind) -> String {
+    match kind {
+        Kind::Text(t) | Kind::String(t) | Kind::RawString(t) | Kind::CharConstant(t) | Kind::Number(t) => {
+            format!("{t:?}")
+        }
+        Kind::Complex(t) | Kind::Field(t) | Kind::Identifier(t) | Kind::Variable(t) => format!("{t:?}"),
+        Kind::Keyword(k) => format!("<{k}>"),
+        Kind::Char(c) => format!("{c:?}"),
+        Kind::RightDelim => "\"}}\"".into(),
+        Kind::LeftDelim => "\"{{\"".into(),
+        Kind::Eof => "EOF".into(),
+        Kind::Error(why) => why.clone(),
+        Kind::Space => "space".into(),
+        Kind::Assign => "\"=\"".into(),
+        Kind::Declare => "\":=\"".into(),
+        Kind::Pipe => "\"|\"".into(),
+        Kind::Bool(b) => b.to_string(),
+        Kind::Dot => "\".\"".into(),
+        Kind::Nil => "nil".into(),
+        Kind::LeftParen => "\"(\"".into(),
+        Kind::RightParen => "\")\"".into(),
     }
 }
