@@ -10,6 +10,12 @@ use crate::reconcile::cluster::seen::Seen;
 use crate::reconcile::cluster::selector::{Answer, Lookup, Selector};
 use std::collections::{BTreeMap, HashMap};
 
+/// Any namespace the input does not name, where a workload whose item names none may land as
+/// well as in those it names: its name is none of theirs (an `In` or `k8s:ns` of a named one
+/// does not hold there, a `NotIn` does), its labels and its name in a template are unknown.
+/// No namespace is named by the empty string.
+pub(super) const OTHER_NAMESPACE: &str = "";
+
 /// An object's `podSelector` and `namespaceSelector`, judging pod templates one by one; each
 /// namespace is judged once.
 pub(super) struct Picks<'s, 'a> {

@@ -2,6 +2,7 @@
 //! in, with the labels its controller adds, indexed by label globally and per namespace so
 //! that an object looks only at the templates of its rarest label.
 
+use super::namespaces::OTHER_NAMESPACE;
 use super::template::Data;
 use crate::reconcile::cluster::controllers::{self, Owner};
 use crate::reconcile::cluster::seen::Seen;
@@ -51,7 +52,7 @@ impl<'a> Pod<'a> {
     {
         Data {
             trust_domain,
-            namespace: self.namespace,
+            namespace: (self.namespace != OTHER_NAMESPACE).then_some(self.namespace),
             labels,
             service_account: Some(self.account)
                 .filter(|a| *a != crate::reconcile::cluster::workload::ANY_ACCOUNT),
@@ -115,12 +116,13 @@ impl<'a> PodIndex<'a> {
             open_by_namespace: HashMap::new(),
         };
         // Where a template whose item names no namespace may land: every namespace of the
-        // input, and `default` (kubectl without -n).
+        // input, `default` (kubectl without -n), and any other, which no selector names.
         let mut landing: std::collections::BTreeSet<&'a str> =
             seen.workloads.iter().filter_map(|(_, w)| w.namespace()).collect();
         landing.extend(seen.namespaces.keys().map(String::as_str));
         landing.extend(named.iter().map(String::as_str));
         landing.insert("default");
+        landing.insert(OTHER_NAMESPACE);
         for (item, workload) in &seen.workloads {
             let (namespaces, unset): (Vec<&'a str>, bool) = match workload.namespace() {
                 Some(namespace) => (vec![namespace], false),

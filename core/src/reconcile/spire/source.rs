@@ -357,7 +357,7 @@ impl Judged {
     fn holds(&self, data: &Data<'_>) -> Result<Answer, String> {
         let yes = |b: bool| if b { Answer::Yes } else { Answer::No };
         Ok(match self {
-            Judged::Namespace(ns) => yes(ns == data.namespace),
+            Judged::Namespace(ns) => yes(Some(ns.as_str()) == data.namespace),
             Judged::ServiceAccount(sa) => {
                 data.service_account.map_or(Answer::Unknown, |have| yes(have == sa))
             }
@@ -776,7 +776,7 @@ mod tests {
             let unknown = |_: &str| Lookup::Unknown;
             let data = Data {
                 trust_domain: None,
-                namespace: "serving",
+                namespace: Some("serving"),
                 labels: &unknown,
                 service_account: Some("sa"),
                 pod_name,

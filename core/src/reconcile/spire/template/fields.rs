@@ -34,7 +34,7 @@ pub(super) fn field(receiver: &Value, name: &str, data: &Data<'_>) -> Option<Val
         (Value::Data, "TrustDomain") => data.trust_domain.map(|td| Value::Str(td.to_string())),
         (Value::Data, "PodMeta") => Some(Value::PodMeta),
         (Value::Data, "PodSpec") => Some(Value::PodSpec),
-        (Value::PodMeta, "Namespace") => Some(Value::Str(data.namespace.to_string())),
+        (Value::PodMeta, "Namespace") => data.namespace.map(|ns| Value::Str(ns.to_string())),
         (Value::PodMeta, "Name") => data.pod_name.map(|n| Value::Str(n.to_string())),
         (Value::PodMeta, "Labels") => Some(Value::Labels),
         (Value::PodSpec, "ServiceAccountName") => data.service_account.map(|sa| Value::Str(sa.to_string())),

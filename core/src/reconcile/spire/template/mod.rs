@@ -38,7 +38,9 @@ use std::ops::Range;
 pub struct Data<'a> {
     /// The manager's trust domain, when the configuration gives it.
     pub trust_domain: Option<&'a str>,
-    pub namespace: &'a str,
+    /// The pods' namespace; `None` for one the input does not name, where a workload that
+    /// names none may land.
+    pub namespace: Option<&'a str>,
     /// The pods' labels: those of the template, and unknown for those controllers add.
     pub labels: &'a dyn Fn(&str) -> Lookup<'a>,
     /// The pods' service account; `None` when they may run as any (a kind known only by its

@@ -18,7 +18,7 @@ fn labels(key: &str) -> Lookup<'static> {
 fn eval(template: &str) -> Result<Evaluated, String> {
     let data = Data {
         trust_domain: Some("example.org"),
-        namespace: "serving",
+        namespace: Some("serving"),
         labels: &labels,
         service_account: Some("llama"),
         pod_name: None,
@@ -73,7 +73,7 @@ fn node_cluster_and_controller_data_stay_unknown_never_guessed() {
     assert_eq!(eval("{{ if .PodMeta.Labels.app }}a{{ else }}b{{ end }}").unwrap().text, "a");
     let no_td = Data {
         trust_domain: None,
-        namespace: "serving",
+        namespace: Some("serving"),
         labels: &labels,
         service_account: Some("llama"),
         pod_name: None,
