@@ -24,9 +24,11 @@ pub struct SpireManagerSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watch_classless: Option<bool>,
     /// The manager's `ignoreNamespaces`: Go regular expressions, matched anywhere in a namespace's
-    /// name; pods there get no entry. Default `kube-system`, `kube-public`, `spire-system`
-    /// (the manager applies them only when started with a configuration file, as the SPIRE
-    /// Helm chart starts it; set `[]` for one started without).
+    /// name; pods there get no entry. Unset: unknown, so a namespace the manager's own defaults
+    /// (`kube-system`, `kube-public`, `spire-system`) or the SPIRE Helm chart's (`kube-system`,
+    /// `kube-public`, `local-path-storage`, `openshift-.*`, `ibm-.*`) ignore may be ignored
+    /// (and a manager started without a configuration file ignores none). Set `[]` for one that
+    /// ignores none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ignore_namespaces: Option<Vec<String>>,
     /// The manager's `filterByClassName` (default false): it reads only the ClusterSPIFFEIDs
@@ -41,8 +43,15 @@ pub struct SpireManagerSpec {
     pub cluster_spiffe_id_label_selector: Option<BTreeMap<String, String>>,
 }
 
-/// SPIRE Controller Manager's `ignoreNamespaces` when its configuration sets none.
+/// SPIRE Controller Manager's `ignoreNamespaces` when its configuration file sets none
+/// (api/v1alpha1/controllermanagerconfig_loader.go, v0.6.6).
 pub const DEFAULT_IGNORE_NAMESPACES: [&str; 3] = ["kube-system", "kube-public", "spire-system"];
+
+/// The `ignoreNamespaces` the SPIRE Helm chart writes into the manager's configuration file
+/// (spiffe/helm-charts-hardened `charts/spire/charts/spire-server/values.yaml`,
+/// `controllerManager.ignoreNamespaces`, at 8a28a1b9), which replaces the defaults.
+pub const HELM_CHART_IGNORE_NAMESPACES: [&str; 5] =
+    ["kube-system", "kube-public", "local-path-storage", "openshift-.*", "ibm-.*"];
 
 /// The target manager's settings, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,8 +61,13 @@ pub struct SpireManager {
     /// which reads the objects without one.
     pub class_name: Option<String>,
     pub watch_classless: bool,
-    /// Compiled as Go compiles them (crate::pattern).
+    /// The namespaces it surely ignores, compiled as Go compiles them (crate::pattern): those
+    /// the configuration gives.
     pub ignore_namespaces: Vec<IgnorePattern>,
+    /// The namespaces it may ignore: when the configuration does not give `ignoreNamespaces`,
+    /// those of the manager's own defaults and of the SPIRE Helm chart, one of which (or none,
+    /// for a manager without a configuration file) it runs with.
+    pub may_ignore: Vec<IgnorePattern>,
     /// The labels a ClusterSPIFFEID must carry, each with its value, for the manager to read
     /// it: `clusterSPIFFEIDLabelSelector`, with `spire.spiffe.io/class-name: <className>` over
     /// it under `filterByClassName`. Empty: it reads them whatever their labels.
@@ -65,13 +79,23 @@ impl Default for SpireManager {
         SpireManager {
             class_name: None,
             watch_classless: false,
-            ignore_namespaces: DEFAULT_IGNORE_NAMESPACES
-                .iter()
-                .map(|p| IgnorePattern::new(p).expect("the defaults are plain names"))
-                .collect(),
+            ignore_namespaces: Vec::new(),
+            may_ignore: unknown_ignores(),
             label_selector: BTreeMap::new(),
         }
     }
+}
+
+/// The namespaces a manager may ignore when its `ignoreNamespaces` is not given: its own
+/// defaults and the SPIRE Helm chart's, each once.
+fn unknown_ignores() -> Vec<IgnorePattern> {
+    let patterns = DEFAULT_IGNORE_NAMESPACES.iter().chain(&HELM_CHART_IGNORE_NAMESPACES).copied();
+    let mut seen = std::collections::BTreeSet::new();
+    patterns
+        .into_iter()
+        .filter(|p| seen.insert(*p))
+        .map(|p| IgnorePattern::new(p).expect("the defaults are valid patterns"))
+        .collect()
 }
 
 /// Validates the `spireControllerManager` section; `field` names a setting in messages.
@@ -84,8 +108,8 @@ pub(super) fn manager(
         validate_class_name(class)
             .map_err(|e| ConfigError::new(field("spireControllerManager.className"), e))?;
     }
-    let patterns =
-        m.ignore_namespaces.unwrap_or_else(|| DEFAULT_IGNORE_NAMESPACES.map(String::from).to_vec());
+    let given = m.ignore_namespaces.is_some();
+    let patterns = m.ignore_namespaces.unwrap_or_default();
     let mut ignore_namespaces = Vec::with_capacity(patterns.len());
     for (i, pattern) in patterns.iter().enumerate() {
         let compiled = IgnorePattern::new(pattern).map_err(|e| {
@@ -137,6 +161,7 @@ pub(super) fn manager(
         class_name: m.class_name,
         watch_classless: m.watch_classless.unwrap_or(false),
         ignore_namespaces,
+        may_ignore: if given { Vec::new() } else { unknown_ignores() },
         label_selector,
     })
 }
@@ -161,7 +186,17 @@ mod tests {
         );
         let empty_class = with("spireControllerManager.className", "").unwrap().spire;
         assert_eq!(empty_class.class_name.as_deref(), Some(""), "an empty class is a class rule");
-        assert_eq!(Config::default().spire.ignore_namespaces.len(), DEFAULT_IGNORE_NAMESPACES.len());
+        // Not given: no namespace is surely ignored, and those of the manager's defaults and the
+        // SPIRE Helm chart's may be, each once.
+        let unset = Config::default().spire;
+        assert!(unset.ignore_namespaces.is_empty());
+        let may: Vec<&str> = unset.may_ignore.iter().map(|p| p.text.as_str()).collect();
+        assert_eq!(
+            may,
+            ["kube-system", "kube-public", "spire-system", "local-path-storage", "openshift-.*", "ibm-.*"]
+        );
+        assert!(only_namespaces.may_ignore.is_empty(), "given, it is known");
+        assert!(with("spireControllerManager.ignoreNamespaces", "").unwrap().spire.may_ignore.is_empty());
         assert!(Config::default().spire.label_selector.is_empty(), "no selector: every label set is read");
     }
 

@@ -26,7 +26,8 @@ pub struct Manager {
     /// `null` when the config does not say (the class rules are then not checked).
     pub class_name: Option<String>,
     pub watch_classless: bool,
-    pub ignore_namespaces: Vec<String>,
+    /// `null` when the config does not say: the namespaces it may ignore are then unknown.
+    pub ignore_namespaces: Option<Vec<String>>,
     /// The labels it reads ClusterSPIFFEIDs by: `clusterSPIFFEIDLabelSelector`, with
     /// `filterByClassName`'s class label over it.
     #[serde(rename = "clusterSPIFFEIDLabelSelector")]
@@ -40,7 +41,10 @@ impl From<&Judge> for Manager {
             trust_domain: judge.trust_domain.clone(),
             class_name: m.class_name.clone(),
             watch_classless: m.watch_classless,
-            ignore_namespaces: m.ignore_namespaces.iter().map(|p| p.text.clone()).collect(),
+            ignore_namespaces: m
+                .may_ignore
+                .is_empty()
+                .then(|| m.ignore_namespaces.iter().map(|p| p.text.clone()).collect()),
             label_selector: m.label_selector.clone(),
         }
     }
@@ -51,10 +55,10 @@ impl Manager {
     /// ^kube-system$`, and `, clusterSPIFFEIDLabelSelector k=v` when it has one.
     pub fn words(&self) -> String {
         let class = self.class_name.as_ref().map_or("not set".to_string(), |c| format!("{c:?}"));
-        let ignore = if self.ignore_namespaces.is_empty() {
-            "none".to_string()
-        } else {
-            self.ignore_namespaces.join(" ")
+        let ignore = match &self.ignore_namespaces {
+            None => "not set".to_string(),
+            Some(list) if list.is_empty() => "none".to_string(),
+            Some(list) => list.join(" "),
         };
         let domain = self.trust_domain.as_deref().unwrap_or("not set");
         let mut words = format!(

@@ -330,6 +330,8 @@ pub enum MadeIf {
     /// If the folder is applied as committed: the object is an output a render replaces or
     /// removes.
     AppliedAsCommitted,
+    /// Unless the manager ignores the namespace: the config does not give its ignoreNamespaces.
+    NamespaceNotIgnored,
 }
 
 impl From<Unsure> for MadeIf {
@@ -341,6 +343,7 @@ impl From<Unsure> for MadeIf {
             Unsure::ParentNode => MadeIf::ParentNode,
             Unsure::NamespaceUnset => MadeIf::NamespaceUnset,
             Unsure::Committed => MadeIf::AppliedAsCommitted,
+            Unsure::NamespaceMayBeIgnored => MadeIf::NamespaceNotIgnored,
         }
     }
 }
@@ -354,6 +357,7 @@ impl From<MadeIf> for Unsure {
             MadeIf::ParentNode => Unsure::ParentNode,
             MadeIf::NamespaceUnset => Unsure::NamespaceUnset,
             MadeIf::AppliedAsCommitted => Unsure::Committed,
+            MadeIf::NamespaceNotIgnored => Unsure::NamespaceMayBeIgnored,
         }
     }
 }

@@ -141,6 +141,8 @@ pub(super) struct Shared<'i, 'a> {
     pub(super) index: &'i PodIndex<'a>,
     pub(super) seen: &'i Seen<'a>,
     pub(super) pod_ignored: &'i [bool],
+    /// By pod: whether the manager may ignore its namespace (its `ignoreNamespaces` unknown).
+    pub(super) pod_may_be_ignored: &'i [bool],
 }
 
 impl Shared<'_, '_> {
@@ -159,7 +161,10 @@ impl Shared<'_, '_> {
                     continue;
                 }
                 let Some((by_pod, by_namespace)) = picks.pod(pod, known) else { continue };
-                let sure = !pod.unset && by_pod == Answer::Yes && by_namespace == Answer::Yes;
+                let sure = !pod.unset
+                    && !self.pod_may_be_ignored[p as usize]
+                    && by_pod == Answer::Yes
+                    && by_namespace == Answer::Yes;
                 out.push(SharedEntry { pod: p, sure, made, narrow });
             }
         }

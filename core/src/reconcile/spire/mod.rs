@@ -82,6 +82,9 @@ pub enum Unsure {
     /// The item names no namespace: where it is applied (`kubectl apply -n`, an Argo CD
     /// application's destination) decides, and this is one namespace it may land in.
     NamespaceUnset,
+    /// The manager may ignore the pods' namespace: its `ignoreNamespaces` is not given, and
+    /// its defaults or the SPIRE Helm chart's match the namespace.
+    NamespaceMayBeIgnored,
     /// The object is one of this function's outputs, as committed, that a render replaces
     /// or removes: it is applied only if the folder is applied as committed.
     Committed,
@@ -99,6 +102,10 @@ impl Unsure {
             }
             Unsure::ParentNode => "if they run on the node its parentID names, an agent or a node alias",
             Unsure::NamespaceUnset => "if the pods land in a namespace it selects: the item names none",
+            Unsure::NamespaceMayBeIgnored => {
+                "unless the manager ignores their namespace: its defaults or the SPIRE Helm chart's \
+                 ignoreNamespaces match it, and spireControllerManager.ignoreNamespaces does not say which it runs with"
+            }
             Unsure::Committed => {
                 "if the folder is applied as committed, without a render first: the object is an output a \
                  render replaces or removes"
@@ -342,6 +349,8 @@ fn simulate_with(
     // By pod: whether the manager ignores its namespace.
     let pod_ignored: Vec<bool> =
         index.pods.iter().map(|p| pattern::ignores(&manager.ignore_namespaces, p.namespace)).collect();
+    let pod_may_be_ignored: Vec<bool> =
+        index.pods.iter().map(|p| pattern::ignores(&manager.may_ignore, p.namespace)).collect();
     let mut held: Vec<Held> = Vec::with_capacity(index.templates as usize);
     for (p, pod) in index.pods.iter().enumerate() {
         if pod.held as usize == held.len() {
@@ -376,7 +385,12 @@ fn simulate_with(
         if let Some(g) = groups.of[s] {
             let g = g as usize;
             if !std::mem::replace(&mut group_done[g], true) {
-                let cx = group::Shared { index: &index, seen, pod_ignored: &pod_ignored };
+                let cx = group::Shared {
+                    index: &index,
+                    seen,
+                    pod_ignored: &pod_ignored,
+                    pod_may_be_ignored: &pod_may_be_ignored,
+                };
                 for shared in cx.made_without(&prepared, &groups, g) {
                     let pod = &index.pods[shared.pod as usize];
                     let mark = &mut has_entry[shared.pod as usize];
@@ -413,6 +427,9 @@ fn simulate_with(
                 let (mut selected, mut unsure) = match (by_pod, by_namespace) {
                     _ if is_static => (Answer::Unknown, Some(Unsure::ParentNode)),
                     _ if source.committed => (Answer::Unknown, Some(Unsure::Committed)),
+                    _ if pod_may_be_ignored[p as usize] => {
+                        (Answer::Unknown, Some(Unsure::NamespaceMayBeIgnored))
+                    }
                     _ if pod.unset => (Answer::Unknown, Some(Unsure::NamespaceUnset)),
                     (Answer::Yes, Answer::Yes) => (Answer::Yes, None),
                     (_, Answer::Unknown) => (Answer::Unknown, Some(Unsure::NamespaceLabels)),
