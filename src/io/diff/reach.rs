@@ -133,22 +133,110 @@ fn held(report: &Report) -> BTreeMap<TemplateKey, BTreeMap<String, Held>> {
     held
 }
 
-/// Per pod template, the powers of the entries of each SPIFFE ID it holds or may hold.
-fn powers(report: &Report) -> BTreeMap<TemplateKey, BTreeMap<&str, &Power>> {
-    let mut out: BTreeMap<TemplateKey, BTreeMap<&str, &Power>> = BTreeMap::new();
+/// Which side's powers: what BASE's pods surely had, or what HEAD's may have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    /// Of the objects that declare one entry, the manager keeps one (the oldest, which only
+    /// the cluster knows): only what all of them give is sure.
+    Surely,
+    /// Any of them may be kept, but an object BASE already held is older than one HEAD adds,
+    /// so when some of them are BASE's, one of those is kept.
+    Possibly,
+}
+
+/// Per pod template, per SPIFFE ID it holds or may hold, the powers its entries give, by the
+/// manager's preference among the objects that declare one entry (`Bound`); `older` names
+/// the objects BASE held, for [`Bound::Possibly`].
+fn powers(
+    report: &Report,
+    bound: Bound,
+    older: &BTreeSet<&str>,
+) -> BTreeMap<TemplateKey, BTreeMap<String, Power>> {
+    let mut out: BTreeMap<TemplateKey, BTreeMap<String, Power>> = BTreeMap::new();
     for w in report.workloads.iter().filter(|w| !w.powers.is_empty()) {
         let key =
             (w.namespace.clone(), w.kind.clone(), w.name.clone(), w.path.clone(), w.api_version.clone());
-        out.entry(key).or_default().extend(w.powers.iter().map(|p| (p.spiffe_id.as_str(), p)));
+        let mut entries: BTreeMap<(&str, u32), Vec<&Power>> = BTreeMap::new();
+        for p in &w.powers {
+            entries.entry((p.spiffe_id.as_str(), p.entry)).or_default().push(p);
+        }
+        let ids = out.entry(key).or_default();
+        for ((id, _), declared) in entries {
+            let kept: Vec<&Power> = match bound {
+                Bound::Surely => declared,
+                Bound::Possibly => {
+                    let old: Vec<&Power> =
+                        declared.iter().copied().filter(|p| older.contains(p.object.as_str())).collect();
+                    if old.is_empty() { declared } else { old }
+                }
+            };
+            let mut kept = kept.into_iter();
+            let Some(first) = kept.next() else { continue };
+            let entry = kept.fold(first.clone(), |acc, p| match bound {
+                Bound::Surely => both(&acc, p),
+                Bound::Possibly => either(&acc, p),
+            });
+            // Distinct entries of one ID all stand: their powers add up.
+            match ids.get_mut(id) {
+                Some(held) => *held = either(held, &entry),
+                None => {
+                    ids.insert(id.to_string(), entry);
+                }
+            }
+        }
     }
     out
+}
+
+/// What either of two entries gives: each power of one or the other, the longer lifetime.
+fn either(a: &Power, b: &Power) -> Power {
+    let mut out = a.clone();
+    out.admin |= b.admin;
+    out.downstream |= b.downstream;
+    for td in &b.federates_with {
+        if !out.federates_with.contains(td) {
+            out.federates_with.push(td.clone());
+        }
+    }
+    for name in &b.dns_names {
+        if !out.dns_names.contains(name) {
+            out.dns_names.push(name.clone());
+        }
+    }
+    out.ttl = ttl(&a.ttl, &b.ttl, 0, true);
+    out.jwt_ttl = ttl(&a.jwt_ttl, &b.jwt_ttl, 1, true);
+    out
+}
+
+/// What both of two entries give: each power of both, the shorter lifetime.
+fn both(a: &Power, b: &Power) -> Power {
+    let mut out = a.clone();
+    out.admin &= b.admin;
+    out.downstream &= b.downstream;
+    out.federates_with.retain(|td| b.federates_with.contains(td));
+    out.dns_names.retain(|name| b.dns_names.contains(name));
+    out.ttl = ttl(&a.ttl, &b.ttl, 0, false);
+    out.jwt_ttl = ttl(&a.jwt_ttl, &b.jwt_ttl, 1, false);
+    out
+}
+
+/// Of two lifetimes as written (`None`: the server's default, [`DEFAULT_TTLS`]`[i]`), the
+/// longer (`longer`) or the shorter; one that is no Go duration counts as longest.
+fn ttl(a: &Option<String>, b: &Option<String>, i: usize, longer: bool) -> Option<String> {
+    use crate::reconcile::spire::source::seconds;
+    let length =
+        |t: &Option<String>| seconds(t.as_deref().unwrap_or(DEFAULT_TTLS[i])).unwrap_or(f64::INFINITY);
+    let a_wins = if longer { length(a) >= length(b) } else { length(a) <= length(b) };
+    if a_wins { a.clone() } else { b.clone() }
 }
 
 /// The pod templates whose SPIFFE IDs differ from `before` to `after`, held or possibly held,
 /// or whose entries for an ID held on both sides gain a power.
 pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
     let (old, new) = (held(before), held(after));
-    let (old_powers, new_powers) = (powers(before), powers(after));
+    let older: BTreeSet<&str> = before.object_names.iter().map(String::as_str).collect();
+    let (old_powers, new_powers) =
+        (powers(before, Bound::Surely, &older), powers(after, Bound::Possibly, &older));
     let no_powers = BTreeMap::new();
     let templates: BTreeSet<&TemplateKey> = old.keys().chain(new.keys()).collect();
     let empty = BTreeMap::new();
@@ -178,7 +266,7 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
                     && is != Held::No
                     && let Some(after) = pa.get(id.as_str())
                 {
-                    let gains = gained(pb.get(id.as_str()).copied(), after, TTL_NAMES);
+                    let gains = gained(pb.get(id.as_str()), after, TTL_NAMES);
                     if !gains.is_empty() {
                         change.gains_powers.push(PowerGain { spiffe_id: id.clone(), gains });
                     }
@@ -249,6 +337,8 @@ mod tests {
         use super::{Power, TTL_NAMES, gained};
         let none = Power {
             spiffe_id: "spiffe://x/a".into(),
+            object: "o".into(),
+            entry: 0,
             admin: false,
             downstream: false,
             federates_with: Vec::new(),
@@ -283,5 +373,61 @@ mod tests {
             gained(Some(&none), &with(|p| p.ttl = Some("forever".into())), TTL_NAMES),
             ["ttl forever"]
         );
+    }
+
+    #[test]
+    fn of_the_objects_declaring_one_entry_the_oldest_is_kept() {
+        use super::super::testing::held;
+        let id = "spiffe://x/a";
+        // Each (object, admin) declares entry 0 of the template; `objects`: what BASE held.
+        let side = |declared: &[(&str, bool)], objects: &[&str]| {
+            let mut r = held(&[id], &[]);
+            r.workloads[0].powers = declared
+                .iter()
+                .map(|(object, admin)| crate::io::explain::report::Power {
+                    spiffe_id: id.into(),
+                    object: object.to_string(),
+                    entry: 0,
+                    admin: *admin,
+                    downstream: false,
+                    federates_with: Vec::new(),
+                    dns_names: Vec::new(),
+                    ttl: None,
+                    jwt_ttl: None,
+                })
+                .collect();
+            r.object_names = objects.iter().map(|o| o.to_string()).collect();
+            r
+        };
+        let gains = |before, after| {
+            let diff = compare(&before, &after);
+            diff.workloads.first().map(|w| w.gains_powers.len()).unwrap_or(0)
+        };
+        // Removing the kept one promotes the other, with its powers: BASE's pods had admin
+        // only if every declaration gave it.
+        assert_eq!(
+            gains(
+                side(&[("plain", false), ("admin", true)], &["plain", "admin"]),
+                side(&[("admin", true)], &[])
+            ),
+            1
+        );
+        // A newer object with more power than the one BASE held: the older stays kept.
+        assert_eq!(
+            gains(side(&[("plain", false)], &["plain"]), side(&[("plain", false), ("admin", true)], &[])),
+            0
+        );
+        // Unless BASE held neither: either may be kept.
+        assert_eq!(gains(side(&[], &[]), side(&[("plain", false), ("admin", true)], &[])), 1);
+        assert_eq!(
+            gains(side(&[("old", false)], &["old"]), side(&[("plain", false), ("admin", true)], &[])),
+            1
+        );
+        // Two distinct entries of one ID both stand: their powers add up.
+        let mut two = side(&[("plain", false)], &["plain"]);
+        let mut other = two.workloads[0].powers[0].clone();
+        (other.object, other.entry, other.admin) = ("other".into(), 1, true);
+        two.workloads[0].powers.push(other);
+        assert_eq!(gains(side(&[("plain", false)], &["plain", "other"]), two), 1);
     }
 }

@@ -197,6 +197,7 @@ mod tests {
             static_entries: Vec::new(),
             federated_trust_domains: list,
             unjudged: Vec::new(),
+            object_names: Vec::new(),
         };
         let changes = compare(&report(vec![]), &report(vec![f("https://a", true)]));
         assert_eq!((changes[0].change, changes[0].grants()), ("added", true));

@@ -111,7 +111,7 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
                         unknown: e.spiffe_id.unknown.clone(),
                     })
                     .collect(),
-                powers: powers(&h.entries),
+                powers: powers(model, &h.entries),
                 text: HeldText {
                     svids: h.svids().map(|e| svid_line(&e.spiffe_id)).collect(),
                     ignored: h
@@ -170,6 +170,12 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
         static_entries,
         federated_trust_domains,
         unjudged: Vec::new(),
+        object_names: {
+            let mut names: Vec<String> = model.sources.iter().map(|s| s.name.clone()).collect();
+            names.sort();
+            names.dedup();
+            names
+        },
     }
 }
 
@@ -200,24 +206,30 @@ pub(super) fn unjudged(
     items.chain(files).collect()
 }
 
-/// Per SPIFFE ID of `entries` whose entries carry a power, those powers, sorted by ID.
-fn powers(entries: &[crate::reconcile::spire::Entry]) -> Vec<Power> {
-    let mut by_id: std::collections::BTreeMap<&str, crate::reconcile::spire::Powers> = Default::default();
-    for e in entries.iter().filter(|e| !e.powers.is_empty()) {
-        by_id.entry(e.spiffe_id.text.as_str()).or_default().merge(&e.powers);
+/// Per entry of `entries` that carries a power, each object that declares it with the
+/// powers its entry would give, sorted by ID, entry and object.
+fn powers(model: &crate::reconcile::spire::Model, entries: &[crate::reconcile::spire::Entry]) -> Vec<Power> {
+    let mut out = Vec::new();
+    for (n, e) in entries.iter().enumerate() {
+        if e.declared().all(|(_, p)| p.is_empty()) {
+            continue;
+        }
+        for (source, p) in e.declared() {
+            out.push(Power {
+                spiffe_id: e.spiffe_id.text.clone(),
+                object: model.sources[source].name.clone(),
+                entry: n as u32,
+                admin: p.admin,
+                downstream: p.downstream,
+                federates_with: p.federates_with.clone(),
+                dns_names: p.dns_names.clone(),
+                ttl: p.ttls[0].clone(),
+                jwt_ttl: p.ttls[1].clone(),
+            });
+        }
     }
-    by_id
-        .into_iter()
-        .map(|(id, p)| Power {
-            spiffe_id: id.to_string(),
-            admin: p.admin,
-            downstream: p.downstream,
-            federates_with: p.federates_with,
-            dns_names: p.dns_names,
-            ttl: p.ttls[0].clone(),
-            jwt_ttl: p.ttls[1].clone(),
-        })
-        .collect()
+    out.sort_by(|a, b| (&a.spiffe_id, a.entry, &a.object).cmp(&(&b.spiffe_id, b.entry, &b.object)));
+    out
 }
 
 /// Per pod template of the input, the SPIFFE IDs its pods get (what SPIRE Controller

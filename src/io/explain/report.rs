@@ -39,6 +39,11 @@ pub struct Report {
     /// (`diff` refuses such a report as HEAD).
     #[serde(default)]
     pub unjudged: Vec<UnjudgedReport>,
+    /// Every ClusterSPIFFEID and ClusterStaticEntry the model read, by name: an object HEAD
+    /// shares with BASE is older than one HEAD adds, and the manager keeps the oldest of those
+    /// that declare one entry. Missing in a report saved before it was written: read as none.
+    #[serde(default, rename = "spireObjectNames")]
+    pub object_names: Vec<String>,
 }
 
 /// Something the build cannot judge exactly that could reach an identity: an item, or a file
@@ -113,6 +118,8 @@ impl StaticEntryReport {
     pub fn power(&self) -> Power {
         Power {
             spiffe_id: self.spiffe_id.clone(),
+            object: self.name.clone(),
+            entry: 0,
             admin: self.admin,
             downstream: self.downstream,
             federates_with: self.federates_with.clone(),
@@ -290,12 +297,21 @@ pub struct MayHold {
     pub unknown: Vec<String>,
 }
 
-/// The powers of the entries that give (or may give) a pod template's pods one SVID.
+/// The powers one object's entry gives a pod template's pods over one SVID. Objects that
+/// declare the same entry (SPIFFE ID, parent, selectors) share its `entry` number: the manager
+/// keeps one of them, the oldest, which only the cluster knows.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Power {
     #[serde(rename = "spiffeID")]
     pub spiffe_id: String,
+    /// The ClusterSPIFFEID (or ClusterStaticEntry) whose entry it is. Empty in a report saved
+    /// before it was written, whose powers are those of all objects together.
+    #[serde(default)]
+    pub object: String,
+    /// The entry, numbered within the pod template; objects of one number declare one entry.
+    #[serde(default)]
+    pub entry: u32,
     /// The SPIRE server's admin API.
     pub admin: bool,
     /// Minting SVIDs as a downstream SPIRE server.

@@ -188,7 +188,10 @@ fn power_line(p: &super::report::Power) -> String {
     powers.extend(p.dns_names.iter().map(|n| format!("dnsName {n}")));
     powers.extend(p.ttl.iter().map(|t| format!("ttl {t}")));
     powers.extend(p.jwt_ttl.iter().map(|t| format!("jwtTtl {t}")));
-    format!("{}: {}", p.spiffe_id, powers.join(", "))
+    if powers.is_empty() {
+        powers.push("none".into());
+    }
+    format!("{}: {} (ClusterSPIFFEID {})", p.spiffe_id, powers.join(", "), p.object)
 }
 
 /// An SVID the pods may hold, with its object and what it hangs on.

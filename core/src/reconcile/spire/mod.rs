@@ -134,14 +134,25 @@ pub struct Entry {
     /// A hash of its rendered workload selectors, sorted: with the SPIFFE ID, what makes two
     /// entries one (the manager hashes them too, reconciler.go:702-712).
     selectors: u64,
-    /// What it lets the pods do beyond holding the SVID; those of `same_as` folded in.
+    /// What `source`'s entry lets the pods do beyond holding the SVID.
     pub powers: Powers,
+    /// By object of `same_as`, what its entry would let them do: the manager keeps one of
+    /// the objects' entries, the oldest (`sortDeclaredEntriesByPreference`, reconciler.go),
+    /// which only the cluster knows.
+    pub rival_powers: Vec<Powers>,
 }
 
 impl Entry {
     /// Whether the pods get its SVID for sure.
     pub fn is_sure(&self) -> bool {
         self.attests == Answer::Yes && self.selected == Answer::Yes
+    }
+
+    /// Each object that declares this entry, with what its entry lets the pods do: the
+    /// manager keeps one of them.
+    pub fn declared(&self) -> impl Iterator<Item = (usize, &Powers)> {
+        std::iter::once((self.source, &self.powers))
+            .chain(self.same_as.iter().copied().zip(&self.rival_powers))
     }
 }
 
@@ -493,6 +504,7 @@ fn simulate_with(
                     misses: made.misses,
                     spiffe_id,
                     same_as: Vec::new(),
+                    rival_powers: Vec::new(),
                     selectors: made.selectors,
                     powers: made.powers,
                 };
@@ -549,7 +561,8 @@ fn federation_parses(f: &Federation) -> bool {
 }
 
 /// Adds an entry to a pod template's, or folds it into an equal one made for sure: the
-/// manager keys entries by SPIFFE ID, parent (the pod's node, the same) and sorted selectors.
+/// manager keys entries by SPIFFE ID, parent (the pod's node, the same) and sorted selectors,
+/// and keeps one object's entry of those that declare it, with that object's powers.
 fn push_entry(held: &mut Held, entry: Entry) {
     let equal = |e: &&mut Entry| {
         e.is_sure()
@@ -565,7 +578,7 @@ fn push_entry(held: &mut Held, entry: Entry) {
         Some(kept) if kept.source == entry.source => kept.powers.merge(&entry.powers),
         Some(kept) => {
             kept.same_as.push(entry.source);
-            kept.powers.merge(&entry.powers);
+            kept.rival_powers.push(entry.powers);
         }
         None => {
             // Most templates hold one entry: room for one, not the four a first push makes,
