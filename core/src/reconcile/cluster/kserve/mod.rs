@@ -151,8 +151,8 @@ pub fn derive_all(values: &[(usize, &ItemValue)]) -> Vec<(usize, Derivation)> {
 fn not_found(preset: &str, namespace: Option<&str>) -> String {
     let namespace = namespace.unwrap_or("default");
     format!(
-        "LLMInferenceServiceConfig {preset:?} is in neither namespace {namespace} nor {} of the input, and KServe \
-         does not ship it",
+        "LLMInferenceServiceConfig {preset:?}, which is in neither namespace {namespace} nor {} of the input and \
+         which KServe does not ship",
         presets::SYSTEM_NAMESPACE
     )
 }
@@ -215,9 +215,9 @@ pub fn derive(service: &Value, presets: &Presets<'_>) -> Derivation {
             presets::Found::Shipped(spec) => merge::merge(&mut merged, &spec),
             presets::Found::Missing => {
                 notes.push(Note::refusal(format!(
-                    "its spec makes KServe lay its well-known preset {preset:?} under it (a pipeline-parallel \
-                     worker: spec.parallelism.pipeline), and {}: KServe stops at it (ConfigNotFound); add that \
-                     LLMInferenceServiceConfig to the input, or use data parallelism",
+                    "its spec (a pipeline-parallel worker: parallelism.pipeline) makes KServe lay the well-known \
+                     {}: KServe stops at it (ConfigNotFound); add that LLMInferenceServiceConfig to the input, or \
+                     use data parallelism",
                     not_found(preset, namespace)
                 )));
                 return refused(derivation);
