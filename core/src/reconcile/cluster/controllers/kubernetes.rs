@@ -278,7 +278,7 @@ impl GroupShape {
         };
         let subgroup = item.pointer("/spec/leaderWorkerTemplate/subGroupPolicy").filter(|p| p.is_object());
         GroupShape {
-            size: number("/spec/leaderWorkerTemplate/size").map_or(None, |n| Some(n.unwrap_or(1))),
+            size: number("/spec/leaderWorkerTemplate/size").map(|n| n.unwrap_or(1)),
             replicas: number("/spec/replicas").flatten(),
             leader_template: item
                 .pointer("/spec/leaderWorkerTemplate/leaderTemplate")
@@ -349,7 +349,7 @@ impl GroupShape {
                 }
             }
             "leaderworkerset.sigs.k8s.io/subgroup-index" | "leaderworkerset.sigs.k8s.io/subgroup-key" => {
-                let Some((_, excluded)) = self.subgroup else { return None };
+                let (_, excluded) = self.subgroup?;
                 match (leaders, workers, excluded) {
                     (true, _, true) => return None,
                     (true, _, false) if key.ends_with("index") => known("0"),
