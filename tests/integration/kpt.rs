@@ -585,3 +585,254 @@ fn output_paths_kpt_would_write_over_package_files_or_fail_on_are_refused_first(
         assert_eq!(snapshot(&pkg), before, "{output}: the package changed");
     }
 }
+
+/// KServe's own `LLMInferenceService` samples (and the two presets they name) from the corpus,
+/// each rendered by kpt in a package of its own with a binding for each of its roles, then
+/// read back by `explain`: the pool each binding resolves, the pods KServe makes of the
+/// service, the account each runs as and the SVIDs each holds, as KServe's controller makes
+/// them at kserve/kserve aaac4e294dae (`pkg/controller/v1alpha2/llmisvc/`):
+/// `workload_single_node.go` (`expectedSingleNodeMainDeployment`, `expectedPrefillMainDeployment`,
+/// `expectedSingleNodeMainServiceAccount`: the decode pods of a prefill/decode service run as
+/// `<name>-kserve`, created for the routing sidecar of `config-llm-decode-template.yaml`),
+/// `workload_multi_node.go` (`expectedMainMultiNodeLWS`, `expectedPrefillMultiNodeLWS`: the
+/// leader is selected, the workers beside it are not; `expectedMultiNodeMainServiceAccount`:
+/// the template's account), `scheduler.go` (`expectedSchedulerDeployment`, `SchedulerLabels`;
+/// `config_merge.go` names its account `<name>-epp-sa`) and `config_merge.go`
+/// (`combineBaseRefsConfig`: a service without `router.scheduler` gets no pool).
+///
+/// The samples name no namespace (kubectl -n gives one) and carry no variant label: each is
+/// copied with `metadata.namespace: kserve-llm` and `identity.kleym.sonda.red/variant` in
+/// `spec.labels` and `spec.prefill.labels`, as a team adopting them writes. A probe
+/// ClusterSPIFFEID selecting every pod KServe makes shows each one's account and component.
+#[test]
+fn kserve_samples_render_with_the_pool_pods_accounts_and_svids_kserve_makes() {
+    const NS: &str = "kserve-llm";
+    const PROBE: &str = "\
+apiVersion: spire.spiffe.io/v1alpha1
+kind: ClusterSPIFFEID
+metadata:
+  name: probe
+spec:
+  spiffeIDTemplate: 'spiffe://example.org/probe/{{ .PodSpec.ServiceAccountName }}/{{ index .PodMeta.Labels \"app.kubernetes.io/component\" }}'
+  podSelector:
+    matchLabels:
+      app.kubernetes.io/part-of: llminferenceservice
+";
+    let decode_id = |sa: &str, pool: &str, variant: &str| {
+        format!("spiffe://example.org/ns/{NS}/sa/{sa}/inference/pool/{pool}/variant/{variant}")
+    };
+    let probe = |sa: &str, component: &str| format!("spiffe://example.org/probe/{sa}/{component}");
+    /// A sample: its file, the preset files it needs, its name, and each pod template KServe
+    /// makes of it: role, account, component, and the variant whose identity it holds.
+    type Role = (&'static str, &'static str, &'static str, Option<&'static str>);
+    let samples: [(&str, &[&str], &str, Vec<Role>); 11] = [
+        (
+            "agentic-tool-calling_llmisvc-single-gpu.yaml",
+            &[],
+            "qwen3-coder-tool-calling",
+            vec![
+                ("(decode)", "default", "llminferenceservice-workload", Some("decode")),
+                (
+                    "(scheduler)",
+                    "qwen3-coder-tool-calling-epp-sa",
+                    "llminferenceservice-router-scheduler",
+                    None,
+                ),
+            ],
+        ),
+        (
+            "agentic-tool-calling_nemotron-3-ultra-pd.yaml",
+            &[],
+            "nemotron-ultra-pd",
+            vec![
+                ("(decode)", "nemotron-ultra-pd-kserve", "llminferenceservice-workload", Some("decode")),
+                ("(prefill)", "default", "llminferenceservice-workload-prefill", Some("prefill")),
+                ("(scheduler)", "nemotron-ultra-pd-epp-sa", "llminferenceservice-router-scheduler", None),
+            ],
+        ),
+        // data 32 over dataLocal 8: groups of four, a leader and three workers.
+        (
+            "dp-ep_deepseek-r1-gpu-rdma-roce_llm-inference-service-dp-ep-deepseek-r1-gpu-deepep-ht.yaml",
+            &[],
+            "deepseek-r1-0528",
+            vec![
+                ("(decode leader)", "hfsa", "llminferenceservice-workload-leader", Some("decode")),
+                ("(decode worker)", "hfsa", "llminferenceservice-workload-worker", None),
+                ("(scheduler)", "deepseek-r1-0528-epp-sa", "llminferenceservice-router-scheduler", None),
+            ],
+        ),
+        (
+            "dp-ep_deepseek-r1-gpu-rdma-roce_llm-inference-service-dp-ep-deepseek-r1-pd-gpu-p-deepep-ht-d-deepep-ht.yaml",
+            &[],
+            "deepseek-r1-0528-pd",
+            vec![
+                ("(decode leader)", "hfsa", "llminferenceservice-workload-leader", Some("decode")),
+                ("(decode worker)", "hfsa", "llminferenceservice-workload-worker", None),
+                ("(prefill leader)", "hfsa", "llminferenceservice-workload-leader-prefill", Some("prefill")),
+                ("(prefill worker)", "hfsa", "llminferenceservice-workload-worker-prefill", None),
+                ("(scheduler)", "deepseek-r1-0528-pd-epp-sa", "llminferenceservice-router-scheduler", None),
+            ],
+        ),
+        (
+            "e2e-gpt-oss_inference_default.yaml",
+            &["e2e-gpt-oss_llmisvc_config_default.yaml"],
+            "gpt-oss-20b",
+            vec![
+                ("(decode)", "default", "llminferenceservice-workload", Some("decode")),
+                ("(scheduler)", "gpt-oss-20b-epp-sa", "llminferenceservice-router-scheduler", None),
+            ],
+        ),
+        // The preset sets the scheduler and prefill: the decode preset's routing sidecar makes
+        // the decode pods run as the account KServe creates.
+        (
+            "e2e-gpt-oss_inference_pd_disaggregation.yaml",
+            &["e2e-gpt-oss_llmisvc_config_pd_disagg.yaml"],
+            "gpt-oss-20b",
+            vec![
+                ("(decode)", "gpt-oss-20b-kserve", "llminferenceservice-workload", Some("decode")),
+                ("(prefill)", "default", "llminferenceservice-workload-prefill", Some("prefill")),
+                ("(scheduler)", "gpt-oss-20b-epp-sa", "llminferenceservice-router-scheduler", None),
+            ],
+        ),
+        (
+            "opt-125m-cpu_llm-inference-service-facebook-opt-125m-cpu.yaml",
+            &[],
+            "facebook-opt-125m-single",
+            vec![
+                ("(decode)", "default", "llminferenceservice-workload", Some("decode")),
+                (
+                    "(scheduler)",
+                    "facebook-opt-125m-single-epp-sa",
+                    "llminferenceservice-router-scheduler",
+                    None,
+                ),
+            ],
+        ),
+        (
+            "opt-125m-cpu_llm-inference-service-pd-facebook-opt-125m-cpu.yaml",
+            &[],
+            "facebook-opt-125m-pd",
+            vec![
+                ("(decode)", "facebook-opt-125m-pd-kserve", "llminferenceservice-workload", Some("decode")),
+                ("(prefill)", "default", "llminferenceservice-workload-prefill", Some("prefill")),
+                ("(scheduler)", "facebook-opt-125m-pd-epp-sa", "llminferenceservice-router-scheduler", None),
+            ],
+        ),
+        (
+            "single-node-gpu_llm-inference-service-pd-qwen2-7b-gpu.yaml",
+            &[],
+            "qwen2-7b-instruct-pd",
+            vec![
+                ("(decode)", "qwen2-7b-instruct-pd-kserve", "llminferenceservice-workload", Some("decode")),
+                ("(prefill)", "default", "llminferenceservice-workload-prefill", Some("prefill")),
+                ("(scheduler)", "qwen2-7b-instruct-pd-epp-sa", "llminferenceservice-router-scheduler", None),
+            ],
+        ),
+        // No scheduler: no pool, so the binding is not Ready and the pods hold only the probe's.
+        (
+            "single-node-gpu_llm-inference-service-qwen2-7b-gpu-no-scheduler.yaml",
+            &[],
+            "qwen2-7b-instruct-single-no-scheduler",
+            vec![("(decode)", "default", "llminferenceservice-workload", None)],
+        ),
+        (
+            "single-node-gpu_llm-inference-service-qwen2-7b-gpu.yaml",
+            &[],
+            "qwen2-7b-instruct-single",
+            vec![
+                ("(decode)", "default", "llminferenceservice-workload", Some("decode")),
+                (
+                    "(scheduler)",
+                    "qwen2-7b-instruct-single-epp-sa",
+                    "llminferenceservice-router-scheduler",
+                    None,
+                ),
+            ],
+        ),
+    ];
+    for (file, presets, name, roles) in samples {
+        let tmp = TempDir::new("kpt-kserve-sample");
+        tmp.write("pkg/Kptfile", &kptfile());
+        tmp.write("pkg/identity-config.yaml", &fn_config("example.org", "Report"));
+        tmp.write("pkg/probe.yaml", PROBE);
+        let placed = |text: String| {
+            let text = replace_once(&text, "\nmetadata:\n", &format!("\nmetadata:\n  namespace: {NS}\n"));
+            text.replacen(
+                "\nspec:\n",
+                "\nspec:\n  labels:\n    identity.kleym.sonda.red/variant: decode\n",
+                1,
+            )
+        };
+        let mut service = placed(corpus::file(&format!("kserve-llmisvc/{file}")));
+        if service.contains("\n  prefill:\n") {
+            service = service.replacen(
+                "\n  prefill:\n",
+                "\n  prefill:\n    labels:\n      identity.kleym.sonda.red/variant: prefill\n",
+                1,
+            );
+        }
+        tmp.write("pkg/service.yaml", &service);
+        for preset in presets {
+            let text = corpus::file(&format!("kserve-llmisvc/{preset}"));
+            tmp.write(
+                &format!("pkg/{preset}"),
+                &replace_once(&text, "\nmetadata:\n", &format!("\nmetadata:\n  namespace: {NS}\n")),
+            );
+        }
+        let pool = format!("{name}-inference-pool");
+        let mut bindings = String::new();
+        for (role, account, _, variant) in &roles {
+            if let (Some(variant), false) = (variant, role.ends_with("worker)")) {
+                bindings.push_str(&format!(
+                    "---\napiVersion: kleym.sonda.red/v1alpha1\nkind: InferenceIdentityBinding\nmetadata:\n  name: {name}-{variant}\n  namespace: {NS}\nspec:\n  poolRef: {{name: {pool}}}\n  serviceAccountName: {account}\n  identityBoundary: {{variant: {variant}}}\n"
+                ));
+            }
+        }
+        if bindings.is_empty() {
+            bindings = format!(
+                "apiVersion: kleym.sonda.red/v1alpha1\nkind: InferenceIdentityBinding\nmetadata:\n  name: {name}-decode\n  namespace: {NS}\nspec:\n  poolRef: {{name: {pool}}}\n  serviceAccountName: default\n  identityBoundary: {{variant: decode}}\n"
+            );
+        }
+        tmp.write("pkg/bindings.yaml", &bindings);
+        let pkg = tmp.join("pkg");
+        let out = render(&pkg);
+        assert!(out.status.success(), "{file}: {}", kpt_text(&out));
+        // Each binding: Ready when a role holds its identity, else TargetPoolNotFound.
+        let rendered = documents(&read(&pkg.join("bindings.yaml")));
+        for binding in of_kind(&rendered, "InferenceIdentityBinding") {
+            let reason = condition_reason(binding, "Ready");
+            let ready = roles.iter().any(|r| r.3.is_some());
+            let want = if ready { Some("Reconciled") } else { Some("TargetPoolNotFound") };
+            assert_eq!(reason, want, "{file}: {binding}");
+        }
+        let report = Command::new(BIN)
+            .args(["explain", "-o", "json", "--trust-domain", "example.org"])
+            .arg(&pkg)
+            .output()
+            .expect("explain runs");
+        let json: serde_json::Value = serde_json::from_slice(&report.stdout)
+            .unwrap_or_else(|e| panic!("{file}: explain JSON: {e}: {}", describe(&report)));
+        let workloads: Vec<(String, Vec<String>)> = json["workloads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|w| w["kind"] == "LLMInferenceService")
+            .map(|w| {
+                let mut svids: Vec<String> =
+                    w["svids"].as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect();
+                svids.sort();
+                (w["path"].as_str().unwrap().to_string(), svids)
+            })
+            .collect();
+        let want: Vec<(String, Vec<String>)> = roles
+            .iter()
+            .map(|(role, account, component, variant)| {
+                let mut svids = vec![probe(account, component)];
+                svids.extend(variant.map(|v| decode_id(account, &pool, v)));
+                svids.sort();
+                (role.to_string(), svids)
+            })
+            .collect();
+        assert_eq!(workloads, want, "{file}");
+    }
+}

@@ -15,6 +15,7 @@ mod gotypes;
 mod helm;
 mod image;
 mod kpt;
+mod kserve_names;
 mod kustomize;
 mod pre_commit;
 mod release;

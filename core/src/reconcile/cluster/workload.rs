@@ -81,6 +81,23 @@ impl Workload {
             name: self.name(),
             pod_name: self.pod_name(),
             detail: self.head.get(5),
+            template: "",
+        }
+    }
+
+    /// What makes the pods of `template`, one of its templates: the object another controller
+    /// makes of the item when the template says so (a Deployment KServe creates), else the
+    /// item's own controller.
+    pub fn owner_of<'a>(&'a self, template: &'a PodTemplate) -> controllers::Owner<'a> {
+        match &template.maker {
+            Some(maker) => controllers::Owner {
+                controller: Some(maker.controller),
+                name: &maker.name,
+                pod_name: None,
+                detail: &maker.detail,
+                template: maker.template,
+            },
+            None => controllers::Owner { template: template.path(), ..self.owner() },
         }
     }
 }
@@ -98,7 +115,32 @@ pub struct PodTemplate {
     /// Whether its pods may carry labels the build does not see, beside its own (a KServe
     /// serving runtime's): any other label is unknown (`controllers.rs`).
     open: bool,
+    /// The object another controller makes of the item, whose pods these are; `None`: the
+    /// item's controller makes them.
+    maker: Option<Box<Maker>>,
 }
+
+/// An object a controller makes of an item, and whose controller makes a template's pods
+/// (the Deployment or LeaderWorkerSet KServe creates for an `LLMInferenceService`).
+#[derive(Debug, Clone)]
+pub struct Maker {
+    pub controller: &'static controllers::Controller,
+    pub name: String,
+    /// [`controllers::Facts::detail`] of the object.
+    pub detail: String,
+    /// The path of the template in the object.
+    pub template: &'static str,
+}
+
+impl PartialEq for Maker {
+    fn eq(&self, other: &Self) -> bool {
+        let controller = |m: &Maker| (m.controller.group, m.controller.kinds);
+        controller(self) == controller(other)
+            && (&self.name, &self.detail, self.template) == (&other.name, &other.detail, other.template)
+    }
+}
+
+impl Eq for Maker {}
 
 impl PodTemplate {
     /// A template at `path` of its item, of these labels.
@@ -114,7 +156,13 @@ impl PodTemplate {
             labels: Packed::of(labels.iter().flat_map(|(k, v)| [*k, *v])),
             service_account: service_account.into(),
             open,
+            maker: None,
         }
+    }
+
+    /// The template, its pods made by `maker`'s controller.
+    pub fn made_by(self, maker: Maker) -> PodTemplate {
+        PodTemplate { maker: Some(Box::new(maker)), ..self }
     }
 
     pub fn path(&self) -> &str {
@@ -222,7 +270,17 @@ pub fn derived(derivation: &super::kserve::Derivation) -> Option<Workload> {
     }
     let templates = derivation.templates.iter().map(|t| {
         let labels = t.labels.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-        PodTemplate::new(t.role.clone(), labels, &t.account, t.open)
+        let (controller, detail, template) = match &t.maker.kind {
+            super::kserve::MakerKind::Deployment => {
+                (&controllers::DEPLOYMENT, String::new(), "spec.template")
+            }
+            super::kserve::MakerKind::LeaderWorkerSet { leader, shape } => {
+                let path = if *leader { controllers::LEADER_TEMPLATE } else { controllers::WORKER_TEMPLATE };
+                (&controllers::LEADER_WORKER_SET, shape.detail(), path)
+            }
+        };
+        let maker = Maker { controller, name: t.maker.name.clone(), detail, template };
+        PodTemplate::new(t.role.clone(), labels, &t.account, t.open).made_by(maker)
     });
     let namespace = derivation.namespace.as_deref().unwrap_or_default();
     let kind = super::kserve::SERVICE_KIND;
@@ -293,6 +351,7 @@ fn template(node: &Value) -> Option<PodTemplate> {
         labels: Packed::of(labels.iter().flat_map(|(k, v)| [*k, *v])),
         service_account: service_account.unwrap_or(DEFAULT_SERVICE_ACCOUNT).into(),
         open: false,
+        maker: None,
     })
 }
 

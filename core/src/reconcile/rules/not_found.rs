@@ -65,6 +65,9 @@ impl<'a> NameIndex<'a> {
                     format!("uses InferencePool {pool:?} (spec.router.scheduler.pool.ref) and creates none")
                 }
                 Pool::Creates { .. } => continue,
+                Pool::Refused(why) => {
+                    format!("is refused by KServe, which makes no pool and no pods for it: {why}")
+                }
                 Pool::None(why) => why.to_string(),
                 Pool::Unknown => {
                     "creates a pool the build cannot name (see its KServeUnknown finding)".into()

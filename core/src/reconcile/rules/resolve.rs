@@ -29,6 +29,9 @@ pub struct PoolIndex<'a> {
     pools: HashMap<(PoolApi, &'a str, &'a str), (usize, &'a Value)>,
     /// Each pool KServe will create, as a pool item, with where it comes from.
     derived: HashMap<(String, String), (Value, String)>,
+    /// The pool each service KServe refuses would have, by namespace and name: why KServe
+    /// refuses it, and the service.
+    refused: HashMap<(String, String), String>,
     renames: Renames<'a>,
     names: PoolNames<'a>,
 }
@@ -68,8 +71,21 @@ impl<'a> PoolIndex<'a> {
                 Some(((d.namespace.clone()?, name), (Value::from(pool), d.origin())))
             })
             .collect();
+        let refused = services
+            .iter()
+            .filter_map(|(_, d)| {
+                let kserve::Pool::Refused(why) = &d.pool else { return None };
+                let pool = kserve::child_name(&d.name, "-inference-pool");
+                let message = format!(
+                    "InferencePool {pool:?} is the one KServe would create for LLMInferenceService {}, which \
+                     KServe refuses, so it creates neither pool nor pods: {why}",
+                    d.describe()
+                );
+                Some(((d.namespace.clone()?, pool), message))
+            })
+            .collect();
         let names = PoolNames::build(items, services.into_iter().map(|(_, d)| d).collect());
-        Ok(PoolIndex { pools, derived, renames, names })
+        Ok(PoolIndex { pools, derived, refused, renames, names })
     }
 }
 
@@ -155,7 +171,10 @@ pub fn resolve_pool<'a, 'p>(
         })
         .or_else(derived)
         .ok_or_else(|| {
-            let message = pools.names.message(name, reference, namespace, &served_apis);
+            let message = match pools.refused.get(&(namespace.to_string(), name.to_string())) {
+                Some(refused) => refused.clone(),
+                None => pools.names.message(name, reference, namespace, &served_apis),
+            };
             Failure::at(Reason::TargetPoolNotFound, NAME_FIELD, message)
         })
 }

@@ -74,7 +74,7 @@ pub(super) fn pod_at<'a>(seen: &'a Seen<'a>, item: usize, template: usize) -> Op
         ns: 0,
         labels: t,
         account,
-        owner: workload.owner(),
+        owner: workload.owner_of(t),
         held: 0,
         unset: false,
     })
@@ -154,7 +154,7 @@ impl<'a> PodIndex<'a> {
                         ns,
                         labels: template,
                         account,
-                        owner: workload.owner(),
+                        owner: workload.owner_of(template),
                         held,
                         unset,
                     });

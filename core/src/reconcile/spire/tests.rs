@@ -533,9 +533,10 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
         name: "w",
         pod_name,
         detail,
+        template: "",
     };
     type Case<'a> = (Owner<'a>, &'a str, Option<&'a str>, Option<Lookup<'a>>);
-    let cases: [Case; 24] = [
+    let cases: [Case; 25] = [
         (owner("Deployment", None, ""), "pod-template-hash", None, Some(Lookup::Present)),
         (owner("Deployment", None, ""), "job-name", None, None),
         (owner("Deployment", None, ""), "controller-revision-hash", None, None),
@@ -576,11 +577,19 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
         (owner("Job", None, ""), "batch.kubernetes.io/later-key", None, Some(Lookup::Unknown)),
         (owner("CronJob", None, "g"), "job-name", None, Some(Lookup::Present)),
         (owner("Pod", Some("w"), ""), "pod-template-hash", None, None),
+        // A LeaderWorkerSet's detail (its GroupShape) of an unset size: a group of one,
+        // whose only pods are leaders.
         (
             owner("LeaderWorkerSet", None, ""),
             "leaderworkerset.sigs.k8s.io/worker-index",
             None,
-            Some(Lookup::Unknown),
+            Some(Lookup::Value("0")),
+        ),
+        (
+            owner("LeaderWorkerSet", None, "4;-;-;-"),
+            "leaderworkerset.sigs.k8s.io/worker-index",
+            None,
+            Some(Lookup::Present),
         ),
         (
             owner("LeaderWorkerSet", None, ""),
@@ -594,7 +603,7 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
         assert_eq!(owner.label(key, template), expected, "{kind} {key} {}", owner.detail);
     }
     // A kind no declaration names may set any key a known controller sets.
-    let unknown = Owner { controller: None, name: "w", pod_name: None, detail: "" };
+    let unknown = Owner { controller: None, name: "w", pod_name: None, detail: "", template: "" };
     assert_eq!(unknown.label("pod-template-hash", None), Some(Lookup::Unknown));
     assert_eq!(unknown.label("app", None), None);
     // In the model: a Deployment's pods carry pod-template-hash, a bare Pod's do not, and a

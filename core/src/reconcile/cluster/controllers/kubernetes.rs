@@ -227,27 +227,12 @@ pub const LEADER_WORKER_SET: Controller = Controller {
     group: "leaderworkerset.x-k8s.io",
     kinds: &["LeaderWorkerSet"],
     maker: "LeaderWorkerSet's controller, through a leader and a worker StatefulSet",
-    templates: &["spec.leaderWorkerTemplate.leaderTemplate", "spec.leaderWorkerTemplate.workerTemplate"],
-    shapes: &["spec.leaderWorkerTemplate.size"],
+    templates: &[LEADER_TEMPLATE, WORKER_TEMPLATE],
+    shapes: &["spec.replicas", "spec.leaderWorkerTemplate.size", "spec.leaderWorkerTemplate.subGroupPolicy"],
     derive: None,
-    // A group of one is its leader alone: with a leader template, the worker template makes
-    // no pod (without one, the leader's pods come from the worker template).
-    keeps: Some(|item, path| {
-        let size = item.pointer("/spec/leaderWorkerTemplate/size").and_then(Value::as_u64);
-        let leader = item.pointer("/spec/leaderWorkerTemplate/leaderTemplate").is_some_and(Value::is_object);
-        !(path == "spec.leaderWorkerTemplate.workerTemplate" && size == Some(1) && leader)
-    }),
-    facts: no_facts,
-    // Its pods are its StatefulSets' pods, with its own labels: the set's name, and a group
-    // and worker index, group key and revision hash only the cluster settles per pod.
-    labels: |owner, key, _| match key {
-        "leaderworkerset.sigs.k8s.io/name" => Some(Lookup::Value(owner.name)),
-        _ if key.starts_with("leaderworkerset.sigs.k8s.io/") => Some(Lookup::Unknown),
-        "statefulset.kubernetes.io/pod-name"
-        | "apps.kubernetes.io/pod-index"
-        | "controller-revision-hash" => Some(Lookup::Present),
-        _ => None,
-    },
+    keeps: Some(|item, path| GroupShape::of(item).makes_pods(path != WORKER_TEMPLATE)),
+    facts: |item| Facts { pod_name: None, detail: GroupShape::of(item).detail() },
+    labels: |owner, key, _| GroupShape::parse(owner.detail).label(owner, key),
     label_keys: &[
         "leaderworkerset.sigs.k8s.io/",
         "statefulset.kubernetes.io/pod-name",
@@ -256,3 +241,131 @@ pub const LEADER_WORKER_SET: Controller = Controller {
     ],
     kustomize_fixes_account: false,
 };
+
+/// Where a LeaderWorkerSet holds its templates.
+pub const LEADER_TEMPLATE: &str = "spec.leaderWorkerTemplate.leaderTemplate";
+pub const WORKER_TEMPLATE: &str = "spec.leaderWorkerTemplate.workerTemplate";
+
+/// What LeaderWorkerSet's controller settles of a set's pods from its spec
+/// (kubernetes-sigs/lws v0.8.0). Each group is a leader pod, of the leader StatefulSet made of
+/// the leader template (else the worker template), and `size - 1` worker pods of a worker
+/// StatefulSet made of the worker template; a group of one has no worker StatefulSet
+/// (`pkg/controllers/pod_controller.go`, `Reconcile`: size 1 returns before making it). `size`
+/// and `replicas` default to 1 (`api/leaderworkerset/v1/leaderworkerset_types.go`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GroupShape {
+    /// The pods of a group; `None` when the item gives no number the build reads.
+    pub size: Option<u64>,
+    /// The groups, when the item sets them: an autoscaler may change an unset count.
+    pub replicas: Option<u64>,
+    pub leader_template: bool,
+    /// `subGroupPolicy.subGroupSize`, and whether its type is `LeaderExcluded`.
+    pub subgroup: Option<(u64, bool)>,
+}
+
+impl Default for GroupShape {
+    fn default() -> Self {
+        GroupShape { size: Some(1), replicas: None, leader_template: false, subgroup: None }
+    }
+}
+
+impl GroupShape {
+    /// The shape of a LeaderWorkerSet item.
+    pub fn of(item: &Value) -> GroupShape {
+        let number = |path: &str| match item.pointer(path) {
+            None | Some(Value::Null) => Some(None),
+            Some(v) => v.as_u64().map(Some),
+        };
+        let subgroup = item.pointer("/spec/leaderWorkerTemplate/subGroupPolicy").filter(|p| p.is_object());
+        GroupShape {
+            size: number("/spec/leaderWorkerTemplate/size").map(|n| n.unwrap_or(1)),
+            replicas: number("/spec/replicas").flatten(),
+            leader_template: item
+                .pointer("/spec/leaderWorkerTemplate/leaderTemplate")
+                .is_some_and(Value::is_object),
+            subgroup: subgroup.and_then(|p| {
+                let size = p.get("subGroupSize").and_then(Value::as_u64)?;
+                Some((size, p.get("type").and_then(Value::as_str) == Some("LeaderExcluded")))
+            }),
+        }
+    }
+
+    /// Whether the template at the leader's place (`leader`) or the worker's makes pods: the
+    /// worker template of a group of one beside a leader template makes none.
+    pub fn makes_pods(&self, leader: bool) -> bool {
+        leader || !(self.leader_template && self.size == Some(1))
+    }
+
+    /// The shape as [`Facts::detail`] holds it.
+    pub fn detail(&self) -> String {
+        let number = |n: Option<u64>| n.map_or("-".to_string(), |n| n.to_string());
+        let subgroup = match self.subgroup {
+            Some((size, excluded)) => format!("{size}{}", if excluded { "x" } else { "" }),
+            None => "-".into(),
+        };
+        let leader = if self.leader_template { "l" } else { "-" };
+        format!("{};{};{leader};{subgroup}", number(self.size), number(self.replicas))
+    }
+
+    /// The shape a detail holds; the default for another.
+    pub fn parse(detail: &str) -> GroupShape {
+        let parts: Vec<&str> = detail.split(';').collect();
+        let [size, replicas, leader, subgroup] = parts.as_slice() else { return GroupShape::default() };
+        let subgroup = (*subgroup != "-").then(|| {
+            let excluded = subgroup.ends_with('x');
+            subgroup.trim_end_matches('x').parse().ok().map(|n| (n, excluded))
+        });
+        GroupShape {
+            size: size.parse().ok(),
+            replicas: replicas.parse().ok(),
+            leader_template: *leader == "l",
+            subgroup: subgroup.flatten(),
+        }
+    }
+
+    /// What LWS puts in label `key` of the pods of `owner` (the set; its template's path says
+    /// leader or worker), over the template's: the set's name; the worker index, `0` for a
+    /// leader (`leaderworkerset_controller.go`, `constructLeaderStatefulSetApplyConfiguration`),
+    /// its ordinal in the group for a worker (`pkg/webhooks/pod_webhook.go`, `Default`); the
+    /// group index, the leader's ordinal (`0` when the set has one group); the subgroup index,
+    /// `0` for a leader not excluded; the group and subgroup keys and the revision hash, hashes
+    /// only the cluster settles; and the leader and worker StatefulSets' own labels.
+    fn label<'a>(&self, owner: &Owner<'a>, key: &str) -> Option<Lookup<'a>> {
+        // The pods are leaders alone (the leader template, or the worker template of a group
+        // of one), workers alone (the worker template beside a leader template), or both.
+        let leaders = owner.template == LEADER_TEMPLATE || (!self.leader_template && self.size == Some(1));
+        let workers = owner.template == WORKER_TEMPLATE && self.leader_template;
+        let known = |value: &'static str| Lookup::Value(value);
+        Some(match key {
+            "leaderworkerset.sigs.k8s.io/name" => Lookup::Value(owner.name),
+            "leaderworkerset.sigs.k8s.io/worker-index" if leaders => known("0"),
+            "leaderworkerset.sigs.k8s.io/worker-index" if workers && self.size == Some(2) => known("1"),
+            "leaderworkerset.sigs.k8s.io/worker-index" => Lookup::Present,
+            "leaderworkerset.sigs.k8s.io/group-index" => {
+                if self.replicas == Some(1) {
+                    known("0")
+                } else {
+                    Lookup::Present
+                }
+            }
+            "leaderworkerset.sigs.k8s.io/subgroup-index" | "leaderworkerset.sigs.k8s.io/subgroup-key" => {
+                let (_, excluded) = self.subgroup?;
+                match (leaders, workers, excluded) {
+                    (true, _, true) => return None,
+                    (true, _, false) if key.ends_with("index") => known("0"),
+                    // Leaders and workers, the leaders excluded: some pods have none.
+                    (false, false, true) => Lookup::Unknown,
+                    _ => Lookup::Present,
+                }
+            }
+            "leaderworkerset.sigs.k8s.io/group-key"
+            | "leaderworkerset.sigs.k8s.io/template-revision-hash" => Lookup::Present,
+            // A key a later LWS may add.
+            _ if key.starts_with("leaderworkerset.sigs.k8s.io/") => Lookup::Unknown,
+            "statefulset.kubernetes.io/pod-name"
+            | "apps.kubernetes.io/pod-index"
+            | "controller-revision-hash" => Lookup::Present,
+            _ => return None,
+        })
+    }
+}

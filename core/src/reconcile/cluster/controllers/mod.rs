@@ -12,6 +12,7 @@ mod derived;
 mod kubernetes;
 
 pub(super) use derived::{Derived, unknown};
+pub use kubernetes::{DEPLOYMENT, GroupShape, LEADER_TEMPLATE, LEADER_WORKER_SET, WORKER_TEMPLATE};
 
 use super::selector::Lookup;
 use crate::api::fields;
@@ -76,6 +77,9 @@ pub struct Owner<'a> {
     pub pod_name: Option<&'a str>,
     /// [`Facts::detail`].
     pub detail: &'a str,
+    /// The path, in the item, of the template whose pods these are: a controller that makes
+    /// pods of several templates (a LeaderWorkerSet's leader and workers) tells them apart.
+    pub template: &'a str,
 }
 
 impl<'a> Owner<'a> {

@@ -4,9 +4,11 @@
 //! patch on the earlier (`mergeSpecs`, lines 859-900): mappings merge key by key, a later
 //! scalar wins, lists of named entries (containers, init containers) merge by name, other
 //! lists are replaced, and an unset field changes nothing. The merged spec is then a Go
-//! template over the service (`ReplaceVariables`, lines 687-804): the build evaluates the
-//! service's name and namespace, and says where a field needs more.
+//! template over the service (`ReplaceVariables`): `template.rs` executes the fields the build
+//! reads, and says where a field needs the cluster or makes KServe refuse the service.
 
+use super::template::{self, Data, Evaluated};
+use super::vocabulary::Note;
 use serde_json::{Map, Value};
 
 /// Lays `over` on `base`.
@@ -59,42 +61,50 @@ pub fn normalised(api_version: &str, spec: &Value) -> Value {
     spec
 }
 
-/// A string of the merged spec with the service's name and namespace put in; `Err` names
-/// the expression the build does not evaluate.
-pub fn evaluated(text: &str, name: &str, namespace: &str) -> Result<String, String> {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("{{") {
-        out.push_str(&rest[..start]);
-        let Some(end) = rest[start..].find("}}") else {
-            return Err(rest[start..].to_string());
-        };
-        let expression = &rest[start + 2..start + end];
-        let inner = expression.trim_start_matches('-').trim_end_matches('-').trim();
-        match inner {
-            ".ObjectMeta.Name" | ".Name" => out.push_str(name),
-            ".ObjectMeta.Namespace" | ".Namespace" => out.push_str(namespace),
-            _ => return Err(format!("{{{{{expression}}}}}")),
+/// Why a field's text is not known: what only the cluster has, or a template Go fails on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unread {
+    Unknown { action: String, needs: String },
+    Fails(String),
+}
+
+impl Unread {
+    /// The note for `field`, and what follows when its value is unknown.
+    pub fn note(&self, field: &str, unknown: &str) -> Note {
+        match self {
+            Unread::Unknown { action, needs } => Note::warning(format!(
+                "{field} holds {action}, which needs {needs}: {unknown}; give the value plainly"
+            )),
+            Unread::Fails(why) => Note::refusal(format!(
+                "{field} holds a template Go fails to execute ({why}): KServe's ReplaceVariables fails \
+                 (CombineBaseError); fix the template"
+            )),
         }
-        rest = &rest[start + end + 2..];
     }
-    out.push_str(rest);
-    Ok(out)
+}
+
+/// A string of the merged spec as KServe's template execution leaves it.
+pub fn evaluated(text: &str, data: &Data<'_>) -> Result<String, Unread> {
+    match template::evaluate(text, data) {
+        Evaluated::Known(text) => Ok(text),
+        Evaluated::Unknown { action, needs } => Err(Unread::Unknown { action, needs }),
+        Evaluated::Fails(why) => Err(Unread::Fails(why)),
+    }
 }
 
 /// Labels, or other pairs of strings: key and value.
 pub type Pairs = Vec<(String, String)>;
 
 /// The string entries of a mapping at `path` of `spec`, each evaluated; and apart, the key
-/// and expression of each the build cannot evaluate.
-pub fn labels_at(spec: &Value, path: &[&str], name: &str, namespace: &str) -> (Pairs, Pairs) {
+/// and why of each the build cannot evaluate.
+pub fn labels_at(spec: &Value, path: &[&str], data: &Data<'_>) -> (Pairs, Vec<(String, Unread)>) {
     let map = path.iter().try_fold(spec, |v, k| v.get(k)).and_then(Value::as_object);
     let (mut known, mut unknown) = (Vec::new(), Vec::new());
     for (key, value) in map.into_iter().flat_map(Map::iter) {
         let Some(text) = value.as_str() else { continue };
-        match evaluated(text, name, namespace) {
+        match evaluated(text, data) {
             Ok(value) => known.push((key.clone(), value)),
-            Err(expression) => unknown.push((key.clone(), expression)),
+            Err(why) => unknown.push((key.clone(), why)),
         }
     }
     (known, unknown)

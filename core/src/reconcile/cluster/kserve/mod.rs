@@ -3,23 +3,29 @@
 //! InferencePool, the pod templates of its model servers and the accounts they run as, from
 //! the service laid over its presets. Read at kserve/kserve
 //! aaac4e294dae2c7b1aa1886447793f3aa1c30912; `presets.rs` says which presets apply,
-//! `merge.rs` how they merge, `pods.rs` which pods come of the result. What the build cannot
-//! know is a [`Note`], never a guess. Derived objects are facts for the reconcile only: they
-//! are never written out, and the service passes through untouched.
+//! `merge.rs` how they merge, `template.rs` how their templates execute, `names.rs` how KServe
+//! names what it makes, `pods.rs` which pods come of the result. What the build cannot know
+//! is a [`Note`], never a guess; what makes KServe refuse the service (a preset found nowhere,
+//! a template Go fails on) is a refusal note, and then KServe makes nothing of it. Derived
+//! objects are facts for the reconcile only: they are never written out, and the service
+//! passes through untouched.
 
 mod merge;
+mod names;
 mod pods;
 mod presets;
+mod template;
 #[cfg(test)]
 mod tests;
 mod vocabulary;
 
+pub use names::child_name;
 pub use presets::Presets;
-pub use vocabulary::{CONFIG_KIND, Note, SERVICE_KIND, Template, creates_account, fields_of};
-
-use vocabulary::{
-    COMPONENT_LABEL, GROUP_SLASH, LONGEST_NAME, NAME_LABEL, PART_OF, PART_OF_LABEL, WORKLOAD, child_name,
+pub use vocabulary::{
+    CONFIG_KIND, Maker, MakerKind, Note, SERVICE_KIND, Template, creates_account, fields_of,
 };
+
+use vocabulary::{COMPONENT_LABEL, GROUP_SLASH, NAME_LABEL, PART_OF, PART_OF_LABEL, WORKLOAD};
 
 use crate::api::fields;
 use crate::api::value::Value as ItemValue;
@@ -56,6 +62,8 @@ pub enum Pool {
     Creates { name: String, selector: Vec<(String, String)>, custom: bool },
     /// The service uses a pool that exists (`spec.router.scheduler.pool.ref`).
     Uses(String),
+    /// KServe refuses the service, for this reason: it makes neither pool nor pods.
+    Refused(String),
     /// KServe creates none, for this reason (said of the service: `has no …`).
     None(&'static str),
     /// KServe creates one the build cannot name or whose selector it cannot read (a note says
@@ -139,58 +147,80 @@ pub fn derive_all(values: &[(usize, &ItemValue)]) -> Vec<(usize, Derivation)> {
     read.iter().filter(|(_, v)| is_service(v)).map(|(i, v)| (*i, derive(v, &presets))).collect()
 }
 
+/// Where a preset comes from, for messages.
+fn not_found(preset: &str, namespace: Option<&str>) -> String {
+    let namespace = namespace.unwrap_or("default");
+    format!(
+        "LLMInferenceServiceConfig {preset:?}, which is in neither namespace {namespace} nor {} of the input and \
+         which KServe does not ship",
+        presets::SYSTEM_NAMESPACE
+    )
+}
+
 /// What KServe makes of `service`, laid over the presets it names and the well-known ones.
 pub fn derive(service: &Value, presets: &Presets<'_>) -> Derivation {
     let text = |path: &str| fields::str_at(service, path).unwrap_or_default();
     let (api_version, name) = (text("apiVersion"), text("metadata.name"));
     let namespace = fields::str_at(service, "metadata.namespace").filter(|ns| !ns.is_empty());
     let own = merge::normalised(api_version, service.get("spec").unwrap_or(&Value::Null));
-    let mut notes = Vec::new();
-    let mut open = false;
+    let mut derivation = Derivation {
+        api_version: api_version.to_string(),
+        name: name.to_string(),
+        namespace: namespace.map(str::to_string),
+        pool: Pool::None(NO_SCHEDULER),
+        templates: Vec::new(),
+        notes: Vec::new(),
+    };
+    let stopped = fields::child(service, &["metadata", "annotations", "serving.kserve.io/stop"])
+        .and_then(Value::as_str)
+        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    if stopped {
+        // utils.GetForceStopRuntime: a stopped service keeps neither pool nor pods, whatever
+        // its presets (reconcileBaseRefs goes on without them).
+        derivation.pool = Pool::None("is stopped (serving.kserve.io/stop), so KServe keeps no pool for it");
+        return derivation;
+    }
+    let notes = &mut derivation.notes;
     // KServe's first pass: the service with its baseRefs laid over it says what is set
-    // (config_merge.go lines 275-289); the well-known presets follow from it.
+    // (`combineBaseRefsConfig`); the well-known presets follow from it. A preset found nowhere
+    // stops it there (`getConfig`, `configNotFoundError`).
     let mut resolved = own.clone();
     let mut laid = Vec::new();
     let refs = own.get("baseRefs").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     for (i, reference) in refs.iter().enumerate() {
         let Some(preset) = reference.get("name").and_then(Value::as_str) else { continue };
-        match presets.find(namespace, preset) {
-            presets::Found::Input(version, spec) => laid.push(merge::normalised(version, spec)),
-            presets::Found::Shipped(spec) => laid.push(spec),
+        let spec = match presets.find(namespace, preset) {
+            presets::Found::Input(version, spec) => merge::normalised(version, spec),
+            presets::Found::Shipped(spec) => spec,
             presets::Found::Missing => {
-                open = true;
-                notes.push(Note {
-                    message: format!(
-                        "spec.baseRefs[{i}] names LLMInferenceServiceConfig {preset:?}, which the input does not \
-                         hold and KServe does not ship: it may set the labels and service account of the pods KServe \
-                         makes, and their pool, so the pods derived here may carry labels not shown; add that \
-                         LLMInferenceServiceConfig to the input"
-                    ),
-                    warning: true,
-                });
-                continue;
+                notes.push(Note::refusal(format!(
+                    "spec.baseRefs[{i}] names {}: KServe stops at it (ConfigNotFound); add that \
+                     LLMInferenceServiceConfig to the input, or drop the reference",
+                    not_found(preset, namespace)
+                )));
+                return refused(derivation);
             }
-        }
-        merge::merge(&mut resolved, laid.last().expect("just pushed"));
+        };
+        merge::merge(&mut resolved, &spec);
+        laid.push(spec);
     }
+    let (well_known, unread) = presets::well_known(&resolved);
+    notes.extend(unread.into_iter().map(Note::warning));
     let mut merged = json!({});
-    for preset in presets::well_known(&resolved) {
+    for preset in well_known {
         match presets.find(namespace, preset) {
             presets::Found::Input(version, spec) => {
                 merge::merge(&mut merged, &merge::normalised(version, spec))
             }
             presets::Found::Shipped(spec) => merge::merge(&mut merged, &spec),
             presets::Found::Missing => {
-                open = true;
-                notes.push(Note {
-                    message: format!(
-                        "a pipeline-parallel worker (parallelism.pipeline) makes KServe lay its preset {preset:?} \
-                         under the service, which KServe does not ship and the input does not hold: KServe refuses \
-                         the service until the cluster holds it, and it may set the pods' labels and service \
-                         account; add that LLMInferenceServiceConfig to the input"
-                    ),
-                    warning: true,
-                });
+                notes.push(Note::refusal(format!(
+                    "its spec (a pipeline-parallel worker: parallelism.pipeline) makes KServe lay the well-known \
+                     {}: KServe stops at it (ConfigNotFound); add that LLMInferenceServiceConfig to the input, or \
+                     use data parallelism",
+                    not_found(preset, namespace)
+                )));
+                return refused(derivation);
             }
         }
     }
@@ -198,37 +228,51 @@ pub fn derive(service: &Value, presets: &Presets<'_>) -> Derivation {
         merge::merge(&mut merged, spec);
     }
     merge::merge(&mut merged, &own);
-    let mut derivation = Derivation {
-        api_version: api_version.to_string(),
-        name: name.to_string(),
-        namespace: namespace.map(str::to_string),
-        pool: Pool::None(NO_SCHEDULER),
-        templates: Vec::new(),
-        notes,
-    };
-    let stopped = fields::child(service, &["metadata", "annotations", "serving.kserve.io/stop"])
-        .and_then(Value::as_str)
-        .is_some_and(|v| v.eq_ignore_ascii_case("true"));
-    if stopped {
-        // utils.GetForceStopRuntime: a stopped service keeps neither pool nor pods.
-        derivation.pool = Pool::None("is stopped (serving.kserve.io/stop), so KServe keeps no pool for it");
-        return derivation;
-    }
-    let context =
-        pods::Context { service, spec: &merged, name, namespace: namespace.unwrap_or_default(), open };
+    let namespace = namespace.unwrap_or_default();
+    let pool_name = pool_name(&merged, name);
+    let pool_text = format!("{namespace}/{pool_name}");
+    let data = template::Data { name, namespace, service, pool: &pool_text };
+    let context = pods::Context { service, spec: &merged, data: &data };
     derivation.templates = pods::templates(&context, &mut derivation.notes);
-    derivation.pool = pool(&merged, name, namespace.unwrap_or_default(), &laid, &own, &mut derivation.notes);
+    derivation.pool = pool(&merged, &data, &laid, &own, &mut derivation.notes);
+    if derivation.notes.iter().any(|n| n.refuses) {
+        return refused(derivation);
+    }
     check_custom_selector(&mut derivation);
     derivation
 }
 
-/// The pool side of the merged spec (`scheduler.go` lines 221-260 and 332-352: a pool when
-/// the scheduler has a template and names no pool; its selector the merged one, else the
-/// workload selector of `workload.go` lines 166-176, as config_merge.go lines 392-404 set it).
+/// A refused service: KServe makes neither pool nor pods of it (`reconcileBaseRefs` returns
+/// before the workloads and the router are reconciled).
+fn refused(mut derivation: Derivation) -> Derivation {
+    derivation.templates.clear();
+    let why: Vec<&str> = derivation.notes.iter().filter(|n| n.refuses).map(|n| n.message.as_str()).collect();
+    derivation.pool = Pool::Refused(why.join("; "));
+    derivation.notes.retain(|n| n.refuses);
+    for note in &mut derivation.notes {
+        note.message =
+            format!("KServe refuses the service and makes no pool and no pods for it: {}", note.message);
+    }
+    derivation
+}
+
+/// The name of the pool the service uses or creates, as `GlobalConfig.InferencePoolNamespacedName`
+/// gives it (`SchedulerSpec.InferencePoolName`): its `pool.ref` as written, else the name
+/// KServe gives the pool it creates.
+fn pool_name(merged: &Value, name: &str) -> String {
+    match merged.pointer("/router/scheduler/pool/ref/name").and_then(Value::as_str) {
+        Some(reference) if !reference.is_empty() => reference.to_string(),
+        _ => child_name(name, "-inference-pool"),
+    }
+}
+
+/// The pool side of the merged spec (`scheduler.go`, `reconcileSchedulerInferencePool`,
+/// `expectedSchedulerInferencePool`: a pool `ChildName(<name>, "-inference-pool")` when the
+/// scheduler has a template and names no pool; its selector the merged one, else the workload
+/// selector of `workload.go` `GetWorkloadLabelSelector`, as `combineBaseRefsConfig` sets it).
 fn pool(
     merged: &Value,
-    name: &str,
-    namespace: &str,
+    data: &template::Data<'_>,
     laid: &[Value],
     own: &Value,
     notes: &mut Vec<Note>,
@@ -240,16 +284,15 @@ fn pool(
     if let Some(reference) =
         scheduler.pointer("/pool/ref/name").and_then(Value::as_str).filter(|n| !n.is_empty())
     {
-        return match merge::evaluated(reference, name, namespace) {
+        return match merge::evaluated(reference, data) {
             Ok(reference) => Pool::Uses(reference),
-            Err(expression) => {
-                notes.push(Note {
-                    message: format!(
-                        "spec.router.scheduler.pool.ref.name holds {expression}, which only KServe evaluates: the \
-                         pool the service uses is not known; name it plainly"
+            Err(eval) => {
+                notes.push(
+                    eval.note(
+                        "spec.router.scheduler.pool.ref.name",
+                        "the pool the service uses is not known",
                     ),
-                    warning: true,
-                });
+                );
                 Pool::Unknown
             }
         };
@@ -257,34 +300,18 @@ fn pool(
     if scheduler.get("template").is_none_or(Value::is_null) {
         return Pool::None("has a scheduler without a template, so KServe creates no pool for it");
     }
-    let Some(pool_name) = child_name(name, "-inference-pool") else {
-        notes.push(Note {
-            message: format!(
-                "metadata.name {name:?} is longer than {} characters, so KServe names its InferencePool with a \
-                 hash the build does not compute; give the service a shorter name, or name an existing pool in \
-                 spec.router.scheduler.pool.ref",
-                LONGEST_NAME - "-inference-pool".len()
-            ),
-            warning: true,
-        });
-        return Pool::Unknown;
-    };
+    let pool_name = child_name(data.name, "-inference-pool");
     let path = ["router", "scheduler", "pool", "spec", "selector", "matchLabels"];
-    let (mut selector, unknown) = merge::labels_at(merged, &path, name, namespace);
-    if let Some((key, expression)) = unknown.first() {
-        notes.push(Note {
-            message: format!(
-                "spec.router.scheduler.pool.spec.selector.matchLabels[{key:?}] holds {expression}, which only \
-                 KServe evaluates: the pool's selector is not known; give the label plainly"
-            ),
-            warning: true,
-        });
+    let (mut selector, unknown) = merge::labels_at(merged, &path, data);
+    if let Some((key, eval)) = unknown.into_iter().next() {
+        let field = format!("spec.router.scheduler.pool.spec.selector.matchLabels[{key:?}]");
+        notes.push(eval.note(&field, "the pool's selector is not known"));
         return Pool::Unknown;
     }
     if selector.is_empty() {
         selector = vec![
             (PART_OF_LABEL.to_string(), PART_OF.to_string()),
-            (NAME_LABEL.to_string(), name.to_string()),
+            (NAME_LABEL.to_string(), data.name.to_string()),
             (COMPONENT_LABEL.to_string(), WORKLOAD.to_string()),
         ];
     }
@@ -315,5 +342,5 @@ fn check_custom_selector(derivation: &mut Derivation) {
         )
     };
     let warning = !derivation.templates.iter().any(selects);
-    derivation.notes.push(Note { message, warning });
+    derivation.notes.push(Note { message, warning, refuses: false });
 }

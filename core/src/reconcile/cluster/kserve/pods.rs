@@ -1,6 +1,6 @@
-//! The pod templates of the model servers KServe makes of a merged spec, their labels and
-//! accounts (kserve/kserve aaac4e294dae2c7b1aa1886447793f3aa1c30912,
-//! `pkg/controller/v1alpha2/llmisvc/`):
+//! The pod templates KServe makes of a merged spec, their labels and accounts, and the object
+//! that makes each one's pods (kserve/kserve aaac4e294dae2c7b1aa1886447793f3aa1c30912,
+//! `pkg/controller/v1alpha2/llmisvc/`; every name `kmeta.ChildName(<name>, <suffix>)`):
 //!
 //! - without `worker`, a Deployment `<name>-kserve` of the main (decode) workload, labelled
 //!   `app.kubernetes.io/component: llminferenceservice-workload`, the service's name, part-of
@@ -11,8 +11,22 @@
 //! - with `worker`, a LeaderWorkerSet `<name>-kserve-mn`: a leader template when `template` is
 //!   set, labelled as the decode Deployment's pods with component `…-leader`, and a worker
 //!   template with component `…-worker` whose pods the pool selects (`kserve.io/component` and
-//!   role `decode`) only when there is no leader (`workload_multi_node.go` lines 139-160);
-//!   `prefill.worker` makes `<name>-kserve-mn-prefill` the same way (lines 285-302);
+//!   role `decode`) only when there is no leader (`workload_multi_node.go`,
+//!   `expectedMainMultiNodeLWS`); `prefill.worker` makes `<name>-kserve-mn-prefill` the same way
+//!   (`expectedPrefillMultiNodeLWS`, with a subgroup policy of the group's size for data
+//!   parallelism). Its groups are `parallelism.GetSize()` pods (`data / dataLocal` for data
+//!   parallelism, `pipeline` for pipeline parallelism, else LWS's default 1): a group of one has
+//!   no worker pods, and LeaderWorkerSet's own labels are its declaration's
+//!   (`controllers/kubernetes.rs`, `GroupShape`);
+//! - with a scheduler that has a template and names no pool, its Deployment
+//!   `<name>-kserve-router-scheduler`, labelled `app.kubernetes.io/component:
+//!   llminferenceservice-router-scheduler`, the service's name and part-of, then
+//!   `router.scheduler.labels`, running as the template's account, else `<name>-epp-sa`, which
+//!   KServe creates (`scheduler.go`, `expectedSchedulerDeployment`, `SchedulerLabels`,
+//!   `propagateSchedulerMetadata`; `config_merge.go` sets the account); with a tokenizer
+//!   (`tokenizer.go`, `isTokenizerEnabled`), its Deployment `<name>-tokenizer`, labelled
+//!   `app.kubernetes.io/component: tokenizer`, the name and part-of, running as its
+//!   template's account (`expectedTokenizerDeployment`, `TokenizerLabels`);
 //! - on every template, the service's `metadata.labels` of the prefixes `kueue.x-k8s.io` and
 //!   `internal.serving.kserve.io/localmodel` (`propagateDeploymentMetadata`, lines 305-325 of
 //!   the single-node file; lines 619-664 of the multi-node one), then `spec.labels` (decode)
@@ -24,13 +38,16 @@
 //!   else the worker's, else the one KServe creates under the set's name (multi-node lines
 //!   485-570).
 
-use super::merge;
+use super::merge::{self, Unread};
+use super::names::child_name;
 use super::presets::ROUTING_SIDECAR;
+use super::template::Data;
 use super::vocabulary::{
-    COMPONENT_LABEL, DECODE_ACCOUNT, MULTI_NODE_DECODE_ACCOUNT, MULTI_NODE_PREFILL_ACCOUNT, NAME_LABEL, Note,
-    PART_OF, PART_OF_LABEL, Template, WORKLOAD, child_name,
+    COMPONENT_LABEL, DECODE_ACCOUNT, MULTI_NODE_DECODE_ACCOUNT, MULTI_NODE_PREFILL_ACCOUNT, Maker, MakerKind,
+    NAME_LABEL, Note, PART_OF, PART_OF_LABEL, SCHEDULER_ACCOUNT, Template, WORKLOAD,
 };
 use crate::api::names::DEFAULT_SERVICE_ACCOUNT;
+use crate::reconcile::cluster::controllers::GroupShape;
 use serde_json::Value;
 
 const KUBERNETES_COMPONENT: &str = "app.kubernetes.io/component";
@@ -43,10 +60,8 @@ pub struct Context<'a> {
     pub service: &'a Value,
     /// The service's spec laid over its presets.
     pub spec: &'a Value,
-    pub name: &'a str,
-    pub namespace: &'a str,
-    /// Whether a preset the build lacks may add labels.
-    pub open: bool,
+    /// What KServe's templates execute over.
+    pub data: &'a Data<'a>,
 }
 
 /// One workload of the service: main (decode) or prefill.
@@ -58,7 +73,8 @@ struct Side<'a> {
     spec: Option<&'a Value>,
     /// The `app.kubernetes.io/component` of a single-node pod, a leader and a worker.
     components: [&'static str; 3],
-    /// Its set's suffix when it runs on several nodes, and its single-node role label.
+    /// Its Deployment's suffix, and its LeaderWorkerSet's (also its account's).
+    single_node_suffix: &'static str,
     multi_node_suffix: &'static str,
     single_role: &'static str,
 }
@@ -75,6 +91,7 @@ pub fn templates(cx: &Context<'_>, notes: &mut Vec<Note>) -> Vec<Template> {
             "llminferenceservice-workload-leader",
             "llminferenceservice-workload-worker",
         ],
+        single_node_suffix: DECODE_ACCOUNT,
         multi_node_suffix: MULTI_NODE_DECODE_ACCOUNT,
         single_role: if prefill.is_some() { "decode" } else { "both" },
     };
@@ -87,9 +104,11 @@ pub fn templates(cx: &Context<'_>, notes: &mut Vec<Note>) -> Vec<Template> {
             "llminferenceservice-workload-leader-prefill",
             "llminferenceservice-workload-worker-prefill",
         ],
+        single_node_suffix: "-kserve-prefill",
         multi_node_suffix: MULTI_NODE_PREFILL_ACCOUNT,
         single_role: "prefill",
     };
+    let name = cx.data.name;
     let mut out = Vec::new();
     for side in [decode, prefill] {
         let Some(spec) = side.spec else { continue };
@@ -99,7 +118,7 @@ pub fn templates(cx: &Context<'_>, notes: &mut Vec<Note>) -> Vec<Template> {
         let base = |component: &str| {
             vec![
                 (KUBERNETES_COMPONENT.to_string(), component.to_string()),
-                (NAME_LABEL.to_string(), cx.name.to_string()),
+                (NAME_LABEL.to_string(), name.to_string()),
                 (PART_OF_LABEL.to_string(), PART_OF.to_string()),
             ]
         };
@@ -112,28 +131,125 @@ pub fn templates(cx: &Context<'_>, notes: &mut Vec<Note>) -> Vec<Template> {
                 let mut set = base(side.components[0]);
                 set.extend(selected(side.single_role));
                 let account = single_node_account(cx, &side, template, notes);
-                made.extend(account.map(|a| (format!("({})", side.role), set, a)));
+                let maker =
+                    Maker { name: child_name(name, side.single_node_suffix), kind: MakerKind::Deployment };
+                made.extend(account.map(|a| (format!("({})", side.role), set, a, maker)));
             }
             Some(worker) => {
                 let account = multi_node_account(cx, &side, template, worker, notes);
+                let shape = group_shape(spec, side.role == "prefill", template.is_some());
+                let set = child_name(name, side.multi_node_suffix);
+                let maker =
+                    |leader| Maker { name: set.clone(), kind: MakerKind::LeaderWorkerSet { leader, shape } };
                 if let Some(account) = account {
                     if template.is_some() {
                         let mut leader = base(side.components[1]);
                         leader.extend(selected(side.single_role));
-                        made.push((format!("({} leader)", side.role), leader, account.clone()));
+                        made.push((format!("({} leader)", side.role), leader, account.clone(), maker(true)));
                     }
-                    let mut workers = base(side.components[2]);
-                    if template.is_none() {
-                        workers.extend(selected(side.role));
+                    // A group of one beside a leader has no worker StatefulSet, so no workers.
+                    if shape.makes_pods(false) {
+                        let mut workers = base(side.components[2]);
+                        if template.is_none() {
+                            workers.extend(selected(side.role));
+                        }
+                        made.push((format!("({} worker)", side.role), workers, account, maker(false)));
                     }
-                    made.push((format!("({} worker)", side.role), workers, account));
                 }
             }
         }
-        for (role, mut set, account) in made {
+        for (role, mut set, account, maker) in made {
             overlay(&mut set, &labels);
             set.sort();
-            out.push(Template { role, labels: set, account, open: open || cx.open });
+            out.push(Template { role, labels: set, account, open, maker });
+        }
+    }
+    out.extend(router(cx, notes));
+    out
+}
+
+/// The shape of a side's LeaderWorkerSet: its group size from `parallelism`
+/// (`ParallelismSpec.GetSize`), its groups from `replicas` when set, and for prefill with
+/// data parallelism a subgroup policy of the group's size (`expectedPrefillMultiNodeLWS`).
+fn group_shape(spec: &Value, prefill: bool, leader_template: bool) -> GroupShape {
+    let p = spec.get("parallelism");
+    let number = |key: &str| p.and_then(|p| p.get(key)).and_then(Value::as_i64);
+    let positive = |key: &str| number(key).is_some_and(|n| n > 0);
+    let size = if positive("data") || positive("dataLocal") {
+        let data = number("data").unwrap_or(1).max(1);
+        let local = number("dataLocal").unwrap_or(1).max(1);
+        Some((data / local).max(1) as u64)
+    } else if positive("pipeline") {
+        number("pipeline").map(|n| n as u64)
+    } else {
+        // No size: LeaderWorkerSet's default.
+        Some(1)
+    };
+    let data_parallel = positive("data") || positive("dataLocal");
+    GroupShape {
+        size,
+        replicas: spec.get("replicas").and_then(Value::as_u64),
+        leader_template,
+        subgroup: (prefill && data_parallel).then(|| size.map(|s| (s, false))).flatten(),
+    }
+}
+
+/// The scheduler's and the tokenizer's pods, when KServe runs them.
+fn router(cx: &Context<'_>, notes: &mut Vec<Note>) -> Vec<Template> {
+    let Some(scheduler) = cx.spec.pointer("/router/scheduler").filter(|s| !s.is_null()) else {
+        return Vec::new();
+    };
+    let name = cx.data.name;
+    let has_ref = scheduler.pointer("/pool/ref/name").and_then(Value::as_str).is_some_and(|n| !n.is_empty());
+    if has_ref {
+        return Vec::new();
+    }
+    let base = |component: &str| {
+        vec![
+            (KUBERNETES_COMPONENT.to_string(), component.to_string()),
+            (NAME_LABEL.to_string(), name.to_string()),
+            (PART_OF_LABEL.to_string(), PART_OF.to_string()),
+        ]
+    };
+    let mut out = Vec::new();
+    if let Some(template) = scheduler.get("template").filter(|t| !t.is_null()) {
+        let mut labels = base("llminferenceservice-router-scheduler");
+        let (own, unknown) = merge::labels_at(scheduler, &["labels"], cx.data);
+        for (key, why) in &unknown {
+            let field = format!("spec.router.scheduler.labels[{key:?}]");
+            notes.push(why.note(&field, "the scheduler pods' label is not known"));
+        }
+        overlay(&mut labels, &own);
+        labels.sort();
+        let field = "spec.router.scheduler.template";
+        let account = match named_account(cx, field, Some(template), notes) {
+            Ok(named) => named.or_else(|| Some(child_name(name, SCHEDULER_ACCOUNT))),
+            Err(()) => None,
+        };
+        let maker = Maker { name: child_name(name, "-kserve-router-scheduler"), kind: MakerKind::Deployment };
+        out.extend(account.map(|account| Template {
+            role: "(scheduler)".into(),
+            labels,
+            account,
+            open: !unknown.is_empty(),
+            maker,
+        }));
+    }
+    let tokenizer = scheduler.get("tokenizer").filter(|t| !t.is_null());
+    let plugins = super::presets::tokenizer_plugin(scheduler);
+    if tokenizer.is_some() || plugins {
+        let template = tokenizer.and_then(|t| t.get("template")).filter(|t| !t.is_null());
+        let field = "spec.router.scheduler.tokenizer.template";
+        if let Ok(named) = named_account(cx, field, template, notes) {
+            let mut labels = base("tokenizer");
+            labels.sort();
+            out.push(Template {
+                role: "(tokenizer)".into(),
+                labels,
+                account: named.unwrap_or_else(|| DEFAULT_SERVICE_ACCOUNT.to_string()),
+                open: false,
+                maker: Maker { name: child_name(name, "-tokenizer"), kind: MakerKind::Deployment },
+            });
         }
     }
     out
@@ -154,16 +270,10 @@ fn own_labels(
         .filter(|(k, _)| APPROVED_PREFIXES.iter().any(|p| k.starts_with(p)))
         .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
         .collect();
-    let (own, unknown) = merge::labels_at(spec, &["labels"], cx.name, cx.namespace);
-    for (key, expression) in &unknown {
-        notes.push(Note {
-            message: format!(
-                "{}.labels[{key:?}] holds {expression}, which only KServe evaluates: the {} pods' label is not \
-                 known; give it plainly",
-                side.field, side.role
-            ),
-            warning: true,
-        });
+    let (own, unknown) = merge::labels_at(spec, &["labels"], cx.data);
+    for (key, why) in &unknown {
+        let field = format!("{}.labels[{key:?}]", side.field);
+        notes.push(why.note(&field, &format!("the {} pods' label is not known", side.role)));
     }
     overlay(&mut labels, &own);
     (labels, !unknown.is_empty())
@@ -189,16 +299,14 @@ fn named_account(
     let Some(text) = pod.and_then(|p| p.get("serviceAccountName")).and_then(Value::as_str) else {
         return Ok(None);
     };
-    match merge::evaluated(text, cx.name, cx.namespace) {
+    match merge::evaluated(text, cx.data) {
         Ok(name) => Ok(Some(name).filter(|n| !n.is_empty())),
-        Err(expression) => {
-            notes.push(Note {
-                message: format!(
-                    "{field}.serviceAccountName holds {expression}, which only KServe evaluates: the account its \
-                     pods run as is not known, so they are left out; name the account plainly"
-                ),
-                warning: true,
-            });
+        Err(why) => {
+            let field = format!("{field}.serviceAccountName");
+            notes.push(why.note(&field, "the account its pods run as is not known, so they are left out"));
+            if let Unread::Fails(_) = why {
+                return Ok(None);
+            }
             Err(())
         }
     }
@@ -219,7 +327,7 @@ fn single_node_account(
         .and_then(Value::as_array)
         .is_some_and(|c| c.iter().any(|c| c.get("name").and_then(Value::as_str) == Some(ROUTING_SIDECAR)));
     if side.role == "decode" && sidecar {
-        return created_account(cx, DECODE_ACCOUNT, notes);
+        return Some(child_name(cx.data.name, DECODE_ACCOUNT));
     }
     Some(DEFAULT_SERVICE_ACCOUNT.to_string())
 }
@@ -239,23 +347,5 @@ fn multi_node_account(
     if let Some(named) = named_account(cx, &worker_field, Some(worker), notes).ok()? {
         return Some(named);
     }
-    created_account(cx, side.multi_node_suffix, notes)
-}
-
-/// The account KServe creates under `<name><suffix>`, when the build can name it.
-fn created_account(cx: &Context<'_>, suffix: &str, notes: &mut Vec<Note>) -> Option<String> {
-    let name = child_name(cx.name, suffix);
-    if name.is_none() {
-        notes.push(Note {
-            message: format!(
-                "metadata.name {:?} is too long for KServe to name its service account {:?} plainly: it takes a \
-                 hash the build does not compute, so those pods are left out; give the service a shorter name, \
-                 or name an account in the template's serviceAccountName",
-                cx.name,
-                format!("<name>{suffix}")
-            ),
-            warning: true,
-        });
-    }
-    name
+    Some(child_name(cx.data.name, side.multi_node_suffix))
 }

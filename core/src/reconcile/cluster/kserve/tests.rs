@@ -15,10 +15,11 @@ fn of(item: &Value, presets: &[Value]) -> Derivation {
     derive(item, &Presets::of(presets))
 }
 
-/// Each template as (role, account, labels as `k=v`).
+/// Each template of a model server as (role, account, labels as `k=v`).
 fn templates(d: &Derivation) -> Vec<(String, String, Vec<String>)> {
     d.templates
         .iter()
+        .filter(|t| !["(scheduler)", "(tokenizer)"].contains(&t.role.as_str()))
         .map(|t| {
             (t.role.clone(), t.account.clone(), t.labels.iter().map(|(k, v)| format!("{k}={v}")).collect())
         })
@@ -117,13 +118,27 @@ fn a_multi_node_service_makes_a_leader_and_workers_of_its_set() {
     assert!(t[0].2.contains(&"kserve.io/component=workload".to_string()), "the leader is selected");
     assert!(!t[1].2.iter().any(|l| l.starts_with("kserve.io/component")), "workers beside a leader are not");
     assert!(t[1].2.contains(&"identity.kleym.sonda.red/variant=decode".to_string()));
-    // Without a preset to give a leader (pipeline parallelism, not shipped), the workers are selected.
+    // Pipeline parallelism needs a preset KServe does not ship: it refuses the service.
     let pipeline = json!({"worker": {"containers": []}, "parallelism": {"pipeline": 2}});
-    let d = of(&service(pipeline), &[]);
+    let d = of(&service(pipeline.clone()), &[]);
+    assert!(d.templates.is_empty());
+    let Pool::Refused(why) = &d.pool else { panic!("{:?}", d.pool) };
+    assert!(
+        why.contains("\"kserve-config-llm-worker-pipeline-parallel\"") && why.contains("ConfigNotFound"),
+        "{why}"
+    );
+    assert!(d.notes.iter().all(|n| n.refuses && n.warning));
+    // With the preset in the input, KServe accepts it: no template in the preset, so the
+    // workers alone are selected, in groups of two.
+    let preset = json!({"apiVersion": "serving.kserve.io/v1alpha2", "kind": "LLMInferenceServiceConfig",
+        "metadata": {"name": "kserve-config-llm-worker-pipeline-parallel", "namespace": "kserve"},
+        "spec": {"worker": {"containers": [{"name": "main"}]}}});
+    let d = of(&service(pipeline), &[preset]);
     let t = templates(&d);
-    assert_eq!(t.len(), 1);
+    assert_eq!(t.len(), 1, "{t:?}");
     assert!(t[0].2.contains(&"llm-d.ai/role=decode".to_string()));
-    assert!(d.templates[0].open && d.notes[0].warning && d.notes[0].message.contains("pipeline"));
+    let MakerKind::LeaderWorkerSet { leader: false, shape } = &d.templates[0].maker.kind else { panic!() };
+    assert_eq!(shape.size, Some(2));
 }
 
 #[test]
@@ -156,27 +171,38 @@ fn base_refs_of_the_input_apply_and_a_missing_one_is_said() {
     assert_eq!(selector(&d), SELECTOR, "the preset's scheduler brings the pool");
     assert_eq!(d.templates[0].account, "ml");
     assert_eq!(d.templates[0].labels.iter().find(|(k, _)| k == "team").map(|(_, v)| v.as_str()), Some("ml"));
+    // A preset found nowhere stops KServe: no pool, no pods.
     let d = of(&item, &[]);
-    assert_eq!(d.pool, Pool::None(NO_SCHEDULER));
-    assert!(d.templates[0].open);
+    assert!(matches!(d.pool, Pool::Refused(_)) && d.templates.is_empty());
+    assert!(d.notes[0].refuses);
     assert!(
-        d.notes[0].message.starts_with("spec.baseRefs[0] names LLMInferenceServiceConfig \"team-defaults\"")
+        d.notes[0].message.contains("spec.baseRefs[0] names LLMInferenceServiceConfig \"team-defaults\""),
+        "{}",
+        d.notes[0].message
     );
 }
 
 #[test]
 fn what_only_kserve_evaluates_and_names_it_hashes_are_said_not_guessed() {
     let d = of(
-        &service(json!({"router": {"scheduler": {}}, "labels": {"zone": "{{ .GlobalConfig.Zone }}"}})),
+        &service(
+            json!({"router": {"scheduler": {}}, "labels": {"zone": "{{ .GlobalConfig.SystemNamespace }}"}}),
+        ),
         &[],
     );
     assert!(d.templates[0].open && !d.templates[0].labels.iter().any(|(k, _)| k == "zone"));
-    assert!(d.notes[0].message.starts_with("spec.labels[\"zone\"] holds {{ .GlobalConfig.Zone }}"));
+    assert!(
+        d.notes[0].message.starts_with("spec.labels[\"zone\"] holds {{ .GlobalConfig.SystemNamespace }}")
+    );
+    assert!(d.notes[0].message.contains("inferenceservice-config"), "{}", d.notes[0].message);
+    // A long name is hashed as kmeta.ChildName hashes it.
     let mut long = service(json!({"router": {"scheduler": {}}}));
     long["metadata"]["name"] = json!("a".repeat(50));
     let d = of(&long, &[]);
-    assert_eq!(d.pool, Pool::Unknown);
-    assert!(d.notes[0].message.contains("longer than 48 characters"));
+    let Pool::Creates { name, .. } = &d.pool else { panic!("{:?}", d.pool) };
+    assert_eq!(name, &child_name(&"a".repeat(50), "-inference-pool"));
+    assert_eq!(name.len(), 63);
+    assert!(d.notes.is_empty(), "{:?}", d.notes);
     let mut stopped = service(json!({"router": {"scheduler": {}}}));
     stopped["metadata"]["annotations"] = json!({"serving.kserve.io/stop": "True"});
     let d = of(&stopped, &[]);
@@ -198,10 +224,6 @@ fn merging_follows_a_strategic_merge_patch() {
     let mut base = json!({"named": [{"name": "m", "image": "i"}], "plain": ["--a"]});
     merge::merge(&mut base, &json!({"named": [{"image": "j"}], "plain": [{"name": "m"}]}));
     assert_eq!(base, json!({"named": [{"image": "j"}], "plain": [{"name": "m"}]}));
-    assert_eq!(
-        merge::evaluated("{{- .Name }}-x-{{ .ObjectMeta.Namespace }}", "n", "ns"),
-        Ok("n-x-ns".into())
-    );
 }
 
 impl Pool {
@@ -293,8 +315,8 @@ fn a_preset_is_a_config_of_kserves_group_only() {
     };
     let item = service(json!({"baseRefs": [{"name": "team-defaults"}]}));
     let d = of(&item, &[config("example.com/v1")]);
-    assert_ne!(d.templates[0].account, "ml");
-    assert!(d.notes[0].message.contains("which the input does not hold"), "{:?}", d.notes);
+    assert!(matches!(d.pool, Pool::Refused(_)) && d.templates.is_empty(), "another group's is no preset");
+    assert!(d.notes[0].message.contains("is in neither namespace serving nor kserve"), "{:?}", d.notes);
     let d = of(&item, &[config("serving.kserve.io/v1alpha1")]);
     assert_eq!(d.templates[0].account, "ml");
 }
@@ -307,4 +329,115 @@ fn the_accounts_kserve_creates_are_the_services_name_and_its_three_suffixes() {
     for account in ["default", "llama", "llama-kserve-prefill", "mistral-kserve", "llama-kserve-mn-x"] {
         assert!(!creates_account("llama", account), "{account}");
     }
+}
+
+fn config(name: &str, spec: Value) -> Value {
+    json!({"apiVersion": "serving.kserve.io/v1alpha2", "kind": "LLMInferenceServiceConfig",
+        "metadata": {"name": name, "namespace": "kserve"}, "spec": spec})
+}
+
+#[test]
+fn every_shipped_preset_is_read_for_what_it_sets() {
+    for name in presets::SHIPPED {
+        assert!(presets::shipped(name).is_some(), "{name}");
+    }
+    // Two besides the scheduler's set router.scheduler: named in baseRefs, they make KServe
+    // lay the scheduler's preset and create the pool.
+    for preset in [presets::TOKENIZER, presets::LATENCY_PREDICTOR] {
+        let d = of(&service(json!({"baseRefs": [{"name": preset}]})), &[]);
+        assert_eq!(selector(&d), SELECTOR, "{preset}");
+        assert!(d.templates.iter().any(|t| t.role == "(scheduler)"), "{preset}");
+    }
+    let tokenizer = of(&service(json!({"baseRefs": [{"name": presets::TOKENIZER}]})), &[]);
+    let t = tokenizer.templates.iter().find(|t| t.role == "(tokenizer)").expect("the tokenizer's pods");
+    assert_eq!(t.account, "default");
+    assert!(t.labels.contains(&("app.kubernetes.io/component".into(), "tokenizer".into())));
+    assert_eq!(t.maker.name, "llama-tokenizer");
+    // The route and tracing presets set no scheduler.
+    for preset in [presets::ROUTE, presets::TRACING] {
+        let d = of(&service(json!({"baseRefs": [{"name": preset}]})), &[]);
+        assert_eq!(d.pool, Pool::None(NO_SCHEDULER), "{preset}");
+    }
+}
+
+#[test]
+fn the_scheduler_runs_as_the_account_kserve_creates_with_its_labels() {
+    let d = of(
+        &service(json!({"router": {"scheduler": {"labels": {"identity.kleym.sonda.red/variant": "epp"}}}})),
+        &[],
+    );
+    let t = d.templates.iter().find(|t| t.role == "(scheduler)").expect("the scheduler's pods");
+    assert_eq!(t.account, "llama-epp-sa");
+    assert!(creates_account("llama", &t.account));
+    assert_eq!(
+        (t.maker.name.as_str(), &t.maker.kind),
+        ("llama-kserve-router-scheduler", &MakerKind::Deployment)
+    );
+    let labels: Vec<String> = t.labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    assert_eq!(
+        labels,
+        [
+            "app.kubernetes.io/component=llminferenceservice-router-scheduler",
+            "app.kubernetes.io/name=llama",
+            "app.kubernetes.io/part-of=llminferenceservice",
+            "identity.kleym.sonda.red/variant=epp",
+        ]
+    );
+    // A named account wins; a pool ref runs no scheduler.
+    let named =
+        json!({"router": {"scheduler": {"template": {"serviceAccountName": "epp", "containers": []}}}});
+    assert_eq!(
+        of(&service(named), &[]).templates.iter().find(|t| t.role == "(scheduler)").unwrap().account,
+        "epp"
+    );
+    let reference = json!({"router": {"scheduler": {"pool": {"ref": {"name": "shared"}}}}});
+    assert!(of(&service(reference), &[]).templates.iter().all(|t| t.role != "(scheduler)"));
+}
+
+#[test]
+fn a_preset_that_calls_child_name_is_evaluated_and_a_double_quote_is_refused() {
+    let preset = |account: &str| {
+        config(
+            "runtime",
+            json!({"template": {"serviceAccountName": account, "containers": [{"name": "main"}]}}),
+        )
+    };
+    let item = service(json!({"baseRefs": [{"name": "runtime"}]}));
+    let d = of(&item, &[preset("{{ ChildName .ObjectMeta.Name `-runtime` }}")]);
+    assert_eq!(templates(&d)[0].1, "llama-runtime");
+    let mut long = item.clone();
+    long["metadata"]["name"] = json!("l".repeat(60));
+    let d = of(&long, &[preset("{{ ChildName .ObjectMeta.Name `-runtime` }}")]);
+    assert_eq!(d.templates[0].account, child_name(&"l".repeat(60), "-runtime"));
+    // JSON escapes the quotes, and Go's parser refuses the backslash.
+    let d = of(&item, &[preset("{{ ChildName .ObjectMeta.Name \"-runtime\" }}")]);
+    assert!(d.templates.is_empty());
+    let Pool::Refused(why) = &d.pool else { panic!("{:?}", d.pool) };
+    assert!(why.contains("spec.template.serviceAccountName") && why.contains("in operand"), "{why}");
+}
+
+#[test]
+fn leader_worker_groups_are_sized_as_kserve_sizes_them() {
+    let lws = |parallelism: Value| {
+        let d = of(
+            &service(
+                json!({"router": {"scheduler": {}}, "worker": {"containers": []}, "parallelism": parallelism}),
+            ),
+            &[],
+        );
+        d.templates
+            .iter()
+            .filter_map(|t| match &t.maker.kind {
+                MakerKind::LeaderWorkerSet { leader, shape } => Some((t.role.clone(), *leader, shape.size)),
+                MakerKind::Deployment => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    // data / dataLocal pods a group.
+    assert_eq!(
+        lws(json!({"data": 32, "dataLocal": 8})),
+        [("(decode leader)".into(), true, Some(4)), ("(decode worker)".into(), false, Some(4))]
+    );
+    // A group of one has no workers.
+    assert_eq!(lws(json!({"data": 8, "dataLocal": 8})), [("(decode leader)".into(), true, Some(1))]);
 }

@@ -7,10 +7,6 @@ pub const CONFIG_KIND: &str = "LLMInferenceServiceConfig";
 /// KServe's group, as an `apiVersion` starts.
 pub(super) const GROUP_SLASH: &str = "serving.kserve.io/";
 
-/// The longest object name, past which KServe's child names take a hash
-/// (`knative.dev/pkg/kmeta` `ChildName`, which KServe names every child with).
-pub(super) const LONGEST_NAME: usize = 63;
-
 /// The labels KServe's workloads carry and its pool selects by (`pkg/constants/constants.go`
 /// lines 419-450).
 pub(super) const NAME_LABEL: &str = "app.kubernetes.io/name";
@@ -19,30 +15,54 @@ pub(super) const PART_OF: &str = "llminferenceservice";
 pub(super) const COMPONENT_LABEL: &str = "kserve.io/component";
 pub(super) const WORKLOAD: &str = "workload";
 
-/// The suffixes of the service accounts KServe creates for a service's model servers, under
-/// `<name><suffix>`: the single-node decode pods' with the routing sidecar, the multi-node
-/// decode and prefill pods' (`workload_permissions_default.go`).
+/// The suffixes of the service accounts KServe creates for a service's pods, named
+/// `ChildName(<name>, <suffix>)`: the single-node decode pods' with the routing sidecar, the
+/// multi-node decode and prefill pods' (`workload_permissions_default.go`,
+/// `workload_multi_node.go` `mainLWSName`, `prefillLWSName`), the scheduler's
+/// (`scheduler.go`, `expectedSchedulerServiceAccount`).
 pub(super) const DECODE_ACCOUNT: &str = "-kserve";
 pub(super) const MULTI_NODE_DECODE_ACCOUNT: &str = "-kserve-mn";
 pub(super) const MULTI_NODE_PREFILL_ACCOUNT: &str = "-kserve-mn-prefill";
+pub(super) const SCHEDULER_ACCOUNT: &str = "-epp-sa";
 
-/// Whether `account` is one KServe creates for the model servers of the service `name`: the
-/// cluster will hold it though the input declares no ServiceAccount of that name.
+/// Whether `account` is one KServe creates for the pods of the service `name`: the cluster
+/// will hold it though the input declares no ServiceAccount of that name.
 pub fn creates_account(name: &str, account: &str) -> bool {
-    account.strip_prefix(name).is_some_and(|suffix| {
-        [DECODE_ACCOUNT, MULTI_NODE_DECODE_ACCOUNT, MULTI_NODE_PREFILL_ACCOUNT].contains(&suffix)
-    })
+    [DECODE_ACCOUNT, MULTI_NODE_DECODE_ACCOUNT, MULTI_NODE_PREFILL_ACCOUNT, SCHEDULER_ACCOUNT]
+        .iter()
+        .any(|suffix| super::names::child_name(name, suffix) == account)
 }
 
-/// A pod template of a model server KServe makes.
+/// A pod template KServe makes: a model server's, the scheduler's or the tokenizer's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
-    /// Its role, as reports name it in place of a path: `(decode)`, `(prefill worker)`.
+    /// Its role, as reports name it in place of a path: `(decode)`, `(prefill worker)`,
+    /// `(scheduler)`.
     pub role: String,
     pub labels: Vec<(String, String)>,
     pub account: String,
-    /// Whether its pods may carry labels the build does not know (a preset it lacks).
+    /// Whether its pods may carry labels the build does not know (a field only the cluster
+    /// settles).
     pub open: bool,
+    /// The object KServe makes that makes its pods: its controller adds labels of its own.
+    pub maker: Maker,
+}
+
+/// The object whose controller makes a template's pods, as KServe creates it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Maker {
+    pub name: String,
+    pub kind: MakerKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MakerKind {
+    Deployment,
+    /// A LeaderWorkerSet: its leader template's pods, or its worker template's; its shape.
+    LeaderWorkerSet {
+        leader: bool,
+        shape: crate::reconcile::cluster::controllers::GroupShape,
+    },
 }
 
 /// What the build cannot know of a service, or must say of it: the field, and what to do.
@@ -50,12 +70,18 @@ pub struct Template {
 pub struct Note {
     pub message: String,
     pub warning: bool,
+    /// Whether it is a reason KServe refuses the service: then it makes nothing of it.
+    pub refuses: bool,
 }
 
-/// KServe's child name of `parent`, or `None` where KServe shortens it with a hash the build
-/// does not compute.
-pub(super) fn child_name(parent: &str, suffix: &str) -> Option<String> {
-    (parent.len() + suffix.len() <= LONGEST_NAME).then(|| format!("{parent}{suffix}"))
+impl Note {
+    pub(super) fn warning(message: String) -> Note {
+        Note { message, warning: true, refuses: false }
+    }
+
+    pub(super) fn refusal(message: String) -> Note {
+        Note { message, warning: true, refuses: true }
+    }
 }
 
 /// The fields of a service that set the labels and the service account of the pods of
