@@ -54,6 +54,9 @@ pub(super) fn gained(before: Option<&Power>, after: &Power, ttl_names: [&str; 2]
     if after.downstream && !had(|p| p.downstream) {
         gains.push("downstream".to_string());
     }
+    if after.store_svid && !had(|p| p.store_svid) {
+        gains.push("storeSVID".to_string());
+    }
     for td in &after.federates_with {
         if !before.is_some_and(|p| p.federates_with.contains(td)) {
             gains.push(format!("federatesWith {td}"));
@@ -193,6 +196,7 @@ fn either(a: &Power, b: &Power) -> Power {
     let mut out = a.clone();
     out.admin |= b.admin;
     out.downstream |= b.downstream;
+    out.store_svid |= b.store_svid;
     for td in &b.federates_with {
         if !out.federates_with.contains(td) {
             out.federates_with.push(td.clone());
@@ -213,6 +217,7 @@ fn both(a: &Power, b: &Power) -> Power {
     let mut out = a.clone();
     out.admin &= b.admin;
     out.downstream &= b.downstream;
+    out.store_svid &= b.store_svid;
     out.federates_with.retain(|td| b.federates_with.contains(td));
     out.dns_names.retain(|name| b.dns_names.contains(name));
     out.ttl = ttl(&a.ttl, &b.ttl, 0, false);
@@ -345,6 +350,7 @@ mod tests {
             dns_names: Vec::new(),
             ttl: None,
             jwt_ttl: None,
+            store_svid: false,
         };
         let with = |edit: fn(&mut Power)| {
             let mut p = none.clone();
@@ -394,6 +400,7 @@ mod tests {
                     dns_names: Vec::new(),
                     ttl: None,
                     jwt_ttl: None,
+                    store_svid: false,
                 })
                 .collect();
             r.object_names = objects.iter().map(|o| o.to_string()).collect();

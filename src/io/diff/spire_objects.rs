@@ -144,6 +144,7 @@ mod tests {
             dns_names: Vec::new(),
             x509_svid_ttl: None,
             jwt_svid_ttl: None,
+            store_svid: false,
         }
     }
 

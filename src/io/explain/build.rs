@@ -144,6 +144,7 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
                 dns_names: source.dns_name_templates.clone(),
                 x509_svid_ttl: source.ttls[0].clone(),
                 jwt_svid_ttl: source.ttls[1].clone(),
+                store_svid: source.store_svid,
             })
         })
         .collect();
@@ -225,6 +226,7 @@ fn powers(model: &crate::reconcile::spire::Model, entries: &[crate::reconcile::s
                 dns_names: p.dns_names.clone(),
                 ttl: p.ttls[0].clone(),
                 jwt_ttl: p.ttls[1].clone(),
+                store_svid: p.store_svid,
             });
         }
     }

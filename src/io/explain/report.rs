@@ -111,6 +111,8 @@ pub struct StaticEntryReport {
     pub x509_svid_ttl: Option<String>,
     #[serde(default, rename = "jwtSVIDTTL")]
     pub jwt_svid_ttl: Option<String>,
+    #[serde(default, rename = "storeSVID")]
+    pub store_svid: bool,
 }
 
 impl StaticEntryReport {
@@ -126,6 +128,7 @@ impl StaticEntryReport {
             dns_names: self.dns_names.clone(),
             ttl: self.x509_svid_ttl.clone(),
             jwt_ttl: self.jwt_svid_ttl.clone(),
+            store_svid: self.store_svid,
         }
     }
 }
@@ -326,6 +329,10 @@ pub struct Power {
     /// The JWT SVID lifetime asked for, as written; null for the server's default.
     #[serde(default)]
     pub jwt_ttl: Option<String>,
+    /// The SPIRE server hands the SVID and its key to an SVIDStore plugin, out of the cluster
+    /// (a ClusterStaticEntry's `storeSVID`).
+    #[serde(default, rename = "storeSVID")]
+    pub store_svid: bool,
 }
 
 /// Why the manager may or may not make an entry ([`crate::reconcile::spire::Unsure`]).

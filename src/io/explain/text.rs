@@ -184,6 +184,9 @@ fn power_line(p: &super::report::Power) -> String {
     if p.downstream {
         powers.push("downstream".into());
     }
+    if p.store_svid {
+        powers.push("storeSVID".into());
+    }
     powers.extend(p.federates_with.iter().map(|t| format!("federatesWith {t}")));
     powers.extend(p.dns_names.iter().map(|n| format!("dnsName {n}")));
     powers.extend(p.ttl.iter().map(|t| format!("ttl {t}")));

@@ -36,6 +36,23 @@ pub struct Other {
     /// Whether it is one of this function's outputs that a render replaces or removes: it is
     /// applied only when the folder is applied as committed, without a render first.
     pub committed: bool,
+    /// `spec.autoPopulateDNSNames`: its entries carry the DNS names of the Services whose
+    /// endpoints are the pod.
+    pub auto_dns: bool,
+    /// A ClusterStaticEntry's `spec.storeSVID`: the SPIRE server hands its SVID and key to an
+    /// SVIDStore plugin, out of the cluster.
+    pub store_svid: bool,
+}
+
+/// A Service of the input that selects pods: the endpoints controller makes its Endpoints of
+/// the pods its selector picks in its namespace, and SPIRE Controller Manager gives an entry
+/// with `autoPopulateDNSNames` those endpoints' DNS names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Service {
+    /// `None`: the item names no namespace.
+    pub namespace: Option<String>,
+    pub name: String,
+    pub selector: BTreeMap<String, String>,
 }
 
 /// A ClusterFederatedTrustDomain of the input: SPIRE fetches the bundle of another trust
@@ -62,6 +79,8 @@ pub struct Seen<'a> {
     pub namespaces: HashMap<String, BTreeMap<String, String>>,
     pub others: Vec<Other>,
     pub federations: Vec<Federation>,
+    /// The Services with a selector.
+    pub services: Vec<Service>,
     /// By (item position, template index): the service account a template's pods run as
     /// once kustomize has fixed name references, where that differs from what it says now.
     pub accounts: HashMap<(usize, usize), String>,

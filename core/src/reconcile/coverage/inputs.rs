@@ -10,7 +10,7 @@ use crate::api::pool::PoolApi;
 use crate::api::value::Value;
 use crate::api::{fields, names, pool};
 use crate::reconcile::cluster::kserve;
-use crate::reconcile::cluster::seen::{Federation, Other, Seen};
+use crate::reconcile::cluster::seen::{Federation, Other, Seen, Service};
 use crate::reconcile::cluster::selector::Selector;
 use crate::reconcile::items::input::{self, Input};
 use crate::reconcile::rules::renames::Renames;
@@ -99,6 +99,17 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
             ("v1", "Namespace") => {
                 seen.namespaces.insert(name(), labels(value.pointer("/metadata/labels")));
             }
+            ("v1", "Service") => {
+                let selector = labels(value.pointer("/spec/selector"));
+                if !selector.is_empty() {
+                    let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
+                    seen.services.push(Service {
+                        namespace: namespace.map(str::to_string),
+                        name: name(),
+                        selector,
+                    });
+                }
+            }
             _ if csid::is_cluster_spiffe_id(value) => seen.others.push(Other {
                 item: position,
                 name: name(),
@@ -118,6 +129,8 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 static_parent: None,
                 ttls: texts(["spec.ttl", "spec.jwtTtl"]),
                 committed: !stays(value),
+                auto_dns: flag("/spec/autoPopulateDNSNames"),
+                store_svid: false,
             }),
             // A static entry is one entry, not one per pod: it reaches every pod on the node of
             // its parent whose selectors hold (docs/reference.md#what-spire-will-do).
@@ -138,6 +151,8 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 static_parent: Some(fields::str_at(value, "spec.parentID").unwrap_or_default().to_string()),
                 ttls: texts(["spec.x509SVIDTTL", "spec.jwtSVIDTTL"]),
                 committed: false,
+                auto_dns: false,
+                store_svid: flag("/spec/storeSVID"),
             }),
             _ if csid::is_spire_kind(value, csid::FEDERATED_TRUST_DOMAIN_KIND) => {
                 let text = |path: &str| fields::str_at(value, path).unwrap_or_default().to_string();

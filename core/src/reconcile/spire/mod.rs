@@ -496,6 +496,14 @@ fn simulate_with(
                     continue;
                 }
                 let spiffe_id = made.spiffe_id.unwrap_or_else(|| prepared.constant_id());
+                let mut powers = made.powers;
+                if source.auto_dns {
+                    for name in pods::service_dns_names(seen, pod) {
+                        if !powers.dns_names.contains(&name) {
+                            powers.dns_names.push(name);
+                        }
+                    }
+                }
                 let entry = Entry {
                     source: s,
                     selected,
@@ -506,7 +514,7 @@ fn simulate_with(
                     same_as: Vec::new(),
                     rival_powers: Vec::new(),
                     selectors: made.selectors,
-                    powers: made.powers,
+                    powers,
                 };
                 push_entry(h, entry);
             }

@@ -61,6 +61,38 @@ impl<'a> Pod<'a> {
     }
 }
 
+/// The DNS names SPIRE Controller Manager adds to the entry of an object with
+/// `autoPopulateDNSNames` for `pod` (pkg/spireentry/entries.go, `dnsNamesFromEndpoints`): of
+/// each Service of its namespace whose selector picks it (or may: a label only the cluster
+/// settles), as the endpoints controller lists the pod in the Service's Endpoints, the names
+/// `<svc>`, `<svc>.<ns>`, `<svc>.<ns>.svc` and, with the manager's cluster domain, which the
+/// build does not know, `<svc>.<ns>.svc.{{ .ClusterDomain }}`; sorted.
+pub(super) fn service_dns_names(seen: &Seen<'_>, pod: &Pod<'_>) -> Vec<String> {
+    let namespace = if pod.namespace == OTHER_NAMESPACE { "{{ .PodMeta.Namespace }}" } else { pod.namespace };
+    let mut names = Vec::new();
+    for service in &seen.services {
+        if service.namespace.as_deref().is_some_and(|ns| ns != pod.namespace) {
+            continue;
+        }
+        let picks = service.selector.iter().all(|(k, v)| match pod.label(k) {
+            Lookup::Value(have) => have == v,
+            Lookup::Absent => false,
+            Lookup::Unknown | Lookup::Present => true,
+        });
+        if picks {
+            let svc = &service.name;
+            names.extend([
+                svc.clone(),
+                format!("{svc}.{namespace}"),
+                format!("{svc}.{namespace}.svc"),
+                format!("{svc}.{namespace}.svc.{{{{ .ClusterDomain }}}}"),
+            ]);
+        }
+    }
+    names.sort();
+    names
+}
+
 /// The pod template at (item, template) of `seen`.
 pub(super) fn pod_at<'a>(seen: &'a Seen<'a>, item: usize, template: usize) -> Option<Pod<'a>> {
     let at = seen.workloads.binary_search_by_key(&item, |(i, _)| *i).ok()?;

@@ -48,6 +48,11 @@ pub struct Source {
     /// For a binding's object under `selectorScope: Pool`: its binding's namespace and
     /// variant, the only pods `Binding` would have it select.
     pub narrow: Option<(String, String)>,
+    /// `spec.autoPopulateDNSNames`: its entries also carry the DNS names of the Services whose
+    /// endpoints are the pod (entries.go, `dnsNamesFromEndpoints`).
+    pub auto_dns: bool,
+    /// A ClusterStaticEntry's `spec.storeSVID`.
+    pub store_svid: bool,
     /// One of this function's outputs, as committed, that a render replaces (with another
     /// spec) or removes: it reaches pods only if the folder is applied without a render.
     pub committed: bool,
@@ -77,6 +82,9 @@ pub struct Powers {
     pub dns_names: Vec<String>,
     /// The X.509 and JWT SVID lifetimes asked for, as written; `None`: the server's default.
     pub ttls: [Option<String>; 2],
+    /// The SPIRE server hands the SVID and its key to an SVIDStore plugin (a static entry's
+    /// `storeSVID`, `renderStaticEntry`): out of the cluster.
+    pub store_svid: bool,
 }
 
 impl Powers {
@@ -89,6 +97,7 @@ impl Powers {
     pub fn merge(&mut self, other: &Powers) {
         self.admin |= other.admin;
         self.downstream |= other.downstream;
+        self.store_svid |= other.store_svid;
         for (i, theirs) in other.ttls.iter().enumerate() {
             let longer = match (&self.ttls[i], theirs) {
                 (_, None) => false,
@@ -207,6 +216,8 @@ impl Source {
             narrow: (scope == SelectorScope::Pool)
                 .then(|| (out.namespace.to_string(), out.variant.to_string())),
             committed: false,
+            auto_dns: false,
+            store_svid: false,
         }
     }
 
@@ -230,6 +241,8 @@ impl Source {
             ttls: other.ttls.clone(),
             narrow: None,
             committed: other.committed,
+            auto_dns: other.auto_dns,
+            store_svid: other.store_svid,
         }
     }
 
@@ -242,6 +255,7 @@ impl Source {
             && self.dns_name_templates == other.dns_name_templates
             && self.federates_with == other.federates_with
             && (self.admin, self.downstream, self.fallback) == (other.admin, other.downstream, other.fallback)
+            && (self.auto_dns, self.store_svid) == (other.auto_dns, other.store_svid)
             && self.class_name == other.class_name
             && self.ttls == other.ttls
     }
@@ -276,6 +290,9 @@ impl Source {
         }
         if self.downstream && !fresh.downstream {
             out.push("downstream".into());
+        }
+        if self.auto_dns && !fresh.auto_dns {
+            out.push("autoPopulateDNSNames".into());
         }
         if self.class_name != fresh.class_name {
             out.push(format!("className {:?}", self.class_name));
@@ -462,6 +479,7 @@ impl Prepared {
                 federates_with: source.federates_with.clone(),
                 dns_names: Vec::new(),
                 ttls: source.ttls.clone(),
+                store_svid: source.store_svid,
             },
         })
     }

@@ -86,6 +86,8 @@ fn foreign(item: usize, name: &str, template: &str, fallback: bool) -> Source {
         ttls: [None, None],
         narrow: None,
         committed: false,
+        auto_dns: false,
+        store_svid: false,
     }
 }
 
@@ -749,6 +751,7 @@ fn an_entry_carries_its_objects_powers_with_dns_names_rendered_for_the_pods() {
             federates_with: vec!["partner.org".into()],
             dns_names: vec!["serving.example.org".into()],
             ttls: [None, None],
+            store_svid: false,
         }
     );
     let plain = foreign(1, "plain", HELM_DEFAULT, false);
@@ -927,6 +930,8 @@ fn a_trust_domain_written_as_a_spiffe_id_is_held_by_its_name() {
         static_parent: None,
         ttls: [None, None],
         committed: false,
+        auto_dns: false,
+        store_svid: false,
     };
     let id_form = Source::of_input(&other(&["spiffe://partner.org", "spiffe://vendor.example/x"]));
     assert_eq!(id_form.federates_with, ["partner.org", "vendor.example"]);

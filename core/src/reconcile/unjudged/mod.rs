@@ -237,7 +237,7 @@ fn record(position: usize, value: &Value, field: String, message: String, source
 /// An identity as far as what it reaches and grants goes, in words a digest takes.
 fn source_words(s: &Source) -> String {
     format!(
-        "{}\0{:?}\0{:?}\0{}\0{:?}\0{:?}\0{}\0{:?}\0{}\0{}\0{}\0{:?}\0{:?}",
+        "{}\0{:?}\0{:?}\0{}\0{:?}\0{:?}\0{}\0{:?}\0{}\0{}\0{}\0{:?}\0{:?}\0{}\0{}",
         s.name,
         s.pods,
         s.namespaces,
@@ -250,7 +250,9 @@ fn source_words(s: &Source) -> String {
         s.downstream,
         s.fallback,
         s.static_parent,
-        s.ttls
+        s.ttls,
+        s.auto_dns,
+        s.store_svid
     )
 }
 

@@ -33,6 +33,8 @@ fn source(name: &str, labels: &[(&str, &str)], namespace: Option<&str>) -> Sourc
         ttls: [None, None],
         narrow: None,
         committed: false,
+        auto_dns: false,
+        store_svid: false,
     }
 }
 
