@@ -14,6 +14,7 @@ use crate::reconcile::findings::Ref;
 use crate::reconcile::items::input::{self, Input};
 use crate::reconcile::spire::{self, Source};
 use sha2::{Digest, Sha256};
+use std::collections::HashMap;
 
 use crate::reconcile::items::kinds::is_judged;
 pub use kinds::changes_what_is_applied;
@@ -110,6 +111,15 @@ fn pinned(selector: &Selector) -> Option<Vec<&str>> {
 /// model neither ignores nor refuses).
 pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> Vec<Unjudged> {
     let reaches: Vec<Reach<'_>> = sources.map(Reach::of).collect();
+    // Each label key, with the identities that read it: an item is walked once, whatever
+    // their number.
+    let mut by_key: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (r, reach) in reaches.iter().enumerate() {
+        for key in &reach.keys {
+            by_key.entry(key).or_default().push(r);
+        }
+    }
+    let any_pod: Vec<usize> = (0..reaches.len()).filter(|&r| reaches[r].any_pod).collect();
     let mut out = Vec::new();
     for (position, value) in input::values(items) {
         let text = |path: &str| fields::str_at(value, path).unwrap_or_default();
@@ -122,23 +132,23 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             continue;
         }
         let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
-        let mut met: Vec<&Reach<'_>> = Vec::new();
-        let mut field: Option<(String, &str)> = None;
-        for reach in reaches.iter().filter(|r| r.in_scope(namespace)) {
-            if let Some((path, key)) = first_naming(value, &reach.keys) {
-                met.push(reach);
-                if field.is_none() {
-                    field = Some((path, key));
-                }
-            } else if reach.any_pod {
-                met.push(reach);
-            }
-        }
+        let in_scope = |r: usize| reaches[r].in_scope(namespace);
+        let named = naming(value, &by_key);
+        let field = named.iter().find(|(_, key)| by_key[*key].iter().any(|&r| in_scope(r)));
+        let mut met: Vec<usize> = named
+            .iter()
+            .flat_map(|(_, key)| by_key[*key].iter().copied())
+            .chain(any_pod.iter().copied())
+            .filter(|&r| in_scope(r))
+            .collect();
+        met.sort_unstable();
+        met.dedup();
+        let met: Vec<&Reach<'_>> = met.into_iter().map(|r| &reaches[r]).collect();
         if met.is_empty() {
             continue;
         }
         let names: Vec<&str> = met.iter().map(|r| r.source.name.as_str()).collect();
-        let (path, message) = match &field {
+        let (path, message) = match field {
             Some((path, key)) => (
                 path.clone(),
                 format!(
@@ -330,61 +340,60 @@ fn metadata(value: &Value, hash: &mut Sha256) {
     }
 }
 
-/// Whether `text` names label key `key`: holds it with no character of a label key on
-/// either side (`app` in `labels["app"]`, in `app=llama`, not in `apps/v1`).
-fn names(text: &str, key: &str) -> bool {
-    if key.is_empty() {
-        return false;
+/// The label keys of `by_key` that `value` names, each with the path of the first key or
+/// string that names it, in the order met. A text names a key when it holds it with no
+/// character of a label key on either side (`app` in `labels["app"]`, in `app=llama`, not in
+/// `apps/v1`): each run of such characters is looked up whole.
+fn naming<'k>(value: &Value, by_key: &HashMap<&'k str, Vec<usize>>) -> Vec<(String, &'k str)> {
+    let mut found = Vec::new();
+    if !by_key.is_empty() {
+        naming_at(value, by_key, &mut Vec::new(), &mut found);
     }
-    let of_key = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/');
-    text.match_indices(key).any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + key.len()..].chars().next();
-        !before.is_some_and(of_key) && !after.is_some_and(of_key)
-    })
+    found
 }
 
-/// The path of the first key or string of `value` that names one of `keys`, and the key.
-fn first_naming<'k>(value: &Value, keys: &[&'k str]) -> Option<(String, &'k str)> {
-    let mut path = Vec::new();
-    first_naming_at(value, keys, &mut path)
-}
-
-fn first_naming_at<'k>(value: &Value, keys: &[&'k str], path: &mut Vec<String>) -> Option<(String, &'k str)> {
-    let found = |text: &str| keys.iter().find(|k| names(text, k)).copied();
+fn naming_at<'k>(
+    value: &Value,
+    by_key: &HashMap<&'k str, Vec<usize>>,
+    path: &mut Vec<String>,
+    found: &mut Vec<(String, &'k str)>,
+) {
+    let mut look = |text: &str, path: &[String], found: &mut Vec<(String, &'k str)>| {
+        for token in tokens(text) {
+            if let Some((key, _)) = by_key.get_key_value(token)
+                && !found.iter().any(|(_, k)| k == key)
+            {
+                found.push((path.join("."), *key));
+            }
+        }
+    };
     match value {
-        Value::String(s) => found(s).map(|k| (path.join("."), k)),
+        Value::String(s) => look(s, path, found),
         Value::Object(map) => {
             for (key, child) in map.iter() {
                 path.push(key.to_string());
-                if let Some(k) = found(key) {
-                    let at = path.join(".");
-                    path.pop();
-                    return Some((at, k));
-                }
-                if let Some(hit) = first_naming_at(child, keys, path) {
-                    path.pop();
-                    return Some(hit);
-                }
+                look(key, path, found);
+                naming_at(child, by_key, path, found);
                 path.pop();
             }
-            None
         }
         Value::Array(entries) => {
             for (i, child) in entries.iter().enumerate() {
                 let last = path.pop().unwrap_or_default();
                 path.push(format!("{last}[{i}]"));
-                let hit = first_naming_at(child, keys, path);
+                naming_at(child, by_key, path, found);
                 path.pop();
                 path.push(last);
-                if hit.is_some() {
-                    return hit;
-                }
             }
-            None
         }
-        _ => None,
+        _ => {}
     }
+}
+
+/// The runs of label-key characters (letters, digits, `.`, `_`, `-`, `/`) of `text`.
+fn tokens(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/')))
+        .filter(|t| !t.is_empty())
 }
 
 #[cfg(test)]
