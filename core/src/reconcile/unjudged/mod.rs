@@ -358,7 +358,7 @@ fn naming_at<'k>(
     path: &mut Vec<String>,
     found: &mut Vec<(String, &'k str)>,
 ) {
-    let mut look = |text: &str, path: &[String], found: &mut Vec<(String, &'k str)>| {
+    let look = |text: &str, path: &[String], found: &mut Vec<(String, &'k str)>| {
         for token in tokens(text) {
             if let Some((key, _)) = by_key.get_key_value(token)
                 && !found.iter().any(|(_, k)| k == key)
