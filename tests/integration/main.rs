@@ -21,3 +21,4 @@ mod review_docs;
 mod sarif;
 mod terminal;
 mod tools;
+mod yaml_oracle;

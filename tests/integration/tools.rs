@@ -32,7 +32,8 @@ fn the_ci_check_and_the_tests_name_a_missing_tool_alike() {
             "helm",
             "kubectl-1.35",
             "actionlint",
-            "cargo-cyclonedx"
+            "cargo-cyclonedx",
+            "go"
         ]
     );
     let empty = TempDir::new("tools-empty-path");
