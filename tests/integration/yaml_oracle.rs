@@ -3,7 +3,8 @@
 //! them (k8s.io/apimachinery's document splitting, sigs.k8s.io/yaml v1.6.0 over go-yaml v2)
 //! and prints each document as JSON. Over every corpus file, every YAML file under
 //! `testdata/` and several thousand seeded mutations of them, each input is either refused
-//! by the function, with a line and column, or read as exactly kubectl's objects.
+//! by the function, with a line and column, or read as exactly kubectl's objects; and no
+//! corpus file (real manifests) is refused.
 
 use crate::common::*;
 use render_inference_identity::io::read::{self, Options};
@@ -133,60 +134,79 @@ fn function_reads(text: &str) -> Result<Vec<Value>, String> {
     }
 }
 
+/// Where an input comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// A file of the corpus of real manifests: never refused.
+    Corpus,
+    Golden,
+    Mutant,
+}
+
 #[test]
 fn the_function_reads_what_kubectl_reads_or_refuses_it() {
     let oracle = oracle();
-    let bases = bases();
     let mut rng = Rng(SEED);
-    let mut inputs: Vec<String> = Vec::new();
-    for base in &bases {
-        inputs.push(base.clone());
+    let mut inputs: Vec<(Origin, String)> = Vec::new();
+    let bases: Vec<(Origin, String)> = texts_under(&corpus::dir())
+        .into_iter()
+        .map(|t| (Origin::Corpus, t))
+        .chain(
+            texts_under(&Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata"))
+                .into_iter()
+                .map(|t| (Origin::Golden, t)),
+        )
+        .collect();
+    for (origin, base) in &bases {
+        inputs.push((*origin, base.clone()));
         for _ in 0..MUTANTS_PER_INPUT {
-            inputs.push(mutate(base, &mut rng));
+            inputs.push((Origin::Mutant, mutate(base, &mut rng)));
         }
-        inputs.extend(as_json(base, &mut rng));
+        inputs.extend(as_json(base, &mut rng).map(|t| (Origin::Mutant, t)));
     }
     let dir = TempDir::new("yaml-oracle");
     let files: Vec<PathBuf> = inputs
         .iter()
         .enumerate()
-        .map(|(i, text)| {
+        .map(|(i, (_, text))| {
             let path = dir.path().join(format!("{i}.yaml"));
             std::fs::write(&path, text).expect("writing an input");
             path
         })
         .collect();
     let kubectl = kubectl_reads(&oracle, &files);
+    let texts: Vec<&str> = inputs.iter().map(|(_, t)| t.as_str()).collect();
+    let ours = on_all_cores(&texts, |text| function_reads(text));
     let mut failures = Vec::new();
-    let (mut refused, mut agreed, mut kubectl_refused) = (0, 0, 0);
-    for (text, kubectl) in inputs.iter().zip(kubectl) {
-        match (function_reads(text), kubectl) {
-            (Err(message), _) if placed(&message) => refused += 1,
-            (Err(message), _) => {
-                failures.push((format!("refused without a line and column: {message}"), text));
+    let (mut refused, mut agreed) = (0, 0);
+    for (((origin, text), kubectl), ours) in inputs.iter().zip(kubectl).zip(ours) {
+        let failure = match (ours, kubectl) {
+            (Err(message), _) if *origin == Origin::Corpus => {
+                Some(format!("a real manifest is refused: {message}"))
             }
+            (Err(message), _) if placed(&message) => {
+                refused += 1;
+                None
+            }
+            (Err(message), _) => Some(format!("refused without a line and column: {message}")),
             (Ok(ours), Ok(theirs)) => {
                 let equal = ours.len() == theirs.len() && ours.iter().zip(&theirs).all(|(a, b)| same(a, b));
-                if equal {
-                    agreed += 1;
-                } else {
-                    let (ours, theirs) = (Value::Array(ours), Value::Array(theirs));
+                agreed += usize::from(equal);
+                let (ours, theirs) = (Value::Array(ours), Value::Array(theirs));
+                (!equal).then(|| {
                     let at =
                         difference(&ours, &theirs, "").unwrap_or_else(|| "the number of documents".into());
-                    failures.push((format!("read otherwise (function / kubectl) at {at}"), text));
-                }
+                    format!("read otherwise (function / kubectl) at {at}")
+                })
             }
             (Ok(ours), Err(theirs)) => {
-                kubectl_refused += 1;
-                failures.push((
-                    format!("kubectl refuses ({theirs}), the function reads {} documents", ours.len()),
-                    text,
-                ));
+                Some(format!("kubectl refuses ({theirs}), the function reads {} documents", ours.len()))
             }
-        }
+        };
+        failures.extend(failure.map(|what| (what, text)));
     }
     eprintln!(
-        "{} inputs ({} bases): {agreed} read alike, {refused} refused by the function, {kubectl_refused} refused by kubectl alone, {} failures",
+        "{} inputs ({} files): {agreed} read alike, {refused} refused by the function, {} failures",
         inputs.len(),
         bases.len(),
         failures.len()
@@ -209,10 +229,38 @@ fn the_function_reads_what_kubectl_reads_or_refuses_it() {
     );
 }
 
-/// Every corpus file and every YAML file under testdata/, sorted by path.
-fn bases() -> Vec<String> {
+/// Without `go`, the test fails, with what to install: it never passes by skipping.
+#[test]
+fn without_go_the_differential_test_fails_saying_what_to_install() {
+    let empty = TempDir::new("no-go");
+    let out = Command::new(std::env::current_exe().expect("this test binary"))
+        .args(["--exact", "yaml_oracle::the_function_reads_what_kubectl_reads_or_refuses_it"])
+        .env("PATH", empty.path())
+        .output()
+        .expect("the test binary runs");
+    assert_ne!(out.status.code(), Some(0), "{}", describe(&out));
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(text.contains("1 failed"), "{text}");
+    assert!(text.contains(&missing_tool_message("go")), "{text}");
+}
+
+/// `read` of each text, on all cores, in order.
+fn on_all_cores<T: Send>(texts: &[&str], read: impl Fn(&str) -> T + Sync) -> Vec<T> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = texts.len().div_ceil(cores).max(1);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = texts
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| part.iter().map(|t| read(t)).collect::<Vec<T>>()))
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("a reading thread")).collect()
+    })
+}
+
+/// Every YAML file under `folder`, sorted by path, as text (the few over 64 KiB left out).
+fn texts_under(folder: &Path) -> Vec<String> {
     let mut paths = Vec::new();
-    let mut folders = vec![corpus::dir(), Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")];
+    let mut folders = vec![folder.to_path_buf()];
     while let Some(folder) = folders.pop() {
         for entry in std::fs::read_dir(&folder).expect("a folder") {
             let path = entry.expect("an entry").path();
