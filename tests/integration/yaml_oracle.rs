@@ -176,7 +176,7 @@ fn the_function_reads_what_kubectl_reads_or_refuses_it() {
         .collect();
     let kubectl = kubectl_reads(&oracle, &files);
     let texts: Vec<&str> = inputs.iter().map(|(_, t)| t.as_str()).collect();
-    let ours = on_all_cores(&texts, |text| function_reads(text));
+    let ours = on_all_cores(&texts, function_reads);
     let mut failures = Vec::new();
     let (mut refused, mut agreed) = (0, 0);
     for (((origin, text), kubectl), ours) in inputs.iter().zip(kubectl).zip(ours) {
