@@ -17,6 +17,7 @@ use std::fmt;
 pub use crate::api::fields::type_name;
 
 mod emit;
+pub mod yaml11;
 
 /// Deepest nesting accepted. Kubernetes objects rarely pass 20 levels; this bounds recursion.
 pub const MAX_DEPTH: usize = 256;
@@ -46,6 +47,8 @@ fn read_options(documents: Option<usize>) -> serde_saphyr::Options {
     let mut options = serde_saphyr::Options::default();
     options.budget = Some(budget);
     options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::Error;
+    // `0644` is 420, as kubectl (go-yaml v2) reads it, not 644 (docs/yaml.md).
+    options.legacy_octal_numbers = true;
     options
 }
 
@@ -80,6 +83,24 @@ pub fn parse_stream(text: &str) -> Result<Vec<Value>, String> {
     serde_saphyr::from_multiple_with_options::<Strict>(text, read_options(Some(MAX_DOCUMENTS)))
         .map(|docs| docs.into_iter().map(|s| s.0).collect())
         .map_err(|e| message(&e, text))
+}
+
+/// The full reader's value of the plain scalar `text` written alone, as a value; `None` when
+/// it does not read as one scalar. The reader holds it to kubectl's reading ([`yaml11`]).
+pub fn plain_value(text: &str) -> Option<Value> {
+    match parse(text).ok()? {
+        value @ (Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_)) => Some(value),
+        _ => None,
+    }
+}
+
+/// The JSON string the full reader gives the plain scalar `text` as a mapping key; `None`
+/// when it refuses it as a key or it does not read as one key.
+pub fn plain_key(text: &str) -> Option<String> {
+    match parse(&format!("{text}: 0\n")).ok()? {
+        Value::Object(map) if map.len() == 1 => map.into_iter().next().map(|(key, _)| key),
+        _ => None,
+    }
 }
 
 /// Writes one value as a YAML document (no leading `---`).

@@ -686,7 +686,7 @@ fn discover_lists_every_binding_render_reads_however_its_yaml_is_spelled() {
     let shapes = [
         ("bom.yaml", format!("\u{feff}apiVersion: kleym.sonda.red/v1alpha1\nkind: InferenceIdentityBinding\n{rest}")),
         ("quoted.yaml", format!("\"apiVersion\": \"kleym.sonda.red/v1alpha1\"\n\"kind\": \"InferenceIdentityBinding\"\n{rest}")),
-        ("tag.yaml", format!("apiVersion: kleym.sonda.red/v1alpha1\nkind: !!str InferenceIdentityBinding\n{rest}")),
+        ("escaped.yaml", format!("apiVersion: kleym.sonda.red/v1alpha1\nkind: \"Inference\\u0049dentityBinding\"\n{rest}")),
         ("anchor.yaml", format!("apiVersion: kleym.sonda.red/v1alpha1\nkind: &k InferenceIdentityBinding\n{rest}")),
         ("next-line.yaml", format!("apiVersion:\n  kleym.sonda.red/v1alpha1\nkind:\n  InferenceIdentityBinding\n{rest}")),
         ("flow.yaml", "{apiVersion: kleym.sonda.red/v1alpha1, kind: InferenceIdentityBinding, metadata: {name: b, namespace: serving}}\n".to_string()),

@@ -259,7 +259,7 @@ impl Files<'_> {
                 self.kept.push((f, index));
             }
         }
-        self.unjudged = passed_over(&walked.passed_over, &folders, &mut budget);
+        self.unjudged = passed_over(&walked.passed_over, &folders, &mut budget)?;
         self.unjudged.extend(kptfile::mutators(&folders, &skip, &mut budget)?);
         self.files = sources.iter().map(|f| f.map(|f| f.path.clone())).collect();
         Ok((items, config))
@@ -279,11 +279,12 @@ const STDIN: &str = "-";
 /// Argo CD discovery: the manifest files under `paths` (found and read by the rule of
 /// [`files`]) that hold an object `render` reads as a binding, or a List holding one. Each
 /// file's documents are read by the reader every mode reads through, so a binding is found
-/// however its YAML is spelled (a byte-order mark, quoted keys, tags, anchors, a value on
+/// however its YAML is spelled (a byte-order mark, quoted keys, escapes, anchors, a value on
 /// the next line) and text that only names the kind (a kustomize fieldSpec, a comment) is
 /// not one. A file that does not
-/// read as YAML (a Helm template, say) holds no binding here; `render` names its error. Empty
-/// when no file holds one.
+/// read as YAML (a Helm template, say) holds no binding here; `render` names its error. A file
+/// kubectl reads otherwise than this function (docs/yaml.md#held-to-kubectls-reader) fails
+/// the discovery with the place: what it holds is not known. Empty when no file holds one.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let paths = if paths.is_empty() { vec![PathBuf::from(".")] } else { paths.to_vec() };
     let mut budget = Budget::default();
@@ -300,12 +301,23 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
                 && (part.input.value().is_some_and(crate::api::binding::is_binding) || listed())
         })
     };
-    Ok(found
-        .into_iter()
-        .zip(read::files(texts, Options::default()))
-        .filter(|(_, stream)| stream.as_ref().is_ok_and(holds_binding))
-        .map(|(file, _)| file.path)
-        .collect())
+    let mut listed = Vec::new();
+    for ((file, text), stream) in
+        found.into_iter().zip(&texts).zip(read::files(texts.clone(), Options::default()))
+    {
+        match stream {
+            Ok(stream) if holds_binding(&stream) => listed.push(file.path),
+            Ok(_) => {}
+            // kubectl reads it, otherwise: what it holds is not known here.
+            Err(_) => {
+                if let Some(message) = read::divergence(text) {
+                    let name = quote(&file.path);
+                    return Err(format!("{name}: {}", yaml::in_file(&message, &name)));
+                }
+            }
+        }
+    }
+    Ok(listed)
 }
 
 /// The KRM function's input, which a render of manifests refuses when it holds items the
@@ -318,7 +330,7 @@ fn is_resource_list(head: &Head) -> bool {
 /// Whether an object changes who holds which identity once applied: a kind the reconcile
 /// reads (a binding, a pool, a ClusterSPIFFEID, a static entry, a namespace...) or one with
 /// pod templates. Marked local-config, such an object is refused, not skipped; hidden or in a
-/// `.krmignore`, it is listed ([`PassedOver`]) for `diff` to refuse when HEAD adds it.
+/// `.krmignore`, it is an unjudged record (`FileUnjudged`), `may gain` when HEAD adds or changes it.
 fn changes_identities(head: &Head, input: &Input) -> bool {
     let kind = head.kind.as_deref().unwrap_or_default();
     (crate::reconcile::kinds::reads_whole(kind) && kind != "CustomResourceDefinition")
@@ -329,8 +341,9 @@ fn changes_identities(head: &Head, input: &Input) -> bool {
 /// an object changing identities, each with its first, read within the input limit, and
 /// Argo CD's parameter files (`.argocd-source.yaml`, `.argocd-source-<app>.yaml`), which its
 /// repo server reads into the manifests it applies. A file that does not read as YAML is left
-/// alone, as `kubectl apply` would fail on it.
-fn passed_over(paths: &[PathBuf], roots: &[PathBuf], budget: &mut Budget) -> Vec<FileUnjudged> {
+/// alone, as `kubectl apply` would fail on it; one that kubectl reads otherwise than this
+/// function fails the run with the place.
+fn passed_over(paths: &[PathBuf], roots: &[PathBuf], budget: &mut Budget) -> Result<Vec<FileUnjudged>, String> {
     let mut out = Vec::new();
     for path in paths {
         let Ok(text) = files::read_named(path, budget) else { continue };
@@ -352,6 +365,10 @@ fn passed_over(paths: &[PathBuf], roots: &[PathBuf], budget: &mut Budget) -> Vec
             continue;
         }
         let Some(Ok(stream)) = read::files(vec![text.clone()], Options::default()).into_iter().next() else {
+            if let Some(message) = read::divergence(&text) {
+                let name = quote(path);
+                return Err(format!("{name}: {}", yaml::in_file(&message, &name)));
+            }
             continue;
         };
         let first =
@@ -374,7 +391,7 @@ fn passed_over(paths: &[PathBuf], roots: &[PathBuf], budget: &mut Budget) -> Vec
             text,
         });
     }
-    out
+    Ok(out)
 }
 
 /// Objects that configure the render and never go to a cluster: kpt's local-config

@@ -19,9 +19,10 @@
 //!
 //! `cargo test --test hostile -- --nocapture` prints one measurement line per run.
 //!
-//! The cases, by what they attack: the YAML layer's limits ([`yaml_limits`]), and identity
+//! The cases, by what they attack: the YAML layer's limits ([`yaml_limits`]), identity
 //! injection through every field, the stderr lines and YAML 1.1 readers downstream
-//! ([`injection`]). This file holds how a case runs and the inputs they share.
+//! ([`injection`]), and the shapes kubectl reads as another object than the function
+//! ([`kubectl`]). This file holds how a case runs and the inputs they share.
 
 use render_inference_identity::yaml;
 use serde_json::Value;
@@ -435,4 +436,5 @@ fn condition<'v>(item: &'v Value, kind: &str) -> &'v Value {
 }
 
 mod injection;
+mod kubectl;
 mod yaml_limits;

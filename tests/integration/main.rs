@@ -23,3 +23,4 @@ mod review_docs;
 mod sarif;
 mod terminal;
 mod tools;
+mod yaml_oracle;

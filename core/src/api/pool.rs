@@ -58,6 +58,12 @@ impl PoolApi {
 
 /// The pool's labels, from either selector shape, checked and sorted by key.
 /// The error names the offending key.
+///
+/// A null in the selector is no entry: the API server drops a null from a field of a
+/// custom resource that is neither nullable nor defaulted (apiextensions-apiserver,
+/// `PruneNonNullableNullsWithoutDefaults`, as it decodes the object), and the pool's CRD
+/// makes none of the selector's nullable; so `app: ~` in `matchLabels` is no label to the
+/// operator, which reads the pool as stored.
 pub fn selector_labels(pool: &Value) -> Result<Labels, String> {
     let selector = match pool.get("spec") {
         Some(Value::Object(spec)) => spec.get("selector"),
@@ -68,29 +74,30 @@ pub fn selector_labels(pool: &Value) -> Result<Labels, String> {
     };
     let selector = match selector {
         None | Some(Value::Null) => return Err("spec.selector must be set".into()),
-        Some(Value::Object(map)) if map.is_empty() => {
-            return Err("spec.selector must not be empty".into());
-        }
-        Some(Value::Object(map)) => map,
+        Some(Value::Object(map)) => stored(map),
         Some(other) => {
             return Err(format!("spec.selector must be a mapping, not a {}", type_name(other)));
         }
     };
-    if selector.contains_key("matchExpressions") {
+    if selector.is_empty() {
+        return Err("spec.selector must not be empty".into());
+    }
+    let get = |key: &str| selector.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+    if get("matchExpressions").is_some() {
         return Err("spec.selector.matchExpressions are not supported: \
                     an identity needs exact labels (use matchLabels)"
             .into());
     }
-    let (labels, path) = match selector.get("matchLabels") {
+    let (labels, path) = match get("matchLabels") {
         Some(match_labels) => {
-            if let Some(other) = selector.keys().find(|k| *k != "matchLabels") {
+            if let Some((other, _)) = selector.iter().find(|(k, _)| *k != "matchLabels") {
                 return Err(format!("spec.selector.{other} is not supported beside matchLabels"));
             }
             match match_labels {
-                Value::Object(map) if map.is_empty() => {
+                Value::Object(map) if stored(map).is_empty() => {
                     return Err("spec.selector.matchLabels must not be empty".into());
                 }
-                Value::Object(map) => (map, "spec.selector.matchLabels"),
+                Value::Object(map) => (stored(map), "spec.selector.matchLabels"),
                 other => {
                     return Err(format!(
                         "spec.selector.matchLabels must be a mapping, not a {}",
@@ -99,7 +106,7 @@ pub fn selector_labels(pool: &Value) -> Result<Labels, String> {
                 }
             }
         }
-        None => (selector, "spec.selector"),
+        None => (selector.clone(), "spec.selector"),
     };
     let mut out = Vec::with_capacity(labels.len());
     for (key, value) in labels {
@@ -111,6 +118,11 @@ pub fn selector_labels(pool: &Value) -> Result<Labels, String> {
         out.push((key.to_string(), value.to_string()));
     }
     Ok(out.into_iter().collect())
+}
+
+/// A mapping's entries as the API server stores them: those holding a null dropped.
+fn stored(map: &crate::api::value::Map) -> Vec<(&str, &Value)> {
+    map.iter().filter(|(_, v)| !v.is_null()).collect()
 }
 
 #[cfg(test)]
@@ -129,6 +141,17 @@ mod tests {
         assert_eq!(labels(json!({"selector": {"b": "x", "app": "m"}})).unwrap(), want);
     }
 
+    /// The API server stores a custom resource without the nulls of fields its schema does
+    /// not make nullable: a null label is none, and a null `matchExpressions` is absent.
+    #[test]
+    fn a_null_in_the_selector_is_no_entry_as_the_api_server_stores_it() {
+        let want = vec![("app".to_string(), "m".to_string())];
+        assert_eq!(labels(json!({"selector": {"matchLabels": {"app": "m", "tier": null}}})).unwrap(), want);
+        assert_eq!(labels(json!({"selector": {"app": "m", "tier": null}})).unwrap(), want);
+        let expressions = json!({"selector": {"matchLabels": {"app": "m"}, "matchExpressions": null}});
+        assert_eq!(labels(expressions).unwrap(), want);
+    }
+
     #[test]
     fn every_unsafe_shape_is_refused_naming_the_key() {
         let cases = [
@@ -143,7 +166,8 @@ mod tests {
             (json!({"selector": {"matchLabels": ["a"]}}), "must be a mapping"),
             (json!({"selector": {"a": true}}), "[\"a\"] must be a string, not a boolean"),
             (json!({"selector": {"a": 1}}), "not a number"),
-            (json!({"selector": {"a": null}}), "not a null"),
+            (json!({"selector": {"a": null}}), "spec.selector must not be empty"),
+            (json!({"selector": {"matchLabels": {"a": null}}}), "matchLabels must not be empty"),
             (json!({"selector": {"a b": "c"}}), "key \"a b\""),
             (json!({"selector": {"a": ""}}), "must not be empty"),
             (json!({"selector": {"a": " c"}}), "whitespace"),

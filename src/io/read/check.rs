@@ -2,7 +2,8 @@
 //! fuzz target in `fuzz/` and the tests call these. Each returns what differs.
 //!
 //! - The same acceptance: the reader refuses exactly what the full reader refuses, with the
-//!   full reader's own words in its message.
+//!   full reader's own words in its message, and what kubectl reads otherwise
+//!   ([`super::diverge`]), in that place's words.
 //! - The same values: each item is what the reconcile would see of the full reader's item.
 //! - Copied text verbatim: each item's text, read on its own, is the full reader's item,
 //!   and the fast reader's chunks cover the items without a gap, so no byte is lost.
@@ -10,7 +11,7 @@
 //!   in the same places where the walker reads a place (a node's start, a scalar's or flow
 //!   collection's end), and as many comments of as many bytes.
 
-use super::{Options, exact, fast, lex, text, walk};
+use super::{Options, diverge, exact, fast, lex, text, walk};
 use crate::reconcile::input::Input;
 use crate::yaml;
 use serde_json::Value;
@@ -21,9 +22,12 @@ pub fn list(input: &str) -> Result<(), String> {
     let text = text::normalize(input.to_string());
     let full = yaml::parse(&text);
     let read = super::list(input.to_string(), Options::default());
+    if let Some(verdict) = scanned(&text, read.as_ref().err().map(|e| e.message.as_str())) {
+        return verdict;
+    }
     let items = match (&full, &read) {
         (Err(full), Ok(_)) => return Err(format!("the full reader refuses ({full}), the reader accepts")),
-        (Err(full), Err(e)) if !e.message.contains(full.as_str()) => {
+        (Err(full), Err(e)) if !e.message.contains(full.as_str()) && !walked(&text, &e.message) => {
             return Err(format!(
                 "the message is not the full reader's:\n  reader: {}\n  full:   {full}",
                 e.message
@@ -40,21 +44,20 @@ pub fn list(input: &str) -> Result<(), String> {
     let read = match read {
         Ok(read) => read,
         Err(e) => {
-            // The full reader accepts the YAML; the reader may still refuse the ResourceList,
-            // or a label YAML 1.1 reads otherwise.
-            if let Some(verdict) = label_doubt(&text, &e.message) {
-                return verdict;
+            // The full reader accepts the YAML; the reader may still refuse it as no
+            // ResourceList (in any words: its shape or what kubectl reads otherwise), and a
+            // ResourceList only where kubectl reads it otherwise.
+            if !value_is_a_list(full.as_ref().ok()) {
+                return Ok(());
             }
-            let shape = value_is_a_list(full.as_ref().ok());
-            return if shape {
-                Err(format!("the reader refuses a ResourceList: {}", e.message))
-            } else {
-                Ok(())
+            return match divergence(&text, &e.message) {
+                Some(verdict) => verdict,
+                None => Err(format!("the reader refuses a ResourceList: {}", e.message)),
             };
         }
     };
-    if let Some(doubt) = walk::label_doubt(&text) {
-        return Err(format!("the reader accepts a label YAML 1.1 reads otherwise: {doubt:?}"));
+    if let Some(divergence) = walk::divergence(&text) {
+        return Err(format!("the reader accepts what kubectl reads otherwise: {divergence:?}"));
     }
     parts_match(&read.text, &read.parts, &items, true)?;
     if let Some(fast) = fast::list(&text, fast::FULL) {
@@ -94,14 +97,17 @@ pub fn stream(input: &str) -> Result<(), String> {
     let full =
         yaml::parse_stream(&text).map(|docs| docs.into_iter().filter(|d| !d.is_null()).collect::<Vec<_>>());
     let read = super::stream(input.to_string(), Options::default());
+    if let Some(verdict) = scanned(&text, read.as_ref().err().map(String::as_str)) {
+        return verdict;
+    }
     let documents = match (full, read) {
         (Err(full), Ok(_)) => return Err(format!("the full reader refuses ({full}), the reader accepts")),
-        (Err(full), Err(e)) if !e.contains(&full) => {
+        (Err(full), Err(e)) if !e.contains(&full) && !walked(&text, &e) => {
             return Err(format!("the message is not the full reader's:\n  reader: {e}\n  full:   {full}"));
         }
         (Err(_), Err(_)) => return Ok(()),
         (Ok(documents), Err(e)) => {
-            if let Some(verdict) = label_doubt(&text, &e) {
+            if let Some(verdict) = divergence(&text, &e) {
                 return verdict;
             }
             return if documents.iter().all(Value::is_object) {
@@ -111,8 +117,8 @@ pub fn stream(input: &str) -> Result<(), String> {
             };
         }
         (Ok(documents), Ok(read)) => {
-            if let Some(doubt) = walk::label_doubt(&text) {
-                return Err(format!("the reader accepts a label YAML 1.1 reads otherwise: {doubt:?}"));
+            if let Some(divergence) = walk::divergence(&text) {
+                return Err(format!("the reader accepts what kubectl reads otherwise: {divergence:?}"));
             }
             parts_match(&read.text, &read.parts, &documents, false)?;
             documents
@@ -128,11 +134,31 @@ pub fn stream(input: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// When the pass over `text` before parsing finds where kubectl reads it otherwise: whether
+/// the reader refused it (`refusal`, its message) in that place's words, whatever the full
+/// reader says.
+fn scanned(text: &str, refusal: Option<&str>) -> Option<Result<(), String>> {
+    let words = diverge::scan(text)?.message(text);
+    Some(match refusal {
+        Some(message) if message.contains(&words) => Ok(()),
+        Some(message) => Err(format!("refused in other words: {message}\n  expected: {words}")),
+        None => Err(format!("the reader accepts what kubectl reads otherwise: {words}")),
+    })
+}
+
+/// Whether `message` is the words of the first place of `text` where kubectl reads it
+/// otherwise, which the reader gives also where the full reader refuses the text.
+fn walked(text: &str, message: &str) -> bool {
+    walk::divergence(text)
+        .is_some_and(|d| message.contains(d.message(text).lines().next().unwrap_or_default()))
+}
+
 /// When the reader refused `text`, which the full reader reads, with `message`, and `text`
-/// holds a label YAML 1.1 reads otherwise: whether it was refused in that label's words.
-fn label_doubt(text: &str, message: &str) -> Option<Result<(), String>> {
-    walk::label_doubt(text).map(|doubt| {
-        let words = doubt.message(text);
+/// holds a place where kubectl reads it otherwise: whether it was refused in that place's
+/// words.
+fn divergence(text: &str, message: &str) -> Option<Result<(), String>> {
+    walk::divergence(text).map(|divergence| {
+        let words = divergence.message(text);
         let first = words.lines().next().unwrap_or_default();
         if message.contains(first) { Ok(()) } else { Err(format!("refused in other words: {message}")) }
     })

@@ -7,7 +7,7 @@
 use super::part::{ListRead, Part};
 use super::text::{is_entry, line_end, line_start, lines};
 use super::walk::{self, Build, Limits, Node, Walker};
-use super::{ListError, check_kind, split};
+use super::{ListError, check_kind, diverge, split};
 use crate::api::fields::type_name;
 use crate::yaml;
 use serde_json::{Map, Value};
@@ -17,16 +17,24 @@ use std::ops::Range;
 /// Reads a ResourceList.
 pub fn list(text: &str) -> Result<ListRead, ListError> {
     let fail = |message: String, function_config| ListError { message, function_config };
-    let value =
-        yaml::parse(text).map_err(|e| fail(format!("input is not a readable YAML document: {e}"), None))?;
+    let parsed = yaml::parse(text);
+    if let Some(divergence) = diverge::scan(text) {
+        let function_config =
+            parsed.ok().and_then(|v| v.get("functionConfig").filter(|v| !v.is_null()).cloned());
+        return Err(fail(divergence.message(text), function_config));
+    }
+    let value = parsed.map_err(|e| {
+        let words = diverged(text).unwrap_or(e);
+        fail(format!("input is not a readable YAML document: {words}"), None)
+    })?;
     let Value::Object(mut fields) = value else {
         let message = format!("input must be a ResourceList mapping, not a {}", type_name(&value));
         return Err(fail(message, None));
     };
     check_kind(&fields)?;
-    if let Some(doubt) = walk::label_doubt(text) {
+    if let Some(words) = diverged(text) {
         let function_config = fields.get("functionConfig").filter(|v| !v.is_null()).cloned();
-        return Err(fail(doubt.message(text), function_config));
+        return Err(fail(words, function_config));
     }
     let items = items_of(&mut fields).map_err(|m| {
         let function_config = fields.get("functionConfig").filter(|v| !v.is_null()).cloned();
@@ -41,22 +49,75 @@ pub fn list(text: &str) -> Result<ListRead, ListError> {
 
 /// Reads a stream of documents.
 pub fn stream(text: &str) -> Result<Vec<Part>, String> {
-    let documents = yaml::parse_stream(text)?;
-    if let Some(doubt) = walk::label_doubt(text) {
-        return Err(doubt.message(text));
-    }
+    let documents = documents(text)?;
     let places = document_places(text).filter(|p| p.len() == documents.len()).unwrap_or_default();
     let mut places = places.into_iter();
     let mut parts = Vec::new();
-    for (i, value) in documents.into_iter().enumerate() {
+    for value in documents {
         let found = places.next().unwrap_or(Found::Nowhere);
-        match value {
-            Value::Null => {}
-            Value::Object(_) => parts.push(part(value, found)),
-            other => return Err(format!("document {i} must be a mapping, not a {}", type_name(&other))),
+        if value.is_object() {
+            parts.push(part(value, found));
         }
     }
     Ok(parts)
+}
+
+/// Reads a stream's documents whole, with every refusal of [`stream`]: each is a mapping or
+/// a null (a document holding nothing).
+pub fn documents(text: &str) -> Result<Vec<Value>, String> {
+    if let Some(divergence) = diverge::scan(text) {
+        return Err(divergence.message(text));
+    }
+    let documents = yaml::parse_stream(text).map_err(|e| diverged(text).unwrap_or(e))?;
+    if let Some(divergence) = diverged(text) {
+        return Err(divergence);
+    }
+    if let Some((i, other)) = documents.iter().enumerate().find(|(_, d)| !d.is_object() && !d.is_null()) {
+        let what = format!("document {i} must be a mapping, not a {}", type_name(other));
+        return Err(match not_a_mapping(text) {
+            Some(at) => placed(text, at, &what),
+            None => what,
+        });
+    }
+    Ok(documents)
+}
+
+/// The words of the first place of `text` where kubectl reads it otherwise, found by a walk
+/// of its events; also when the full reader refuses it, as that place is often the cause
+/// and its words name where it stands.
+fn diverged(text: &str) -> Option<String> {
+    walk::divergence(text).map(|d| d.message(text))
+}
+
+/// Where the first document of `text` whose node is neither a mapping nor a null starts.
+fn not_a_mapping(text: &str) -> Option<usize> {
+    let mut walker = Walker::new(text, 0, Limits::NONE, true);
+    walker.expect(|e| matches!(e, Event::StreamStart)).ok()?;
+    loop {
+        match walker.event().ok()? {
+            (Event::DocumentStart(..), _) => {}
+            _ => return None,
+        }
+        let (event, span) = walker.event().ok()?;
+        let null = matches!(&event, Event::DocumentEnd)
+            || matches!(&event, Event::Scalar(text, ScalarStyle::Plain, _, None)
+                if matches!(text.as_ref(), "" | "~" | "null" | "Null" | "NULL"));
+        if !null && !matches!(event, Event::MappingStart(..)) {
+            return Some(walker.offset(&span.start));
+        }
+        if !matches!(event, Event::DocumentEnd) {
+            walker.node(event, span, 1, Build::Nothing).ok()?;
+            walker.expect(|e| matches!(e, Event::DocumentEnd)).ok()?;
+        }
+    }
+}
+
+/// `what`, placed at `at` in `text` as the full reader places its errors.
+fn placed(text: &str, at: usize, what: &str) -> String {
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = before[before.rfind('\n').map_or(0, |n| n + 1)..].chars().count() + 1;
+    format!("line {line} column {column}: {what}\n --> <input>:{line}:{column}")
 }
 
 /// The items of a ResourceList value, checked to be mappings.

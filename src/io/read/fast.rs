@@ -12,8 +12,8 @@
 //! which YAML forbids anywhere else, and documents share nothing (no directives here).
 
 use super::part::{ListRead, Part};
-use super::split;
 use super::walk::{self, Abandon, Build, Counts, Limits, Node, Root};
+use super::{diverge, split};
 use crate::parallel;
 use crate::reconcile::kinds;
 use crate::yaml;
@@ -47,13 +47,17 @@ pub const FULL: Bounds = Bounds {
 
 /// Reads a ResourceList within `bounds`, or returns `None` when the exact reader must.
 pub fn list(text: &str, bounds: Bounds) -> Option<ListRead> {
-    if text.len() > bounds.input_bytes {
+    if text.len() > bounds.input_bytes || diverge::scan(text).is_some() {
         return None;
     }
     let layout = split::list(text)?;
     let outside = Limits { depth: bounds.depth, counts: bounds.counts };
     let (header_counts, header_root) = walk::count(&text[layout.header.clone()], outside)?;
     let (tail_counts, tail_root) = walk::count(&text[layout.tail.clone()], outside)?;
+    if [&layout.header, &layout.tail].into_iter().any(|part| walk::divergence(&text[part.clone()]).is_some())
+    {
+        return None;
+    }
     for root in [header_root, tail_root] {
         if !matches!(root, Root::Empty | Root::BlockMapping(0)) {
             return None;
@@ -93,7 +97,7 @@ pub fn streams(texts: &[&str], bounds: Bounds) -> Vec<Option<Vec<Part>>> {
         .map(|text| {
             let documents = split::documents(text);
             let within = text.len() <= bounds.input_bytes && documents.chunks.len() <= bounds.documents;
-            (documents.apart && within).then_some(documents.chunks)
+            (documents.apart && within && diverge::scan(text).is_none()).then_some(documents.chunks)
         })
         .collect();
     let budgets: Vec<Budget> = texts.iter().map(|_| Budget::new(bounds.counts, Counts::default())).collect();
@@ -179,7 +183,7 @@ fn read(text: &str, chunk: Range<usize>, form: Form, limits: Limits) -> Result<(
     let whole = kinds::may_read_whole(part);
     let (node, counts) = walk(if whole { Build::Whole } else { Build::Head })?;
     let Some(mut node) = node else { return Ok((Chunk::Empty, counts.plus(EMPTY_DOCUMENT))) };
-    if node.label_doubt {
+    if node.divergent {
         // Refused, in the exact reader's words.
         return Err(Abandon);
     }

@@ -44,6 +44,7 @@
 //! reader to its bounds and past them.
 
 pub mod check;
+pub mod diverge;
 pub mod exact;
 pub mod fast;
 pub mod lex;
@@ -121,6 +122,24 @@ pub fn list(text: String, options: Options) -> Result<ResourceList, ListError> {
 /// Reads a stream of documents; empty documents are skipped.
 pub fn stream(text: String, options: Options) -> Result<Stream, String> {
     files(vec![text], options).pop().expect("one result per text")
+}
+
+/// Reads a stream of documents whole, as every mode reads it (the same refusals, in the same
+/// words), giving each document's value; empty documents are skipped. The differential test
+/// holds what it gives to kubectl's own reading (tests/integration/yaml_oracle.rs).
+pub fn values(text: String) -> Result<Vec<Value>, String> {
+    let text = text::normalize(text);
+    Ok(exact::documents(&text)?.into_iter().filter(|d| !d.is_null()).collect())
+}
+
+/// The first place of `text` where kubectl reads it otherwise than this function
+/// ([`diverge`]), in the words every mode refuses it with; `None` when there is none, or
+/// when the text does not read as YAML at all. For the modes that pass over a file the
+/// reader refuses (`discover`, the files a render leaves out), which must not pass over
+/// one kubectl reads.
+pub fn divergence(text: &str) -> Option<String> {
+    let text = text::normalize(text.to_string());
+    diverge::scan(&text).or_else(|| walk::divergence(&text)).map(|d| d.message(&text))
 }
 
 /// Reads the texts of several files, each a stream, in one pass over the cores.

@@ -2,28 +2,20 @@
 //! arithmetic the reader and the writer share, and the two line tests every reader part
 //! uses: a document marker and a sequence entry.
 
-/// The text with `\r\n` and lone `\r` line ends turned into `\n`, and a leading byte-order
-/// mark dropped. YAML reads all three line ends as the same line break, inside scalars too,
-/// so no item changes meaning; line numbers in messages stay the same.
+/// The text with `\r\n` line ends turned into `\n`, and a leading byte-order mark dropped.
+/// YAML reads both line ends as the same line break, inside scalars too, so no item changes
+/// meaning; line numbers in messages stay the same. A carriage return alone stays: kubectl
+/// cuts documents otherwise around one than YAML does, and every reader refuses it
+/// ([`super::diverge::scan`]).
 pub fn normalize(text: String) -> String {
     let text = match text.strip_prefix('\u{feff}') {
         Some(rest) => rest.to_string(),
         None => text,
     };
-    if memchr::memchr(b'\r', text.as_bytes()).is_none() {
+    if memchr::memmem::find(text.as_bytes(), b"\r\n").is_none() {
         return text;
     }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\r' {
-            chars.next_if_eq(&'\n');
-            out.push('\n');
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    text.replace("\r\n", "\n")
 }
 
 /// The offset where the line holding `pos` starts.
@@ -102,8 +94,12 @@ mod tests {
     }
 
     #[test]
-    fn line_ends_become_one_kind_and_the_mark_goes() {
-        assert_eq!(normalize("\u{feff}a: 1\r\nb: 2\rc: 3\n".into()), "a: 1\nb: 2\nc: 3\n");
+    fn crlf_line_ends_become_lf_and_the_mark_goes() {
+        assert_eq!(
+            normalize("\u{feff}a: 1\r\nb: 2\rc: 3\n".into()),
+            "a: 1\nb: 2\rc: 3\n",
+            "a lone \\r stays"
+        );
         assert_eq!(normalize("a: \"x\r\n  y\"\r\n".into()), "a: \"x\n  y\"\n");
         assert_eq!(normalize("plain\n".into()), "plain\n");
     }

@@ -52,7 +52,9 @@ impl Selector {
         let map = value.as_object()?;
         let mut selector = Selector::default();
         if let Some(labels) = map.get("matchLabels").filter(|v| !v.is_null()) {
-            for (k, v) in labels.as_object()? {
+            // A null label is none: the API server drops it from a custom resource
+            // (`PruneNonNullableNullsWithoutDefaults`), as from a pool's selector.
+            for (k, v) in labels.as_object()?.iter().filter(|(_, v)| !v.is_null()) {
                 selector.match_labels.push((k.to_string(), v.as_str()?.to_string()));
             }
         }
@@ -207,6 +209,8 @@ mod tests {
             assert_eq!(s.selects(&with(&[])), Answer::Yes);
         }
         assert_eq!(Selector::read(Some(&json!({"matchLabels": ["x"]}))), None);
+        let pruned = Selector::read(Some(&json!({"matchLabels": {"app": "llama", "tier": null}}))).unwrap();
+        assert_eq!(pruned.match_labels, [("app".to_string(), "llama".to_string())], "a null label is none");
         let bad =
             Selector::read(Some(&json!({"matchExpressions": [{"key": "a", "operator": "Near"}]}))).unwrap();
         assert_eq!(bad.selects(&with(&[("a", "b")])), Answer::No);

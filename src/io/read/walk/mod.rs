@@ -23,6 +23,7 @@ pub use build::Build;
 pub use walker::Walker;
 
 use crate::api::value::Value;
+use crate::io::read::diverge::Divergence;
 use serde_saphyr::granit_parser::{Event, ScalarStyle, StructureStyle};
 use std::ops::Range;
 
@@ -53,42 +54,16 @@ pub struct Node {
     pub status: StatusAt,
     /// Whether it uses an alias to an anchor it does not itself define.
     pub outside_alias: bool,
-    /// Whether a key or value of a label mapping in it reads otherwise to YAML 1.1
-    /// ([`LabelDoubt`]): only the exact reader, which words the error, reads it.
-    pub label_doubt: bool,
+    /// Whether kubectl reads something in it otherwise ([`Divergence`]): only the exact
+    /// reader, which words the error, reads it.
+    pub divergent: bool,
 }
 
-/// A plain key or value of a label mapping (the value of `labels` or `matchLabels`) that
-/// YAML 1.1 readers (kubectl, Argo CD) and YAML 1.2 readers read as different strings, or as
-/// no string: every reader refuses the input (docs/yaml.md#label-keys-and-values).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LabelDoubt {
-    /// Where it stands in the whole input.
-    pub at: usize,
-    pub text: String,
-    pub key: bool,
-}
-
-impl LabelDoubt {
-    /// The error, placed as the full reader places its own, in `text` (the whole input).
-    pub fn message(&self, text: &str) -> String {
-        let before = &text[..self.at.min(text.len())];
-        let line = before.matches('\n').count() + 1;
-        let column = before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1;
-        let what = if self.key { "label key" } else { "label value" };
-        let shown = if self.text.is_empty() { "(nothing)".to_string() } else { self.text.clone() };
-        format!(
-            "line {line} column {column}: the {what} `{shown}` is unquoted, and YAML 1.1 readers (kubectl, \
-             Argo CD) and YAML 1.2 readers (kustomize) read it differently, as another string or as no \
-             string: quote it (\"{}\")\n --> <input>:{line}:{column}",
-            self.text
-        )
-    }
-}
-
-/// The first [`LabelDoubt`] of `text`, any YAML stream; `None` when there is none, or when
-/// the text does not read (the full reader words that).
-pub fn label_doubt(text: &str) -> Option<LabelDoubt> {
+/// The first place of `text`, any YAML stream, where kubectl reads it otherwise than this
+/// function ([`Divergence`]: a tag, an escape, a merge key, a plain scalar typed otherwise,
+/// a label key or value YAML 1.1 and 1.2 readers spell otherwise); `None` when there is
+/// none, or when the text does not read (the full reader words that).
+pub fn divergence(text: &str) -> Option<Divergence> {
     let mut walker = Walker::new(text, 0, Limits::NONE, true);
     walker.expect(|e| matches!(e, Event::StreamStart)).ok()?;
     loop {
@@ -100,8 +75,8 @@ pub fn label_doubt(text: &str) -> Option<LabelDoubt> {
         let (event, span) = walker.event().ok()?;
         if !matches!(event, Event::DocumentEnd) {
             walker.node(event, span, 1, Build::Nothing).ok()?;
-            if walker.label_doubt.is_some() {
-                return walker.label_doubt;
+            if walker.divergence.is_some() {
+                return walker.divergence;
             }
             walker.expect(|e| matches!(e, Event::DocumentEnd)).ok()?;
         }

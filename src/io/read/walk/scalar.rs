@@ -45,27 +45,80 @@ pub(super) fn string_key(text: Cow<'_, str>, style: ScalarStyle) -> Option<Cow<'
     plain_ok.then_some(text)
 }
 
+/// Whether kubectl (YAML 1.1 through go-yaml v2, then JSON) reads the plain scalar `text`
+/// as the full reader reads it: the same value, or, as a mapping key, the same JSON string.
+/// Strings to both are known at once: any plain scalar [`Scalar::of`] does not doubt, and a
+/// doubted one holding a character no number holds that is no YAML 1.1 word and no `.inf`
+/// or `.nan`. The rest (a
+/// number of another spelling, a word in another case) is read both ways and compared.
+pub(super) fn kubectl_agrees(text: &str, read: &Scalar, key: bool) -> bool {
+    let doubted = if key {
+        string_key(Cow::Borrowed(text), ScalarStyle::Plain).is_none()
+    } else {
+        matches!(read, Scalar::Doubtful)
+    };
+    let special = text == "~"
+        || matches!(text.trim_start_matches(['+', '-']).to_ascii_lowercase().as_str(), ".inf" | ".nan");
+    if !doubted || !is_word(text) && !special && text.bytes().any(|b| !is_number_byte(b)) {
+        return true;
+    }
+    let kubectl = crate::yaml::yaml11::resolve(text);
+    if key {
+        let theirs = kubectl.json_key(text);
+        theirs.is_some() && theirs == crate::yaml::plain_key(text)
+    } else {
+        match (kubectl.json_value(text), crate::yaml::plain_value(text)) {
+            (Some(theirs), Some(ours)) => same_json(&theirs, &ours),
+            _ => false,
+        }
+    }
+}
+
+/// A byte some number spelling holds, to go-yaml v2 or to the full reader: digits, signs,
+/// `.`, `_`, hex digits (`e` and `b` among them) and the `x` and `o` of a base prefix.
+fn is_number_byte(b: u8) -> bool {
+    b.is_ascii_hexdigit() || matches!(b, b'+' | b'-' | b'.' | b'_' | b'x' | b'X' | b'o' | b'O')
+}
+
+fn is_word(text: &str) -> bool {
+    text.len() <= 8 && WORDS.iter().any(|w| w.eq_ignore_ascii_case(text))
+}
+
+/// Equal as JSON values: numbers by value, as the API server reads them (`1e3` and `1000`).
+fn same_json(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value as V;
+    match (a, b) {
+        (V::Number(x), V::Number(y)) => match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+            (Some(x), Some(y), ..) => x == y,
+            (.., Some(x), Some(y)) => x == y,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        _ => a == b,
+    }
+}
+
 /// A key or value of a label mapping, written plain, that kubectl and Argo CD (YAML 1.1, then
-/// JSON) take as a string other than the one this function reads (docs/yaml.md#label-keys-and-values):
+/// JSON) take as a string other than the one this function reads, or that the cluster stores
+/// otherwise than it applies it (docs/yaml.md#label-keys-and-values):
 /// - a key that is a boolean or null word in any case, or a number other than a plain decimal
 ///   integer (`y`, `010`, `1e3`, `1.0`, `0o10`): YAML 1.1 and YAML 1.2 spell its number
 ///   differently, or type it differently;
-/// - a value that is nothing or a null word (kubectl applies the label with the empty value),
-///   or a YAML 1.2 octal `0o10` (a string to YAML 1.1).
+/// - in `labels` (an object's own labels, a pod template's), a value that is nothing or a
+///   null word: the API server stores a label with the empty value when kubectl creates the
+///   object and none once kubectl applies it again (its patch deletes a key set to null).
 ///
 /// Any other value that is no string here is none to kubectl either: the API server refuses
-/// such an object, so the function may treat the label as absent.
-pub(super) fn label_doubt(text: &str, style: ScalarStyle, key: bool) -> bool {
+/// such an object, so the function may treat the label as absent. A null value under
+/// `matchLabels` or a flat `selector` is no label: the API server drops it from a custom
+/// resource (`PruneNonNullableNullsWithoutDefaults`), and the rules read it so.
+pub(super) fn label_doubt(text: &str, style: ScalarStyle, key: bool, nulls: bool) -> bool {
     if style != ScalarStyle::Plain {
         return false;
     }
     if !key {
-        let null = matches!(text, "" | "~" | "null" | "Null" | "NULL");
-        let octal = text.strip_prefix(['+', '-']).unwrap_or(text).starts_with("0o");
-        return null || octal && is_number_like(text);
+        return nulls && matches!(text, "" | "~" | "null" | "Null" | "NULL");
     }
-    let word = text.len() <= 8 && WORDS.iter().any(|w| w.eq_ignore_ascii_case(text));
-    !is_integer(text) && (text.is_empty() || text == "~" || word || is_number_like(text))
+    !is_integer(text) && (text.is_empty() || text == "~" || is_word(text) || is_number_like(text))
 }
 
 /// A number to some YAML reader: signed or not, `0x`/`0o`/`0b` digits, `.inf`, `.nan`, or
@@ -118,7 +171,7 @@ const WORDS: [&str; 12] =
 fn is_plain_string(text: &str) -> bool {
     let Some(first) = text.chars().next() else { return false };
     let starts_well = first.is_ascii_alphabetic() || matches!(first, '/' | '_' | '$') || !first.is_ascii();
-    starts_well && !(text.len() <= 8 && WORDS.iter().any(|w| w.eq_ignore_ascii_case(text)))
+    starts_well && !is_word(text)
 }
 
 #[cfg(test)]
@@ -200,7 +253,7 @@ mod tests {
 
     #[test]
     fn label_doubts_are_the_scalars_kubectl_reads_as_other_strings() {
-        let doubt = |text: &str, key| label_doubt(text, ScalarStyle::Plain, key);
+        let doubt = |text: &str, key| label_doubt(text, ScalarStyle::Plain, key, true);
         for key in [
             "on", "Off", "YES", "n", "y", "null", "True", "010", "1e3", "1E+3", "1.0", "0x1F", "0o10",
             "0b101", "1_000", "+1", ".inf", "-.Inf", ".NaN", "1:20", ".5",
@@ -211,14 +264,59 @@ mod tests {
         {
             assert!(!doubt(key, true), "key {key:?}");
         }
-        for value in ["", "~", "null", "NULL", "0o10", "-0o7"] {
+        for value in ["", "~", "null", "NULL"] {
             assert!(doubt(value, false), "value {value:?}");
+            assert!(
+                !label_doubt(value, ScalarStyle::Plain, false, false),
+                "{value:?}: no label in a selector"
+            );
         }
-        for value in ["on", "true", "010", "1e3", "7", "web", "0o", "0oz", "nullable"] {
+        for value in ["on", "true", "010", "0o10", "1e3", "7", "web", "0o", "0oz", "nullable"] {
             assert!(!doubt(value, false), "value {value:?}: no string to kubectl either, or the same one");
         }
-        assert!(!label_doubt("010", ScalarStyle::DoubleQuoted, true), "quoted is a string to every reader");
-        assert!(!label_doubt("", ScalarStyle::SingleQuoted, false));
+        assert!(
+            !label_doubt("010", ScalarStyle::DoubleQuoted, true, true),
+            "quoted is a string to every reader"
+        );
+        assert!(!label_doubt("", ScalarStyle::SingleQuoted, false, true));
+    }
+
+    /// kubectl's readings, by the oracle of tests/integration/yaml_oracle.rs: `yEs` is a
+    /// string to it and a boolean here, `0X1F` 31 to it and a string here, `1__0` 10 and a
+    /// string; `1e3` is 1000 to both, and `0644` 420.
+    #[test]
+    fn kubectl_agrees_where_both_read_one_value() {
+        let agrees = |text: &str, key| kubectl_agrees(text, &Scalar::of(text, ScalarStyle::Plain), key);
+        for text in [
+            "web",
+            "100m",
+            "128Mi",
+            "--port=8000",
+            "10.0.0.0/8",
+            "1.2.3",
+            "yes",
+            "On",
+            "1e3",
+            "0644",
+            "0o10",
+            "1_000",
+            "2001-12-14",
+            "7",
+            "",
+            "~",
+            "+1",
+        ] {
+            assert!(agrees(text, false), "value {text:?}");
+        }
+        for text in ["yEs", "tRUE", "0X1F", "0O10", "1__0", "1_", "1_0.5", ".inf", "-.Inf", ".NaN", "0b-1"] {
+            assert!(!agrees(text, false), "value {text:?}");
+        }
+        for text in ["web", "7", "-5", "yes", "on", "010", "-x", "2001-12-14"] {
+            assert!(agrees(text, true), "key {text:?}");
+        }
+        for text in ["yEs", "1.5", "1e3", "1.0", "18446744073709551615", "0X1F", "~"] {
+            assert!(!agrees(text, true), "key {text:?}");
+        }
     }
 
     #[test]

@@ -4,10 +4,11 @@
 use super::budget::{Abandon, Counts, Limits};
 use super::build::{self, Build};
 use super::keys::Keys;
-use super::scalar::{Scalar, label_doubt, string_key};
-use super::{LabelDoubt, Node, StatusAt};
+use super::scalar::{Scalar, kubectl_agrees, label_doubt, string_key};
+use super::{Node, StatusAt};
 use crate::api::value::{Map, Value};
-use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span, StrInput, StructureStyle};
+use crate::io::read::diverge::{Divergence, Kind};
+use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span, StrInput, StructureStyle, Tag};
 use std::borrow::Cow;
 use std::collections::HashSet;
 
@@ -46,17 +47,21 @@ pub struct Walker<'t> {
     defined: HashSet<usize>,
     outside_alias: bool,
     /// The depth of the mapping about to open when it is a label mapping (the value of
-    /// `labels` or `matchLabels`).
-    labels_at: Option<usize>,
-    /// The first plain key or value of a label mapping that a YAML 1.1 reader reads
-    /// otherwise ([`label_doubt`]).
-    pub label_doubt: Option<LabelDoubt>,
+    /// `labels`, `matchLabels` or `selector`), and whether a null value in it is refused
+    /// (in `labels`).
+    labels_at: Option<(usize, bool)>,
+    /// The first place where kubectl reads the text otherwise ([`Divergence`]).
+    pub divergence: Option<Divergence>,
 }
 
 impl<'t> Walker<'t> {
     /// A walker over `text`, which stands at `base` in the whole input.
     pub fn new(text: &'t str, base: usize, limits: Limits, anchors_allowed: bool) -> Self {
-        Self::with(Events::Parser(Box::new(Parser::new_from_str(text))), text, base, limits, anchors_allowed)
+        // Where anchors are allowed, their names are read to be held to kubectl's.
+        let mut options = serde_saphyr::granit_parser::Options::default();
+        options.emit_anchor_events = anchors_allowed;
+        let parser = Parser::new_from_str_with_options(text, options);
+        Self::with(Events::Parser(Box::new(parser)), text, base, limits, anchors_allowed)
     }
 
     /// [`Walker::new`] without anchors, reading the lexer's events when it reads the text.
@@ -81,7 +86,7 @@ impl<'t> Walker<'t> {
             defined: HashSet::new(),
             outside_alias: false,
             labels_at: None,
-            label_doubt: None,
+            divergence: None,
         }
     }
 
@@ -100,6 +105,10 @@ impl<'t> Walker<'t> {
             }
             if !self.counts.within(&self.limits.counts) {
                 return Err(Abandon);
+            }
+            if let Event::Anchor(..) = event {
+                self.check_name(&span);
+                continue;
             }
             if !matches!(event, Event::Comment(..)) {
                 return Ok((event, span));
@@ -130,7 +139,7 @@ impl<'t> Walker<'t> {
             matches!(event, Event::MappingStart(StructureStyle::Block, ..)).then(|| span.start.col());
         let (value, status) = match event {
             Event::MappingStart(StructureStyle::Block, anchor, tag) => {
-                self.properties(anchor, tag.is_some())?;
+                self.properties(anchor, tag.as_deref(), start)?;
                 self.mapping(depth, build, Shape::Root)?
             }
             event => (self.value(event, span, depth, build)?, StatusAt::Absent),
@@ -147,12 +156,12 @@ impl<'t> Walker<'t> {
             block_column,
             status,
             outside_alias: self.outside_alias,
-            label_doubt: self.label_doubt.is_some(),
+            divergent: self.divergence.is_some(),
         })
     }
 
-    /// Counts a node and notes its anchor and tag.
-    fn properties(&mut self, anchor: usize, tagged: bool) -> Result<(), Abandon> {
+    /// Counts a node and notes its anchor and tag (at `at` in `text`).
+    fn properties(&mut self, anchor: usize, tag: Option<&Tag>, at: usize) -> Result<(), Abandon> {
         self.counts.nodes += 1;
         if self.counts.nodes > self.limits.counts.nodes {
             return Err(Abandon);
@@ -163,10 +172,53 @@ impl<'t> Walker<'t> {
             }
             self.defined.insert(anchor);
         }
-        if tagged {
+        if let Some(tag) = tag {
             self.exact = false;
+            self.note(at, || Kind::Tag(written(tag)));
         }
         Ok(())
+    }
+
+    /// Notes an anchor or alias (`&name`, `*name` at `span`) whose name go-yaml v2 reads
+    /// otherwise: it reads names of letters, digits, `_` and `-` only, ended by white space
+    /// or one of `?:,]}%@` and a backquote (`scannerc.go`, `yaml_parser_scan_anchor`), where
+    /// YAML 1.2 allows any character but white space and `,[]{}`.
+    fn check_name(&mut self, span: &Span) {
+        let (start, end) = (self.offset(&span.start), self.offset(&span.end));
+        let name = self.text.get(start + 1..end).unwrap_or_default();
+        let after = self.text[end.min(self.text.len())..].chars().next();
+        let named =
+            !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        let ended = after.is_none_or(|c| matches!(c, ' ' | '\t' | '\n' | '\r' | ',' | ']' | '}'));
+        if !(named && ended) {
+            let written = self.text.get(start..end).unwrap_or_default().to_string();
+            self.note(start, || Kind::AnchorName(written));
+        }
+    }
+
+    /// Notes the first place where kubectl reads the text otherwise, at `at` in `text`.
+    fn note(&mut self, at: usize, kind: impl FnOnce() -> Kind) {
+        if self.divergence.is_none() {
+            self.divergence = Some(Divergence { at: self.base + at, kind: kind() });
+        }
+    }
+
+    /// Notes a scalar at `span` that kubectl reads otherwise: a plain one it types otherwise
+    /// ([`kubectl_agrees`]), a double-quoted one with an escape it reads otherwise.
+    fn check_scalar(&mut self, text: &str, style: ScalarStyle, read: &Scalar, span: Span, key: bool) {
+        let start = self.offset(&span.start);
+        match style {
+            ScalarStyle::Plain if !kubectl_agrees(text, read, key) => {
+                self.note(start, || Kind::Scalar { text: text.to_string(), key });
+            }
+            ScalarStyle::DoubleQuoted => {
+                let raw = self.text.get(start..self.offset(&span.end)).unwrap_or_default();
+                if let Some((at, escape)) = crate::yaml::yaml11::bad_escape(raw) {
+                    self.note(start + at, || Kind::Escape(escape));
+                }
+            }
+            _ => {}
+        }
     }
 
     /// A node's value as far as `build` says.
@@ -189,20 +241,21 @@ impl<'t> Walker<'t> {
                 }
                 self.outside_alias |= !self.defined.contains(&id);
                 self.exact = false;
+                self.check_name(&span);
                 self.end = self.offset(&span.end);
                 Ok(None)
             }
             Event::Scalar(text, style, anchor, tag) => {
-                self.properties(anchor, tag.is_some())?;
+                self.properties(anchor, tag.as_deref(), self.offset(&span.start))?;
                 self.end = self.offset(&span.end);
-                Ok(self.scalar(text, style, build))
+                Ok(self.scalar(text, style, span, build))
             }
             Event::SequenceStart(style, anchor, tag) => {
-                self.properties(anchor, tag.is_some())?;
+                self.properties(anchor, tag.as_deref(), self.offset(&span.start))?;
                 self.sequence(style, depth, build)
             }
             Event::MappingStart(style, anchor, tag) => {
-                self.properties(anchor, tag.is_some())?;
+                self.properties(anchor, tag.as_deref(), self.offset(&span.start))?;
                 let shape = if style == StructureStyle::Flow { Shape::Flow } else { Shape::Block };
                 Ok(self.mapping(depth, build, shape)?.0)
             }
@@ -212,11 +265,12 @@ impl<'t> Walker<'t> {
 
     /// A scalar's value as far as `build` says; one this reader cannot vouch for clears
     /// [`Walker::exact`].
-    fn scalar(&mut self, text: Cow<'t, str>, style: ScalarStyle, build: Build) -> Option<Value> {
+    fn scalar(&mut self, text: Cow<'t, str>, style: ScalarStyle, span: Span, build: Build) -> Option<Value> {
         let read = Scalar::of(&text, style);
         if matches!(read, Scalar::Doubtful) {
             self.exact = false;
         }
+        self.check_scalar(&text, style, &read, span, false);
         match build {
             build if build.sparse() => None,
             _ => Some(match read {
@@ -275,7 +329,7 @@ impl<'t> Walker<'t> {
             self.keys.resize_with(depth + 1, Keys::default);
         }
         self.keys[depth].clear();
-        let labels = self.labels_at.take() == Some(depth);
+        let labels = self.labels_at.take().filter(|(at, _)| *at == depth).map(|(_, nulls)| nulls);
         let mut status = StatusAt::Absent;
         // Collected first, so the map is built at its exact size.
         let mut out = Vec::new();
@@ -294,16 +348,20 @@ impl<'t> Walker<'t> {
                 return Ok((value, status));
             }
             let key_start = self.offset(&span.start);
-            if labels {
-                self.note_label(&event, key_start, true);
+            if let Some(nulls) = labels {
+                self.note_label(&event, key_start, true, nulls);
             }
             let key = self.key(event, span, depth)?;
             let (event, value_span) = self.event()?;
-            if labels {
-                self.note_label(&event, self.offset(&value_span.start), false);
+            if let Some(nulls) = labels {
+                self.note_label(&event, self.offset(&value_span.start), false, nulls);
             }
             let child = key.as_deref().map_or(Build::Nothing, |k| build.child(k));
-            self.labels_at = matches!(key.as_deref(), Some("labels" | "matchLabels")).then_some(depth + 1);
+            self.labels_at = match key.as_deref() {
+                Some("labels") => Some((depth + 1, true)),
+                Some("matchLabels" | "selector") => Some((depth + 1, false)),
+                _ => None,
+            };
             let value = self.value(event, value_span, depth + 1, child)?;
             self.labels_at = None;
             if shape == Shape::Root && key.as_deref() == Some("status") {
@@ -317,13 +375,12 @@ impl<'t> Walker<'t> {
     }
 
     /// Notes a key or value of a label mapping, at `at` in `text`, that a YAML 1.1 reader
-    /// reads otherwise.
-    fn note_label(&mut self, event: &Event<'t>, at: usize, key: bool) {
-        if self.label_doubt.is_none()
-            && let Event::Scalar(text, style, ..) = event
-            && label_doubt(text, *style, key)
+    /// reads otherwise; `nulls`: whether a null value is refused there.
+    fn note_label(&mut self, event: &Event<'t>, at: usize, key: bool, nulls: bool) {
+        if let Event::Scalar(text, style, ..) = event
+            && label_doubt(text, *style, key, nulls)
         {
-            self.label_doubt = Some(LabelDoubt { at: self.base + at, text: text.to_string(), key });
+            self.note(at, || Kind::Label { text: text.to_string(), key });
         }
     }
 
@@ -331,6 +388,7 @@ impl<'t> Walker<'t> {
     /// when it is no string for certain (a merge key, a collection, an alias, a lookalike),
     /// which clears [`Walker::exact`].
     fn key(&mut self, event: Event<'t>, span: Span, depth: usize) -> Result<Option<Cow<'t, str>>, Abandon> {
+        let start = self.offset(&span.start);
         let key = match event {
             Event::Scalar(_, _, anchor, _) if anchor != 0 && !self.anchors_allowed => {
                 return Err(Abandon);
@@ -339,6 +397,7 @@ impl<'t> Walker<'t> {
                 if !self.anchors_allowed {
                     return Err(Abandon);
                 }
+                self.note(start, || Kind::MergeKey);
                 self.exact = false;
                 None
             }
@@ -346,7 +405,16 @@ impl<'t> Walker<'t> {
                 if anchor != 0 {
                     self.defined.insert(anchor);
                 }
+                if let Some(tag) = tag.as_deref() {
+                    self.note(start, || Kind::Tag(written(tag)));
+                }
                 self.end = self.offset(&span.end);
+                if self.text[start..self.end].contains('\n') && !self.is_explicit_key(start) {
+                    self.note(start, || Kind::MultilineKey);
+                }
+                if style != ScalarStyle::Plain || tag.is_none() {
+                    self.check_scalar(&text, style, &Scalar::Text, span, true);
+                }
                 let key = string_key(text, style);
                 if key.is_none() || tag.is_some() {
                     self.exact = false;
@@ -371,11 +439,37 @@ impl<'t> Walker<'t> {
         Ok(key)
     }
 
+    /// Whether the key at `pos` follows a `?` (an explicit key, which may run over lines in
+    /// either reader), white space and comment lines aside.
+    fn is_explicit_key(&self, pos: usize) -> bool {
+        let mut before = &self.text[..pos];
+        loop {
+            let trimmed = before.trim_end_matches([' ', '\t', '\n']);
+            let line = &trimmed[crate::io::read::text::line_start(trimmed, trimmed.len())..];
+            match line.trim_start().starts_with('#') {
+                true => before = &trimmed[..trimmed.len() - line.len()],
+                false => return trimmed.ends_with('?'),
+            }
+            if before.is_empty() {
+                return false;
+            }
+        }
+    }
+
     /// Whether only indentation, or an entry's `- `, stands before `pos` on its line.
     fn is_line_start(&self, pos: usize) -> bool {
         let start = crate::io::read::text::line_start(self.text, pos);
         let before = self.text[start..pos].trim_start_matches(' ');
         before.is_empty() || before.strip_prefix('-').is_some_and(|rest| rest.bytes().all(|b| b == b' '))
+    }
+}
+
+/// A tag as it is written: `!!str` for YAML's own, `!name` for a local one.
+fn written(tag: &Tag) -> String {
+    match tag.handle() {
+        "tag:yaml.org,2002:" => format!("!!{}", tag.suffix()),
+        "!" => format!("!{}", tag.suffix()),
+        handle => format!("{handle}{}", tag.suffix()),
     }
 }
 
