@@ -678,6 +678,31 @@ fn discover_lists_objects_not_text_that_names_the_kind() {
     );
 }
 
+/// A file kubectl reads otherwise than the function (here a binding's `kind` that only a YAML
+/// 1.1 reader sees, after a NEL in a comment) holds what the function cannot know: every
+/// mode fails naming its line and column, `discover` too, and so does a hidden one, which
+/// `kubectl apply -R` reads and kpt passes over (docs/yaml.md#held-to-kubectls-reader).
+#[test]
+fn a_file_kubectl_reads_otherwise_fails_every_mode_discover_and_a_hidden_one() {
+    let hiding = "apiVersion: kleym.sonda.red/v1alpha1\nkind: ConfigMap # note\u{85}kind: InferenceIdentityBinding\n\
+                  metadata: {name: b, namespace: serving}\n";
+    let refused = |out: Run, file: &str| {
+        assert_eq!(out.code, Some(1), "{}", out.describe());
+        let place = format!("{file}: line 2 column 23: a NEL character");
+        assert!(out.stderr.contains(&place), "stderr lacks {place:?}: {}", out.describe());
+    };
+    let dir = package("kubectl-reads-otherwise");
+    dir.write("hidden.yaml", hiding);
+    for mode in MODES {
+        refused(run(dir.path(), mode), "./hidden.yaml");
+    }
+    let dir = package("kubectl-reads-otherwise-hidden");
+    dir.write(".hidden.yaml", hiding);
+    for mode in &MODES[..2] {
+        refused(run(dir.path(), mode), "./.hidden.yaml");
+    }
+}
+
 #[test]
 fn discover_lists_every_binding_render_reads_however_its_yaml_is_spelled() {
     let dir = TempDir::new("discover-shapes");
