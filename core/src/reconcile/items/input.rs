@@ -5,6 +5,7 @@
 //! Readers ask [`crate::reconcile::items::kinds::reads_whole`] which items to build whole; the rest never become
 //! values.
 
+use crate::api::admission;
 use crate::api::fields;
 use crate::api::value::Value;
 use crate::reconcile::cluster::kserve;
@@ -43,7 +44,7 @@ impl Input {
     pub fn of(value: impl Into<Value>) -> Input {
         let value = value.into();
         let kind = value.get("kind").and_then(Value::as_str).unwrap_or_default();
-        if crate::reconcile::items::kinds::reads_whole(kind) {
+        if crate::reconcile::items::kinds::reads_whole(kind) || admission::guard_of(&value).is_some() {
             Input::Whole(value)
         } else {
             Input::Passed(Passed::of(&value))

@@ -3,9 +3,11 @@
 
 /// Kinds the reconcile reads whole (service accounts for the names kustomize gave them and
 /// the ones declared, namespaces for their labels, KServe's LLMInferenceService because it
-/// creates its pool at run time, SPIRE Controller Manager's kinds for what SPIRE will do),
-/// and [`POD_MAKERS`] and [`PRESETS`]. Any other item passes through untouched.
-pub const READ_WHOLE: [&str; 9] = [
+/// creates its pool at run time, SPIRE Controller Manager's kinds for what SPIRE will do,
+/// admission policies for the guard's, whose names no other may take), and [`POD_MAKERS`] and
+/// [`PRESETS`]; and every item that carries [`GUARD_MARK`]. Any other item passes through
+/// untouched.
+pub const READ_WHOLE: [&str; 11] = [
     "InferenceIdentityBinding",
     "InferencePool",
     "ClusterSPIFFEID",
@@ -15,7 +17,13 @@ pub const READ_WHOLE: [&str; 9] = [
     "ServiceAccount",
     "Namespace",
     "LLMInferenceService",
+    "ValidatingAdmissionPolicy",
+    "ValidatingAdmissionPolicyBinding",
 ];
+
+/// The annotation of the admission guard's objects: an item whose text holds it is read
+/// whole, so that the guard's ConfigMaps are known among all others.
+pub const GUARD_MARK: &str = crate::api::admission::ANNOTATION_GUARD;
 
 /// Kinds whose pods another controller makes from shapes that are not pod templates, read
 /// whole too (`cluster/controllers.rs`).
@@ -44,6 +52,7 @@ pub fn may_read_whole(text: &str) -> bool {
         .iter()
         .chain(&POD_MAKERS)
         .chain(&PRESETS)
+        .chain(&[GUARD_MARK])
         .any(|kind| memchr::memmem::find(text.as_bytes(), kind.as_bytes()).is_some())
 }
 
