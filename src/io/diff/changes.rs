@@ -3,6 +3,7 @@
 //! they grant. Every output format reads this one value.
 
 use super::findings::{self, FindingChanges};
+use super::guard::{self, GuardChange};
 use super::identities::{self, IdentityChange};
 use super::manager::ManagerChange;
 use super::reach::{self, WorkloadChange};
@@ -22,6 +23,9 @@ pub struct Diff {
     pub spire_objects: Vec<SpireObjectChange>,
     pub workloads: Vec<WorkloadChange>,
     pub findings: FindingChanges,
+    /// The admission guard, when it changed.
+    #[serde(rename = "admissionGuard", skip_serializing_if = "Option::is_none")]
+    pub guard: Option<GuardChange>,
 }
 
 /// The changes from `before` to `after`.
@@ -32,17 +36,19 @@ pub(super) fn compare(before: &Report, after: &Report) -> Diff {
         spire_objects: spire_objects::compare(before, after),
         workloads: reach::compare(before, after),
         findings: findings::compare(before, after),
+        guard: guard::compare(before, after),
     }
 }
 
 impl Diff {
     /// Whether the change grants: a workload gains an SVID or may gain one, or power over
     /// one; an identity is added or widened; a static entry or federation is added or grants
-    /// more.
+    /// more; the admission guard is weakened.
     pub fn grants(&self) -> bool {
         self.manager.is_some()
             || self.workloads.iter().any(WorkloadChange::grants)
             || self.identities.iter().any(IdentityChange::grants)
             || self.spire_objects.iter().any(SpireObjectChange::grants)
+            || self.guard.as_ref().is_some_and(GuardChange::grants)
     }
 }

@@ -189,6 +189,7 @@ mod tests {
             static_entries: Vec::new(),
             federated_trust_domains: list,
             passed_over: Vec::new(),
+            admission_guard: None,
         };
         let changes = compare(&report(vec![]), &report(vec![f("https://a", true)]));
         assert_eq!((changes[0].change, changes[0].grants()), ("added", true));

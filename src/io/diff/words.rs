@@ -147,6 +147,10 @@ pub(super) fn summary(diff: &Diff) -> String {
     if may_lose > 0 {
         parts.push(format!("{} may lose SVIDs", count(may_lose, "workload", "workloads")));
     }
+    if let Some(g) = &diff.guard {
+        let weakened = if g.grants() { ", weakened" } else { "" };
+        parts.push(format!("admission guard {}{weakened}", g.change));
+    }
     let (new, resolved) = (diff.findings.new.len(), diff.findings.resolved.len());
     if new > 0 {
         parts.push(count(new, "new finding", "new findings"));

@@ -3,8 +3,8 @@
 //! (reconcile::spire); the findings; and the reach `diff` compares.
 
 use super::report::{
-    At, BindingReport, FederationReport, FindingReport, HeldReport, HeldText, LabelSelector, MadeIf, MayHold,
-    NotMade, Power, Reach, Removed, Report, StaticEntryReport, UnknownSvid, WorkloadRef,
+    At, BindingReport, FederationReport, FindingReport, GuardReport, HeldReport, HeldText, LabelSelector,
+    MadeIf, MayHold, NotMade, Power, Reach, Removed, Report, StaticEntryReport, UnknownSvid, WorkloadRef,
 };
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
@@ -170,6 +170,12 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
         static_entries,
         federated_trust_domains,
         passed_over: Vec::new(),
+        admission_guard: outcome.guard.as_ref().map(|g| GuardReport {
+            name: g.name.clone(),
+            action: format!("{:?}", g.action),
+            param_namespace: g.param_namespace.clone(),
+            controllers: g.controllers.iter().map(|(k, u)| (k.to_string(), u.clone())).collect(),
+        }),
     }
 }
 
@@ -263,6 +269,10 @@ fn binding(
             .flat_map(|f| &f.removes)
             .map(|l| Removed { cluster_spiffe_id: l.output.clone(), spiffe_id: l.spiffe_id.clone() })
             .collect(),
+        guard_admits: outcome
+            .guard
+            .as_ref()
+            .map(|g| g.admits.get(&position).into_iter().flatten().map(WorkloadRef::from).collect()),
     }
 }
 

@@ -37,6 +37,9 @@ pub struct Passed {
     pub list: Option<Box<List>>,
     /// When it looks like a binding and is not one, its head ([`near_binding`]).
     pub near_binding: Option<Box<Near>>,
+    /// When it is of a kind the admission guard writes, its kind, namespace and name: where
+    /// the guard must not write one of its own ([`admission::is_guard_kind`]).
+    pub admission: Option<Box<admission::ObjectKey>>,
 }
 
 impl Input {
@@ -93,6 +96,18 @@ impl Input {
         }
     }
 
+    /// The kind, namespace and name of an item of a kind the admission guard writes, and the
+    /// guard it belongs to when it is one's.
+    pub fn admission(&self) -> Option<(admission::ObjectKey, Option<&str>)> {
+        match self {
+            Input::Whole(value) if admission::is_guard_kind(value) => {
+                Some((admission::key_of(value), admission::guard_of(value)))
+            }
+            Input::Whole(_) => None,
+            Input::Passed(passed) => Some(((**passed.admission.as_ref()?).clone(), None)),
+        }
+    }
+
     /// The file slots the item takes.
     pub fn slots(&self) -> Vec<(&str, u64)> {
         match self {
@@ -121,7 +136,9 @@ impl Passed {
         let package = annotations.and_then(file_slots::package_of).map(str::to_string);
         let workload = workload::workload_of(value).map(Box::new);
         let list = lists::of(value).map(Box::new);
-        Passed { slots, package, workload, list, near_binding: near_binding::of(value).map(Box::new) }
+        let near_binding = near_binding::of(value).map(Box::new);
+        let admission = admission::is_guard_kind(value).then(|| Box::new(admission::key_of(value)));
+        Passed { slots, package, workload, list, near_binding, admission }
     }
 }
 

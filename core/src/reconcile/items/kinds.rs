@@ -3,11 +3,10 @@
 
 /// Kinds the reconcile reads whole (service accounts for the names kustomize gave them and
 /// the ones declared, namespaces for their labels, KServe's LLMInferenceService because it
-/// creates its pool at run time, SPIRE Controller Manager's kinds for what SPIRE will do,
-/// admission policies for the guard's, whose names no other may take), and [`POD_MAKERS`] and
-/// [`PRESETS`]; and every item that carries [`GUARD_MARK`]. Any other item passes through
-/// untouched.
-pub const READ_WHOLE: [&str; 11] = [
+/// creates its pool at run time, SPIRE Controller Manager's kinds for what SPIRE will do),
+/// and [`POD_MAKERS`] and [`PRESETS`]; and every item that carries [`GUARD_MARK`]. Any other
+/// item passes through untouched.
+pub const READ_WHOLE: [&str; 9] = [
     "InferenceIdentityBinding",
     "InferencePool",
     "ClusterSPIFFEID",
@@ -17,12 +16,10 @@ pub const READ_WHOLE: [&str; 11] = [
     "ServiceAccount",
     "Namespace",
     "LLMInferenceService",
-    "ValidatingAdmissionPolicy",
-    "ValidatingAdmissionPolicyBinding",
 ];
 
 /// The annotation of the admission guard's objects: an item whose text holds it is read
-/// whole, so that the guard's ConfigMaps are known among all others.
+/// whole, so that the guard's objects are known among all others of their kinds.
 pub const GUARD_MARK: &str = crate::api::admission::ANNOTATION_GUARD;
 
 /// Kinds whose pods another controller makes from shapes that are not pod templates, read

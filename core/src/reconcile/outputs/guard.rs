@@ -8,7 +8,7 @@
 
 use super::ownership::{OutputCounts, caller_annotations, used_slots};
 use crate::api::admission::{self, GuardObject, ObjectKey};
-use crate::reconcile::items::input::{self, Input};
+use crate::reconcile::items::input::Input;
 use crate::reconcile::items::item::Item;
 use crate::reconcile::items::unusable::InputError;
 use std::collections::{HashMap, HashSet};
@@ -63,16 +63,13 @@ pub fn place(
 /// to replace it.
 pub fn clash(items: &[Input], objects: &[GuardObject], guard: &str) -> Option<InputError> {
     let keys: HashSet<ObjectKey> = objects.iter().map(GuardObject::key).collect();
-    input::values(items).find_map(|(at, value)| {
-        if !admission::is_guard_kind(value) || admission::guard_of(value) == Some(guard) {
-            return None;
-        }
-        let key = admission::key_of(value);
-        if !keys.contains(&key) {
+    items.iter().enumerate().find_map(|(at, item)| {
+        let (key, owner) = item.admission()?;
+        if owner == Some(guard) || !keys.contains(&key) {
             return None;
         }
         let (kind, ns, name) = key;
-        let whose = match admission::guard_of(value) {
+        let whose = match owner {
             Some(other) => format!("it is the admission guard {other:?}'s"),
             None => format!(
                 "it carries no annotations {} and {}: this function did not write it",
@@ -158,7 +155,7 @@ mod tests {
         .collect();
         let (placed, counts) =
             place(items.clone(), vec![params("g-a"), params("g-c")], Some("g"), true, "guard/{name}.yaml");
-        // A ConfigMap without the marks is not even read: it passes on as it came.
+        // A ConfigMap without the marks is not read whole: it passes on as it came.
         assert_eq!(names(&placed), ["g-a None", "input passed on", r#"g-c Some(("guard/g-c.yaml", 1))"#]);
         assert_eq!((counts.replaced, counts.removed, counts.pruned, counts.added), (1, 1, 1, 1));
         // The replaced object keeps its file.
@@ -200,8 +197,11 @@ mod tests {
             e.message
         );
         assert!(e.message.contains("this function did not write it"), "{}", e.message);
-        // The guard's own is no clash; a ConfigMap of the same name is another object.
-        assert_eq!(clash(&[binding(Some("g"))], &[guard_binding], "g"), None);
+        // The guard's own is no clash; a ConfigMap passed on is known by its kind and name.
+        assert_eq!(clash(&[binding(Some("g"))], std::slice::from_ref(&guard_binding), "g"), None);
+        let theirs = input("g-c", None, "z.yaml");
+        assert!(matches!(theirs, Input::Passed(_)));
+        assert_eq!(clash(&[theirs], &[params("g-c")], "g").map(|e| e.item), Some(0));
         let e = clash(&items, &[params("g-b")], "g").unwrap();
         assert!(e.message.contains("it is the admission guard \"other\"'s"), "{}", e.message);
         assert_eq!(clash(&items, &[params("g-c")], "g"), None);
