@@ -47,8 +47,10 @@ pub fn declared(
     namespace: Option<&str>,
 ) -> (Vec<Declared>, Vec<Finding>) {
     let mut by_pod: HashMap<(&str, &str, &str), usize> = HashMap::new();
+    let mut by_account: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
     for (i, id) in identities.iter().enumerate() {
         by_pod.insert((&id.namespace, &id.service_account, &id.variant), i);
+        by_account.entry((&id.service_account, &id.variant)).or_default().push(i);
     }
     let holds = |ns: Option<&str>, t: &PodTemplate| -> Vec<usize> {
         let (Some(account), Some(variant)) = (t.known_account(), t.label(VARIANT_LABEL)) else {
@@ -57,85 +59,96 @@ pub fn declared(
         let held = |i: &usize| identities[*i].pool_labels.iter().all(|(k, v)| t.label(k) == Some(v.as_str()));
         match ns {
             Some(ns) => by_pod.get(&(ns, account, variant)).copied().filter(held).into_iter().collect(),
-            None => (0..identities.len())
-                .filter(|i| identities[*i].service_account == account && identities[*i].variant == variant)
-                .filter(held)
-                .collect(),
+            None => by_account.get(&(account, variant)).into_iter().flatten().copied().filter(held).collect(),
         }
     };
-    let mut out = Vec::new();
-    let mut findings = Vec::new();
-    for &(item, w) in workloads {
+    // Each workload on its own, on all cores, in order.
+    let judged = crate::parallel::map(workloads.to_vec(), |(item, w)| {
         let placed = w.namespace().or(namespace);
-        // Per namespace, the identities of its templates, with the template that holds each.
-        let mut held: Vec<(usize, &PodTemplate)> = Vec::new();
-        for t in w.templates() {
-            held.extend(holds(placed, t).into_iter().map(|i| (i, t)));
-        }
-        if held.is_empty() {
+        let held: Vec<(usize, &PodTemplate)> =
+            w.templates().iter().flat_map(|t| holds(placed, t).into_iter().map(move |i| (i, t))).collect();
+        judge(identities, item, w, &held)
+    });
+    let (mut out, mut findings) = (Vec::new(), Vec::new());
+    for (declared, found) in judged {
+        out.extend(declared);
+        findings.extend(found);
+    }
+    (out, findings)
+}
+
+/// What the guard declares of the workload at `item`, whose templates hold the identities of
+/// `held` (each with its template), namespace by namespace, and why it cannot admit any.
+fn judge(
+    identities: &[Identity],
+    item: usize,
+    w: &Workload,
+    held: &[(usize, &PodTemplate)],
+) -> (Vec<Declared>, Vec<Finding>) {
+    let (mut out, mut findings) = (Vec::new(), Vec::new());
+    if held.is_empty() {
+        return (out, findings);
+    }
+    let about = |t: Option<&PodTemplate>, ns: &str| Ref {
+        item,
+        api_version: w.api_version().to_string(),
+        kind: w.kind().to_string(),
+        namespace: Some(ns.to_string()),
+        name: w.name().to_string(),
+        path: t.map(|t| t.path().to_string()),
+    };
+    let kind = kind_of(w.api_version(), w.kind());
+    let mut namespaces: Vec<&str> = held.iter().map(|(i, _)| identities[*i].namespace.as_str()).collect();
+    namespaces.sort_unstable();
+    namespaces.dedup();
+    for ns in namespaces {
+        let here: Vec<&(usize, &PodTemplate)> =
+            held.iter().filter(|(i, _)| identities[*i].namespace == ns).collect();
+        let refuse = |why: String, findings: &mut Vec<Finding>| {
+            for (i, t) in &here {
+                let id = &identities[*i];
+                findings.push(Finding {
+                    kind: FindingKind::NotAdmitted,
+                    level: Level::Warning,
+                    message: format!(
+                        "{} would give its pods {}, but the admission guard will deny them: {why}",
+                        about(Some(t), ns).describe(),
+                        id.spiffe_id
+                    ),
+                    about: about(Some(t), ns),
+                    also: vec![binding_ref(id.binding, Some(&id.namespace), &id.name)],
+                });
+            }
+        };
+        let Some(kind) = kind else {
+            let why = format!(
+                "it knows no controller of {} {}: run these pods under a Deployment, StatefulSet, \
+                 DaemonSet, Job, CronJob, LeaderWorkerSet, Rollout or KServe service",
+                w.api_version(),
+                w.kind()
+            );
+            refuse(why, &mut findings);
+            continue;
+        };
+        let key = format!("{}.{}", kind.kind, w.name());
+        if !is_param_key(&key) {
+            let why = format!(
+                "its name cannot be a parameter key ({key:?} is not 1 to {LONGEST_KEY} letters, digits, \
+                 '-', '_' and '.')"
+            );
+            refuse(why, &mut findings);
             continue;
         }
-        let about = |t: Option<&PodTemplate>, ns: &str| Ref {
-            item,
-            api_version: w.api_version().to_string(),
-            kind: w.kind().to_string(),
-            namespace: Some(ns.to_string()),
-            name: w.name().to_string(),
-            path: t.map(|t| t.path().to_string()),
-        };
-        let kind = kind_of(w.api_version(), w.kind());
-        let mut namespaces: Vec<&str> = held.iter().map(|(i, _)| identities[*i].namespace.as_str()).collect();
-        namespaces.sort_unstable();
-        namespaces.dedup();
-        for ns in namespaces {
-            let here: Vec<&(usize, &PodTemplate)> =
-                held.iter().filter(|(i, _)| identities[*i].namespace == ns).collect();
-            let refuse = |why: String, findings: &mut Vec<Finding>| {
-                for (i, t) in &here {
-                    let id = &identities[*i];
-                    findings.push(Finding {
-                        kind: FindingKind::NotAdmitted,
-                        level: Level::Warning,
-                        message: format!(
-                            "{} would give its pods {}, but the admission guard will deny them: {why}",
-                            about(Some(t), ns).describe(),
-                            id.spiffe_id
-                        ),
-                        about: about(Some(t), ns),
-                        also: vec![binding_ref(id.binding, Some(&id.namespace), &id.name)],
-                    });
-                }
-            };
-            let Some(kind) = kind else {
-                let why = format!(
-                    "it knows no controller of {} {}: run these pods under a Deployment, StatefulSet, \
-                     DaemonSet, Job, CronJob, LeaderWorkerSet, Rollout or KServe service",
-                    w.api_version(),
-                    w.kind()
-                );
-                refuse(why, &mut findings);
-                continue;
-            };
-            let key = format!("{}.{}", kind.kind, w.name());
-            if !is_param_key(&key) {
-                let why = format!(
-                    "its name cannot be a parameter key ({key:?} is not 1 to {LONGEST_KEY} letters, digits, \
-                     '-', '_' and '.')"
-                );
-                refuse(why, &mut findings);
-                continue;
-            }
-            if let Some(why) = shortened(kind, w.name()) {
-                refuse(why, &mut findings);
-            }
-            out.push(Declared {
-                kind,
-                namespace: ns.to_string(),
-                name: w.name().to_string(),
-                identities: here.iter().map(|(i, _)| *i).collect(),
-                about: about(None, ns),
-            });
+        if let Some(why) = shortened(kind, w.name()) {
+            refuse(why, &mut findings);
         }
+        out.push(Declared {
+            kind,
+            namespace: ns.to_string(),
+            name: w.name().to_string(),
+            identities: here.iter().map(|(i, _)| *i).collect(),
+            about: about(None, ns),
+        });
     }
     (out, findings)
 }

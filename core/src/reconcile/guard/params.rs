@@ -33,11 +33,17 @@ pub fn objects(guard: &AdmissionGuard, identities: &[Identity], declared: &[Decl
     for (i, id) in identities.iter().enumerate() {
         by_namespace.entry(&id.namespace).or_default().push(i);
     }
+    // What declares each identity, found once for all namespaces.
+    let mut holders: Vec<Vec<&Declared>> = vec![Vec::new(); identities.len()];
+    for d in declared {
+        for &i in &d.identities {
+            holders[i].push(d);
+        }
+    }
     let mut objects = Vec::new();
     for (ns, mut members) in by_namespace {
         members.sort_by_key(|&i| (&identities[i].service_account, &identities[i].variant));
-        let here: Vec<&Declared> = declared.iter().filter(|d| d.namespace == ns).collect();
-        for (shard, data) in shards(identities, &members, &here).into_iter().enumerate() {
+        for (shard, data) in shards(identities, &members, &holders).into_iter().enumerate() {
             let name = match shard {
                 0 => format!("{}-{ns}", guard.name),
                 n => format!("{}-{ns}.{}", guard.name, n + 1),
@@ -55,13 +61,14 @@ pub fn objects(guard: &AdmissionGuard, identities: &[Identity], declared: &[Decl
 }
 
 /// The data of each ConfigMap of one namespace: identities in order, a new one started where
-/// the next identity and what declares it would pass [`SHARD_BYTES`].
+/// the next identity and what declares it (`holders`, by identity) would pass [`SHARD_BYTES`].
 fn shards(
     identities: &[Identity],
     members: &[usize],
-    declared: &[&Declared],
+    holders: &[Vec<&Declared>],
 ) -> Vec<BTreeMap<String, String>> {
-    let mut shards: Vec<BTreeMap<String, String>> = Vec::new();
+    // Per shard: the identities' entries, and the SPIFFE IDs of each declared object.
+    let mut shards: Vec<(BTreeMap<String, String>, BTreeMap<String, BTreeSet<&str>>)> = Vec::new();
     let mut size = 0;
     for &i in members {
         let id = &identities[i];
@@ -71,30 +78,37 @@ fn shards(
         }
         let mut entry = id.spiffe_id.clone();
         for (k, v) in &id.pool_labels {
-            entry.push_str(&format!("\n{k}={v}"));
+            entry.push('\n');
+            entry.push_str(k);
+            entry.push('=');
+            entry.push_str(v);
         }
-        let holders: Vec<&&Declared> = declared.iter().filter(|d| d.identities.contains(&i)).collect();
         let adds = key.len()
             + entry.len()
-            + holders
+            + holders[i]
                 .iter()
                 .map(|d| d.kind.kind.len() + d.name.len() + 2 + id.spiffe_id.len())
                 .sum::<usize>();
         if shards.is_empty() || (size > 0 && size + adds > SHARD_BYTES) {
-            shards.push(BTreeMap::new());
+            shards.push(Default::default());
             size = 0;
         }
-        let data = shards.last_mut().expect("a shard");
-        data.insert(key, entry);
-        for d in holders {
-            let held = data.entry(format!("{}.{}", d.kind.kind, d.name)).or_default();
-            let mut ids: BTreeSet<&str> = held.lines().collect();
-            ids.insert(&id.spiffe_id);
-            *held = ids.into_iter().collect::<Vec<_>>().join("\n");
+        let (entries, declared) = shards.last_mut().expect("a shard");
+        entries.insert(key, entry);
+        for d in &holders[i] {
+            declared.entry(format!("{}.{}", d.kind.kind, d.name)).or_default().insert(&id.spiffe_id);
         }
         size += adds;
     }
     shards
+        .into_iter()
+        .map(|(mut entries, declared)| {
+            entries.extend(
+                declared.into_iter().map(|(k, ids)| (k, ids.into_iter().collect::<Vec<_>>().join("\n"))),
+            );
+            entries
+        })
+        .collect()
 }
 
 /// The binding that gives the ConfigMap `name` to the policy for requests in namespace `ns`.
@@ -139,6 +153,10 @@ mod tests {
         }
     }
 
+    fn holders<'d>(ids: &[Identity], declared: &'d [Declared]) -> Vec<Vec<&'d Declared>> {
+        (0..ids.len()).map(|i| declared.iter().filter(|d| d.identities.contains(&i)).collect()).collect()
+    }
+
     fn deployment(name: &str, identities: &[usize]) -> Declared {
         Declared {
             kind: &DEPLOYMENT,
@@ -161,8 +179,7 @@ mod tests {
         let ids = [identity("sa", "decode"), identity("sa", "prefill")];
         let declared = [deployment("both", &[0, 1]), deployment("d", &[0])];
         let members = [0, 1];
-        let refs: Vec<&Declared> = declared.iter().collect();
-        let shards = shards(&ids, &members, &refs);
+        let shards = shards(&ids, &members, &holders(&ids, &declared));
         assert_eq!(shards.len(), 1);
         let data = &shards[0];
         assert_eq!(data["identity.sa_decode"], "spiffe://td/sa/decode\napp=m\ntier=");
@@ -175,9 +192,8 @@ mod tests {
         let ids: Vec<Identity> = (0..6000).map(|i| identity(&format!("sa{i:05}"), "v")).collect();
         let declared: Vec<Declared> =
             (0..6000).map(|i| deployment(&format!("workload-with-a-long-name-{i:05}"), &[i])).collect();
-        let refs: Vec<&Declared> = declared.iter().collect();
         let members: Vec<usize> = (0..ids.len()).collect();
-        let shards = shards(&ids, &members, &refs);
+        let shards = shards(&ids, &members, &holders(&ids, &declared));
         assert!(shards.len() > 1, "{}", shards.len());
         for data in &shards {
             let bytes: usize = data.iter().map(|(k, v)| k.len() + v.len()).sum();
