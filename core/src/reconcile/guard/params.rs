@@ -60,6 +60,10 @@ pub fn objects(guard: &AdmissionGuard, identities: &[Identity], declared: &[Decl
     objects
 }
 
+/// A ConfigMap's data as it is gathered: the identities' entries, and the SPIFFE IDs of each
+/// object that declares one.
+type Shard<'i> = (BTreeMap<String, String>, BTreeMap<String, BTreeSet<&'i str>>);
+
 /// The data of each ConfigMap of one namespace: identities in order, a new one started where
 /// the next identity and what declares it (`holders`, by identity) would pass [`SHARD_BYTES`].
 fn shards(
@@ -67,8 +71,7 @@ fn shards(
     members: &[usize],
     holders: &[Vec<&Declared>],
 ) -> Vec<BTreeMap<String, String>> {
-    // Per shard: the identities' entries, and the SPIFFE IDs of each declared object.
-    let mut shards: Vec<(BTreeMap<String, String>, BTreeMap<String, BTreeSet<&str>>)> = Vec::new();
+    let mut shards: Vec<Shard<'_>> = Vec::new();
     let mut size = 0;
     for &i in members {
         let id = &identities[i];
