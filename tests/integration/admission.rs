@@ -293,3 +293,73 @@ fn the_guard_of_the_benchmark_shapes_stays_within_the_api_servers_limits() {
         println!("{shape}: {} guard objects, {} requests as expected", objects.len(), verdicts.len());
     }
 }
+
+/// The classes of requests of the threat model, as `testdata/conformance/guard.jsonl.gz`
+/// names them.
+const CLASSES: [&str; 27] = [
+    "legit/applier-create",
+    "legit/applier-update",
+    "legit/user-apply",
+    "legit/deployment-controller",
+    "legit/replicaset-controller",
+    "legit/statefulset-controller",
+    "legit/job-controller",
+    "legit/cronjob-controller",
+    "legit/daemonset-controller",
+    "legit/kubelet-status",
+    "legit/scheduler-binding",
+    "legit/scale",
+    "legit/pod-update",
+    "legit/no-identity",
+    "legit/other-namespace",
+    "legit/delete",
+    "attack/bare-pod",
+    "attack/forged-owner",
+    "attack/foreign-workload",
+    "attack/foreign-owner",
+    "attack/pod-label-gain",
+    "attack/pod-variant-switch",
+    "attack/pod-status-labels",
+    "attack/git-workload-switch",
+    "attack/git-workload-gain",
+    "attack/ephemeral-container",
+    "attack/pod-image-swap",
+];
+
+/// The golden case `testdata/guard-classes`: its rendered guard (`expected.yaml`, which the
+/// golden tests hold to the render) gives each request of `requests.jsonl` its verdict, a
+/// request of every class among them, and of the LeaderWorkerSet, Argo Rollouts and KServe
+/// controllers too.
+#[test]
+fn the_golden_guard_gives_a_request_of_every_class_its_verdict() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/guard-classes");
+    let (guard, _) = guard_of(&read(&case.join("expected.yaml")));
+    let dir = TempDir::new("guard-classes");
+    let guard_file = dir.write("guard.yaml", &guard);
+    let mut classes = BTreeMap::new();
+    let lines: Vec<String> = read(&case.join("requests.jsonl"))
+        .lines()
+        .map(|line| {
+            let mut r: Value = serde_json::from_str(line).expect("a request is JSON");
+            let class = r.as_object_mut().unwrap().remove("class").expect("a class");
+            classes.insert(r["id"].as_str().unwrap().to_string(), (class, r["note"].clone()));
+            r.to_string()
+        })
+        .collect();
+    let requests = dir.write("requests.jsonl", &(lines.join("\n") + "\n"));
+    let verdicts = judge(&[&guard_file], &requests);
+    assert_eq!(verdicts.len(), lines.len());
+    let failures: Vec<String> = verdicts
+        .iter()
+        .filter(|v| !v.as_expected)
+        .map(|v| format!("{} {:?}: {}", v.id, classes[&v.id], v.message))
+        .collect();
+    assert!(failures.is_empty(), "verdicts differ:\n{}", failures.join("\n"));
+    for class in CLASSES {
+        assert!(classes.values().any(|(c, _)| c == class), "no request of {class}");
+    }
+    for controller in ["leaderworkerset", "argo-rollouts", "kserve"] {
+        let class = format!("legit/{controller}-controller");
+        assert!(classes.values().any(|(c, _)| *c == class), "no request of {class}");
+    }
+}
