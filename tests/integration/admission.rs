@@ -329,7 +329,7 @@ const CLASSES: [&str; 27] = [
 /// The golden case `testdata/guard-classes`: its rendered guard (`expected.yaml`, which the
 /// golden tests hold to the render) gives each request of `requests.jsonl` its verdict, a
 /// request of every class among them, and of the LeaderWorkerSet, Argo Rollouts and KServe
-/// controllers too.
+/// (LLMInferenceService and InferenceService) controllers too.
 #[test]
 fn the_golden_guard_gives_a_request_of_every_class_its_verdict() {
     let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/guard-classes");
@@ -358,7 +358,7 @@ fn the_golden_guard_gives_a_request_of_every_class_its_verdict() {
     for class in CLASSES {
         assert!(classes.values().any(|(c, _)| c == class), "no request of {class}");
     }
-    for controller in ["leaderworkerset", "argo-rollouts", "kserve"] {
+    for controller in ["leaderworkerset", "argo-rollouts", "llmisvc", "kserve"] {
         let class = format!("legit/{controller}-controller");
         assert!(classes.values().any(|(c, _)| *c == class), "no request of {class}");
     }
