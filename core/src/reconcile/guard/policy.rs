@@ -4,7 +4,7 @@
 //! identities are the package's for that object: declared for its kind and name, or made by
 //! a trusted controller (by user name, controller owner reference and name) for an owner
 //! that may hold them. A pod update keeps the identity the pod was admitted with and the code
-//! it runs. The rule each verdict follows is in docs/security.md#what-the-guard-decides.
+//! it runs. The rule, in words: docs/reference.md#admission-guard.
 
 use super::cel::{
     OWNER_NAME, account_of, entry_of, labels_of, may_hold, named_after, quote, spiffe_id_of, stem_of,
@@ -79,7 +79,7 @@ fn variables(users: &BTreeMap<&str, String>) -> Vec<Variable> {
             .collect();
         by_kind(cases, "{}")
     };
-    let mut vars = vec![
+    vec![
         variable("kind", "request.kind.kind"),
         // The object's pod templates: a Pod itself, a workload's template (a CronJob's Jobs'),
         // a LeaderWorkerSet's workers' and leaders'.
@@ -122,9 +122,7 @@ fn variables(users: &BTreeMap<&str, String>) -> Vec<Variable> {
         variable("relabeled", by_controller(Acts::Relabels, users)),
         variable("code", format!("variables.kind == 'Pod' ? {} : []", code_of("object"))),
         variable("oldCode", format!("variables.podUpdate ? {} : []", code_of("oldObject"))),
-    ];
-    vars.shrink_to_fit();
-    vars
+    ]
 }
 
 /// What the package declares for the object: the SPIFFE IDs listed under its kind and name.
@@ -223,4 +221,81 @@ fn validations() -> Vec<Validation> {
             reason: "Forbidden",
         },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(users: &BTreeMap<&str, String>) -> PolicySpec {
+        let GuardObject::Policy(p) = policy("g", users) else { panic!("a policy") };
+        p.spec
+    }
+
+    fn defaults() -> BTreeMap<&'static str, String> {
+        CONTROLLERS.iter().map(|c| (c.key, c.user.to_string())).collect()
+    }
+
+    fn expression<'s>(spec: &'s PolicySpec, name: &str) -> &'s str {
+        &spec.variables.iter().find(|v| v.name == name).expect("the variable").expression
+    }
+
+    #[test]
+    fn it_judges_pods_their_status_and_ephemeral_containers_and_every_kind_with_templates() {
+        let rules = resource_rules();
+        let resources: Vec<(&str, &str)> = rules
+            .iter()
+            .flat_map(|r| r.resources.iter().map(move |res| (r.api_groups[0], res.as_str())))
+            .collect();
+        for judged in [
+            ("", "pods"),
+            ("", "pods/status"),
+            ("", "pods/ephemeralcontainers"),
+            ("apps", "replicasets"),
+            ("batch", "cronjobs"),
+            ("leaderworkerset.x-k8s.io", "leaderworkersets"),
+            ("argoproj.io", "rollouts"),
+        ] {
+            assert!(resources.contains(&judged), "{judged:?}: {resources:?}");
+        }
+        // KServe's services are judged by what KServe makes of them, never themselves.
+        assert!(!resources.iter().any(|(g, _)| *g == "serving.kserve.io"), "{resources:?}");
+        assert!(rules.iter().all(|r| r.operations == ["CREATE", "UPDATE"]));
+    }
+
+    #[test]
+    fn each_controller_is_trusted_under_its_user_name_for_its_owner_kind() {
+        let s = spec(&defaults());
+        let made = expression(&s, "made");
+        let makes = CONTROLLERS.iter().filter(|c| c.acts == Acts::Makes).count();
+        assert_eq!(made.lines().count(), makes);
+        assert!(made.contains(
+            "variables.kind == 'Pod' && variables.user == 'system:serviceaccount:kube-system:job-controller' && \
+             variables.ownerKind == 'batch/Job'"
+        ));
+        assert!(expression(&s, "relabeled").contains("'system:serviceaccount:argo-rollouts:argo-rollouts'"));
+        // A user name given replaces the default, quoted as a CEL string.
+        let mut users = defaults();
+        users.insert("replicaset", "it's-kcm".to_string());
+        let s = spec(&users);
+        let made = expression(&s, "made");
+        assert!(made.contains("variables.user == 'it\\'s-kcm'"), "{made}");
+        assert!(!made.contains("replicaset-controller"), "{made}");
+    }
+
+    #[test]
+    fn the_policy_fails_closed_and_takes_a_configmap() {
+        let s = spec(&defaults());
+        assert_eq!(s.failure_policy, "Fail");
+        assert_eq!((s.param_kind.api_version, s.param_kind.kind), ("v1", "ConfigMap"));
+        // Every variable a validation reads is declared before it.
+        let names: Vec<&str> = s.variables.iter().map(|v| v.name).collect();
+        for (i, v) in s.variables.iter().enumerate() {
+            for used in v.expression.split("variables.").skip(1) {
+                let name: String = used.chars().take_while(char::is_ascii_alphanumeric).collect();
+                assert!(names[..i].contains(&name.as_str()), "{} reads {name} before it is made", v.name);
+            }
+        }
+        assert_eq!(s.validations.len(), 3);
+    }
 }
