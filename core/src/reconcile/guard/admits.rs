@@ -102,10 +102,14 @@ fn judge(
     namespaces.sort_unstable();
     namespaces.dedup();
     for ns in namespaces {
-        let here: Vec<&(usize, &PodTemplate)> =
-            held.iter().filter(|(i, _)| identities[*i].namespace == ns).collect();
-        let refuse = |why: String, findings: &mut Vec<Finding>| {
-            for (i, t) in &here {
+        // An identity whose key no ConfigMap can hold has no parameters: none of its pods is
+        // admitted.
+        let (here, keyless): (Vec<&(usize, &PodTemplate)>, Vec<_>) =
+            held.iter().filter(|(i, _)| identities[*i].namespace == ns).partition(|(i, _)| {
+                is_param_key(&identity_key(&identities[*i].service_account, &identities[*i].variant))
+            });
+        let refuse = |why: String, findings: &mut Vec<Finding>, here: &[&(usize, &PodTemplate)]| {
+            for (i, t) in here {
                 let id = &identities[*i];
                 findings.push(Finding {
                     kind: FindingKind::NotAdmitted,
@@ -120,6 +124,16 @@ fn judge(
                 });
             }
         };
+        if !keyless.is_empty() {
+            let why = format!(
+                "its service account and variant make a parameter key longer than {LONGEST_KEY} characters: \
+                 shorten the service account's name"
+            );
+            refuse(why, &mut findings, &keyless);
+        }
+        if here.is_empty() {
+            continue;
+        }
         let Some(kind) = kind else {
             let why = format!(
                 "it knows no controller of {} {}: run these pods under a Deployment, StatefulSet, \
@@ -127,7 +141,7 @@ fn judge(
                 w.api_version(),
                 w.kind()
             );
-            refuse(why, &mut findings);
+            refuse(why, &mut findings, &here);
             continue;
         };
         let key = format!("{}.{}", kind.kind, w.name());
@@ -136,11 +150,11 @@ fn judge(
                 "its name cannot be a parameter key ({key:?} is not 1 to {LONGEST_KEY} letters, digits, \
                  '-', '_' and '.')"
             );
-            refuse(why, &mut findings);
+            refuse(why, &mut findings, &here);
             continue;
         }
         if let Some(why) = shortened(kind, w.name()) {
-            refuse(why, &mut findings);
+            refuse(why, &mut findings, &here);
         }
         out.push(Declared {
             kind,
@@ -245,6 +259,23 @@ mod tests {
             "{}",
             findings[0].message
         );
+    }
+
+    #[test]
+    fn an_identity_whose_key_no_configmap_can_hold_is_not_admitted() {
+        let long = "s".repeat(250);
+        let ids = [identity("a", &long, "prefill")];
+        let d = workload_of(&json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "w", "namespace": "a"},
+            "spec": {"template": {
+                "metadata": {"labels": {"app": "m", "identity.kleym.sonda.red/variant": "prefill"}},
+                "spec": {"serviceAccountName": long, "containers": []}}}
+        }))
+        .unwrap();
+        let (found, findings) = declared(&ids, &[(2, &d)], None);
+        assert!(found.is_empty());
+        assert_eq!(findings.len(), 1);
+        assert!(findings[0].message.contains("longer than 253 characters"), "{}", findings[0].message);
     }
 
     #[test]
