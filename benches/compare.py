@@ -8,6 +8,8 @@ memory (/usr/bin/time -f %M). Then renders the 10,000-binding items from 100 man
 bindings reaching their pods, all conflicting (`worst`), the first run (no variant labels
 yet, flow-list args; also with `workloadPolicy: Ignore`), and one chart in N namespaces
 (`shared-labels`, 1,000, 2,000 and 5,000 namespaces under `selectorScope` Pool and Binding).
+Last, the admission guard's cost: the same inputs with and without `admissionGuard`, run
+alternately, their wall and CPU (user + system) seconds and peak memory.
 Usage:
 python3 benches/compare.py [RUNS]
 """
@@ -34,6 +36,39 @@ def timed(command, input_path):
         )
         seconds, kib = report.read().split()[-2:]
     return float(seconds), int(kib)
+
+
+def timed_cpu(input_path):
+    """Wall seconds, CPU seconds (user + system) and peak resident KiB of one run of the function."""
+    with open(input_path, "rb") as stdin, tempfile.NamedTemporaryFile("r") as report:
+        subprocess.run(
+            ["/usr/bin/time", "-f", "%e %U %S %M", "-o", report.name, FUNCTION],
+            stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
+        )
+        wall, user, system, kib = report.read().split()[-4:]
+    return float(wall), float(user) + float(system), int(kib)
+
+
+def guard_cost(workdir, runs):
+    """Each input without and with the admission guard, alternately: medians and peaks."""
+    print(f"{'guard':<13} {'off s':>6} {'on s':>6} {'off cpu':>7} {'on cpu':>7} {'off MB':>7} {'on MB':>7}")
+    for name, args in [("10k", ["10000"]), ("20k", ["20000"]), ("2k-shared", ["2000", "shared-labels"]),
+                       ("5k-shared", ["5000", "shared-labels"])]:
+        paths = []
+        for suffix, extra in (("off", []), ("on", ["admissionGuard={}"])):
+            path = os.path.join(workdir, f"{name}-guard-{suffix}.yaml")
+            with open(path, "wb") as out:
+                subprocess.run([GENERATE, *args, *extra], stdout=out, check=True)
+            paths.append(path)
+        samples = ([], [])
+        for _ in range(runs):
+            for i, path in enumerate(paths):
+                samples[i].append(timed_cpu(path))
+        (off_s, off_cpu, off_kib), (on_s, on_cpu, on_kib) = [
+            (statistics.median(s[0] for s in runs_), statistics.median(s[1] for s in runs_),
+             max(s[2] for s in runs_)) for runs_ in samples]
+        print(f"{name:<13} {off_s:>6.2f} {on_s:>6.2f} {off_cpu:>7.2f} {on_cpu:>7.2f} "
+              f"{off_kib / 1024:>7.0f} {on_kib / 1024:>7.0f}")
 
 
 def alternate(first, second, runs):
@@ -91,6 +126,7 @@ def main():
     (render_s, render_kib), (krm_s, krm_kib) = alternate((render, None), (FUNCTION, krm_input), runs)
     print(f"render 10k in 100 files: {render_s:.2f} s, {render_kib / 1024:.0f} MB; "
           f"KRM mode {krm_s:.2f} s, {krm_kib / 1024:.0f} MB; ratio {render_s / krm_s:.2f}")
+    guard_cost(workdir, runs)
 
 
 if __name__ == "__main__":

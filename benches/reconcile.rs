@@ -37,6 +37,25 @@ fn bench(c: &mut Criterion) {
             b.iter_batched(|| input.clone(), |items| reconcile(items, &ctx).unwrap(), BatchSize::LargeInput)
         });
     }
+    // The same 10,000 bindings with the admission guard: its objects, parameters and findings.
+    let guarded = Config {
+        admission_guard: render_inference_identity::config::with_overrides(
+            None,
+            &[render_inference_identity::config::Override {
+                key: "admissionGuard.action",
+                source: "bench".into(),
+                value: "Deny".into(),
+            }],
+        )
+        .expect("the guard's defaults validate")
+        .admission_guard,
+        ..config.clone()
+    };
+    let ctx = Context::new(&guarded, Vec::new(), "2026-01-01T00:00:00Z".parse().unwrap());
+    let input = items(10_000, false);
+    group.bench_function("10k-guard", |b| {
+        b.iter_batched(|| input.clone(), |items| reconcile(items, &ctx).unwrap(), BatchSize::LargeInput)
+    });
     group.finish();
 }
 

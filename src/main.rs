@@ -130,11 +130,17 @@ impl Args for ConfigArgs {
             .value_parser(clap::value_parser!(PathBuf))
             .help("functionConfig file, typed or ConfigMap form; not read as a manifest");
         let settings = config::settings().iter().map(|s| {
-            clap::Arg::new(s.flag.as_str())
+            let arg = clap::Arg::new(s.flag.as_str())
                 .long(s.flag.as_str())
                 .env(s.env.as_str())
                 .help(s.summary())
-                .long_help(s.description.split_whitespace().collect::<Vec<_>>().join(" "))
+                .long_help(s.description.split_whitespace().collect::<Vec<_>>().join(" "));
+            // A flag that stands for a value alone (`--admission-guard`) takes another only
+            // after `=`, so that the path after it stays a path.
+            match s.bare {
+                Some(value) => arg.num_args(0..=1).require_equals(true).default_missing_value(value),
+                None => arg,
+            }
         });
         let namespace = clap::Arg::new("namespace").short('n').long("namespace").env("ARGOCD_APP_NAMESPACE").help(
             "The namespace workloads that name none are applied to (`kubectl -n`, an Argo CD application's \

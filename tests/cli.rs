@@ -887,3 +887,29 @@ fn argo_cds_destination_namespace_places_namespaceless_workloads() {
         text(&wrong.stderr)
     );
 }
+
+/// `--admission-guard` alone turns the guard on to deny, and leaves the path after it a path;
+/// a value goes after `=`, and Argo CD's parameter gives the same setting.
+#[test]
+fn the_admission_guard_flag_stands_alone_or_takes_its_action_after_an_equals_sign() {
+    let files = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/guard-render/files");
+    let actions = |args: &[&str], env: &[(&str, &str)]| {
+        let mut all = vec!["render", "--trust-domain", "example.org"];
+        all.extend_from_slice(args);
+        let out = run(&all, b"", env);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out.stderr));
+        let stdout = text(&out.stdout);
+        stdout
+            .split("validationActions:\n  - ")
+            .skip(1)
+            .map(|rest| rest.lines().next().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(actions(&["--admission-guard", files], &[]), ["Deny", "Deny"]);
+    assert_eq!(actions(&["--admission-guard=Warn", files], &[]), ["Warn", "Warn"]);
+    assert_eq!(actions(&[files], &[("PARAM_ADMISSION_GUARD", "Warn")]), ["Warn", "Warn"]);
+    assert!(actions(&[files], &[]).is_empty(), "off unless asked for");
+    let out = run(&["render", "--trust-domain", "example.org", "--admission-guard=deny", files], b"", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("\"deny\" is not Deny or Warn"), "{}", text(&out.stderr));
+}

@@ -5,11 +5,12 @@
 use std::path::{Path, PathBuf};
 
 /// The rungs from the ground up; a rung may import its own and any lower one.
-const RUNGS: [&[&str]; 8] = [
+const RUNGS: [&[&str]; 9] = [
     &["cluster", "findings", "context"],
     &["items"],
     &["rules"],
     &["outputs"],
+    &["guard"],
     &["spire"],
     &["coverage", "unjudged"],
     &["evaluate"],

@@ -11,7 +11,6 @@ use super::read::{
 };
 use super::wording::ItemOrigin;
 use super::write::{self, Form, Source};
-use crate::api::cluster_spiffe_id::ClusterSpiffeId;
 use crate::api::fields;
 use crate::config::{self, Config, ConfigError};
 use crate::reconcile::input::Input;
@@ -113,10 +112,18 @@ impl Mode for Krm {
         outcome.coverage = Default::default();
         let mut items = std::mem::take(&mut outcome.items);
         for item in &mut items {
-            if let Item::Rendered(object, slot) = item
-                && let Some((path, index)) = slot.take()
-            {
-                annotate(object, &path, index);
+            match item {
+                Item::Rendered(object, slot) => {
+                    if let Some((path, index)) = slot.take() {
+                        annotate(&mut object.metadata.annotations, &path, index);
+                    }
+                }
+                Item::Guard(object, slot) => {
+                    if let Some((path, index)) = slot.take() {
+                        annotate(&mut object.metadata_mut().annotations, &path, index);
+                    }
+                }
+                _ => {}
             }
         }
         self.list(items, Results::Reconciled(Box::new(outcome)))
@@ -124,8 +131,7 @@ impl Mode for Krm {
 }
 
 /// Puts a new output's file slot in its path and index annotations, in both forms.
-fn annotate(object: &mut ClusterSpiffeId, path: &str, index: u64) {
-    let target = &mut object.metadata.annotations;
+fn annotate(target: &mut serde_json::Map<String, Value>, path: &str, index: u64) {
     let index = Value::String(index.to_string());
     target.insert(file_slots::LEGACY_INDEX.into(), index.clone());
     target.insert(file_slots::LEGACY_PATH.into(), Value::String(path.into()));
@@ -133,9 +139,10 @@ fn annotate(object: &mut ClusterSpiffeId, path: &str, index: u64) {
     target.insert(file_slots::PATH.into(), Value::String(path.into()));
 }
 
-/// Refuses an `outputPath` that puts a new output in a file of the package's own: one that
-/// holds an input item other than this function's outputs (a binding, a Deployment, the
-/// Kptfile), or the functionConfig's file. kpt would write the outputs into that file.
+/// Refuses an `outputPath` (or the guard's `admissionGuard.outputPath`) that puts a new
+/// output in a file of the package's own: one that holds an input item other than this
+/// function's outputs (a binding, a Deployment, the Kptfile), or the functionConfig's file.
+/// kpt would write the outputs into that file.
 fn output_path_check(
     plan: &Plan,
     items: &[Input],
@@ -143,11 +150,47 @@ fn output_path_check(
     config: &config::Config,
     function_config: Option<&Value>,
 ) -> Result<(), ConfigError> {
-    let template = config.output_path.as_str();
-    let field = match function_config.and_then(|fc| fc.get("kind")).and_then(Value::as_str) {
-        Some("ConfigMap") => "data.outputPath",
-        _ => "spec.outputPath",
+    let prefix = match function_config.and_then(|fc| fc.get("kind")).and_then(Value::as_str) {
+        Some("ConfigMap") => "data.",
+        _ => "spec.",
     };
+    output_path_clash(
+        plan.output_names(),
+        &config.output_path,
+        "outputPath",
+        "ClusterSPIFFEID",
+        items,
+        kinds,
+        function_config,
+    )
+    .map_err(|e| ConfigError { field: format!("{prefix}{}", e.field), ..e })?;
+    if let Some(guard) = &config.admission_guard {
+        let field = "admissionGuard.outputPath";
+        output_path_clash(
+            plan.guard_names(),
+            &guard.output_path,
+            field,
+            "admission guard object",
+            items,
+            kinds,
+            function_config,
+        )
+        .map_err(|e| ConfigError { field: format!("{prefix}{}", e.field), ..e })?;
+    }
+    Ok(())
+}
+
+/// The error of the first of `names` whose file (`template` with the name) is one of the
+/// package's own; `field` names the setting, `what` the outputs.
+fn output_path_clash<'a>(
+    names: impl Iterator<Item = &'a str>,
+    template: &str,
+    field: &str,
+    object: &str,
+    items: &'a [Input],
+    kinds: &[Option<String>],
+    function_config: Option<&'a Value>,
+) -> Result<(), ConfigError> {
     let refuse = |clash: &ownership::Clash<'_>, what: String| {
         let (name, path, held) = (clash.name, &clash.path, &clash.held);
         let place = match clash.overlap {
@@ -163,16 +206,19 @@ fn output_path_check(
                 format!("{path}, a folder where {held} holds {what}: kpt cannot write a file there")
             }
         };
+        let default = match field {
+            "outputPath" => config::DEFAULT_OUTPUT_PATH,
+            _ => config::DEFAULT_GUARD_OUTPUT_PATH,
+        };
         ConfigError {
             field: field.to_string(),
             message: format!(
-                "{template:?} puts ClusterSPIFFEID {name} in {place}. Choose a path no input file uses, \
-                 such as the default {}",
-                config::DEFAULT_OUTPUT_PATH
+                "{template:?} puts {object} {name} in {place}. Choose a path no input file uses, \
+                 such as the default {default}"
             ),
         }
     };
-    let Some(clash) = ownership::clash(plan.output_names(), template, items, function_config) else {
+    let Some(clash) = ownership::clash(names, template, items, function_config) else {
         return Ok(());
     };
     let what = match clash.holder {

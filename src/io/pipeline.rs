@@ -122,6 +122,9 @@ pub fn stopped<M: Mode>(mode: M, stop: Stop) -> Finished {
 /// stopped, an input error named by the mode's [`Mode::origin`].
 pub fn reconcile<M: Mode>(mode: &mut M, env: &Env, model: Model) -> Result<(Outcome, Config), Stop> {
     let (items, config) = mode.load()?;
+    if let Err(e) = reconcile::guard::check(&config) {
+        return Err(Stop::config(e, items));
+    }
     let transition_time = match config::transition_time(&config, env.source_date_epoch.as_deref()) {
         Ok(t) => t,
         Err(e) => return Err(Stop::config(e, items)),

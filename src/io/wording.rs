@@ -81,9 +81,17 @@ pub fn summary(counts: &Counts, findings: usize) -> String {
         0 => String::new(),
         n => format!("; {n} finding(s)"),
     };
+    let g = &counts.guard;
+    let guard = match g.added + g.replaced + g.removed + g.pruned {
+        0 => String::new(),
+        _ => format!(
+            "; admission guard objects: {} added, {} replaced, {} removed, {} pruned",
+            g.added, g.replaced, g.removed, g.pruned
+        ),
+    };
     format!(
         "{} binding(s): {} rendered, {} failed; ClusterSPIFFEIDs: {} added, {} replaced, {} removed, {} \
-         pruned{findings}",
+         pruned{guard}{findings}",
         counts.bindings,
         counts.rendered(),
         counts.failed,

@@ -150,7 +150,7 @@ impl<'a> Writer<'_, 'a> {
                     append,
                 }
             }
-            Item::Rendered(..) => Emit::Serialize,
+            Item::Rendered(..) | Item::Guard(..) => Emit::Serialize,
         }
     }
 

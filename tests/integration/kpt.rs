@@ -836,3 +836,70 @@ spec:
         assert_eq!(workloads, want, "{file}");
     }
 }
+
+/// A Deployment in `serving` whose pods hold the llama-prefill identity.
+const PREFILL_DEPLOYMENT: &str = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: prefill
+  namespace: serving
+spec:
+  selector:
+    matchLabels:
+      app: llama
+  template:
+    metadata:
+      labels:
+        app: llama
+        identity.kleym.sonda.red/variant: prefill
+    spec:
+      serviceAccountName: llama
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.1
+";
+
+#[test]
+fn render_writes_the_admission_guard_beside_the_outputs_and_prunes_it_when_turned_off() {
+    let tmp = TempDir::new("kpt-guard");
+    let pkg = package(&tmp, "Report");
+    write(&pkg.join("deployment.yaml"), PREFILL_DEPLOYMENT);
+    let config = read(&pkg.join("identity-config.yaml"));
+    write(
+        &pkg.join("identity-config.yaml"),
+        &replace_once(&config, "  # admissionGuard:\n", "  admissionGuard: {}\n"),
+    );
+
+    let out = render(&pkg);
+    assert_success(&out);
+    let files = file_list(&pkg);
+    for file in
+        ["admission-guard/kleym-admission-guard.yaml", "admission-guard/kleym-admission-guard-serving.yaml"]
+    {
+        assert!(files.contains(&file.to_string()), "{file} missing: {files:?}\n{}", kpt_text(&out));
+    }
+    // A namespace's binding and its parameters share a file; the parameters list the
+    // package's Deployment of the identity.
+    let serving = read(&pkg.join("admission-guard/kleym-admission-guard-serving.yaml"));
+    let docs = documents(&serving);
+    assert_eq!(
+        docs.iter().map(|d| d["kind"].as_str().unwrap()).collect::<Vec<_>>(),
+        ["ValidatingAdmissionPolicyBinding", "ConfigMap"]
+    );
+    let listed = docs[1]["data"]["Deployment.prefill"].as_str().unwrap();
+    assert!(listed.ends_with("/inference/pool/llama/variant/prefill"), "{listed}");
+    assert!(!serving.contains("config.kubernetes.io/"), "kpt's bookkeeping is left out:\n{serving}");
+
+    // A second render changes nothing.
+    let after_first = snapshot(&pkg);
+    assert_success(&render(&pkg));
+    assert_eq!(snapshot(&pkg), after_first, "a second render is a no-op");
+
+    // Off again, the guard's files go (prune); the ClusterSPIFFEID stays.
+    write(&pkg.join("identity-config.yaml"), &config);
+    assert_success(&render(&pkg));
+    let files = file_list(&pkg);
+    assert!(!files.iter().any(|f| f.starts_with("admission-guard/")), "{files:?}");
+    assert!(files.contains(&format!("clusterspiffeids/{LLAMA_PREFILL_OUTPUT}.yaml")), "{files:?}");
+}

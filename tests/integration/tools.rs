@@ -41,11 +41,13 @@ fn the_ci_check_and_the_tests_name_a_missing_tool_alike() {
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/check-tools"))
         .env("PATH", empty.path())
         .env_remove("RII_CORPUS")
+        .env_remove("RII_VAP_ORACLE")
         .output()
         .expect("bash runs");
     assert_eq!(out.status.code(), Some(1), "{}", describe(&out));
     let mut want: Vec<String> = tools.iter().map(|t| missing_tool_message(t)).collect();
     want.push(corpus::MISSING.to_string());
+    want.push(crate::admission::MISSING.to_string());
     assert_eq!(stderr(&out).lines().collect::<Vec<_>>(), want, "{}", describe(&out));
     for tool in &tools {
         let missing = find_tool(tool, Some(OsString::from(empty.path())));
@@ -58,6 +60,7 @@ fn the_ci_check_passes_where_every_tool_is_installed() {
     // This machine runs the integration tests, so it has every tool.
     let out = Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/check-tools"))
         .env("RII_CORPUS", corpus::dir())
+        .env("RII_VAP_ORACLE", std::env::var_os("RII_VAP_ORACLE").unwrap_or_default())
         .output()
         .expect("it runs");
     assert_success(&out);

@@ -1,5 +1,6 @@
 //! The Kubernetes objects the function reads and writes.
 
+pub mod admission;
 pub mod binding;
 pub mod cluster_spiffe_id;
 pub mod conditions;

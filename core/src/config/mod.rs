@@ -10,11 +10,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 mod checks;
+mod guard;
 mod settings;
 mod spire;
 
 use checks::{CLASS_NAME_PATTERN, needs_when_true};
 pub use checks::{ConfigError, validate_class_name};
+pub use guard::{
+    AdmissionGuard, AdmissionGuardSpec, DEFAULT_OUTPUT_PATH as DEFAULT_GUARD_OUTPUT_PATH, GuardAction,
+};
 
 use settings::set_from_string;
 pub use settings::{Form, Setting, settings};
@@ -103,6 +107,11 @@ pub struct ConfigSpec {
     /// sets it. Given, an output it would ignore is an `IgnoredBySpire` finding.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spire_controller_manager: Option<SpireManagerSpec>,
+    /// The admission guard (off unless given): ValidatingAdmissionPolicies, their bindings and
+    /// parameters, written beside the ClusterSPIFFEIDs, that let only the workloads of the
+    /// input, and what their controllers make of them, hold the identities rendered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub admission_guard: Option<AdmissionGuardSpec>,
 }
 
 /// What a rendered ClusterSPIFFEID selects (docs/reference.md#what-spire-will-do).
@@ -166,6 +175,8 @@ pub struct Config {
     /// Given by the caller, never by a functionConfig: it says where the manifests are
     /// applied, not how the function renders them.
     pub namespace: Option<String>,
+    /// The admission guard, when the run writes it.
+    pub admission_guard: Option<AdmissionGuard>,
 }
 
 impl Config {
@@ -190,6 +201,7 @@ impl Default for Config {
             selector_scope: SelectorScope::Pool,
             spire: SpireManager::default(),
             namespace: None,
+            admission_guard: None,
         }
     }
 }
@@ -332,6 +344,7 @@ fn validate(spec: ConfigSpec, field: &dyn Fn(&str) -> String) -> Result<Config, 
     let output_path = spec.output_path.unwrap_or_else(|| DEFAULT_OUTPUT_PATH.to_string());
     validate_output_path(&output_path).map_err(|m| ConfigError::new(field("outputPath"), m))?;
     let spire = spire::manager(spec.spire_controller_manager, field)?;
+    let admission_guard = guard::guard(spec.admission_guard, field, validate_output_path)?;
     Ok(Config {
         trust_domain,
         class_name,
@@ -345,6 +358,7 @@ fn validate(spec: ConfigSpec, field: &dyn Fn(&str) -> String) -> Result<Config, 
         selector_scope: spec.selector_scope.unwrap_or_default(),
         spire,
         namespace: None,
+        admission_guard,
     })
 }
 

@@ -24,6 +24,9 @@ pub struct Setting {
     /// (`trust-domain`), its name upper-cased with every other character than a letter, digit
     /// or `_` made `_`.
     pub param: String,
+    /// What the flag given without a value stands for (`--admission-guard` for `Deny`); `None`:
+    /// the flag takes a value.
+    pub bare: Option<&'static str>,
 }
 
 /// How a setting's text reads.
@@ -89,10 +92,20 @@ fn collect(root: &Value, node: &Value, prefix: &str, out: &mut Vec<Setting>) {
         } else {
             Form::Text
         };
-        let flag = kebab(&key.replacen("spireControllerManager.", "spire.", 1));
+        let flag = kebab(&flag_key(&key));
         let env = format!("ARGOCD_ENV_{}", flag.to_ascii_uppercase().replace('-', "_"));
         let param = format!("PARAM_{}", flag.to_ascii_uppercase().replace('-', "_"));
-        out.push(Setting { key, form, description: description.to_string(), flag, env, param });
+        let bare = (key == "admissionGuard.action").then_some("Deny");
+        out.push(Setting { key, form, description: description.to_string(), flag, env, param, bare });
+    }
+}
+
+/// The key a setting's flag is made of: the SPIRE manager's section shortened to `spire`,
+/// and the guard's action the section's own flag (`--admission-guard`, `--admission-guard=Warn`).
+fn flag_key(key: &str) -> String {
+    match key {
+        "admissionGuard.action" => "admissionGuard".to_string(),
+        _ => key.replacen("spireControllerManager.", "spire.", 1),
     }
 }
 
@@ -258,8 +271,29 @@ mod tests {
                     "spire-cluster-spiffeid-label-selector",
                     "ARGOCD_ENV_SPIRE_CLUSTER_SPIFFEID_LABEL_SELECTOR"
                 ),
+                ("admissionGuard.action", "admission-guard", "ARGOCD_ENV_ADMISSION_GUARD"),
+                ("admissionGuard.name", "admission-guard-name", "ARGOCD_ENV_ADMISSION_GUARD_NAME"),
+                (
+                    "admissionGuard.paramNamespace",
+                    "admission-guard-param-namespace",
+                    "ARGOCD_ENV_ADMISSION_GUARD_PARAM_NAMESPACE"
+                ),
+                (
+                    "admissionGuard.outputPath",
+                    "admission-guard-output-path",
+                    "ARGOCD_ENV_ADMISSION_GUARD_OUTPUT_PATH"
+                ),
+                (
+                    "admissionGuard.controllers",
+                    "admission-guard-controllers",
+                    "ARGOCD_ENV_ADMISSION_GUARD_CONTROLLERS"
+                ),
             ]
         );
+        // Only the guard's action stands alone: `--admission-guard` is `--admission-guard=Deny`.
+        let bare: Vec<(&str, &str)> =
+            settings().iter().filter_map(|s| Some((s.key.as_str(), s.bare?))).collect();
+        assert_eq!(bare, [("admissionGuard.action", "Deny")]);
         for s in settings() {
             assert_eq!(s.param, s.env.replacen("ARGOCD_ENV_", "PARAM_", 1), "{}", s.key);
         }
@@ -273,6 +307,8 @@ mod tests {
             (Form::Bool, Form::List, Form::Text)
         );
         assert_eq!(form("spireControllerManager.clusterSPIFFEIDLabelSelector"), Form::Map);
+        assert_eq!(form("admissionGuard.controllers"), Form::Map);
+        assert_eq!(form("admissionGuard.action"), Form::OneOf(vec!["Deny".into(), "Warn".into()]));
     }
 
     #[test]

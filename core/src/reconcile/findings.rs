@@ -28,6 +28,7 @@ pub enum Kind {
     IssuedOutsideBinding,
     EntryVolume,
     KServeUnknown,
+    NotAdmitted,
 }
 
 impl Kind {
@@ -63,6 +64,9 @@ impl Kind {
             }
             Kind::KServeUnknown => {
                 "What a KServe LLMInferenceService makes that the build cannot know or must say: a preset it lacks, a custom pool selector, a field only KServe evaluates."
+            }
+            Kind::NotAdmitted => {
+                "A pod template holds an identity whose pods the admission guard will deny: a kind whose controller it does not know, or a name it cannot follow."
             }
             Kind::IssuedOutsideBinding => {
                 "A ClusterStaticEntry issues a binding's SPIFFE ID, or one in its namespace's path; a ClusterFederatedTrustDomain trusts a foreign bundle for a binding's trust domain."

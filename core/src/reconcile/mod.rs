@@ -8,6 +8,7 @@ mod context;
 pub mod coverage;
 mod evaluate;
 pub mod findings;
+pub mod guard;
 pub mod items;
 pub mod outputs;
 pub mod results;
@@ -47,18 +48,25 @@ pub struct Plan {
     renders: Renders,
     /// What workload coverage found.
     coverage: Coverage,
+    /// The admission guard, when the run writes it.
+    guard: Option<guard::Guard>,
 }
 
 /// Checks every binding, finds conflicts and renders the outputs.
 pub fn plan(items: &[Input], ctx: &Context<'_>) -> Result<Plan, InputError> {
-    let (evaluated, renders, coverage) = evaluate::evaluate_all(items, ctx)?;
-    Ok(Plan { evaluated, renders, coverage })
+    let (evaluated, renders, coverage, guard) = evaluate::evaluate_all(items, ctx)?;
+    Ok(Plan { evaluated, renders, coverage, guard })
 }
 
 impl Plan {
     /// The names of the ClusterSPIFFEIDs this plan renders.
     pub fn output_names(&self) -> impl Iterator<Item = &str> {
         self.renders.keys().map(String::as_str)
+    }
+
+    /// The names of the admission guard's objects this plan writes.
+    pub fn guard_names(&self) -> impl Iterator<Item = &str> {
+        self.guard.iter().flat_map(|g| g.objects.iter().map(|o| o.metadata().name.as_str()))
     }
 
     /// Writes the statuses into the bindings, places the outputs among the items, and says
@@ -115,6 +123,18 @@ impl Plan {
             config.prune,
             &config.output_path,
         );
+        let (guard, guard_objects, mut guard_findings) = match self.guard {
+            Some(g) => (Some(g.summary), g.objects, g.findings),
+            None => (None, Vec::new(), Vec::new()),
+        };
+        let settings = config.admission_guard.as_ref();
+        let (items, guard_outputs) = outputs::guard::place(
+            items,
+            guard_objects,
+            settings.map(|g| g.name.as_str()),
+            config.prune,
+            settings.map_or("", |g| g.output_path.as_str()),
+        );
         // Coverage's findings are most of them (a first run on a large repository has tens
         // of thousands): the others join their list.
         let mut coverage = self.coverage;
@@ -122,15 +142,17 @@ impl Plan {
         findings.append(&mut stale.findings);
         findings.append(&mut near_bindings);
         findings.append(&mut kserve);
+        findings.append(&mut guard_findings);
         findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
         Outcome {
             items,
             trust_domain_missing: config.trust_domain.is_none(),
-            counts: Counts { bindings: seen, failed: failures.len(), outputs },
+            counts: Counts { bindings: seen, failed: failures.len(), outputs, guard: guard_outputs },
             failures,
             findings: Arc::new(findings),
             coverage,
             workload_policy: config.workload_policy,
+            guard,
         }
     }
 }

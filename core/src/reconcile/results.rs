@@ -7,6 +7,7 @@ use super::cluster::workload::Workload;
 use super::coverage::Coverage;
 use super::findings::Finding;
 use super::findings::Severity;
+use super::guard::Summary;
 use super::items::input::{self, Input};
 use super::items::item::Item;
 use super::outputs::ownership::OutputCounts;
@@ -35,6 +36,8 @@ pub struct Outcome {
     pub coverage: Coverage,
     /// The policy that weighs the findings ([`Outcome::severity`]).
     pub workload_policy: WorkloadPolicy,
+    /// What the admission guard admits, when the run writes it.
+    pub guard: Option<Summary>,
 }
 
 /// A binding that does not render: which one, its failure, and what the failure costs.
@@ -60,6 +63,8 @@ pub struct Counts {
     pub bindings: usize,
     pub failed: usize,
     pub outputs: OutputCounts,
+    /// The admission guard's objects.
+    pub guard: OutputCounts,
 }
 
 impl Counts {

@@ -3,6 +3,7 @@
 //! they grant. Every output format reads this one value.
 
 use super::findings::{self, FindingChanges};
+use super::guard::{self, GuardChange};
 use super::identities::{self, IdentityChange};
 use super::manager::ManagerChange;
 use super::reach::{self, WorkloadChange};
@@ -26,6 +27,9 @@ pub struct Diff {
     /// What the build cannot judge exactly, new or changed in HEAD: each a possible grant.
     pub unjudged: Vec<UnjudgedReport>,
     pub findings: FindingChanges,
+    /// The admission guard, when it changed.
+    #[serde(rename = "admissionGuard", skip_serializing_if = "Option::is_none")]
+    pub guard: Option<GuardChange>,
 }
 
 /// The changes from `before` to `after`.
@@ -37,18 +41,21 @@ pub(super) fn compare(before: &Report, after: &Report) -> Diff {
         workloads: reach::compare(before, after),
         unjudged: unjudged::compare(before, after),
         findings: findings::compare(before, after),
+        guard: guard::compare(before, after),
     }
 }
 
 impl Diff {
     /// Whether the change grants: a workload gains an SVID or may gain one, or power over
     /// one; an identity is added or widened; a static entry or federation is added or grants
-    /// more; something the build cannot judge is added or changed.
+    /// more; something the build cannot judge is added or changed; the admission guard is
+    /// weakened.
     pub fn grants(&self) -> bool {
         self.manager.is_some()
             || !self.unjudged.is_empty()
             || self.workloads.iter().any(WorkloadChange::grants)
             || self.identities.iter().any(IdentityChange::grants)
             || self.spire_objects.iter().any(SpireObjectChange::grants)
+            || self.guard.as_ref().is_some_and(GuardChange::grants)
     }
 }

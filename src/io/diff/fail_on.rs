@@ -25,6 +25,7 @@ pub(super) fn exit_code(diff: &Diff, fail_on: FailOn) -> i32 {
                 || !diff.workloads.is_empty()
                 || !diff.spire_objects.is_empty()
                 || !diff.unjudged.is_empty()
+                || diff.guard.is_some()
         }
         FailOn::Grant => diff.grants(),
     };

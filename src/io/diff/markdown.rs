@@ -112,6 +112,15 @@ pub(super) fn markdown(diff: &Diff, limit: usize) -> String {
             md(&m.after.words())
         ));
     }
+    if let Some(g) = &diff.guard {
+        let lines: Vec<String> = g
+            .weakens
+            .iter()
+            .map(|l| format!("- weakens: {}\n", md(l)))
+            .chain(g.other.iter().map(|l| format!("- {}\n", md(l))))
+            .collect();
+        out.push_str(&format!("\nAdmission guard {}:\n\n{}", g.change, lines.concat()));
+    }
     // Room for the heads and the line that says what was left out.
     let room = limit
         .saturating_sub(out.chars().count() + HEADS.iter().map(|h| h.chars().count()).sum::<usize>() + 400);

@@ -3,14 +3,15 @@
 //! saved `explain -o json` report (`side.rs`); both become the report's document
 //! ([`explain::report`]), and the diff compares those: identities per binding
 //! (`identities.rs`), the SPIFFE IDs each pod template gets or may get, the report's `reach`
-//! and `workloads[].mayHold` (`reach.rs`), what the build cannot judge (`unjudged.rs`), and
-//! findings (`findings.rs`). Text, markdown
+//! and `workloads[].mayHold` (`reach.rs`), what the build cannot judge (`unjudged.rs`),
+//! findings (`findings.rs`) and the admission guard (`guard.rs`). Text, markdown
 //! (a pull request comment), JSON, or HEAD's new failures, findings and grants as annotations
 //! (`annotate.rs`); the exit status says whether the sides differ (`fail_on.rs`).
 mod annotate;
 mod changes;
 mod fail_on;
 mod findings;
+mod guard;
 mod identities;
 mod json;
 mod manager;
@@ -27,6 +28,7 @@ mod words;
 pub use changes::Diff;
 pub use fail_on::{DIFFERS, FailOn};
 pub use findings::FindingChanges;
+pub use guard::GuardChange;
 pub use identities::{Identity, IdentityChange};
 pub use manager::ManagerChange;
 pub use markdown::MARKDOWN_LIMIT;

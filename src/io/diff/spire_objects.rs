@@ -199,6 +199,7 @@ mod tests {
             federated_trust_domains: list,
             unjudged: Vec::new(),
             object_names: Vec::new(),
+            admission_guard: None,
         };
         let changes = compare(&report(vec![]), &report(vec![f("https://a", true)]));
         assert_eq!((changes[0].change, changes[0].grants()), ("added", true));

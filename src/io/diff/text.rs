@@ -36,6 +36,15 @@ pub(super) fn text(diff: &Diff) -> String {
             }
         }
     }
+    if let Some(g) = &diff.guard {
+        out.push_str(&format!("\nAdmission guard\n  {}\n", g.change));
+        for line in &g.weakens {
+            out.push_str(&format!("    weakens  {line}\n"));
+        }
+        for line in &g.other {
+            out.push_str(&format!("    also     {line}\n"));
+        }
+    }
     if !diff.workloads.is_empty() {
         out.push_str("\nWorkloads\n");
         for w in &diff.workloads {

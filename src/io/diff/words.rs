@@ -160,6 +160,10 @@ pub(super) fn summary(diff: &Diff) -> String {
             count(diff.unjudged.len(), "change", "changes")
         ));
     }
+    if let Some(g) = &diff.guard {
+        let weakened = if g.grants() { ", weakened" } else { "" };
+        parts.push(format!("admission guard {}{weakened}", g.change));
+    }
     let (new, resolved) = (diff.findings.new.len(), diff.findings.resolved.len());
     if new > 0 {
         parts.push(count(new, "new finding", "new findings"));

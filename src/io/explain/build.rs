@@ -3,8 +3,9 @@
 //! (reconcile::spire); the findings; and the reach `diff` compares.
 
 use super::report::{
-    At, BindingReport, FederationReport, FindingReport, HeldReport, HeldText, LabelSelector, MadeIf, MayHold,
-    NotMade, Power, Reach, Removed, Report, StaticEntryReport, UnjudgedReport, UnknownSvid, WorkloadRef,
+    At, BindingReport, FederationReport, FindingReport, GuardReport, HeldReport, HeldText, LabelSelector,
+    MadeIf, MayHold, NotMade, Power, Reach, Removed, Report, StaticEntryReport, UnjudgedReport, UnknownSvid,
+    WorkloadRef,
 };
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
@@ -177,6 +178,12 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
             names.dedup();
             names
         },
+        admission_guard: outcome.guard.as_ref().map(|g| GuardReport {
+            name: g.name.clone(),
+            action: format!("{:?}", g.action),
+            param_namespace: g.param_namespace.clone(),
+            controllers: g.controllers.iter().map(|(k, u)| (k.to_string(), u.clone())).collect(),
+        }),
     }
 }
 
@@ -290,6 +297,10 @@ fn binding(
             .flat_map(|f| &f.removes)
             .map(|l| Removed { cluster_spiffe_id: l.output.clone(), spiffe_id: l.spiffe_id.clone() })
             .collect(),
+        guard_admits: outcome
+            .guard
+            .as_ref()
+            .map(|g| g.admits.get(&position).into_iter().flatten().map(WorkloadRef::from).collect()),
     }
 }
 

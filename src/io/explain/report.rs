@@ -44,6 +44,21 @@ pub struct Report {
     /// that declare one entry. Missing in a report saved before it was written: read as none.
     #[serde(default, rename = "spireObjectNames")]
     pub object_names: Vec<String>,
+    /// The admission guard the run writes; absent when it writes none.
+    #[serde(default, rename = "admissionGuard", skip_serializing_if = "Option::is_none")]
+    pub admission_guard: Option<GuardReport>,
+}
+
+/// The admission guard of a run: its policy, what its bindings do, where its parameters
+/// are, and the user name it trusts each controller under.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GuardReport {
+    pub name: String,
+    /// `Deny` or `Warn`.
+    pub action: String,
+    pub param_namespace: String,
+    pub controllers: BTreeMap<String, String>,
 }
 
 /// Something the build cannot judge exactly that could reach an identity: an item, or a file
@@ -199,6 +214,10 @@ pub struct BindingReport {
     pub selected_without_identity: Vec<WorkloadRef>,
     /// For a failing binding, the managed outputs of the input its failure removes.
     pub removes: Vec<Removed>,
+    /// Under the admission guard, the objects of the input whose pods (and what their
+    /// controllers make of them) it lets hold this binding's identity; absent without a guard.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard_admits: Option<Vec<WorkloadRef>>,
 }
 
 /// A label selector of a rendered ClusterSPIFFEID (`matchLabels` is all it uses).

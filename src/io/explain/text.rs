@@ -19,6 +19,12 @@ pub(super) fn text(report: &Report) -> String {
         report.bindings.len(),
         report.bindings.len() - ready
     ));
+    if let Some(g) = &report.admission_guard {
+        out.push_str(&format!(
+            "Admission guard: ValidatingAdmissionPolicy {}, action {}, parameters in namespace {}\n",
+            g.name, g.action, g.param_namespace
+        ));
+    }
     for b in &report.bindings {
         let name = match &b.namespace {
             Some(ns) => format!("{ns}/{}", b.name),
@@ -51,6 +57,13 @@ pub(super) fn text(report: &Report) -> String {
             field(&mut out, "reaches", &reaches);
             let without: Vec<String> = b.selected_without_identity.iter().map(workload_line).collect();
             field(&mut out, "selects, no SVID", &without);
+            if let Some(admits) = &b.guard_admits {
+                let mut lines: Vec<String> = admits.iter().map(workload_line).collect();
+                if lines.is_empty() {
+                    lines.push("no object of the input: it denies every pod of this identity".to_string());
+                }
+                field(&mut out, "guard admits", &lines);
+            }
         } else {
             field(&mut out, "reaches", &["nothing: it renders no identity".to_string()]);
         }

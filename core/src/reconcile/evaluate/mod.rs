@@ -12,9 +12,11 @@ use crate::config::SelectorScope;
 use crate::parallel;
 use crate::reconcile::context::Context;
 use crate::reconcile::coverage::Coverage;
+use crate::reconcile::guard::{self, Guard};
 use crate::reconcile::items::input::{self, Input};
 use crate::reconcile::items::lists;
 use crate::reconcile::items::unusable::InputError;
+use crate::reconcile::outputs::guard as outputs_guard;
 use crate::reconcile::outputs::ownership::{self, OutputIndex, Renders};
 use crate::reconcile::outputs::stale;
 use crate::reconcile::rules::checks::{self, Inputs};
@@ -51,8 +53,9 @@ impl Decided {
     }
 }
 
-/// Everything [`super::plan`] works out: bindings evaluated, the renders, and coverage.
-pub(super) type Evaluation = (Vec<Decided>, Renders, Coverage);
+/// Everything [`super::plan`] works out: bindings evaluated, the renders, coverage, and the
+/// admission guard when the run writes it.
+pub(super) type Evaluation = (Vec<Decided>, Renders, Coverage, Option<Guard>);
 
 /// The phases, in order; each is one helper below.
 pub(super) fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluation, InputError> {
@@ -67,7 +70,10 @@ pub(super) fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluat
     // 5. Check 10: every output must be writable.
     require_writable(&mut bindings, &index.outputs, items);
     // 6. Statuses and renders, with workload coverage beside them.
-    Ok(finish_all(bindings, items, &inputs, &index, ctx))
+    let ((evaluated, renders, coverage), identities) = finish_all(bindings, items, &inputs, &index, ctx);
+    // 7. The admission guard of the identities rendered.
+    let guard = admission_guard(identities, items, ctx)?;
+    Ok((evaluated, renders, coverage, guard))
 }
 
 /// Phase 1. The indexes are independent passes over the items: the pool index, the largest,
@@ -192,7 +198,11 @@ fn finish_all<'a>(
     inputs: &[BindingInput<'a>],
     index: &InputIndex<'a>,
     ctx: &Context<'_>,
-) -> Evaluation {
+) -> ((Vec<Decided>, Renders, Coverage), Vec<guard::Identity>) {
+    let identities = match ctx.config.admission_guard {
+        Some(_) => bindings.iter().filter_map(guard_identity).collect(),
+        None => Vec::new(),
+    };
     let reach = cover::Request::of(&bindings, ctx);
     let coverage = cover::coverage(items, inputs, reach, index, ctx);
     // Coverage's working sets are freed: their pages go before the statuses are made.
@@ -204,7 +214,39 @@ fn finish_all<'a>(
         evaluated.push(e);
         renders.extend(render);
     }
-    (evaluated, renders, coverage)
+    ((evaluated, renders, coverage), identities)
+}
+
+/// The identity a binding that renders gives the admission guard.
+fn guard_identity(b: &Binding<'_, '_>) -> Option<guard::Identity> {
+    let p = &b.verdict.as_ref().ok()?.planned;
+    Some(guard::Identity {
+        binding: b.input.item,
+        namespace: p.namespace.to_string(),
+        name: b.input.name.to_string(),
+        service_account: p.service_account.to_string(),
+        variant: p.variant.to_string(),
+        pool_labels: p.pool_labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        spiffe_id: p.spiffe_id.clone(),
+    })
+}
+
+/// Phase 7: the admission guard over the workloads of the input, unless an object of the
+/// input that is not the guard's stands where it writes one.
+fn admission_guard(
+    identities: Vec<guard::Identity>,
+    items: &[Input],
+    ctx: &Context<'_>,
+) -> Result<Option<Guard>, InputError> {
+    let Some(settings) = &ctx.config.admission_guard else { return Ok(None) };
+    let found: Vec<(usize, std::borrow::Cow<'_, _>)> =
+        input::workloads(items).enumerate().filter_map(|(i, w)| Some((i, w?))).collect();
+    let workloads: Vec<(usize, &_)> = found.iter().map(|(i, w)| (*i, &**w)).collect();
+    let guard = guard::render(settings, &identities, &workloads, ctx.config.namespace.as_deref());
+    match outputs_guard::clash(items, &guard.objects, &settings.name) {
+        Some(e) => Err(e),
+        None => Ok(Some(guard)),
+    }
 }
 
 /// The status and render of one binding whose checks are done.

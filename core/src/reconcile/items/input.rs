@@ -5,6 +5,7 @@
 //! Readers ask [`crate::reconcile::items::kinds::reads_whole`] which items to build whole; the rest never become
 //! values.
 
+use crate::api::admission;
 use crate::api::fields;
 use crate::api::value::Value;
 use crate::reconcile::cluster::kserve;
@@ -36,13 +37,17 @@ pub struct Passed {
     pub list: Option<Box<List>>,
     /// When it looks like a binding and is not one, its head ([`near_binding`]).
     pub near_binding: Option<Box<Near>>,
+    /// When it is of a kind the admission guard writes, its kind, namespace and name: where
+    /// the guard must not write one of its own ([`admission::is_guard_kind`]).
+    pub admission: Option<Box<admission::ObjectKey>>,
 }
 
 impl Input {
     /// An item as the reconcile sees it, from its whole value.
     pub fn of(value: impl Into<Value>) -> Input {
         let value = value.into();
-        if crate::reconcile::items::kinds::reads_value_whole(&value) {
+        if crate::reconcile::items::kinds::reads_value_whole(&value) || admission::guard_of(&value).is_some()
+        {
             Input::Whole(value)
         } else {
             Input::Passed(Passed::of(&value))
@@ -91,6 +96,18 @@ impl Input {
         }
     }
 
+    /// The kind, namespace and name of an item of a kind the admission guard writes, and the
+    /// guard it belongs to when it is one's.
+    pub fn admission(&self) -> Option<(admission::ObjectKey, Option<&str>)> {
+        match self {
+            Input::Whole(value) if admission::is_guard_kind(value) => {
+                Some((admission::key_of(value), admission::guard_of(value)))
+            }
+            Input::Whole(_) => None,
+            Input::Passed(passed) => Some(((**passed.admission.as_ref()?).clone(), None)),
+        }
+    }
+
     /// The file slots the item takes.
     pub fn slots(&self) -> Vec<(&str, u64)> {
         match self {
@@ -119,7 +136,9 @@ impl Passed {
         let package = annotations.and_then(file_slots::package_of).map(str::to_string);
         let workload = workload::workload_of(value).map(Box::new);
         let list = lists::of(value).map(Box::new);
-        Passed { slots, package, workload, list, near_binding: near_binding::of(value).map(Box::new) }
+        let near_binding = near_binding::of(value).map(Box::new);
+        let admission = admission::is_guard_kind(value).then(|| Box::new(admission::key_of(value)));
+        Passed { slots, package, workload, list, near_binding, admission }
     }
 }
 

@@ -1,9 +1,10 @@
 //! An item of the reconcile's output: an input item as it came, a binding with the status
-//! the reconcile wrote, or a rendered ClusterSPIFFEID (a new one with the file slot it goes
-//! in). Statuses and renders stay typed
+//! the reconcile wrote, or a rendered ClusterSPIFFEID or object of the admission guard (a new
+//! one with the file slot it goes in). Statuses and renders stay typed
 //! until written, which costs a fraction of the memory of generic values; each variant
 //! serializes as the object it stands for.
 
+use crate::api::admission::GuardObject;
 use crate::api::binding::InferenceIdentityBindingStatus;
 use crate::api::cluster_spiffe_id::ClusterSpiffeId;
 use crate::api::fields;
@@ -22,6 +23,8 @@ pub enum Item {
     /// (`None`), or new, with the file slot it goes in. The slot is data: an edge that writes
     /// files puts it in the object's path and index annotations, the others leave it out.
     Rendered(Box<ClusterSpiffeId>, Option<FileSlot>),
+    /// An object of the admission guard, placed as a rendered ClusterSPIFFEID is.
+    Guard(Box<GuardObject>, Option<FileSlot>),
 }
 
 impl Item {
@@ -37,7 +40,7 @@ impl Item {
     pub fn position(&self) -> Option<usize> {
         match self {
             Item::Input(position, _) | Item::Binding(position, ..) => Some(*position),
-            Item::Rendered(..) => None,
+            Item::Rendered(..) | Item::Guard(..) => None,
         }
     }
 
@@ -53,6 +56,9 @@ impl Item {
             Item::Rendered(object, slot) => file_slots::file_slots(&object.metadata.annotations)
                 .chain(slot.iter().map(|(path, index)| (path.as_str(), *index)))
                 .collect(),
+            Item::Guard(object, slot) => file_slots::file_slots(&object.metadata().annotations)
+                .chain(slot.iter().map(|(path, index)| (path.as_str(), *index)))
+                .collect(),
         }
     }
 
@@ -64,6 +70,7 @@ impl Item {
                 .and_then(Value::as_object)
                 .and_then(file_slots::package_of),
             Item::Rendered(object, _) => file_slots::package_of(&object.metadata.annotations),
+            Item::Guard(object, _) => file_slots::package_of(&object.metadata().annotations),
         }
     }
 }
@@ -76,6 +83,7 @@ impl Serialize for Item {
                 Err(serde::ser::Error::custom("an item passed on is copied from its text, never serialized"))
             }
             Item::Rendered(object, _) => object.serialize(serializer),
+            Item::Guard(object, _) => object.serialize(serializer),
             // The status in place of the old one, else last.
             Item::Binding(_, Value::Object(map), status) => {
                 let has_status = map.contains_key("status");

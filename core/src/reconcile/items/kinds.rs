@@ -8,7 +8,8 @@ use crate::reconcile::cluster::controllers;
 /// the ones declared, namespaces for their labels, KServe's LLMInferenceService because it
 /// creates its pool at run time, SPIRE Controller Manager's kinds for what SPIRE will do),
 /// the kinds a controller derives pod templates from ([`controllers::reads_whole`]) and
-/// [`PRESETS`]. Any other item passes through untouched.
+/// [`PRESETS`]; and every item that carries [`GUARD_MARK`]. Any other item passes through
+/// untouched.
 pub const READ_WHOLE: [&str; 9] = [
     "InferenceIdentityBinding",
     "InferencePool",
@@ -20,6 +21,10 @@ pub const READ_WHOLE: [&str; 9] = [
     "Namespace",
     "LLMInferenceService",
 ];
+
+/// The annotation of the admission guard's objects: an item whose text holds it is read
+/// whole, so that the guard's objects are known among all others of their kinds.
+pub const GUARD_MARK: &str = crate::api::admission::ANNOTATION_GUARD;
 
 /// Kinds that shape what another controller makes of an item of the input, read whole too:
 /// KServe's presets (`cluster/kserve/`).
@@ -38,12 +43,14 @@ pub fn may_read_whole(text: &str) -> bool {
         .copied()
         .chain(controllers::derived_kinds())
         .chain(PRESETS)
-        .chain([MANAGER_CONFIG, SERVICE])
+        .chain([MANAGER_CONFIG, SERVICE, GUARD_MARK])
         .any(|kind| memchr::memmem::find(text.as_bytes(), kind.as_bytes()).is_some())
 }
 
-/// Built-in kinds, by group, that make no pod: what they say reaches no identity.
-const INERT: [(&str, &[&str]); 19] = [
+/// Built-in kinds, by group, that make no pod: what they say reaches no identity. Validating
+/// admission only refuses requests, so it grants nothing (the admission guard's own objects
+/// among them; `diff` judges a change of the guard on its own).
+const INERT: [(&str, &[&str]); 20] = [
     (
         "",
         &[
@@ -60,6 +67,10 @@ const INERT: [(&str, &[&str]); 19] = [
         ],
     ),
     ("apps", &["ControllerRevision"]),
+    (
+        "admissionregistration.k8s.io",
+        &["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingWebhookConfiguration"],
+    ),
     ("autoscaling", &["HorizontalPodAutoscaler"]),
     ("policy", &["PodDisruptionBudget"]),
     ("networking.k8s.io", &["Ingress", "IngressClass", "NetworkPolicy"]),

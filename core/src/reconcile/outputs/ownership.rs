@@ -4,6 +4,7 @@
 //! sorted by name, each with the file slot it goes in (a path from `outputPath` and a free
 //! index), as data: the edges that write files annotate it.
 
+use crate::api::admission;
 use crate::api::cluster_spiffe_id::{self as csid, ClusterSpiffeId};
 use crate::api::fields;
 use crate::api::names;
@@ -117,7 +118,8 @@ pub enum Overlap {
 
 /// The first output name whose file (`template` with the name) is in the way of a file
 /// of the package's own (kpt mode): one that holds an input item other than this
-/// function's managed ClusterSPIFFEIDs, or the functionConfig's (`config`, its value).
+/// function's managed ClusterSPIFFEIDs and guard objects, or the functionConfig's (`config`,
+/// its value).
 /// Files compare as kpt writes them: under their package (kpt's render places a
 /// subpackage's `x.yaml` at `sub/x.yaml`; new outputs go to the package the function runs
 /// in, the shortest package path given), without `./` and empty segments, and without
@@ -155,7 +157,9 @@ pub fn clash<'a>(
         }
     };
     for (position, item) in items.iter().enumerate() {
-        if item.value().is_some_and(|v| csid::is_cluster_spiffe_id(v) && csid::is_managed(v)) {
+        if item.value().is_some_and(|v| {
+            (csid::is_cluster_spiffe_id(v) && csid::is_managed(v)) || admission::guard_of(v).is_some()
+        }) {
             continue;
         }
         for (path, _) in item.slots() {
@@ -229,20 +233,25 @@ pub fn fate(
 
 /// The fresh render, keeping the caller's annotations of the object it replaces.
 fn replace(old: &Value, mut fresh: Box<ClusterSpiffeId>) -> Box<ClusterSpiffeId> {
-    let kept = fields::child(old, &["metadata", "annotations"])
+    fresh.metadata.annotations.extend(caller_annotations(old));
+    fresh
+}
+
+/// The caller's annotations of an output a fresh render replaces (kpt's file and index),
+/// which the render keeps.
+pub(super) fn caller_annotations(old: &Value) -> impl Iterator<Item = (String, serde_json::Value)> + '_ {
+    fields::child(old, &["metadata", "annotations"])
         .and_then(Value::as_object)
         .into_iter()
         .flatten()
         .filter(|(k, _)| annotations::is_caller_annotation(k))
-        .map(|(k, v)| (k.to_string(), v.to_json()));
-    fresh.metadata.annotations.extend(kept);
-    fresh
+        .map(|(k, v)| (k.to_string(), v.to_json()))
 }
 
 /// The (path, index) slots the items already use in the given files, in either annotation
 /// form. Only the candidate files are collected, and only in the package new outputs go
 /// to (the shortest package path; a subpackage's `x.yaml` is another file).
-fn used_slots(items: &[Item], files: &HashSet<String>) -> HashSet<FileSlot> {
+pub(super) fn used_slots(items: &[Item], files: &HashSet<String>) -> HashSet<FileSlot> {
     fn slots<'a>(item: &'a Item, files: &HashSet<String>) -> (Option<&'a str>, Vec<FileSlot>) {
         let found = item.slots().into_iter().filter(|(path, _)| files.contains(*path));
         (item.package(), found.map(|(path, index)| (path.to_string(), index)).collect())

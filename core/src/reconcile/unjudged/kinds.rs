@@ -5,12 +5,7 @@ use crate::api::value::Value;
 use crate::reconcile::items::kinds::holds_manager_config;
 
 /// Groups whose every kind changes what the cluster admits or applies, and why.
-const APPLYING_GROUPS: [(&str, &str); 3] = [
-    (
-        "admissionregistration.k8s.io",
-        "admission policies and webhooks change the pods the API server admits, and can set \
-         their labels, where the build does not see",
-    ),
+const APPLYING_GROUPS: [(&str, &str); 2] = [
     (
         "source.toolkit.fluxcd.io",
         "Flux sources bring manifests from outside the folders given, which the build does not read",
@@ -22,7 +17,13 @@ const APPLYING_GROUPS: [(&str, &str); 3] = [
 ];
 
 /// Kinds, by group, that change what gets applied, and why.
-const APPLYING_KINDS: [(&str, &[&str], &str); 5] = [
+const APPLYING_KINDS: [(&str, &[&str], &str); 6] = [
+    (
+        "admissionregistration.k8s.io",
+        &["MutatingWebhookConfiguration", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"],
+        "mutating admission changes the pods the API server admits, their labels and service \
+         account among them, where the build does not see",
+    ),
     (
         "argoproj.io",
         &["Application", "ApplicationSet", "AppProject"],
@@ -66,7 +67,7 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
         return Some(format!("{a} {kind}: {why}"));
     }
     if holds_manager_config(value) {
-        return Some(format!("a ConfigMap that holds a ControllerManagerConfig: {}", APPLYING_KINDS[4].2));
+        return Some(format!("a ConfigMap that holds a ControllerManagerConfig: {}", APPLYING_KINDS[5].2));
     }
     None
 }

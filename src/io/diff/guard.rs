@@ -1,0 +1,151 @@
+//! The admission guard compared (the report's `admissionGuard` and each binding's
+//! `guardAdmits`): written or not, what its bindings do, where its parameters are, the user
+//! names it trusts, and the objects it admits per identity. What lets more pods hold an
+//! identity in the cluster weakens it, and a weakened guard grants as a widened identity does.
+
+use crate::io::explain::Report;
+use crate::io::explain::report::{GuardReport, WorkloadRef};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// How the guard changed: `added`, `removed` or `changed`, and what of it weakens.
+#[derive(Serialize, Debug, PartialEq, Eq)]
+pub struct GuardChange {
+    pub change: &'static str,
+    /// What lets more pods hold an identity than BASE's guard did.
+    pub weakens: Vec<String>,
+    /// What else changed.
+    pub other: Vec<String>,
+}
+
+impl GuardChange {
+    pub(super) fn grants(&self) -> bool {
+        !self.weakens.is_empty()
+    }
+}
+
+/// The objects each identity's guard admits, by binding.
+fn admits(report: &Report) -> BTreeMap<String, BTreeSet<String>> {
+    let name = |w: &WorkloadRef| match &w.namespace {
+        Some(ns) => format!("{} {ns}/{}", w.kind, w.name),
+        None => format!("{} {}", w.kind, w.name),
+    };
+    report
+        .bindings
+        .iter()
+        .filter_map(|b| {
+            let key = match &b.namespace {
+                Some(ns) => format!("{ns}/{}", b.name),
+                None => b.name.clone(),
+            };
+            Some((key, b.guard_admits.as_ref()?.iter().map(name).collect()))
+        })
+        .collect()
+}
+
+/// The guard's change from `before` to `after`, if any.
+pub(super) fn compare(before: &Report, after: &Report) -> Option<GuardChange> {
+    let (b, a) = (before.admission_guard.as_ref(), after.admission_guard.as_ref());
+    let (change, mut weakens, mut other) = match (b, a) {
+        (None, None) => return None,
+        (None, Some(a)) => ("added", Vec::new(), vec![format!("HEAD writes the admission guard {}", a.name)]),
+        (Some(b), None) => (
+            "removed",
+            vec![format!(
+                "HEAD writes no admission guard: {} goes, and a pod that carries an identity's labels holds \
+                 it whatever made it",
+                b.name
+            )],
+            Vec::new(),
+        ),
+        (Some(b), Some(a)) => {
+            let (weakens, other) = settings(b, a);
+            ("changed", weakens, other)
+        }
+    };
+    if let (Some(_), Some(_)) = (b, a) {
+        let (was, is) = (admits(before), admits(after));
+        for (binding, objects) in &is {
+            let old = was.get(binding);
+            for o in objects.iter().filter(|o| !old.is_some_and(|old| old.contains(*o))) {
+                weakens.push(format!("{binding}: admits {o}"));
+            }
+        }
+        for (binding, objects) in &was {
+            let new = is.get(binding);
+            for o in objects.iter().filter(|o| !new.is_some_and(|new| new.contains(*o))) {
+                other.push(format!("{binding}: no longer admits {o}"));
+            }
+        }
+    }
+    (change != "changed" || !weakens.is_empty() || !other.is_empty()).then_some(GuardChange {
+        change,
+        weakens,
+        other,
+    })
+}
+
+/// What changed in the guard's own settings: what weakens it, and the rest.
+fn settings(b: &GuardReport, a: &GuardReport) -> (Vec<String>, Vec<String>) {
+    let (mut weakens, mut other) = (Vec::new(), Vec::new());
+    if b.action != a.action {
+        let line = format!("action {} -> {}", b.action, a.action);
+        if a.action == "Deny" { other.push(line) } else { weakens.push(line) }
+    }
+    if b.name != a.name {
+        other.push(format!("policy {} -> {}", b.name, a.name));
+    }
+    if b.param_namespace != a.param_namespace {
+        // Whoever may write ConfigMaps there decides what the guard admits.
+        weakens.push(format!("parameters in namespace {} -> {}", b.param_namespace, a.param_namespace));
+    }
+    for (controller, user) in &a.controllers {
+        if b.controllers.get(controller) != Some(user) {
+            weakens.push(format!("trusts {controller} as {user}"));
+        }
+    }
+    (weakens, other)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{binding, report};
+    use super::*;
+    use serde_json::json;
+
+    fn with_guard(action: &str, admits: &[&str]) -> Report {
+        let mut b = binding("a", &[]);
+        b["guardAdmits"] =
+            json!(admits
+            .iter()
+            .map(|n| json!({"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "ns", "name": n}))
+            .collect::<Vec<_>>());
+        let mut r = serde_json::to_value(report(json!([b]), json!([]))).unwrap();
+        r["admissionGuard"] = json!({
+            "name": "g", "action": action, "paramNamespace": "kleym-system",
+            "controllers": {"deployment": "system:serviceaccount:kube-system:deployment-controller"},
+        });
+        Report::read(&r.to_string()).unwrap()
+    }
+
+    #[test]
+    fn what_lets_more_pods_hold_an_identity_weakens_the_guard() {
+        let base = with_guard("Deny", &["web"]);
+        assert_eq!(compare(&base, &with_guard("Deny", &["web"])), None);
+        let warn = compare(&base, &with_guard("Warn", &["web"])).unwrap();
+        assert_eq!(
+            (warn.change, warn.weakens.as_slice()),
+            ("changed", &["action Deny -> Warn".to_string()][..])
+        );
+        let more = compare(&base, &with_guard("Deny", &["web", "batch"])).unwrap();
+        assert_eq!(more.weakens, ["ns/a: admits Deployment ns/batch"]);
+        let fewer = compare(&with_guard("Deny", &["web", "batch"]), &base).unwrap();
+        assert!(fewer.weakens.is_empty() && !fewer.grants());
+        assert_eq!(fewer.other, ["ns/a: no longer admits Deployment ns/batch"]);
+        let none = report(json!([binding("a", &[])]), json!([]));
+        let removed = compare(&base, &none).unwrap();
+        assert!(removed.change == "removed" && removed.grants());
+        let added = compare(&none, &base).unwrap();
+        assert!(added.change == "added" && !added.grants());
+    }
+}
