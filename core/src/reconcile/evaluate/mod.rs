@@ -28,6 +28,7 @@ use crate::reconcile::rules::renames::Renames;
 use crate::reconcile::rules::resolve::PoolIndex;
 use crate::reconcile::rules::served::{self, ServedApis};
 use crate::reconcile::rules::status::{self, RenderedIdentity};
+use crate::reconcile::unjudged;
 pub(super) use state::{Binding, InputIndex, Passing};
 use std::collections::{BTreeMap, HashMap};
 
@@ -70,9 +71,13 @@ pub(super) fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluat
     // 5. Check 10: every output must be writable.
     require_writable(&mut bindings, &index.outputs, items);
     // 6. Statuses and renders, with workload coverage beside them.
-    let ((evaluated, renders, coverage), identities) = finish_all(bindings, items, &inputs, &index, ctx);
-    // 7. The admission guard of the identities rendered.
+    let ((evaluated, renders, mut coverage), identities) = finish_all(bindings, items, &inputs, &index, ctx);
+    // 7. The admission guard of the identities rendered, and what its files as committed
+    // admit that it does not.
     let guard = admission_guard(identities, items, ctx)?;
+    if let Some(g) = &guard {
+        coverage.unjudged.extend(unjudged::guard_edits(items, &g.summary.name, &g.objects));
+    }
     Ok((evaluated, renders, coverage, guard))
 }
 

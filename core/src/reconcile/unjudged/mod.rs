@@ -5,6 +5,7 @@
 //! SPIRE Controller Manager's own configuration). Each is a record with a digest of what it
 //! depends on: `diff` counts a record HEAD has and BASE has not as a possible grant.
 
+mod guard;
 mod kinds;
 
 use crate::api::fields;
@@ -17,6 +18,7 @@ use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 
 use crate::reconcile::items::kinds::is_judged;
+pub use guard::edits as guard_edits;
 pub use kinds::changes_what_is_applied;
 
 /// One thing the build cannot judge exactly.
