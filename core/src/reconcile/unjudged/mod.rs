@@ -148,11 +148,12 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             continue;
         }
         let names: Vec<&str> = met.iter().map(|r| r.source.name.as_str()).collect();
+        let kind = kinds::unknown_kind(api_version, kind);
         let (path, message) = match field {
             Some((path, key)) => (
                 path.clone(),
                 format!(
-                    "no controller the build knows makes the pods of a {kind}, and it names the label {key} \
+                    "no controller the build knows makes the pods of {kind}, and it names the label {key} \
                      that {} selects: its pods may hold that identity; declare its controller, or keep the \
                      label out of it",
                     identities(&names)
@@ -161,7 +162,7 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             None => (
                 String::new(),
                 format!(
-                    "no controller the build knows makes the pods of a {kind}, and {} selects pods by no \
+                    "no controller the build knows makes the pods of {kind}, and {} selects pods by no \
                      label there: its pods may hold that identity",
                     identities(&names)
                 ),
@@ -359,7 +360,8 @@ fn naming_at<'k>(
     found: &mut Vec<(String, &'k str)>,
 ) {
     let look = |text: &str, path: &[String], found: &mut Vec<(String, &'k str)>| {
-        for token in tokens(text) {
+        let plain = unescaped(text);
+        for token in tokens(text).chain(plain.iter().flat_map(|p| tokens(p))) {
             if let Some((key, _)) = by_key.get_key_value(token)
                 && !found.iter().any(|(_, k)| k == key)
             {
@@ -390,10 +392,51 @@ fn naming_at<'k>(
     }
 }
 
+/// The label keys `text` may write escaped, undone: each segment of a JSON pointer
+/// (`/metadata/labels/app`; RFC 6901, its `~1` a `/` and `~0` a `~`: JSON patches, Kyverno's
+/// `patchesJson6902`, kustomize's patches), and a word with a backslash before a `.` or `/`
+/// (each segment of a dotted path: kubectl's JSONPath, Helm's `--set`) or a percent-encoded
+/// `/` (URLs). Empty when `text` holds none.
+fn unescaped(text: &str) -> Vec<String> {
+    if !text.contains(['/', '~', '\\', '%']) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let words = text.split(|c: char| !(is_key_char(c) || matches!(c, '~' | '\\' | '%')));
+    for word in words.filter(|w| !w.is_empty()) {
+        if let Some(pointer) = word.strip_prefix('/') {
+            out.extend(pointer.split('/').map(|s| s.replace("~1", "/").replace("~0", "~")));
+        } else if word.contains('\\') {
+            out.extend(dotted(word));
+        } else if word.contains('%') {
+            out.push(word.replace("%2F", "/").replace("%2f", "/"));
+        }
+    }
+    out
+}
+
+/// The segments of a dotted path whose escaped dots (`\\.`) belong to a segment.
+fn dotted(word: &str) -> Vec<String> {
+    let mut segments = vec![String::new()];
+    let mut chars = word.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => segments.last_mut().expect("one segment").extend(chars.next()),
+            '.' => segments.push(String::new()),
+            c => segments.last_mut().expect("one segment").push(c),
+        }
+    }
+    segments
+}
+
+/// Whether `c` may stand in a label key.
+fn is_key_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/')
+}
+
 /// The runs of label-key characters (letters, digits, `.`, `_`, `-`, `/`) of `text`.
 fn tokens(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/')))
-        .filter(|t| !t.is_empty())
+    text.split(|c: char| !is_key_char(c)).filter(|t| !t.is_empty())
 }
 
 #[cfg(test)]

@@ -153,3 +153,49 @@ fn the_digest_follows_the_content_the_field_and_the_identities_not_where_the_ite
     }));
     assert_eq!(base, digest(&[moved], &sources));
 }
+
+#[test]
+fn a_label_key_written_escaped_is_named_as_the_key() {
+    let variant = "identity.kleym.sonda.red/variant";
+    let by_key: HashMap<&str, Vec<usize>> = [(variant, vec![0])].into();
+    for text in [
+        "/metadata/labels/identity.kleym.sonda.red~1variant",
+        "{.metadata.labels.identity\\.kleym\\.sonda\\.red/variant}",
+        "/api/v1/pods?labelSelector=identity.kleym.sonda.red%2Fvariant%3Dprefill",
+        "op: add, path: /spec/template/metadata/labels/identity.kleym.sonda.red~1variant, value: x",
+    ] {
+        let value = json!({"spec": {"patch": text}});
+        assert_eq!(naming(&value, &by_key), [("spec.patch".to_string(), variant)], "{text}");
+    }
+    // A pointer's segment is a key whole: one beside other characters names no other key.
+    assert!(
+        naming(&json!({"spec": {"patch": "/labels/identity.kleym.sonda.red~1variants"}}), &by_key).is_empty()
+    );
+    assert_eq!(unescaped("/metadata/labels/app"), ["metadata", "labels", "app"]);
+    assert!(unescaped("apps/v1 my.app").is_empty());
+}
+
+#[test]
+fn a_policy_engines_kinds_are_recorded_whatever_they_say() {
+    for (api_version, kind) in [
+        ("kyverno.io/v1", "ClusterPolicy"),
+        ("kyverno.io/v1", "Policy"),
+        ("policies.kyverno.io/v1alpha1", "MutatingPolicy"),
+        ("mutations.gatekeeper.sh/v1", "AssignMetadata"),
+        ("mutations.gatekeeper.sh/v1", "Assign"),
+        ("policies.kubewarden.io/v1", "ClusterAdmissionPolicy"),
+        ("policy.jspolicy.com/v1beta1", "JsPolicy"),
+    ] {
+        let item = Input::of(
+            json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "p"}, "spec": {}}),
+        );
+        let records = found(&[item], &[]);
+        assert_eq!(records.len(), 1, "{api_version} {kind}");
+        assert!(records[0].message.contains("policy engine"), "{}", records[0].message);
+    }
+    // Gatekeeper's constraint templates only refuse: judged by what they name.
+    let template =
+        Input::of(json!({"apiVersion": "templates.gatekeeper.sh/v1", "kind": "ConstraintTemplate",
+                                    "metadata": {"name": "t"}, "spec": {}}));
+    assert!(found(&[template], &[]).is_empty());
+}
