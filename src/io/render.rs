@@ -343,7 +343,11 @@ fn changes_identities(head: &Head, input: &Input) -> bool {
 /// repo server reads into the manifests it applies. A file that does not read as YAML is left
 /// alone, as `kubectl apply` would fail on it; one that kubectl reads otherwise than this
 /// function fails the run with the place.
-fn passed_over(paths: &[PathBuf], roots: &[PathBuf], budget: &mut Budget) -> Result<Vec<FileUnjudged>, String> {
+fn passed_over(
+    paths: &[PathBuf],
+    roots: &[PathBuf],
+    budget: &mut Budget,
+) -> Result<Vec<FileUnjudged>, String> {
     let mut out = Vec::new();
     for path in paths {
         let Ok(text) = files::read_named(path, budget) else { continue };
