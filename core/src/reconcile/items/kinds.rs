@@ -120,7 +120,8 @@ pub fn is_judged(api_version: &str, kind: &str) -> bool {
 /// Whether the build judges items of `kind` in some group: of another group, one is another
 /// controller's.
 pub fn is_known_elsewhere(kind: &str) -> bool {
-    controllers::is_known_kind(kind) || READ_WHOLE_GROUPS.iter().any(|(_, kinds)| kinds.contains(&kind))
+    controllers::is_known_kind(kind)
+        || READ_WHOLE_GROUPS.iter().chain(&INERT).any(|(_, kinds)| kinds.contains(&kind))
 }
 
 /// The kind of SPIRE Controller Manager's configuration file, which a ConfigMap may hold:

@@ -131,13 +131,19 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         if is_judged(api_version, kind) {
             continue;
         }
-        let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
-        let in_scope = |r: usize| reaches[r].in_scope(namespace);
+        let namespaces = namespaces_named(value);
+        let in_scope =
+            |r: usize| namespaces.is_empty() || namespaces.iter().any(|ns| reaches[r].in_scope(Some(ns)));
         let named = naming(value, &by_key);
         let field = named.iter().find(|(_, key)| by_key[*key].iter().any(|&r| in_scope(r)));
+        let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+        let own: Vec<&str> = by_key.keys().copied().filter(|key| own_domain(key, group)).collect();
+        let owned = own.iter().find(|key| by_key[**key].iter().any(|&r| in_scope(r)));
         let mut met: Vec<usize> = named
             .iter()
-            .flat_map(|(_, key)| by_key[*key].iter().copied())
+            .map(|(_, key)| *key)
+            .chain(own.iter().copied())
+            .flat_map(|key| by_key[key].iter().copied())
             .chain(any_pod.iter().copied())
             .filter(|&r| in_scope(r))
             .collect();
@@ -149,8 +155,8 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         }
         let names: Vec<&str> = met.iter().map(|r| r.source.name.as_str()).collect();
         let kind = kinds::unknown_kind(api_version, kind);
-        let (path, message) = match field {
-            Some((path, key)) => (
+        let (path, message) = match (field, owned) {
+            (Some((path, key)), _) => (
                 path.clone(),
                 format!(
                     "no controller the build knows makes the pods of {kind}, and it names the label {key} \
@@ -159,7 +165,16 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
                     identities(&names)
                 ),
             ),
-            None => (
+            (None, Some(key)) => (
+                "apiVersion".to_string(),
+                format!(
+                    "no controller the build knows makes the pods of {kind}, and its controller may label \
+                     them in its own domain, {group}: {} selects {key}, so its pods may hold that identity; \
+                     declare its controller",
+                    identities(&names)
+                ),
+            ),
+            (None, None) => (
                 String::new(),
                 format!(
                     "no controller the build knows makes the pods of {kind}, and {} selects pods by no \
@@ -209,6 +224,63 @@ pub fn committed(items: &[Input], committed: &[(usize, Option<Vec<String>>)]) ->
         out.push(record(*position, value, field, message, &[]));
     }
     out
+}
+
+/// Every namespace `value` names, its own and those of the objects it holds (a `namespace`
+/// string, or a `namespaces` list, at any depth): its controller may make pods in any of them
+/// (Argo Events' Sensor creates its trigger's object in the namespace the object names, else
+/// its own: argo-events `pkg/sensors/triggers/standard-k8s/standard-k8s.go`, `Execute`).
+/// Empty: it names none, and may make pods anywhere.
+fn namespaces_named(value: &Value) -> Vec<&str> {
+    fn walk<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map.iter() {
+                    match (key, child) {
+                        ("namespace", Value::String(ns)) if !ns.is_empty() => out.push(ns),
+                        ("namespaces", Value::Array(names)) => {
+                            out.extend(names.iter().filter_map(Value::as_str).filter(|ns| !ns.is_empty()))
+                        }
+                        _ => walk(child, out),
+                    }
+                }
+            }
+            Value::Array(entries) => entries.iter().for_each(|e| walk(e, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, &mut out);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Whether label `key` is in the domain of API group `group`, where the group's controller
+/// may label its pods without naming the key: a key prefixed by the group itself
+/// (`serving.knative.dev/service`, Knative's), or by a domain registered with it
+/// (`training.kubeflow.org/` of `kubeflow.org`, `volcano.sh/` of `batch.volcano.sh`); under
+/// Kubernetes' shared domains (`k8s.io`, `x-k8s.io`, `kubernetes.io`), a project's own first
+/// label (JobSet's `jobset.x-k8s.io` labels its pods `jobset.sigs.k8s.io/jobset-name`:
+/// jobset `pkg/controllers/jobset_controller.go`, `labelAndAnnotateObject`).
+fn own_domain(key: &str, group: &str) -> bool {
+    let Some((prefix, _)) = key.split_once('/') else { return false };
+    if group.is_empty() || !group.contains('.') {
+        return false;
+    }
+    let shared = |d: &str| {
+        ["k8s.io", "x-k8s.io", "kubernetes.io"].iter().any(|s| d == *s || d.ends_with(&format!(".{s}")))
+    };
+    let registered = |d: &str| {
+        let labels: Vec<&str> = d.rsplitn(3, '.').collect();
+        labels.get(..2).map(|l| format!("{}.{}", l[1], l[0]))
+    };
+    let first = |d: &str| d.split('.').next().unwrap_or_default().to_string();
+    if shared(prefix) || shared(group) {
+        shared(prefix) && shared(group) && prefix.contains('.') && first(prefix) == first(group)
+    } else {
+        registered(prefix).is_some() && registered(prefix) == registered(group)
+    }
 }
 
 /// "ClusterSPIFFEID a", "ClusterSPIFFEIDs a, b".

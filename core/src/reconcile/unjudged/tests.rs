@@ -199,3 +199,45 @@ fn a_policy_engines_kinds_are_recorded_whatever_they_say() {
                                     "metadata": {"name": "t"}, "spec": {}}));
     assert!(found(&[template], &[]).is_empty());
 }
+
+#[test]
+fn a_label_in_an_unknown_groups_own_domain_is_one_its_controller_may_set() {
+    assert!(own_domain("serving.knative.dev/service", "serving.knative.dev"));
+    assert!(own_domain("training.kubeflow.org/job-name", "kubeflow.org"));
+    assert!(own_domain("volcano.sh/job-name", "batch.volcano.sh"));
+    assert!(own_domain("jobset.sigs.k8s.io/jobset-name", "jobset.x-k8s.io"));
+    // Kubernetes' shared domains belong to no one project: another project, another domain.
+    assert!(!own_domain("statefulset.kubernetes.io/pod-name", "jobset.x-k8s.io"));
+    assert!(!own_domain("kueue.x-k8s.io/queue-name", "jobset.x-k8s.io"));
+    assert!(!own_domain("serving.kserve.io/inferenceservice", "serving.knative.dev"));
+    // A key with no prefix, a core group: none.
+    assert!(!own_domain("app", "example.org"));
+    assert!(!own_domain("apps.example.org/x", "apps"));
+
+    let sources = [source("jobsets", &[("jobset.sigs.k8s.io/jobset-name", "trainer")], Some("serving"))];
+    let job_set = |namespace: &str| {
+        Input::of(json!({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+                         "metadata": {"name": "trainer", "namespace": namespace},
+                         "spec": {"replicatedJobs": [{"name": "w", "template": {}}]}}))
+    };
+    let records = found(&[job_set("serving")], &sources);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].field, "apiVersion");
+    assert!(records[0].message.contains("jobset.sigs.k8s.io/jobset-name"), "{}", records[0].message);
+    assert!(found(&[job_set("other")], &sources).is_empty());
+}
+
+#[test]
+fn an_unknown_item_reaches_every_namespace_it_names() {
+    let sources = [source("kleym-x", &[("app", "llama")], Some("serving"))];
+    let sensor = |namespace: &str| {
+        Input::of(json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Sensor",
+                         "metadata": {"name": "s", "namespace": "events"},
+                         "spec": {"triggers": [{"template": {"k8s": {"source": {"resource": {
+                             "kind": "Pod", "metadata": {"namespace": namespace, "labels": {"app": "llama"}}}}}}}]}}))
+    };
+    assert_eq!(found(&[sensor("serving")], &sources).len(), 1);
+    assert!(found(&[sensor("other")], &sources).is_empty());
+    let value = json!({"metadata": {"namespace": "a"}, "spec": {"match": {"namespaces": ["b", "a"]}}});
+    assert_eq!(namespaces_named(&value), ["a", "b"]);
+}
