@@ -130,15 +130,15 @@ pub const MANAGER_CONFIG: &str = "ControllerManagerConfig";
 
 /// Whether the reconcile reads this item whole: a kind it reads whole, a kind it does not
 /// judge ([`is_judged`]), a Service (its selector gives pods DNS names, for SPIRE Controller
-/// Manager's `autoPopulateDNSNames`; not among [`READ_WHOLE`], so that a List of Services
-/// stays a List the reconcile does not read), or a ConfigMap that holds SPIRE Controller
-/// Manager's configuration.
+/// Manager's `autoPopulateDNSNames`), a ConfigMap or a Secret (their texts may embed
+/// manifests, for the unjudged rule, `reconcile/unjudged/embedded.rs`); none of these three
+/// among [`READ_WHOLE`], so that a List of them stays a List the reconcile does not read.
 pub fn reads_value_whole(value: &Value) -> bool {
     let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
     let (api_version, kind) = (text("apiVersion"), text("kind"));
     reads_whole(kind)
         || !is_judged(api_version, kind)
-        || (api_version == "v1" && kind == SERVICE)
+        || (api_version == "v1" && [SERVICE, "ConfigMap", "Secret"].contains(&kind))
         || holds_manager_config(value)
 }
 

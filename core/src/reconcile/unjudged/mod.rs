@@ -5,6 +5,7 @@
 //! SPIRE Controller Manager's own configuration). Each is a record with a digest of what it
 //! depends on: `diff` counts a record HEAD has and BASE has not as a possible grant.
 
+mod embedded;
 mod kinds;
 
 use crate::api::fields;
@@ -128,6 +129,11 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             out.push(record(position, value, String::new(), what, &[]));
             continue;
         }
+        let texts = embedded::texts(api_version, kind, value);
+        if !texts.is_empty() {
+            out.extend(embedded_record(position, value, kind, &texts, &by_key, &reaches));
+            continue;
+        }
         if is_judged(api_version, kind) {
             continue;
         }
@@ -187,6 +193,53 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         out.push(record(position, value, path, message, &sources));
     }
     out
+}
+
+/// The record of a ConfigMap or Secret whose text (`texts`, each with its field) names labels
+/// and a label key an identity selects ([`embedded`]), at the first such text: in any
+/// namespace, as whatever reads it may make pods anywhere.
+fn embedded_record(
+    position: usize,
+    value: &Value,
+    kind: &str,
+    texts: &[(String, std::borrow::Cow<'_, str>)],
+    by_key: &HashMap<&str, Vec<usize>>,
+    reaches: &[Reach<'_>],
+) -> Option<Unjudged> {
+    let (field, keys) =
+        texts.iter().filter(|(_, text)| embedded::names_labels(text)).find_map(|(field, text)| {
+            let keys = named_keys(text, by_key);
+            (!keys.is_empty()).then(|| (field.clone(), keys))
+        })?;
+    let mut met: Vec<usize> = keys.iter().flat_map(|key| by_key[key].iter().copied()).collect();
+    met.sort_unstable();
+    met.dedup();
+    let sources: Vec<&Source> = met.iter().map(|&r| reaches[r].source).collect();
+    let names: Vec<&str> = sources.iter().map(|s| s.name.as_str()).collect();
+    let message = format!(
+        "{} {kind} whose {field} embeds labels, among them {}, that {} selects: whatever reads it (a pod \
+         template file, a controller's defaults) may make pods that carry them, in any namespace, where the \
+         build does not see; keep the label out of it",
+        kinds::article(kind),
+        keys.join(", "),
+        identities(&names)
+    );
+    Some(record(position, value, field, message, &sources))
+}
+
+/// The label keys of `by_key` that `text` names, each once, in the order met: each run of
+/// label-key characters, then each key it writes escaped ([`unescaped`]).
+fn named_keys<'k>(text: &str, by_key: &HashMap<&'k str, Vec<usize>>) -> Vec<&'k str> {
+    let plain = unescaped(text);
+    let mut keys: Vec<&'k str> = Vec::new();
+    for token in tokens(text).chain(plain.iter().flat_map(|p| tokens(p))) {
+        if let Some((key, _)) = by_key.get_key_value(token)
+            && !keys.contains(key)
+        {
+            keys.push(key);
+        }
+    }
+    keys
 }
 
 /// The records of this function's outputs as committed that a render replaces with other
@@ -432,12 +485,9 @@ fn naming_at<'k>(
     found: &mut Vec<(String, &'k str)>,
 ) {
     let look = |text: &str, path: &[String], found: &mut Vec<(String, &'k str)>| {
-        let plain = unescaped(text);
-        for token in tokens(text).chain(plain.iter().flat_map(|p| tokens(p))) {
-            if let Some((key, _)) = by_key.get_key_value(token)
-                && !found.iter().any(|(_, k)| k == key)
-            {
-                found.push((path.join("."), *key));
+        for key in named_keys(text, by_key) {
+            if !found.iter().any(|(_, k)| *k == key) {
+                found.push((path.join("."), key));
             }
         }
     };

@@ -241,3 +241,25 @@ fn an_unknown_item_reaches_every_namespace_it_names() {
     let value = json!({"metadata": {"namespace": "a"}, "spec": {"match": {"namespaces": ["b", "a"]}}});
     assert_eq!(namespaces_named(&value), ["a", "b"]);
 }
+
+#[test]
+fn a_config_map_or_secret_that_embeds_selected_labels_is_recorded_in_any_namespace() {
+    let variant = "identity.kleym.sonda.red/variant";
+    let sources = [source("kleym-x", &[("app", "llama"), (variant, "prefill")], Some("serving"))];
+    let map = |data: Value, labels: Value| {
+        Input::of(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                         "metadata": {"name": "defaults", "namespace": "argo", "labels": labels}, "data": data}))
+    };
+    let defaults = "spec:\n  podMetadata:\n    labels:\n      identity.kleym.sonda.red/variant: prefill\n";
+    let records = found(&[map(json!({"workflowDefaults": defaults}), json!({}))], &sources);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].field, "data.workflowDefaults");
+    assert!(records[0].message.contains(variant), "{}", records[0].message);
+    // Its own labels are no text it embeds, and a text that names no labels embeds none.
+    assert!(found(&[map(json!({"a": "b"}), json!({"app": "llama"}))], &sources).is_empty());
+    assert!(found(&[map(json!({"selector": "app=llama"}), json!({}))], &sources).is_empty());
+    // A Secret's data, decoded.
+    let secret = Input::of(json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"},
+                                  "data": {"pod.yaml": "bGFiZWxzOiB7YXBwOiBsbGFtYX0="}}));
+    assert_eq!(found(&[secret], &sources)[0].field, "data.pod.yaml");
+}
