@@ -124,6 +124,20 @@ pub fn is_known_elsewhere(kind: &str) -> bool {
         || READ_WHOLE_GROUPS.iter().chain(&INERT).any(|(_, kinds)| kinds.contains(&kind))
 }
 
+/// Kinds, by group, that set the replica count of the workload their `spec.scaleTargetRef`
+/// names, through its scale subresource: Kubernetes' HorizontalPodAutoscaler (kubernetes
+/// `pkg/controller/podautoscaler/horizontal.go`, `reconcileAutoscaler`), and KEDA's
+/// ScaledObject, which makes one (kedacore/keda `controllers/keda/hpa.go`, `newHPAForScaledObject`).
+/// Read whole, for the unjudged rule (`reconcile/unjudged/scale.rs`).
+pub const SCALERS: [(&str, &str); 2] =
+    [("autoscaling", "HorizontalPodAutoscaler"), ("keda.sh", "ScaledObject")];
+
+/// Whether items of `api_version` and `kind` are [`SCALERS`].
+pub fn is_scaler(api_version: &str, kind: &str) -> bool {
+    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    SCALERS.iter().any(|(g, k)| *g == group && *k == kind)
+}
+
 /// The kind of SPIRE Controller Manager's configuration file, which a ConfigMap may hold:
 /// such a ConfigMap is read whole.
 pub const MANAGER_CONFIG: &str = "ControllerManagerConfig";
@@ -131,14 +145,16 @@ pub const MANAGER_CONFIG: &str = "ControllerManagerConfig";
 /// Whether the reconcile reads this item whole: a kind it reads whole, a kind it does not
 /// judge ([`is_judged`]), a Service (its selector gives pods DNS names, for SPIRE Controller
 /// Manager's `autoPopulateDNSNames`), a ConfigMap or a Secret (their texts may embed
-/// manifests, for the unjudged rule, `reconcile/unjudged/embedded.rs`); none of these three
-/// among [`READ_WHOLE`], so that a List of them stays a List the reconcile does not read.
+/// manifests, for the unjudged rule, `reconcile/unjudged/embedded.rs`), a scaler
+/// ([`SCALERS`]); none of these among [`READ_WHOLE`], so that a List of them stays a List the
+/// reconcile does not read.
 pub fn reads_value_whole(value: &Value) -> bool {
     let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
     let (api_version, kind) = (text("apiVersion"), text("kind"));
     reads_whole(kind)
         || !is_judged(api_version, kind)
         || (api_version == "v1" && [SERVICE, "ConfigMap", "Secret"].contains(&kind))
+        || is_scaler(api_version, kind)
         || holds_manager_config(value)
 }
 

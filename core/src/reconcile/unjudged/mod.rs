@@ -7,6 +7,7 @@
 
 mod embedded;
 mod kinds;
+mod scale;
 
 use crate::api::fields;
 use crate::api::value::Value;
@@ -128,6 +129,26 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         if let Some(what) = changes_what_is_applied(api_version, kind, value) {
             out.push(record(position, value, String::new(), what, &[]));
             continue;
+        }
+        let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
+        if crate::reconcile::items::kinds::is_scaler(api_version, kind)
+            && let Some(target) = scale::target(value, namespace, items)
+        {
+            let met: Vec<&Source> =
+                reaches.iter().filter(|r| r.in_scope(namespace)).map(|r| r.source).collect();
+            if !met.is_empty() {
+                let names: Vec<&str> = met.iter().map(|s| s.name.as_str()).collect();
+                let message = format!(
+                    "{} {kind} that sets the replica count of {target}, whose pods' names and labels hang on \
+                     it: the build judges the pods of the count the {} gives, and other counts make pods \
+                     that {} may select; set the count in the workload, or keep the scaler out of it",
+                    kinds::article(kind),
+                    target.split(' ').next().unwrap_or_default(),
+                    identities(&names)
+                );
+                out.push(record(position, value, scale::TARGET.to_string(), message, &met));
+                continue;
+            }
         }
         let texts = embedded::texts(api_version, kind, value);
         if !texts.is_empty() {

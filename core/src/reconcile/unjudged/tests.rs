@@ -263,3 +263,33 @@ fn a_config_map_or_secret_that_embeds_selected_labels_is_recorded_in_any_namespa
                                   "data": {"pod.yaml": "bGFiZWxzOiB7YXBwOiBsbGFtYX0="}}));
     assert_eq!(found(&[secret], &sources)[0].field, "data.pod.yaml");
 }
+
+#[test]
+fn a_scaler_of_a_workload_whose_pods_hang_on_its_count_is_recorded() {
+    let sources = [source("db-replicas", &[("app", "db")], Some("serving"))];
+    let workload = |api_version: &str, kind: &str| {
+        Input::of(
+            json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "db", "namespace": "serving"},
+                         "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "db"}},
+                                  "template": {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": []}}}}),
+        )
+    };
+    let hpa = |target_kind: &str, namespace: &str| {
+        Input::of(json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                         "metadata": {"name": "db", "namespace": namespace},
+                         "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": target_kind, "name": "db"},
+                                  "minReplicas": 2, "maxReplicas": 2}}))
+    };
+    let records = found(&[workload("apps/v1", "StatefulSet"), hpa("StatefulSet", "serving")], &sources);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].field, "spec.scaleTargetRef");
+    assert!(records[0].message.contains("StatefulSet db"), "{}", records[0].message);
+    // A Deployment's pods do not hang on its count; a target elsewhere is not this one.
+    assert!(found(&[workload("apps/v1", "Deployment"), hpa("Deployment", "serving")], &sources).is_empty());
+    assert!(found(&[workload("apps/v1", "StatefulSet"), hpa("StatefulSet", "other")], &sources).is_empty());
+    // KEDA's ScaledObject targets a Deployment unless it says.
+    let scaled = Input::of(json!({"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
+                                  "metadata": {"name": "db", "namespace": "serving"},
+                                  "spec": {"scaleTargetRef": {"kind": "StatefulSet", "name": "db"}}}));
+    assert_eq!(found(&[workload("apps/v1", "StatefulSet"), scaled], &sources).len(), 1);
+}
