@@ -155,6 +155,24 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             out.extend(embedded_record(position, value, kind, &texts, &by_key, &reaches));
             continue;
         }
+        let shaped = crate::reconcile::cluster::controllers::of(api_version, kind)
+            .and_then(|c| c.unjudged)
+            .and_then(|unjudged| unjudged(value));
+        if let Some((field, why)) = shaped {
+            let met: Vec<&Source> =
+                reaches.iter().filter(|r| r.in_scope(namespace)).map(|r| r.source).collect();
+            if !met.is_empty() {
+                let names: Vec<&str> = met.iter().map(|s| s.name.as_str()).collect();
+                let message = format!(
+                    "{} {kind} whose {field} shapes its pods as the build cannot judge: {why}; its pods may \
+                     hold what {} gives",
+                    kinds::article(kind),
+                    identities(&names)
+                );
+                out.push(record(position, value, field, message, &met));
+            }
+            continue;
+        }
         if is_judged(api_version, kind) {
             continue;
         }

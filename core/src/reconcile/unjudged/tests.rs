@@ -293,3 +293,22 @@ fn a_scaler_of_a_workload_whose_pods_hang_on_its_count_is_recorded() {
                                   "spec": {"scaleTargetRef": {"kind": "StatefulSet", "name": "db"}}}));
     assert_eq!(found(&[workload("apps/v1", "StatefulSet"), scaled], &sources).len(), 1);
 }
+
+#[test]
+fn a_known_controllers_field_it_does_not_judge_is_recorded_where_identities_select() {
+    let sources = [source("kleym-x", &[("app", "llama")], Some("serving"))];
+    let rollout = |namespace: &str| {
+        Input::of(json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+                         "metadata": {"name": "r", "namespace": namespace},
+                         "spec": {"workloadRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"}}}))
+    };
+    let records = found(&[rollout("serving")], &sources);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].field, "spec.workloadRef");
+    assert!(records[0].message.contains("templateref.go"), "{}", records[0].message);
+    assert!(found(&[rollout("other")], &sources).is_empty());
+    let cron = Input::of(json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "CronWorkflow",
+                                "metadata": {"name": "c", "namespace": "serving"},
+                                "spec": {"workflowSpec": {"podSpecPatch": "serviceAccountName: x", "templates": []}}}));
+    assert_eq!(found(&[cron], &sources)[0].field, "spec.workflowSpec.podSpecPatch");
+}
