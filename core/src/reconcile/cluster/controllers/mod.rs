@@ -49,11 +49,14 @@ pub struct Controller {
     /// The first field of an item that shapes its pods in a way the build does not judge (a
     /// template another object holds, a patch of the pod, a value substituted at run time),
     /// with why: such an item is may gain (`reconcile/unjudged/`). `None`: it judges them all.
-    pub unjudged: Option<fn(&Value) -> Option<(String, &'static str)>>,
+    pub unjudged: Option<fn(&Value) -> Option<Unjudged>>,
     /// Whether kustomize's built-in nameReference rewrites its templates'
     /// `serviceAccountName` when it renames a ServiceAccount.
     pub kustomize_fixes_account: bool,
 }
+
+/// A field of an item its controller does not judge: its path, and why.
+pub type Unjudged = (String, &'static str);
 
 impl std::fmt::Debug for Controller {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

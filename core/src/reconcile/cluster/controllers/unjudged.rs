@@ -2,6 +2,7 @@
 //! ([`super::Controller::unjudged`]): the template another object holds, a patch of the pod
 //! spec, a value substituted at run time. An item that sets one is may gain.
 
+use super::Unjudged;
 use crate::api::value::Value;
 
 /// Why a Rollout's `workloadRef` is not judged.
@@ -25,7 +26,7 @@ const SUBSTITUTED: &str = "Argo Workflows substitutes the workflow's parameters 
      workflow/common/util.go, ProcessArgs), so its value is only known at run time";
 
 /// A Rollout's `spec.workloadRef`.
-pub(super) fn rollout(item: &Value) -> Option<(String, &'static str)> {
+pub(super) fn rollout(item: &Value) -> Option<Unjudged> {
     item.pointer("/spec/workloadRef")
         .filter(|r| r.is_object())
         .map(|_| ("spec.workloadRef".into(), WORKLOAD_REF))
@@ -34,7 +35,7 @@ pub(super) fn rollout(item: &Value) -> Option<(String, &'static str)> {
 /// The first field of a workflow spec (at `at` in its item) the build does not judge: a
 /// `workflowTemplateRef`, a `podSpecPatch` (the workflow's, its defaults', a template's), a
 /// `templateRef` in a template, a label or service account that Argo substitutes.
-pub(super) fn workflow(spec: Option<&Value>, at: &str) -> Option<(String, &'static str)> {
+pub(super) fn workflow(spec: Option<&Value>, at: &str) -> Option<Unjudged> {
     let spec = spec?;
     if spec.get("workflowTemplateRef").is_some_and(Value::is_object) {
         return Some((format!("{at}.workflowTemplateRef"), TEMPLATE_REF));
