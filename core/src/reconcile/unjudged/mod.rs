@@ -1,9 +1,12 @@
 //! What the build cannot judge exactly and that could reach an identity (docs/review.md,
-//! "What the gate cannot judge"): an item of a kind no controller declaration names that
-//! names a label an identity selects (or stands where an identity selects pods by no label),
-//! and an item of a kind that changes what gets applied (admission, GitOps tools, kustomize,
-//! SPIRE Controller Manager's own configuration). Each is a record with a digest of what it
-//! depends on: `diff` counts a record HEAD has and BASE has not as a possible grant.
+//! "The gate's rule"): an item of a kind no controller declaration names (in its group) that
+//! names a label an identity selects, plain or escaped, or whose API domain holds one, or
+//! stands where an identity selects pods by no label, in any namespace it names; an item of a
+//! kind that changes what gets applied (admission, policy engines, GitOps tools, kustomize,
+//! SPIRE Controller Manager's own configuration); a ConfigMap's or Secret's text that embeds
+//! selected labels; a scaler of a workload whose pods hang on its count; a field a controller
+//! declaration does not judge. Each is a record with a digest of what it depends on: `diff`
+//! counts a record HEAD has and BASE has not as a possible grant.
 
 mod embedded;
 mod kinds;
@@ -131,22 +134,13 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             continue;
         }
         let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
+        let in_scope: Vec<&Source> =
+            reaches.iter().filter(|r| r.in_scope(namespace)).map(|r| r.source).collect();
         if crate::reconcile::items::kinds::is_scaler(api_version, kind)
             && let Some(target) = scale::target(value, namespace, items)
         {
-            let met: Vec<&Source> =
-                reaches.iter().filter(|r| r.in_scope(namespace)).map(|r| r.source).collect();
-            if !met.is_empty() {
-                let names: Vec<&str> = met.iter().map(|s| s.name.as_str()).collect();
-                let message = format!(
-                    "{} {kind} that sets the replica count of {target}, whose pods' names and labels hang on \
-                     it: the build judges the pods of the count the {} gives, and other counts make pods \
-                     that {} may select; set the count in the workload, or keep the scaler out of it",
-                    kinds::article(kind),
-                    target.split(' ').next().unwrap_or_default(),
-                    identities(&names)
-                );
-                out.push(record(position, value, scale::TARGET.to_string(), message, &met));
+            if !in_scope.is_empty() {
+                out.push(scale::record(position, value, kind, &target, &in_scope));
                 continue;
             }
         }
@@ -159,17 +153,14 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             .and_then(|c| c.unjudged)
             .and_then(|unjudged| unjudged(value));
         if let Some((field, why)) = shaped {
-            let met: Vec<&Source> =
-                reaches.iter().filter(|r| r.in_scope(namespace)).map(|r| r.source).collect();
-            if !met.is_empty() {
-                let names: Vec<&str> = met.iter().map(|s| s.name.as_str()).collect();
+            if !in_scope.is_empty() {
                 let message = format!(
                     "{} {kind} whose {field} shapes its pods as the build cannot judge: {why}; its pods may \
                      hold what {} gives",
                     kinds::article(kind),
-                    identities(&names)
+                    identities(&names_of(&in_scope))
                 );
-                out.push(record(position, value, field, message, &met));
+                out.push(record(position, value, field, message, &in_scope));
             }
             continue;
         }
@@ -373,6 +364,11 @@ fn own_domain(key: &str, group: &str) -> bool {
     } else {
         registered(prefix).is_some() && registered(prefix) == registered(group)
     }
+}
+
+/// The names of `sources`.
+fn names_of<'s>(sources: &[&'s Source]) -> Vec<&'s str> {
+    sources.iter().map(|s| s.name.as_str()).collect()
 }
 
 /// "ClusterSPIFFEID a", "ClusterSPIFFEIDs a, b".

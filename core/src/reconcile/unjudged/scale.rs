@@ -6,12 +6,14 @@
 //! kubernetes-sigs/lws `api/leaderworkerset/v1/leaderworkerset_types.go`), the build judges
 //! the pods of the count the item gives, and a scaler makes others: may gain.
 
+use super::{Unjudged, identities, kinds::article, names_of};
 use crate::api::fields;
 use crate::api::value::Value;
 use crate::reconcile::cluster::controllers;
 use crate::reconcile::items::input::Input;
 #[cfg(doc)]
 use crate::reconcile::items::kinds::SCALERS;
+use crate::reconcile::spire::Source;
 
 /// The field of a scaler that names its target.
 pub(super) const TARGET: &str = "spec.scaleTargetRef";
@@ -34,4 +36,18 @@ pub(super) fn target(value: &Value, namespace: Option<&str>, items: &[Input]) ->
             && workload.namespace() == namespace;
         (hangs && same).then(|| format!("{kind} {name}"))
     })
+}
+
+/// The record of a scaler of `kind` at `position` that sets the count of `target`, where the
+/// identities `met` select.
+pub(super) fn record(position: usize, value: &Value, kind: &str, target: &str, met: &[&Source]) -> Unjudged {
+    let message = format!(
+        "{} {kind} that sets the replica count of {target}, whose pods' names and labels hang on it: the \
+         build judges the pods of the count the {} gives, and other counts make pods that {} may select; \
+         set the count in the workload, or keep the scaler out of it",
+        article(kind),
+        target.split(' ').next().unwrap_or_default(),
+        identities(&names_of(met))
+    );
+    super::record(position, value, TARGET.to_string(), message, met)
 }
