@@ -137,12 +137,11 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         let in_scope: Vec<&Source> =
             reaches.iter().filter(|r| r.in_scope(namespace)).map(|r| r.source).collect();
         if crate::reconcile::items::kinds::is_scaler(api_version, kind)
+            && !in_scope.is_empty()
             && let Some(target) = scale::target(value, namespace, items)
         {
-            if !in_scope.is_empty() {
-                out.push(scale::record(position, value, kind, &target, &in_scope));
-                continue;
-            }
+            out.push(scale::record(position, value, kind, &target, &in_scope));
+            continue;
         }
         let texts = embedded::texts(api_version, kind, value);
         if !texts.is_empty() {
