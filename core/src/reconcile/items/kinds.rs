@@ -103,14 +103,50 @@ const INERT: [(&str, &[&str]); 20] = [
     ("config.kubernetes.io", &["ResourceList"]),
 ];
 
+/// The groups of the kinds of [`READ_WHOLE`] and [`PRESETS`]: an item of one of those kinds
+/// in another group is not what the reconcile reads, but a kind of its own.
+const READ_WHOLE_GROUPS: [(&str, &[&str]); 7] = [
+    ("kleym.sonda.red", &["InferenceIdentityBinding"]),
+    ("inference.networking.k8s.io", &["InferencePool"]),
+    ("inference.networking.x-k8s.io", &["InferencePool"]),
+    ("spire.spiffe.io", &["ClusterSPIFFEID", "ClusterStaticEntry", "ClusterFederatedTrustDomain"]),
+    ("apiextensions.k8s.io", &["CustomResourceDefinition"]),
+    ("", &["ServiceAccount", "Namespace"]),
+    ("serving.kserve.io", &["LLMInferenceService", "LLMInferenceServiceConfig"]),
+];
+
 /// Whether the build judges items of `api_version` and `kind` exactly: a controller it
-/// declares, a kind it reads whole, or a built-in kind that makes no pod. An item of any
-/// other kind is read whole, for the unjudged rule (`reconcile/unjudged/`).
+/// declares, a kind it reads whole, or a built-in kind that makes no pod, each in its own
+/// group. An item of any other kind, or of one of these kinds in another group (a
+/// `serving.kubeflow.org` InferenceService, a `ci.example.com` Workflow: another controller,
+/// which the build does not know), is read whole, for the unjudged rule
+/// (`reconcile/unjudged/`).
 pub fn is_judged(api_version: &str, kind: &str) -> bool {
     let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
-    controllers::of(api_version, kind).is_some()
-        || reads_whole(kind)
-        || INERT.iter().any(|(g, kinds)| *g == group && kinds.contains(&kind))
+    let listed =
+        |table: &[(&str, &[&str])]| table.iter().any(|(g, kinds)| *g == group && kinds.contains(&kind));
+    controllers::of(api_version, kind).is_some() || listed(&READ_WHOLE_GROUPS) || listed(&INERT)
+}
+
+/// Whether the build judges items of `kind` in some group: of another group, one is another
+/// controller's.
+pub fn is_known_elsewhere(kind: &str) -> bool {
+    controllers::is_known_kind(kind)
+        || READ_WHOLE_GROUPS.iter().chain(&INERT).any(|(_, kinds)| kinds.contains(&kind))
+}
+
+/// Kinds, by group, that set the replica count of the workload their `spec.scaleTargetRef`
+/// names, through its scale subresource: Kubernetes' HorizontalPodAutoscaler (kubernetes
+/// `pkg/controller/podautoscaler/horizontal.go`, `reconcileAutoscaler`), and KEDA's
+/// ScaledObject, which makes one (kedacore/keda `controllers/keda/hpa.go`, `newHPAForScaledObject`).
+/// Read whole, for the unjudged rule (`reconcile/unjudged/scale.rs`).
+pub const SCALERS: [(&str, &str); 2] =
+    [("autoscaling", "HorizontalPodAutoscaler"), ("keda.sh", "ScaledObject")];
+
+/// Whether items of `api_version` and `kind` are [`SCALERS`].
+pub fn is_scaler(api_version: &str, kind: &str) -> bool {
+    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    SCALERS.iter().any(|(g, k)| *g == group && *k == kind)
 }
 
 /// The kind of SPIRE Controller Manager's configuration file, which a ConfigMap may hold:
@@ -119,15 +155,17 @@ pub const MANAGER_CONFIG: &str = "ControllerManagerConfig";
 
 /// Whether the reconcile reads this item whole: a kind it reads whole, a kind it does not
 /// judge ([`is_judged`]), a Service (its selector gives pods DNS names, for SPIRE Controller
-/// Manager's `autoPopulateDNSNames`; not among [`READ_WHOLE`], so that a List of Services
-/// stays a List the reconcile does not read), or a ConfigMap that holds SPIRE Controller
-/// Manager's configuration.
+/// Manager's `autoPopulateDNSNames`), a ConfigMap or a Secret (their texts may embed
+/// manifests, for the unjudged rule, `reconcile/unjudged/embedded.rs`), a scaler
+/// ([`SCALERS`]); none of these among [`READ_WHOLE`], so that a List of them stays a List the
+/// reconcile does not read.
 pub fn reads_value_whole(value: &Value) -> bool {
     let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
     let (api_version, kind) = (text("apiVersion"), text("kind"));
     reads_whole(kind)
         || !is_judged(api_version, kind)
-        || (api_version == "v1" && kind == SERVICE)
+        || (api_version == "v1" && [SERVICE, "ConfigMap", "Secret"].contains(&kind))
+        || is_scaler(api_version, kind)
         || holds_manager_config(value)
 }
 
@@ -147,6 +185,24 @@ pub fn holds_manager_config(value: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_kind_read_whole_is_judged_in_its_group_alone() {
+        for kind in READ_WHOLE.iter().chain(&PRESETS) {
+            let groups: Vec<&str> =
+                READ_WHOLE_GROUPS.iter().filter(|(_, kinds)| kinds.contains(kind)).map(|(g, _)| *g).collect();
+            assert!(!groups.is_empty(), "{kind} has no group");
+            for group in groups {
+                let api_version = if group.is_empty() { "v1".to_string() } else { format!("{group}/v1") };
+                assert!(is_judged(&api_version, kind), "{api_version} {kind}");
+            }
+            assert!(!is_judged("example.com/v1", kind), "{kind} of another group");
+        }
+        // A controller's kinds too: another group's Workflow or InferenceService is unknown.
+        assert!(is_judged("argoproj.io/v1alpha1", "Workflow"));
+        assert!(!is_judged("ci.example.com/v1", "Workflow"));
+        assert!(!is_judged("serving.kubeflow.org/v1beta1", "InferenceService"));
+    }
 
     #[test]
     fn texts_naming_a_read_kind_are_flagged() {

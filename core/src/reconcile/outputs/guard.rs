@@ -155,8 +155,8 @@ mod tests {
         .collect();
         let (placed, counts) =
             place(items.clone(), vec![params("g-a"), params("g-c")], Some("g"), true, "guard/{name}.yaml");
-        // A ConfigMap without the marks is not read whole: it passes on as it came.
-        assert_eq!(names(&placed), ["g-a None", "input passed on", r#"g-c Some(("guard/g-c.yaml", 1))"#]);
+        // A ConfigMap without the marks is not the guard's: it passes on as it came.
+        assert_eq!(names(&placed), ["g-a None", "input theirs", r#"g-c Some(("guard/g-c.yaml", 1))"#]);
         assert_eq!((counts.replaced, counts.removed, counts.pruned, counts.added), (1, 1, 1, 1));
         // The replaced object keeps its file.
         let Item::Guard(kept, _) = &placed[0] else { panic!() };
@@ -197,11 +197,14 @@ mod tests {
             e.message
         );
         assert!(e.message.contains("this function did not write it"), "{}", e.message);
-        // The guard's own is no clash; a ConfigMap passed on is known by its kind and name.
+        // The guard's own is no clash; a ConfigMap without the marks is known by its kind and
+        // name, read whole or passed on.
         assert_eq!(clash(&[binding(Some("g"))], std::slice::from_ref(&guard_binding), "g"), None);
         let theirs = input("g-c", None, "z.yaml");
-        assert!(matches!(theirs, Input::Passed(_)));
-        assert_eq!(clash(&[theirs], &[params("g-c")], "g").map(|e| e.item), Some(0));
+        let passed = Input::Passed(crate::reconcile::items::input::Passed::of(theirs.value().unwrap()));
+        for theirs in [theirs, passed] {
+            assert_eq!(clash(&[theirs], &[params("g-c")], "g").map(|e| e.item), Some(0));
+        }
         let e = clash(&items, &[params("g-b")], "g").unwrap();
         assert!(e.message.contains("it is the admission guard \"other\"'s"), "{}", e.message);
         assert_eq!(clash(&items, &[params("g-c")], "g"), None);

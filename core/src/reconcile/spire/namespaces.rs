@@ -82,8 +82,16 @@ pub(super) fn named_namespaces(sources: &[Source]) -> Vec<String> {
     named
 }
 
+/// Suffixes of the label keys a controller sets on Namespaces, over what their objects
+/// declare: the Hierarchical Namespace Controller's tree labels, `<ancestor>.tree.hnc.x-k8s.io/depth`,
+/// which it writes for every ancestor and removes where a user set them (kubernetes-sigs/hierarchical-namespaces
+/// `internal/hierarchyconfig/reconciler.go`, `syncLabels`; `api/v1alpha2/hierarchy_types.go`,
+/// `LabelTreeDepthSuffix`). Only the cluster knows them, for a declared Namespace too.
+const CONTROLLER_NAMESPACE_LABELS: [&str; 1] = [".tree.hnc.x-k8s.io/depth"];
+
 /// Whether `selector` selects `namespace`, judged by its Namespace object's labels when
-/// the input holds it, else by its name label alone: any other label is unknown.
+/// the input holds it, else by its name label alone: any other label is unknown, and so is
+/// one a controller sets on Namespaces ([`CONTROLLER_NAMESPACE_LABELS`]).
 pub fn namespace_selects(
     selector: &Selector,
     namespace: &str,
@@ -91,8 +99,33 @@ pub fn namespace_selects(
 ) -> Answer {
     let label = |key: &str| match labels {
         _ if key == NAMESPACE_NAME_LABEL => Lookup::Value(namespace),
+        _ if CONTROLLER_NAMESPACE_LABELS.iter().any(|s| key.ends_with(s)) => Lookup::Unknown,
         Some(labels) => labels.get(key).map_or(Lookup::Absent, |v| Lookup::Value(v)),
         None => Lookup::Unknown,
     };
     selector.selects(&label)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::value::item_json as json;
+
+    #[test]
+    fn a_tree_label_of_a_declared_namespace_is_the_controllers_unknown() {
+        let exists = Selector::read(Some(&json!({"matchExpressions": [
+            {"key": "tenant-a.tree.hnc.x-k8s.io/depth", "operator": "Exists"}]})))
+        .expect("a selector");
+        let declared: BTreeMap<String, String> = [("tier".to_string(), "gpu".to_string())].into();
+        assert_eq!(namespace_selects(&exists, "serving", Some(&declared)), Answer::Unknown);
+        // Declared or not, HNC writes it: a declared value is no more known.
+        let with: BTreeMap<String, String> =
+            [("tenant-a.tree.hnc.x-k8s.io/depth".to_string(), "1".to_string())].into();
+        assert_eq!(namespace_selects(&exists, "serving", Some(&with)), Answer::Unknown);
+        // Any other label a declared Namespace lacks, it lacks.
+        let tier =
+            Selector::read(Some(&json!({"matchExpressions": [{"key": "team", "operator": "Exists"}]})))
+                .expect("a selector");
+        assert_eq!(namespace_selects(&tier, "serving", Some(&declared)), Answer::No);
+    }
 }

@@ -5,7 +5,18 @@ use crate::api::value::Value;
 use crate::reconcile::items::kinds::holds_manager_config;
 
 /// Groups whose every kind changes what the cluster admits or applies, and why.
-const APPLYING_GROUPS: [(&str, &str); 2] = [
+const APPLYING_GROUPS: [(&str, &str); 7] = [
+    // The policy engines that mutate (or generate) pods at admission, through a webhook of
+    // their own, whatever the kind is named: Kyverno's `mutate` and `generate` rules
+    // (kyverno `pkg/engine/mutation.go`, `Mutate`; `policies.kyverno.io` `MutatingPolicy`),
+    // Gatekeeper's mutators (gatekeeper `pkg/mutation/mutators/`: `Assign`,
+    // `AssignMetadata`, `ModifySet`, `AssignImage`, each `Mutate`), Kubewarden's mutating
+    // policies (`policies.kubewarden.io`, `mutating: true`) and jsPolicy's `Mutating` type.
+    ("kyverno.io", ENGINE_WHY),
+    ("policies.kyverno.io", ENGINE_WHY),
+    ("mutations.gatekeeper.sh", ENGINE_WHY),
+    ("policies.kubewarden.io", ENGINE_WHY),
+    ("policy.jspolicy.com", ENGINE_WHY),
     (
         "source.toolkit.fluxcd.io",
         "Flux sources bring manifests from outside the folders given, which the build does not read",
@@ -15,6 +26,10 @@ const APPLYING_GROUPS: [(&str, &str); 2] = [
         "an APIService hands an API group to another server, which then answers for its objects",
     ),
 ];
+
+/// Why a policy engine's object changes what gets applied.
+const ENGINE_WHY: &str = "a policy engine's rules mutate the pods the API server admits (their labels, their \
+     service account) or make objects of their own, where the build does not see";
 
 /// Kinds, by group, that change what gets applied, and why.
 const APPLYING_KINDS: [(&str, &[&str], &str); 6] = [
@@ -57,7 +72,7 @@ const APPLYING_KINDS: [(&str, &[&str], &str); 6] = [
 /// when it does not. A ConfigMap does when it holds SPIRE Controller Manager's configuration.
 pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> Option<String> {
     let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
-    let a = if kind.starts_with(['A', 'E', 'I', 'O', 'U']) { "an" } else { "a" };
+    let a = article(kind);
     if let Some((_, why)) = APPLYING_GROUPS.iter().find(|(g, _)| *g == group) {
         return Some(format!("{a} {kind}: {why}"));
     }
@@ -70,4 +85,22 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
         return Some(format!("a ConfigMap that holds a ControllerManagerConfig: {}", APPLYING_KINDS[5].2));
     }
     None
+}
+
+/// "a" or "an", before `kind`.
+pub(super) fn article(kind: &str) -> &'static str {
+    if kind.starts_with(['A', 'E', 'I', 'O', 'U']) { "an" } else { "a" }
+}
+
+/// How a record names the kind of an item the build does not judge: with its group when the
+/// build knows that kind in another group alone (an `InferenceService` of
+/// `serving.kubeflow.org`), whose controller is then another.
+pub(super) fn unknown_kind(api_version: &str, kind: &str) -> String {
+    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    let a = article(kind);
+    if crate::reconcile::items::kinds::is_known_elsewhere(kind) {
+        format!("{a} {kind} of {group} (the build knows that kind in another group alone)")
+    } else {
+        format!("{a} {kind}")
+    }
 }

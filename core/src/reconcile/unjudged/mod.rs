@@ -1,12 +1,17 @@
 //! What the build cannot judge exactly and that could reach an identity (docs/review.md,
-//! "What the gate cannot judge"): an item of a kind no controller declaration names that
-//! names a label an identity selects (or stands where an identity selects pods by no label),
-//! and an item of a kind that changes what gets applied (admission, GitOps tools, kustomize,
-//! SPIRE Controller Manager's own configuration). Each is a record with a digest of what it
-//! depends on: `diff` counts a record HEAD has and BASE has not as a possible grant.
+//! "The gate's rule"): an item of a kind no controller declaration names (in its group) that
+//! names a label an identity selects, plain or escaped, or whose API domain holds one, or
+//! stands where an identity selects pods by no label, in any namespace it names; an item of a
+//! kind that changes what gets applied (admission, policy engines, GitOps tools, kustomize,
+//! SPIRE Controller Manager's own configuration); a ConfigMap's or Secret's text that embeds
+//! selected labels; a scaler of a workload whose pods hang on its count; a field a controller
+//! declaration does not judge. Each is a record with a digest of what it depends on: `diff`
+//! counts a record HEAD has and BASE has not as a possible grant.
 
+mod embedded;
 mod guard;
 mod kinds;
+mod scale;
 
 use crate::api::fields;
 use crate::api::value::Value;
@@ -130,16 +135,52 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             out.push(record(position, value, String::new(), what, &[]));
             continue;
         }
+        let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
+        let in_scope: Vec<&Source> =
+            reaches.iter().filter(|r| r.in_scope(namespace)).map(|r| r.source).collect();
+        if crate::reconcile::items::kinds::is_scaler(api_version, kind)
+            && !in_scope.is_empty()
+            && let Some(target) = scale::target(value, namespace, items)
+        {
+            out.push(scale::record(position, value, kind, &target, &in_scope));
+            continue;
+        }
+        let texts = embedded::texts(api_version, kind, value);
+        if !texts.is_empty() {
+            out.extend(embedded_record(position, value, kind, &texts, &by_key, &reaches));
+            continue;
+        }
+        let shaped = crate::reconcile::cluster::controllers::of(api_version, kind)
+            .and_then(|c| c.unjudged)
+            .and_then(|unjudged| unjudged(value));
+        if let Some((field, why)) = shaped {
+            if !in_scope.is_empty() {
+                let message = format!(
+                    "{} {kind} whose {field} shapes its pods as the build cannot judge: {why}; its pods may \
+                     hold what {} gives",
+                    kinds::article(kind),
+                    identities(&names_of(&in_scope))
+                );
+                out.push(record(position, value, field, message, &in_scope));
+            }
+            continue;
+        }
         if is_judged(api_version, kind) {
             continue;
         }
-        let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
-        let in_scope = |r: usize| reaches[r].in_scope(namespace);
+        let namespaces = namespaces_named(value);
+        let in_scope =
+            |r: usize| namespaces.is_empty() || namespaces.iter().any(|ns| reaches[r].in_scope(Some(ns)));
         let named = naming(value, &by_key);
         let field = named.iter().find(|(_, key)| by_key[*key].iter().any(|&r| in_scope(r)));
+        let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+        let own: Vec<&str> = by_key.keys().copied().filter(|key| own_domain(key, group)).collect();
+        let owned = own.iter().find(|key| by_key[**key].iter().any(|&r| in_scope(r)));
         let mut met: Vec<usize> = named
             .iter()
-            .flat_map(|(_, key)| by_key[*key].iter().copied())
+            .map(|(_, key)| *key)
+            .chain(own.iter().copied())
+            .flat_map(|key| by_key[key].iter().copied())
             .chain(any_pod.iter().copied())
             .filter(|&r| in_scope(r))
             .collect();
@@ -150,20 +191,30 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             continue;
         }
         let names: Vec<&str> = met.iter().map(|r| r.source.name.as_str()).collect();
-        let (path, message) = match field {
-            Some((path, key)) => (
+        let kind = kinds::unknown_kind(api_version, kind);
+        let (path, message) = match (field, owned) {
+            (Some((path, key)), _) => (
                 path.clone(),
                 format!(
-                    "no controller the build knows makes the pods of a {kind}, and it names the label {key} \
+                    "no controller the build knows makes the pods of {kind}, and it names the label {key} \
                      that {} selects: its pods may hold that identity; declare its controller, or keep the \
                      label out of it",
                     identities(&names)
                 ),
             ),
-            None => (
+            (None, Some(key)) => (
+                "apiVersion".to_string(),
+                format!(
+                    "no controller the build knows makes the pods of {kind}, and its controller may label \
+                     them in its own domain, {group}: {} selects {key}, so its pods may hold that identity; \
+                     declare its controller",
+                    identities(&names)
+                ),
+            ),
+            (None, None) => (
                 String::new(),
                 format!(
-                    "no controller the build knows makes the pods of a {kind}, and {} selects pods by no \
+                    "no controller the build knows makes the pods of {kind}, and {} selects pods by no \
                      label there: its pods may hold that identity",
                     identities(&names)
                 ),
@@ -173,6 +224,53 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         out.push(record(position, value, path, message, &sources));
     }
     out
+}
+
+/// The record of a ConfigMap or Secret whose text (`texts`, each with its field) names labels
+/// and a label key an identity selects ([`embedded`]), at the first such text: in any
+/// namespace, as whatever reads it may make pods anywhere.
+fn embedded_record(
+    position: usize,
+    value: &Value,
+    kind: &str,
+    texts: &[(String, std::borrow::Cow<'_, str>)],
+    by_key: &HashMap<&str, Vec<usize>>,
+    reaches: &[Reach<'_>],
+) -> Option<Unjudged> {
+    let (field, keys) =
+        texts.iter().filter(|(_, text)| embedded::names_labels(text)).find_map(|(field, text)| {
+            let keys = named_keys(text, by_key);
+            (!keys.is_empty()).then(|| (field.clone(), keys))
+        })?;
+    let mut met: Vec<usize> = keys.iter().flat_map(|key| by_key[key].iter().copied()).collect();
+    met.sort_unstable();
+    met.dedup();
+    let sources: Vec<&Source> = met.iter().map(|&r| reaches[r].source).collect();
+    let names: Vec<&str> = sources.iter().map(|s| s.name.as_str()).collect();
+    let message = format!(
+        "{} {kind} whose {field} embeds labels, among them {}, that {} selects: whatever reads it (a pod \
+         template file, a controller's defaults) may make pods that carry them, in any namespace, where the \
+         build does not see; keep the label out of it",
+        kinds::article(kind),
+        keys.join(", "),
+        identities(&names)
+    );
+    Some(record(position, value, field, message, &sources))
+}
+
+/// The label keys of `by_key` that `text` names, each once, in the order met: each run of
+/// label-key characters, then each key it writes escaped ([`unescaped`]).
+fn named_keys<'k>(text: &str, by_key: &HashMap<&'k str, Vec<usize>>) -> Vec<&'k str> {
+    let plain = unescaped(text);
+    let mut keys: Vec<&'k str> = Vec::new();
+    for token in tokens(text).chain(plain.iter().flat_map(|p| tokens(p))) {
+        if let Some((key, _)) = by_key.get_key_value(token)
+            && !keys.contains(key)
+        {
+            keys.push(key);
+        }
+    }
+    keys
 }
 
 /// The records of this function's outputs as committed that a render replaces with other
@@ -210,6 +308,68 @@ pub fn committed(items: &[Input], committed: &[(usize, Option<Vec<String>>)]) ->
         out.push(record(*position, value, field, message, &[]));
     }
     out
+}
+
+/// Every namespace `value` names, its own and those of the objects it holds (a `namespace`
+/// string, or a `namespaces` list, at any depth): its controller may make pods in any of them
+/// (Argo Events' Sensor creates its trigger's object in the namespace the object names, else
+/// its own: argo-events `pkg/sensors/triggers/standard-k8s/standard-k8s.go`, `Execute`).
+/// Empty: it names none, and may make pods anywhere.
+fn namespaces_named(value: &Value) -> Vec<&str> {
+    fn walk<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map.iter() {
+                    match (key, child) {
+                        ("namespace", Value::String(ns)) if !ns.is_empty() => out.push(ns),
+                        ("namespaces", Value::Array(names)) => {
+                            out.extend(names.iter().filter_map(Value::as_str).filter(|ns| !ns.is_empty()))
+                        }
+                        _ => walk(child, out),
+                    }
+                }
+            }
+            Value::Array(entries) => entries.iter().for_each(|e| walk(e, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, &mut out);
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Whether label `key` is in the domain of API group `group`, where the group's controller
+/// may label its pods without naming the key: a key prefixed by the group itself
+/// (`serving.knative.dev/service`, Knative's), or by a domain registered with it
+/// (`training.kubeflow.org/` of `kubeflow.org`, `volcano.sh/` of `batch.volcano.sh`); under
+/// Kubernetes' shared domains (`k8s.io`, `x-k8s.io`, `kubernetes.io`), a project's own first
+/// label (JobSet's `jobset.x-k8s.io` labels its pods `jobset.sigs.k8s.io/jobset-name`:
+/// jobset `pkg/controllers/jobset_controller.go`, `labelAndAnnotateObject`).
+fn own_domain(key: &str, group: &str) -> bool {
+    let Some((prefix, _)) = key.split_once('/') else { return false };
+    if group.is_empty() || !group.contains('.') {
+        return false;
+    }
+    let shared = |d: &str| {
+        ["k8s.io", "x-k8s.io", "kubernetes.io"].iter().any(|s| d == *s || d.ends_with(&format!(".{s}")))
+    };
+    let registered = |d: &str| {
+        let labels: Vec<&str> = d.rsplitn(3, '.').collect();
+        labels.get(..2).map(|l| format!("{}.{}", l[1], l[0]))
+    };
+    let first = |d: &str| d.split('.').next().unwrap_or_default().to_string();
+    if shared(prefix) || shared(group) {
+        shared(prefix) && shared(group) && prefix.contains('.') && first(prefix) == first(group)
+    } else {
+        registered(prefix).is_some() && registered(prefix) == registered(group)
+    }
+}
+
+/// The names of `sources`.
+fn names_of<'s>(sources: &[&'s Source]) -> Vec<&'s str> {
+    sources.iter().map(|s| s.name.as_str()).collect()
 }
 
 /// "ClusterSPIFFEID a", "ClusterSPIFFEIDs a, b".
@@ -361,11 +521,9 @@ fn naming_at<'k>(
     found: &mut Vec<(String, &'k str)>,
 ) {
     let look = |text: &str, path: &[String], found: &mut Vec<(String, &'k str)>| {
-        for token in tokens(text) {
-            if let Some((key, _)) = by_key.get_key_value(token)
-                && !found.iter().any(|(_, k)| k == key)
-            {
-                found.push((path.join("."), *key));
+        for key in named_keys(text, by_key) {
+            if !found.iter().any(|(_, k)| *k == key) {
+                found.push((path.join("."), key));
             }
         }
     };
@@ -392,10 +550,51 @@ fn naming_at<'k>(
     }
 }
 
+/// The label keys `text` may write escaped, undone: each segment of a JSON pointer
+/// (`/metadata/labels/app`; RFC 6901, its `~1` a `/` and `~0` a `~`: JSON patches, Kyverno's
+/// `patchesJson6902`, kustomize's patches), and a word with a backslash before a `.` or `/`
+/// (each segment of a dotted path: kubectl's JSONPath, Helm's `--set`) or a percent-encoded
+/// `/` (URLs). Empty when `text` holds none.
+fn unescaped(text: &str) -> Vec<String> {
+    if !text.contains(['/', '~', '\\', '%']) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let words = text.split(|c: char| !(is_key_char(c) || matches!(c, '~' | '\\' | '%')));
+    for word in words.filter(|w| !w.is_empty()) {
+        if let Some(pointer) = word.strip_prefix('/') {
+            out.extend(pointer.split('/').map(|s| s.replace("~1", "/").replace("~0", "~")));
+        } else if word.contains('\\') {
+            out.extend(dotted(word));
+        } else if word.contains('%') {
+            out.push(word.replace("%2F", "/").replace("%2f", "/"));
+        }
+    }
+    out
+}
+
+/// The segments of a dotted path whose escaped dots (`\\.`) belong to a segment.
+fn dotted(word: &str) -> Vec<String> {
+    let mut segments = vec![String::new()];
+    let mut chars = word.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => segments.last_mut().expect("one segment").extend(chars.next()),
+            '.' => segments.push(String::new()),
+            c => segments.last_mut().expect("one segment").push(c),
+        }
+    }
+    segments
+}
+
+/// Whether `c` may stand in a label key.
+fn is_key_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/')
+}
+
 /// The runs of label-key characters (letters, digits, `.`, `_`, `-`, `/`) of `text`.
 fn tokens(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/')))
-        .filter(|t| !t.is_empty())
+    text.split(|c: char| !is_key_char(c)).filter(|t| !t.is_empty())
 }
 
 #[cfg(test)]

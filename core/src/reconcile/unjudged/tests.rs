@@ -153,3 +153,162 @@ fn the_digest_follows_the_content_the_field_and_the_identities_not_where_the_ite
     }));
     assert_eq!(base, digest(&[moved], &sources));
 }
+
+#[test]
+fn a_label_key_written_escaped_is_named_as_the_key() {
+    let variant = "identity.kleym.sonda.red/variant";
+    let by_key: HashMap<&str, Vec<usize>> = [(variant, vec![0])].into();
+    for text in [
+        "/metadata/labels/identity.kleym.sonda.red~1variant",
+        "{.metadata.labels.identity\\.kleym\\.sonda\\.red/variant}",
+        "/api/v1/pods?labelSelector=identity.kleym.sonda.red%2Fvariant%3Dprefill",
+        "op: add, path: /spec/template/metadata/labels/identity.kleym.sonda.red~1variant, value: x",
+    ] {
+        let value = json!({"spec": {"patch": text}});
+        assert_eq!(naming(&value, &by_key), [("spec.patch".to_string(), variant)], "{text}");
+    }
+    // A pointer's segment is a key whole: one beside other characters names no other key.
+    assert!(
+        naming(&json!({"spec": {"patch": "/labels/identity.kleym.sonda.red~1variants"}}), &by_key).is_empty()
+    );
+    assert_eq!(unescaped("/metadata/labels/app"), ["metadata", "labels", "app"]);
+    assert!(unescaped("apps/v1 my.app").is_empty());
+}
+
+#[test]
+fn a_policy_engines_kinds_are_recorded_whatever_they_say() {
+    for (api_version, kind) in [
+        ("kyverno.io/v1", "ClusterPolicy"),
+        ("kyverno.io/v1", "Policy"),
+        ("policies.kyverno.io/v1alpha1", "MutatingPolicy"),
+        ("mutations.gatekeeper.sh/v1", "AssignMetadata"),
+        ("mutations.gatekeeper.sh/v1", "Assign"),
+        ("policies.kubewarden.io/v1", "ClusterAdmissionPolicy"),
+        ("policy.jspolicy.com/v1beta1", "JsPolicy"),
+    ] {
+        let item = Input::of(
+            json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "p"}, "spec": {}}),
+        );
+        let records = found(&[item], &[]);
+        assert_eq!(records.len(), 1, "{api_version} {kind}");
+        assert!(records[0].message.contains("policy engine"), "{}", records[0].message);
+    }
+    // Gatekeeper's constraint templates only refuse: judged by what they name.
+    let template =
+        Input::of(json!({"apiVersion": "templates.gatekeeper.sh/v1", "kind": "ConstraintTemplate",
+                                    "metadata": {"name": "t"}, "spec": {}}));
+    assert!(found(&[template], &[]).is_empty());
+}
+
+#[test]
+fn a_label_in_an_unknown_groups_own_domain_is_one_its_controller_may_set() {
+    assert!(own_domain("serving.knative.dev/service", "serving.knative.dev"));
+    assert!(own_domain("training.kubeflow.org/job-name", "kubeflow.org"));
+    assert!(own_domain("volcano.sh/job-name", "batch.volcano.sh"));
+    assert!(own_domain("jobset.sigs.k8s.io/jobset-name", "jobset.x-k8s.io"));
+    // Kubernetes' shared domains belong to no one project: another project, another domain.
+    assert!(!own_domain("statefulset.kubernetes.io/pod-name", "jobset.x-k8s.io"));
+    assert!(!own_domain("kueue.x-k8s.io/queue-name", "jobset.x-k8s.io"));
+    assert!(!own_domain("serving.kserve.io/inferenceservice", "serving.knative.dev"));
+    // A key with no prefix, a core group: none.
+    assert!(!own_domain("app", "example.org"));
+    assert!(!own_domain("apps.example.org/x", "apps"));
+
+    let sources = [source("jobsets", &[("jobset.sigs.k8s.io/jobset-name", "trainer")], Some("serving"))];
+    let job_set = |namespace: &str| {
+        Input::of(json!({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+                         "metadata": {"name": "trainer", "namespace": namespace},
+                         "spec": {"replicatedJobs": [{"name": "w", "template": {}}]}}))
+    };
+    let records = found(&[job_set("serving")], &sources);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].field, "apiVersion");
+    assert!(records[0].message.contains("jobset.sigs.k8s.io/jobset-name"), "{}", records[0].message);
+    assert!(found(&[job_set("other")], &sources).is_empty());
+}
+
+#[test]
+fn an_unknown_item_reaches_every_namespace_it_names() {
+    let sources = [source("kleym-x", &[("app", "llama")], Some("serving"))];
+    let sensor = |namespace: &str| {
+        Input::of(json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Sensor",
+                         "metadata": {"name": "s", "namespace": "events"},
+                         "spec": {"triggers": [{"template": {"k8s": {"source": {"resource": {
+                             "kind": "Pod", "metadata": {"namespace": namespace, "labels": {"app": "llama"}}}}}}}]}}))
+    };
+    assert_eq!(found(&[sensor("serving")], &sources).len(), 1);
+    assert!(found(&[sensor("other")], &sources).is_empty());
+    let value = json!({"metadata": {"namespace": "a"}, "spec": {"match": {"namespaces": ["b", "a"]}}});
+    assert_eq!(namespaces_named(&value), ["a", "b"]);
+}
+
+#[test]
+fn a_config_map_or_secret_that_embeds_selected_labels_is_recorded_in_any_namespace() {
+    let variant = "identity.kleym.sonda.red/variant";
+    let sources = [source("kleym-x", &[("app", "llama"), (variant, "prefill")], Some("serving"))];
+    let map = |data: Value, labels: Value| {
+        Input::of(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                         "metadata": {"name": "defaults", "namespace": "argo", "labels": labels}, "data": data}))
+    };
+    let defaults = "spec:\n  podMetadata:\n    labels:\n      identity.kleym.sonda.red/variant: prefill\n";
+    let records = found(&[map(json!({"workflowDefaults": defaults}), json!({}))], &sources);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].field, "data.workflowDefaults");
+    assert!(records[0].message.contains(variant), "{}", records[0].message);
+    // Its own labels are no text it embeds, and a text that names no labels embeds none.
+    assert!(found(&[map(json!({"a": "b"}), json!({"app": "llama"}))], &sources).is_empty());
+    assert!(found(&[map(json!({"selector": "app=llama"}), json!({}))], &sources).is_empty());
+    // A Secret's data, decoded.
+    let secret = Input::of(json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"},
+                                  "data": {"pod.yaml": "bGFiZWxzOiB7YXBwOiBsbGFtYX0="}}));
+    assert_eq!(found(&[secret], &sources)[0].field, "data.pod.yaml");
+}
+
+#[test]
+fn a_scaler_of_a_workload_whose_pods_hang_on_its_count_is_recorded() {
+    let sources = [source("db-replicas", &[("app", "db")], Some("serving"))];
+    let workload = |api_version: &str, kind: &str| {
+        Input::of(
+            json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "db", "namespace": "serving"},
+                         "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "db"}},
+                                  "template": {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": []}}}}),
+        )
+    };
+    let hpa = |target_kind: &str, namespace: &str| {
+        Input::of(json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                         "metadata": {"name": "db", "namespace": namespace},
+                         "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": target_kind, "name": "db"},
+                                  "minReplicas": 2, "maxReplicas": 2}}))
+    };
+    let records = found(&[workload("apps/v1", "StatefulSet"), hpa("StatefulSet", "serving")], &sources);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].field, "spec.scaleTargetRef");
+    assert!(records[0].message.contains("StatefulSet db"), "{}", records[0].message);
+    // A Deployment's pods do not hang on its count; a target elsewhere is not this one.
+    assert!(found(&[workload("apps/v1", "Deployment"), hpa("Deployment", "serving")], &sources).is_empty());
+    assert!(found(&[workload("apps/v1", "StatefulSet"), hpa("StatefulSet", "other")], &sources).is_empty());
+    // KEDA's ScaledObject targets a Deployment unless it says.
+    let scaled = Input::of(json!({"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
+                                  "metadata": {"name": "db", "namespace": "serving"},
+                                  "spec": {"scaleTargetRef": {"kind": "StatefulSet", "name": "db"}}}));
+    assert_eq!(found(&[workload("apps/v1", "StatefulSet"), scaled], &sources).len(), 1);
+}
+
+#[test]
+fn a_known_controllers_field_it_does_not_judge_is_recorded_where_identities_select() {
+    let sources = [source("kleym-x", &[("app", "llama")], Some("serving"))];
+    let rollout = |namespace: &str| {
+        Input::of(json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+                         "metadata": {"name": "r", "namespace": namespace},
+                         "spec": {"workloadRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"}}}))
+    };
+    let records = found(&[rollout("serving")], &sources);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].field, "spec.workloadRef");
+    assert!(records[0].message.contains("templateref.go"), "{}", records[0].message);
+    assert!(found(&[rollout("other")], &sources).is_empty());
+    let cron = Input::of(json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "CronWorkflow",
+                                "metadata": {"name": "c", "namespace": "serving"},
+                                "spec": {"workflowSpec": {"podSpecPatch": "serviceAccountName: x", "templates": []}}}));
+    assert_eq!(found(&[cron], &sources)[0].field, "spec.workflowSpec.podSpecPatch");
+}

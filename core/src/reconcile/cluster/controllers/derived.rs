@@ -22,7 +22,7 @@
 //! no pod template gives an open template of those labels: its controller makes pods the build
 //! cannot see whole, running as the `serviceAccountName` beside the labels, else as any account.
 
-use super::{Controller, Facts, Owner};
+use super::{Controller, Facts, Owner, unjudged};
 use crate::api::fields;
 use crate::api::value::{Map, Value};
 use crate::reconcile::cluster::selector::Lookup;
@@ -77,6 +77,7 @@ pub const ROLLOUT: Controller = Controller {
     facts: no_facts,
     labels: |_, key, _| (key == "rollouts-pod-template-hash").then_some(Lookup::Present),
     label_keys: &["rollouts-pod-template-hash"],
+    unjudged: Some(unjudged::rollout),
     kustomize_fixes_account: false,
 };
 
@@ -97,6 +98,7 @@ pub const WORKFLOW: Controller = Controller {
     facts: no_facts,
     labels: workflow_labels,
     label_keys: &["workflows.argoproj.io/"],
+    unjudged: Some(|item| unjudged::workflow(item.get("spec"), "spec")),
     kustomize_fixes_account: false,
 };
 
@@ -111,6 +113,9 @@ pub const CRON_WORKFLOW: Controller = Controller {
     facts: no_facts,
     labels: workflow_labels,
     label_keys: &["workflows.argoproj.io/"],
+    unjudged: Some(|item| {
+        unjudged::workflow(fields::child(item, &["spec", "workflowSpec"]), "spec.workflowSpec")
+    }),
     kustomize_fixes_account: false,
 };
 
@@ -126,6 +131,7 @@ pub const INFERENCE_SERVICE: Controller = Controller {
     // Its templates are open: any label they do not name is unknown.
     labels: |_, _, _| None,
     label_keys: &[],
+    unjudged: None,
     kustomize_fixes_account: false,
 };
 

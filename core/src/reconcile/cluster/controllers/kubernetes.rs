@@ -34,6 +34,7 @@ pub const POD: Controller = Controller {
     },
     labels: none,
     label_keys: &[],
+    unjudged: None,
     kustomize_fixes_account: true,
 };
 
@@ -48,6 +49,7 @@ pub const REPLICATION_CONTROLLER: Controller = Controller {
     facts: no_facts,
     labels: none,
     label_keys: &[],
+    unjudged: None,
     kustomize_fixes_account: true,
 };
 
@@ -63,6 +65,7 @@ pub const REPLICA_SET: Controller = Controller {
     // GetPodFromTemplate copies the template's labels, and adds none.
     labels: none,
     label_keys: &[],
+    unjudged: None,
     kustomize_fixes_account: true,
 };
 
@@ -79,6 +82,7 @@ pub const DEPLOYMENT: Controller = Controller {
     // Deployment's.
     labels: |_, key, _| (key == "pod-template-hash").then_some(Lookup::Present),
     label_keys: &["pod-template-hash"],
+    unjudged: None,
     kustomize_fixes_account: true,
 };
 
@@ -104,6 +108,7 @@ pub const STATEFUL_SET: Controller = Controller {
         "apps.kubernetes.io/pod-index",
         "controller-revision-hash",
     ],
+    unjudged: None,
     kustomize_fixes_account: true,
 };
 
@@ -138,6 +143,7 @@ pub const DAEMON_SET: Controller = Controller {
         matches!(key, "controller-revision-hash" | "pod-template-generation").then_some(Lookup::Present)
     },
     label_keys: &["controller-revision-hash", "pod-template-generation"],
+    unjudged: None,
     kustomize_fixes_account: true,
 };
 
@@ -158,6 +164,7 @@ pub const JOB: Controller = Controller {
     },
     labels: job_labels,
     label_keys: &["job-name", "controller-uid", "batch.kubernetes.io/"],
+    unjudged: None,
     kustomize_fixes_account: true,
 };
 
@@ -177,6 +184,7 @@ pub const CRON_JOB: Controller = Controller {
     },
     labels: job_labels,
     label_keys: &["job-name", "controller-uid", "batch.kubernetes.io/"],
+    unjudged: None,
     kustomize_fixes_account: true,
 };
 
@@ -239,6 +247,7 @@ pub const LEADER_WORKER_SET: Controller = Controller {
         "apps.kubernetes.io/pod-index",
         "controller-revision-hash",
     ],
+    unjudged: None,
     kustomize_fixes_account: false,
 };
 

@@ -10,6 +10,7 @@
 
 mod derived;
 mod kubernetes;
+mod unjudged;
 
 pub(super) use derived::{Derived, unknown};
 pub use kubernetes::{DEPLOYMENT, GroupShape, LEADER_TEMPLATE, LEADER_WORKER_SET, WORKER_TEMPLATE};
@@ -45,10 +46,17 @@ pub struct Controller {
     /// The label keys it may set (a key ending in `/` is a prefix): what a selector cannot
     /// look up in the template index, and what an unknown controller may set too.
     pub label_keys: &'static [&'static str],
+    /// The first field of an item that shapes its pods in a way the build does not judge (a
+    /// template another object holds, a patch of the pod, a value substituted at run time),
+    /// with why: such an item is may gain (`reconcile/unjudged/`). `None`: it judges them all.
+    pub unjudged: Option<fn(&Value) -> Option<Unjudged>>,
     /// Whether kustomize's built-in nameReference rewrites its templates'
     /// `serviceAccountName` when it renames a ServiceAccount.
     pub kustomize_fixes_account: bool,
 }
+
+/// A field of an item its controller does not judge: its path, and why.
+pub type Unjudged = (String, &'static str);
 
 impl std::fmt::Debug for Controller {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

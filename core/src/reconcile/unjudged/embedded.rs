@@ -1,0 +1,111 @@
+//! Manifests embedded as text in a ConfigMap or a Secret: a pod template file (Airflow's
+//! `pod_template_file`, Spark's `spark.kubernetes.*.podTemplateFile`), a controller's defaults
+//! (Argo Workflows' `workflowDefaults` in `workflow-controller-configmap`, which it merges into
+//! every workflow: argo-workflows `workflow/controller/controller.go`, `setWorkflowDefaults`).
+//! Whatever reads the text may make pods with the labels it names, in any namespace, where
+//! the build does not see: a text that names labels and a key an identity selects is may gain.
+
+use crate::api::value::Value;
+use std::borrow::Cow;
+
+/// The texts of a core ConfigMap's `data` or a Secret's `stringData` and `data` (decoded from
+/// base64, when it decodes to text), each with its field; none for another kind.
+pub(super) fn texts<'v>(api_version: &str, kind: &str, value: &'v Value) -> Vec<(String, Cow<'v, str>)> {
+    let fields: &[(&str, bool)] = match (api_version, kind) {
+        ("v1", "ConfigMap") => &[("data", false)],
+        ("v1", "Secret") => &[("stringData", false), ("data", true)],
+        _ => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    for (field, encoded) in fields {
+        let Some(entries) = value.get(field).and_then(Value::as_object) else { continue };
+        for (key, text) in entries.iter() {
+            let Some(text) = text.as_str() else { continue };
+            let text = if *encoded {
+                match base64(text).and_then(|bytes| String::from_utf8(bytes).ok()) {
+                    Some(decoded) => Cow::Owned(decoded),
+                    None => continue,
+                }
+            } else {
+                Cow::Borrowed(text)
+            };
+            out.push((format!("{field}.{key}"), text));
+        }
+    }
+    out
+}
+
+/// Whether a text may embed a manifest's labels: it names `labels` as a word.
+pub(super) fn names_labels(text: &str) -> bool {
+    super::tokens(text).any(|t| t == "labels")
+}
+
+/// The bytes of standard base64 text (padding optional, line breaks skipped), as the API
+/// server decodes a Secret's `data`; `None` when it is not base64.
+fn base64(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let (mut bits, mut count) = (0u32, 0u8);
+    for c in text.bytes().filter(|c| !c.is_ascii_whitespace()) {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' => break,
+            _ => return None,
+        };
+        bits = bits << 6 | u32::from(v);
+        count += 1;
+        if count == 4 {
+            out.extend_from_slice(&bits.to_be_bytes()[1..]);
+            (bits, count) = (0, 0);
+        }
+    }
+    match count {
+        0 => {}
+        2 => out.push((bits >> 4) as u8),
+        3 => out.extend_from_slice(&((bits >> 2) as u16).to_be_bytes()),
+        _ => return None,
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::value::item_json as json;
+
+    #[test]
+    fn base64_decodes_as_the_api_server_does() {
+        assert_eq!(base64("bGFiZWxz").as_deref(), Some(&b"labels"[..]));
+        assert_eq!(base64("YXBw").as_deref(), Some(&b"app"[..]));
+        assert_eq!(base64("YQ==").as_deref(), Some(&b"a"[..]));
+        assert_eq!(base64("YWI=").as_deref(), Some(&b"ab"[..]));
+        assert_eq!(base64("YW\nJj").as_deref(), Some(&b"abc"[..]));
+        assert_eq!(base64("not base64!"), None);
+        assert_eq!(base64("Y"), None);
+    }
+
+    #[test]
+    fn a_config_maps_and_a_secrets_texts_are_read_with_their_fields() {
+        let map = json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"pod.yaml": "labels: {app: x}"}});
+        let texts_of = |v: &Value| -> Vec<(String, String)> {
+            let text = |p: &str| v.get(p).and_then(Value::as_str).unwrap_or_default().to_string();
+            texts(&text("apiVersion"), &text("kind"), v)
+                .into_iter()
+                .map(|(f, t)| (f, t.into_owned()))
+                .collect()
+        };
+        assert_eq!(texts_of(&map), [("data.pod.yaml".to_string(), "labels: {app: x}".to_string())]);
+        let secret = json!({"apiVersion": "v1", "kind": "Secret",
+                            "stringData": {"a": "plain"}, "data": {"b": "bGFiZWxz", "c": "//79"}});
+        assert_eq!(
+            texts_of(&secret),
+            [("stringData.a".to_string(), "plain".to_string()), ("data.b".to_string(), "labels".to_string())]
+        );
+        let other = json!({"apiVersion": "example.org/v1", "kind": "ConfigMap", "data": {"a": "labels"}});
+        assert!(texts_of(&other).is_empty());
+        assert!(names_labels("metadata:\n  labels: {app: x}") && !names_labels("podLabels: x"));
+    }
+}

@@ -1,0 +1,53 @@
+//! Objects that set another workload's replica count ([`SCALERS`]): where the workload's
+//! controller names or labels its pods by their ordinal (a StatefulSet's
+//! `statefulset.kubernetes.io/pod-name` and `apps.kubernetes.io/pod-index`: kubernetes
+//! `pkg/controller/statefulset/stateful_set_utils.go`, `getPodName`, `initIdentity`; a
+//! LeaderWorkerSet's `group-index`, whose scale subresource is its `spec.replicas`:
+//! kubernetes-sigs/lws `api/leaderworkerset/v1/leaderworkerset_types.go`), the build judges
+//! the pods of the count the item gives, and a scaler makes others: may gain.
+
+use super::{Unjudged, identities, kinds::article, names_of};
+use crate::api::fields;
+use crate::api::value::Value;
+use crate::reconcile::cluster::controllers;
+use crate::reconcile::items::input::Input;
+#[cfg(doc)]
+use crate::reconcile::items::kinds::SCALERS;
+use crate::reconcile::spire::Source;
+
+/// The field of a scaler that names its target.
+pub(super) const TARGET: &str = "spec.scaleTargetRef";
+
+/// The workload a scaler (`value`, in `namespace`) sets the count of, as `Kind/name`, when the
+/// input holds it and its controller's pods hang on the count (the controller declares
+/// `spec.replicas` among the fields that shape its pods).
+pub(super) fn target(value: &Value, namespace: Option<&str>, items: &[Input]) -> Option<String> {
+    let text = |path: &str| fields::str_at(value, &format!("{TARGET}.{path}")).filter(|s| !s.is_empty());
+    let name = text("name")?;
+    // KEDA's ScaledObject targets a Deployment of apps/v1 unless it says.
+    let kind = text("kind").unwrap_or("Deployment");
+    let group = text("apiVersion").unwrap_or("apps/v1").rsplit_once('/').map_or("", |(g, _)| g);
+    items.iter().filter_map(Input::workload).find_map(|workload| {
+        let controller = controllers::of(workload.api_version(), workload.kind())?;
+        let hangs = controller.shapes.contains(&"spec.replicas");
+        let same = controller.group == group
+            && workload.kind() == kind
+            && workload.name() == name
+            && workload.namespace() == namespace;
+        (hangs && same).then(|| format!("{kind} {name}"))
+    })
+}
+
+/// The record of a scaler of `kind` at `position` that sets the count of `target`, where the
+/// identities `met` select.
+pub(super) fn record(position: usize, value: &Value, kind: &str, target: &str, met: &[&Source]) -> Unjudged {
+    let message = format!(
+        "{} {kind} that sets the replica count of {target}, whose pods' names and labels hang on it: the \
+         build judges the pods of the count the {} gives, and other counts make pods that {} may select; \
+         set the count in the workload, or keep the scaler out of it",
+        article(kind),
+        target.split(' ').next().unwrap_or_default(),
+        identities(&names_of(met))
+    );
+    super::record(position, value, TARGET.to_string(), message, met)
+}
