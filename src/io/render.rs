@@ -78,8 +78,8 @@ pub struct Judge {
 
 /// A file the build cannot judge and that could change who holds an identity: a manifest
 /// file kpt passes over (hidden, or named in a `.krmignore`) that `kubectl apply -R` reads and
-/// that holds an object changing identities, Argo CD's parameter file, or a Kptfile whose
-/// pipeline runs a mutator other than this function. `render` and `explain` read folders as
+/// that holds an object changing identities, Argo CD's parameter file, a Jsonnet file Argo CD
+/// evaluates, or a Kptfile whose pipeline runs a mutator other than this function. `render` and `explain` read folders as
 /// kpt does; `diff` counts one HEAD adds or changes as a possible grant.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileUnjudged {
@@ -338,8 +338,8 @@ fn changes_identities(head: &Head, input: &Input) -> bool {
 }
 
 /// The manifest files the walk passed over (hidden, or left out by a `.krmignore`) that hold
-/// an object changing identities, each with its first, read within the input limit, and
-/// Argo CD's parameter files (`.argocd-source.yaml`, `.argocd-source-<app>.yaml`), which its
+/// an object changing identities, each with its first, read within the input limit, the
+/// Jsonnet files ([`jsonnet_message`]), and Argo CD's parameter files (`.argocd-source.yaml`, `.argocd-source-<app>.yaml`), which its
 /// repo server reads into the manifests it applies. A file that does not read as YAML is left
 /// alone, as `kubectl apply` would fail on it; one that kubectl reads otherwise than this
 /// function fails the run with the place.
@@ -350,10 +350,26 @@ fn passed_over(
 ) -> Result<Vec<FileUnjudged>, String> {
     let mut out = Vec::new();
     for path in paths {
-        let Ok(text) = files::read_named(path, budget) else { continue };
+        // A Jsonnet file that cannot be read cannot be compared: the run fails on it.
+        let text = match files::read_named(path, budget) {
+            Ok(text) => text,
+            Err(e) if files::is_evaluated_name(path) => return Err(e),
+            Err(_) => continue,
+        };
         let relative =
             roots.iter().find_map(|root| path.strip_prefix(root).ok()).unwrap_or(path).to_path_buf();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if files::is_evaluated_name(path) {
+            out.push(FileUnjudged {
+                path: path.clone(),
+                line: 1,
+                relative,
+                field: String::new(),
+                message: jsonnet_message(name),
+                text,
+            });
+            continue;
+        }
         if name.starts_with(".argocd-source") {
             out.push(FileUnjudged {
                 path: path.clone(),
@@ -396,6 +412,25 @@ fn passed_over(
         });
     }
     Ok(out)
+}
+
+/// Why a Jsonnet file is a record: an Argo CD directory application evaluates each `.jsonnet`
+/// file of its folder (hidden ones and those of a `.krmignore` too) and applies the objects
+/// it gives (argo-cd `reposerver/repository/repository.go`, `findManifests`, on by default:
+/// `util/app/discovery/discovery.go`, `IsManifestGenerationEnabled`), and a `.libsonnet`
+/// library changes what those that import it give. The build evaluates no Jsonnet.
+fn jsonnet_message(name: &str) -> String {
+    if name.ends_with(".libsonnet") {
+        "a Jsonnet library: the .jsonnet files an Argo CD directory application evaluates may import it, \
+         and the objects they give are applied where the build does not see them: render the Jsonnet to \
+         YAML and commit that, or keep the folder free of Jsonnet"
+            .to_string()
+    } else {
+        "a Jsonnet file: an Argo CD directory application evaluates it and applies the objects it gives, \
+         which the build does not read: render it to YAML and commit that, or move it out of the folders \
+         given"
+            .to_string()
+    }
 }
 
 /// Objects that configure the render and never go to a cluster: kpt's local-config
