@@ -1,10 +1,12 @@
 //! What the build cannot judge exactly and that could reach an identity (docs/review.md,
 //! "What the gate cannot judge"): an item of a kind no controller declaration names that
 //! names a label an identity selects (or stands where an identity selects pods by no label),
+//! an `Endpoints` that names a pod where an identity gives DNS names ([`endpoints`]),
 //! and an item of a kind that changes what gets applied (admission, GitOps tools, kustomize,
 //! SPIRE Controller Manager's own configuration). Each is a record with a digest of what it
 //! depends on: `diff` counts a record HEAD has and BASE has not as a possible grant.
 
+mod endpoints;
 mod kinds;
 
 use crate::api::fields;
@@ -128,10 +130,16 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             out.push(record(position, value, String::new(), what, &[]));
             continue;
         }
+        let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
+        if endpoints::is_endpoints(api_version, kind) {
+            if let Some((field, message, sources)) = endpoints::names_pods(value, namespace, &reaches) {
+                out.push(record(position, value, field, message, &sources));
+            }
+            continue;
+        }
         if is_judged(api_version, kind) {
             continue;
         }
-        let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
         let in_scope = |r: usize| reaches[r].in_scope(namespace);
         let named = naming(value, &by_key);
         let field = named.iter().find(|(_, key)| by_key[*key].iter().any(|&r| in_scope(r)));
