@@ -6,6 +6,7 @@
 
 use crate::config::{self, Config, Override};
 use crate::io::app_folder;
+use crate::io::applier;
 use crate::io::files::{self, Budget, Found, quote};
 use crate::io::kptfile;
 use crate::io::pipeline::{self, Finished, Mode, Stdout, Stop};
@@ -17,6 +18,7 @@ use crate::reconcile::Outcome;
 use crate::reconcile::input::{Input, Passed};
 use crate::reconcile::lists::Listed;
 use crate::yaml;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// How to set the trust domain in this mode: every way there is.
@@ -66,6 +68,9 @@ pub(super) struct Files<'r> {
     kept: Vec<(usize, usize)>,
     /// The files the build cannot judge (docs/review.md, "What the gate cannot judge").
     pub unjudged: Vec<FileUnjudged>,
+    /// By position, the items an Argo CD directory application may leave unapplied
+    /// ([`applier`]), which kubectl applies.
+    unapplied: BTreeSet<usize>,
 }
 
 /// The cluster's SPIRE as a side's config describes it: its Controller Manager and its trust
@@ -105,6 +110,7 @@ impl<'r> Files<'r> {
             files: Vec::new(),
             kept: Vec::new(),
             unjudged: Vec::new(),
+            unapplied: BTreeSet::new(),
         }
     }
 
@@ -135,6 +141,10 @@ impl Mode for Files<'_> {
     /// Bindings come from many files: each stderr line names its own.
     fn names_origin(&self) -> bool {
         true
+    }
+
+    fn unapplied(&self) -> BTreeSet<usize> {
+        self.unapplied.clone()
     }
 
     /// The stream, unless the render stops or fails: nothing half-rendered is applied.
@@ -225,6 +235,7 @@ impl Files<'_> {
 
         let mut items = Vec::new();
         for (f, (name, stream)) in self.names.iter().zip(&mut self.streams).enumerate() {
+            let file_skipped = sources[f].is_some() && applier::skips_file(&stream.text);
             for (index, part) in stream.parts.iter_mut().enumerate() {
                 if is_local_config(&part.head) {
                     if part.head.local_config && changes_identities(&part.head, &part.input) {
@@ -254,6 +265,14 @@ impl Files<'_> {
                          folders given to render",
                         ItemOrigin::document(name, index)
                     ));
+                }
+                let hook = part
+                    .head
+                    .hooks
+                    .as_deref()
+                    .is_some_and(|[argo, helm]| applier::skips_object(argo.as_deref(), helm.as_deref()));
+                if file_skipped || hook {
+                    self.unapplied.insert(items.len());
                 }
                 items.push(std::mem::replace(&mut part.input, Input::Passed(Passed::default())));
                 self.kept.push((f, index));

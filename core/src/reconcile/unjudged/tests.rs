@@ -175,7 +175,10 @@ fn an_endpoints_naming_a_pod_is_recorded_only_where_an_identity_gives_dns_names(
     assert!(found(&[endpoints("serving", pod.clone())], &[plain]).is_empty(), "no DNS names there");
     assert!(found(&[endpoints("other", pod)], std::slice::from_ref(&dns)).is_empty(), "another namespace");
     for target in [json!({"kind": "Pod"}), json!({"kind": "Node", "uid": "1"}), json!({"uid": "1"})] {
-        assert!(found(&[endpoints("serving", target.clone())], std::slice::from_ref(&dns)).is_empty(), "{target}");
+        assert!(
+            found(&[endpoints("serving", target.clone())], std::slice::from_ref(&dns)).is_empty(),
+            "{target}"
+        );
     }
     let slice = Input::of(json!({
         "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",

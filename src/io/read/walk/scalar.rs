@@ -136,7 +136,9 @@ fn yaml12_string(text: &str) -> bool {
     let word = matches!(text.to_ascii_lowercase().as_str(), "y" | "yes" | "n" | "no" | "on" | "off");
     let mut parts = text.split('-');
     let date = [(4, 4), (1, 2), (1, 2)].iter().all(|&(least, most)| {
-        parts.next().is_some_and(|p| (least..=most).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()))
+        parts
+            .next()
+            .is_some_and(|p| (least..=most).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()))
     }) && parts.next().is_none();
     word || date
 }
@@ -291,15 +293,25 @@ mod tests {
                 "{value:?}: no label in a selector"
             );
         }
-        for value in ["true", "False", "010", "0o10", "1e3", "7", "web", "0o", "0oz", "nullable", "2024-1", "20240-1-1"] {
+        for value in [
+            "true",
+            "False",
+            "010",
+            "0o10",
+            "1e3",
+            "7",
+            "web",
+            "0o",
+            "0oz",
+            "nullable",
+            "2024-1",
+            "20240-1-1",
+        ] {
             assert!(!doubt(value, false), "value {value:?}: the same to kubectl and kpt");
         }
         for value in ["on", "Off", "YES", "yEs", "y", "N", "no", "2024-01-31", "2024-1-2"] {
             assert!(doubt(value, false), "value {value:?}: a string to kpt, no string or another to kubectl");
-            assert!(
-                label_doubt(value, ScalarStyle::Plain, false, false),
-                "{value:?}: in a selector too"
-            );
+            assert!(label_doubt(value, ScalarStyle::Plain, false, false), "{value:?}: in a selector too");
         }
         assert!(
             !label_doubt("010", ScalarStyle::DoubleQuoted, true, true),
