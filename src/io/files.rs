@@ -19,7 +19,9 @@
 //! - Nothing is skipped silently: an entry that cannot be examined (a path too long to
 //!   open, say) is an error naming it. Hidden entries (`.name`) inside folders and names
 //!   without a manifest extension are not manifests; the hidden and `.krmignore`d manifest
-//!   files are listed apart ([`walk`]), for `diff` to refuse what kubectl would apply.
+//!   files are listed apart ([`walk`]), for `diff` to refuse what kubectl would apply, and so
+//!   are the Jsonnet files an Argo CD directory application evaluates ([`is_evaluated_name`]),
+//!   wherever they stand.
 //! - All input together (files and standard input) is held to [`yaml::MAX_INPUT_BYTES`],
 //!   counted while reading: no file is read past the limit.
 //! - A file holding a control character YAML never allows (NUL, ESC, ...) is refused as not
@@ -67,9 +69,10 @@ pub fn find(paths: &[PathBuf], skip: &[PathBuf], wanted: fn(&Path) -> bool) -> R
     Ok(walk(paths, skip, wanted)?.files)
 }
 
-/// What a walk of the paths given found: the files to read ([`find`]), and the manifest
-/// files it passed over, hidden (outside `.git`) or left out by a `.krmignore`, which kpt
-/// skips and `kubectl apply -R` reads.
+/// What a walk of the paths given found: the files to read ([`find`]), and the files it
+/// passed over that an applier reads all the same: manifest files hidden (outside `.git`) or
+/// left out by a `.krmignore`, which kpt skips and `kubectl apply -R` reads, and Jsonnet files
+/// ([`is_evaluated_name`]), which an Argo CD directory application evaluates.
 pub struct Walked {
     pub files: Vec<Found>,
     pub passed_over: Vec<PathBuf>,
@@ -171,16 +174,18 @@ impl Walk {
                     return Err(special(&entry, &meta));
                 }
                 self.take(&entry, &meta);
+            } else if kind.is_file() && is_evaluated_name(&entry) {
+                self.passed_over.push(entry);
             }
         }
         Ok(())
     }
 
-    /// Notes the manifest files at `entry`, a file or a folder walked whole (links are not
-    /// followed, `.git` is left alone), that are not read.
+    /// Notes the manifest and Jsonnet files at `entry`, a file or a folder walked whole
+    /// (links are not followed, `.git` is left alone), that are not read.
     fn pass_over(&mut self, entry: &Path, meta: &Metadata) -> Result<(), String> {
         let kind = meta.file_type();
-        if kind.is_file() && is_manifest_name(entry) {
+        if kind.is_file() && (is_manifest_name(entry) || is_evaluated_name(entry)) {
             self.passed_over.push(entry.to_path_buf());
         } else if kind.is_dir() && self.seen.insert(id(meta)) {
             for e in sorted_entries(entry)?.iter().filter(|e| e.file_name().is_none_or(|n| n != ".git")) {
@@ -199,9 +204,10 @@ impl Walk {
     }
 
     /// A link met in a folder: followed when it stays inside the roots and out of their
-    /// hidden entries.
+    /// hidden entries. A link named as a Jsonnet file is passed over, as the file would be.
     fn follow(&mut self, link: &Path) -> Result<(), String> {
-        let manifest = (self.wanted)(link);
+        let evaluated = !(self.wanted)(link) && is_evaluated_name(link);
+        let manifest = (self.wanted)(link) || evaluated;
         let target = fs::canonicalize(link).map_err(|e| unfollowable(link, &e, manifest))?;
         let meta = fs::metadata(&target).map_err(|e| unreadable(link, &e))?;
         if !(meta.is_dir() || manifest) {
@@ -226,6 +232,8 @@ impl Walk {
             if self.seen.insert(id(&meta)) {
                 self.folder(link)?;
             }
+        } else if meta.is_file() && evaluated {
+            self.passed_over.push(link.to_path_buf());
         } else if meta.is_file() {
             self.take(link, &meta);
         } else {
@@ -273,6 +281,17 @@ fn krmignore(dir: &Path) -> Result<Gitignore, String> {
 /// Whether a name in a folder is a manifest's: `.yaml`, `.yml` or `.json`.
 pub fn is_manifest_name(path: &Path) -> bool {
     path.extension().and_then(|e| e.to_str()).is_some_and(|e| EXTENSIONS.contains(&e))
+}
+
+/// Extensions of the Jsonnet files an Argo CD directory application evaluates into the
+/// objects it applies (`.jsonnet`: argo-cd `reposerver/repository/repository.go`,
+/// `manifestFile` and `findManifests`), and of the libraries those import (`.libsonnet`).
+pub const EVALUATED: [&str; 2] = ["jsonnet", "libsonnet"];
+
+/// Whether a name in a folder is a Jsonnet file's ([`EVALUATED`]): never read as a manifest,
+/// listed among the files passed over.
+pub fn is_evaluated_name(path: &Path) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| EVALUATED.contains(&e))
 }
 
 /// The error for an entry that is not a regular file or folder.

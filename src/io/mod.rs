@@ -7,6 +7,7 @@
 //! what it writes and how it exits ([`process`]).
 
 mod app_folder;
+mod applier;
 pub mod diff;
 pub mod explain;
 pub mod files;

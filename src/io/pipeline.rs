@@ -31,6 +31,12 @@ pub trait Mode {
         false
     }
 
+    /// By position, the items an applier of the input may leave unapplied, which another
+    /// applies: their pods may or may not exist. None by default.
+    fn unapplied(&self) -> std::collections::BTreeSet<usize> {
+        std::collections::BTreeSet::new()
+    }
+
     /// Refuses a plan this mode could not write, before any item changes; none by default.
     fn check(&self, _plan: &Plan, _items: &[Input], _config: &Config) -> Result<(), ConfigError> {
         Ok(())
@@ -138,7 +144,8 @@ pub fn reconcile<M: Mode>(mode: &mut M, env: &Env, model: Model) -> Result<(Outc
         .map(String::from)
         .collect();
     let release_freed = crate::allocator::release_freed;
-    let ctx = Context { config: &config, env_api_versions, transition_time, model, release_freed };
+    let unapplied = mode.unapplied();
+    let ctx = Context { config: &config, env_api_versions, transition_time, model, release_freed, unapplied };
     let plan = match reconcile::plan(&items, &ctx) {
         Ok(plan) => plan,
         Err(e) => {

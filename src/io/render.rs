@@ -6,6 +6,7 @@
 
 use crate::config::{self, Config, Override};
 use crate::io::app_folder;
+use crate::io::applier;
 use crate::io::files::{self, Budget, Found, quote};
 use crate::io::kptfile;
 use crate::io::pipeline::{self, Finished, Mode, Stdout, Stop};
@@ -17,6 +18,7 @@ use crate::reconcile::Outcome;
 use crate::reconcile::input::{Input, Passed};
 use crate::reconcile::lists::Listed;
 use crate::yaml;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// How to set the trust domain in this mode: every way there is.
@@ -66,6 +68,9 @@ pub(super) struct Files<'r> {
     kept: Vec<(usize, usize)>,
     /// The files the build cannot judge (docs/review.md, "What the gate cannot judge").
     pub unjudged: Vec<FileUnjudged>,
+    /// By position, the items an Argo CD directory application may leave unapplied
+    /// ([`applier`]), which kubectl applies.
+    unapplied: BTreeSet<usize>,
 }
 
 /// The cluster's SPIRE as a side's config describes it: its Controller Manager and its trust
@@ -78,8 +83,8 @@ pub struct Judge {
 
 /// A file the build cannot judge and that could change who holds an identity: a manifest
 /// file kpt passes over (hidden, or named in a `.krmignore`) that `kubectl apply -R` reads and
-/// that holds an object changing identities, Argo CD's parameter file, or a Kptfile whose
-/// pipeline runs a mutator other than this function. `render` and `explain` read folders as
+/// that holds an object changing identities, Argo CD's parameter file, a Jsonnet file Argo CD
+/// evaluates, or a Kptfile whose pipeline runs a mutator other than this function. `render` and `explain` read folders as
 /// kpt does; `diff` counts one HEAD adds or changes as a possible grant.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileUnjudged {
@@ -105,6 +110,7 @@ impl<'r> Files<'r> {
             files: Vec::new(),
             kept: Vec::new(),
             unjudged: Vec::new(),
+            unapplied: BTreeSet::new(),
         }
     }
 
@@ -135,6 +141,10 @@ impl Mode for Files<'_> {
     /// Bindings come from many files: each stderr line names its own.
     fn names_origin(&self) -> bool {
         true
+    }
+
+    fn unapplied(&self) -> BTreeSet<usize> {
+        self.unapplied.clone()
     }
 
     /// The stream, unless the render stops or fails: nothing half-rendered is applied.
@@ -225,6 +235,7 @@ impl Files<'_> {
 
         let mut items = Vec::new();
         for (f, (name, stream)) in self.names.iter().zip(&mut self.streams).enumerate() {
+            let file_skipped = sources[f].is_some() && applier::skips_file(&stream.text);
             for (index, part) in stream.parts.iter_mut().enumerate() {
                 if is_local_config(&part.head) {
                     if part.head.local_config && changes_identities(&part.head, &part.input) {
@@ -254,6 +265,14 @@ impl Files<'_> {
                          folders given to render",
                         ItemOrigin::document(name, index)
                     ));
+                }
+                let hook = part
+                    .head
+                    .hooks
+                    .as_deref()
+                    .is_some_and(|[argo, helm]| applier::skips_object(argo.as_deref(), helm.as_deref()));
+                if file_skipped || hook {
+                    self.unapplied.insert(items.len());
                 }
                 items.push(std::mem::replace(&mut part.input, Input::Passed(Passed::default())));
                 self.kept.push((f, index));
@@ -338,8 +357,8 @@ fn changes_identities(head: &Head, input: &Input) -> bool {
 }
 
 /// The manifest files the walk passed over (hidden, or left out by a `.krmignore`) that hold
-/// an object changing identities, each with its first, read within the input limit, and
-/// Argo CD's parameter files (`.argocd-source.yaml`, `.argocd-source-<app>.yaml`), which its
+/// an object changing identities, each with its first, read within the input limit, the
+/// Jsonnet files ([`jsonnet_message`]), and Argo CD's parameter files (`.argocd-source.yaml`, `.argocd-source-<app>.yaml`), which its
 /// repo server reads into the manifests it applies. A file that does not read as YAML is left
 /// alone, as `kubectl apply` would fail on it; one that kubectl reads otherwise than this
 /// function fails the run with the place.
@@ -350,10 +369,26 @@ fn passed_over(
 ) -> Result<Vec<FileUnjudged>, String> {
     let mut out = Vec::new();
     for path in paths {
-        let Ok(text) = files::read_named(path, budget) else { continue };
+        // A Jsonnet file that cannot be read cannot be compared: the run fails on it.
+        let text = match files::read_named(path, budget) {
+            Ok(text) => text,
+            Err(e) if files::is_evaluated_name(path) => return Err(e),
+            Err(_) => continue,
+        };
         let relative =
             roots.iter().find_map(|root| path.strip_prefix(root).ok()).unwrap_or(path).to_path_buf();
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if files::is_evaluated_name(path) {
+            out.push(FileUnjudged {
+                path: path.clone(),
+                line: 1,
+                relative,
+                field: String::new(),
+                message: jsonnet_message(name),
+                text,
+            });
+            continue;
+        }
         if name.starts_with(".argocd-source") {
             out.push(FileUnjudged {
                 path: path.clone(),
@@ -396,6 +431,25 @@ fn passed_over(
         });
     }
     Ok(out)
+}
+
+/// Why a Jsonnet file is a record: an Argo CD directory application evaluates each `.jsonnet`
+/// file of its folder (hidden ones and those of a `.krmignore` too) and applies the objects
+/// it gives (argo-cd `reposerver/repository/repository.go`, `findManifests`, on by default:
+/// `util/app/discovery/discovery.go`, `IsManifestGenerationEnabled`), and a `.libsonnet`
+/// library changes what those that import it give. The build evaluates no Jsonnet.
+fn jsonnet_message(name: &str) -> String {
+    if name.ends_with(".libsonnet") {
+        "a Jsonnet library: the .jsonnet files an Argo CD directory application evaluates may import it, \
+         and the objects they give are applied where the build does not see them: render the Jsonnet to \
+         YAML and commit that, or keep the folder free of Jsonnet"
+            .to_string()
+    } else {
+        "a Jsonnet file: an Argo CD directory application evaluates it and applies the objects it gives, \
+         which the build does not read: render it to YAML and commit that, or move it out of the folders \
+         given"
+            .to_string()
+    }
 }
 
 /// Objects that configure the render and never go to a cluster: kpt's local-config

@@ -358,7 +358,7 @@ fn pool_labels_that_would_add_selectors_are_refused() {
         ("key with ':'", "\"a:b\": x", "InvalidPoolSelector"),
         ("key k8s:ns:kube-system", "\"k8s:ns:kube-system\": x", "InvalidPoolSelector"),
         ("key k8s:sa:admin", "\"k8s:sa:admin\": x", "InvalidPoolSelector"),
-        ("unquoted YAML 1.1 boolean", "app: on", "InvalidPoolSelector"),
+        ("unquoted boolean", "app: true", "InvalidPoolSelector"),
         ("another variant", "identity.kleym.sonda.red/variant: \"other\"", "UnsafeSelector"),
     ];
     for (what, label, reason) in cases {

@@ -17,12 +17,23 @@ pub struct Context<'c> {
     /// phase has freed its working sets and the next makes large new ones, so that both are
     /// never resident together; an edge passes its allocator's, a test [`keep_freed`].
     pub release_freed: fn(),
+    /// By position, the items an applier of the input may leave unapplied, which another
+    /// applies (an Argo CD hook no sync runs, say): their pods may or may not exist, so the
+    /// SVIDs they would hold are held only as `may`.
+    pub unapplied: std::collections::BTreeSet<usize>,
 }
 
 impl<'c> Context<'c> {
     /// A context that keeps the model and leaves freed memory to the allocator.
     pub fn new(config: &'c Config, env_api_versions: Vec<String>, transition_time: Timestamp) -> Context<'c> {
-        Context { config, env_api_versions, transition_time, model: Model::Keep, release_freed: keep_freed }
+        Context {
+            config,
+            env_api_versions,
+            transition_time,
+            model: Model::Keep,
+            release_freed: keep_freed,
+            unapplied: std::collections::BTreeSet::new(),
+        }
     }
 }
 

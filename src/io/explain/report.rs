@@ -374,6 +374,9 @@ pub enum MadeIf {
     AppliedAsCommitted,
     /// Unless the manager ignores the namespace: the config does not give its ignoreNamespaces.
     NamespaceNotIgnored,
+    /// If their object is applied: one applier of the folder leaves it unapplied, another
+    /// applies it.
+    Applied,
 }
 
 impl From<Unsure> for MadeIf {
@@ -386,6 +389,7 @@ impl From<Unsure> for MadeIf {
             Unsure::NamespaceUnset => MadeIf::NamespaceUnset,
             Unsure::Committed => MadeIf::AppliedAsCommitted,
             Unsure::NamespaceMayBeIgnored => MadeIf::NamespaceNotIgnored,
+            Unsure::Unapplied => MadeIf::Applied,
         }
     }
 }
@@ -400,6 +404,7 @@ impl From<MadeIf> for Unsure {
             MadeIf::NamespaceUnset => Unsure::NamespaceUnset,
             MadeIf::AppliedAsCommitted => Unsure::Committed,
             MadeIf::NamespaceNotIgnored => Unsure::NamespaceMayBeIgnored,
+            MadeIf::Applied => Unsure::Unapplied,
         }
     }
 }

@@ -141,8 +141,8 @@ impl Kind {
             Kind::Label { text, key } => {
                 let shown = if text.is_empty() { "(nothing)" } else { text.as_str() };
                 format!(
-                    "the {} `{shown}` is unquoted, and {YAML11} and YAML 1.2 readers (kustomize) read it \
-                     differently, as another string or as no string: quote it (\"{text}\")",
+                    "the {} `{shown}` is unquoted, and {YAML11} and YAML 1.2 readers (kustomize, `kpt live \
+                     apply`) read it differently, as another string or as no string: quote it (\"{text}\")",
                     if *key { "label key" } else { "label value" }
                 )
             }

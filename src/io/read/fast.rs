@@ -237,7 +237,7 @@ mod tests {
         let escaped = "- kind: \"Inference\\u0049dentityBinding\"\n  spec: {a: 1}\n";
         assert!(!kinds::may_read_whole(escaped), "the text search misses the kind");
         assert!(read_again_whole(false, &head(escaped)));
-        let map = "- apiVersion: v1\n  kind: Endpoints\n  subsets: []\n";
+        let map = "- apiVersion: v1\n  kind: PersistentVolumeClaim\n  spec: {a: 1}\n";
         assert!(!read_again_whole(false, &head(map)), "a kind passed on keeps its head");
         let unknown = "- apiVersion: tekton.dev/v1\n  kind: TaskRun\n  spec: {a: 1}\n";
         assert!(read_again_whole(false, &head(unknown)), "a kind the build does not judge is read whole");

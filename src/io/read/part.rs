@@ -89,7 +89,15 @@ pub struct Head {
     pub kind: Option<String>,
     /// Marked `config.kubernetes.io/local-config: "true"`.
     pub local_config: bool,
+    /// Its `argocd.argoproj.io/hook` and `helm.sh/hook` annotations, when they are strings:
+    /// whether Argo CD applies it (`io/applier.rs`). `None` when it has neither (boxed: few
+    /// items have one).
+    pub hooks: Option<Box<[Option<String>; 2]>>,
 }
+
+/// Where an item holds its `argocd.argoproj.io/hook` and `helm.sh/hook` annotations.
+const HOOKS: [&str; 2] =
+    ["/metadata/annotations/argocd.argoproj.io~1hook", "/metadata/annotations/helm.sh~1hook"];
 
 impl Head {
     pub fn of(value: &Value) -> Head {
@@ -99,6 +107,9 @@ impl Head {
             api_version: text("apiVersion"),
             kind: text("kind"),
             local_config: local.and_then(Value::as_str) == Some("true"),
+            hooks: Some(HOOKS.map(|at| value.pointer(at).and_then(Value::as_str).map(str::to_string)))
+                .filter(|hooks| hooks.iter().any(Option::is_some))
+                .map(Box::new),
         }
     }
 }

@@ -84,6 +84,9 @@ pub struct Seen<'a> {
     /// By (item position, template index): the service account a template's pods run as
     /// once kustomize has fixed name references, where that differs from what it says now.
     pub accounts: HashMap<(usize, usize), String>,
+    /// By item position, the workloads an applier may leave unapplied
+    /// ([`crate::reconcile::context::Context::unapplied`]).
+    pub unapplied: std::collections::BTreeSet<usize>,
 }
 
 impl Seen<'_> {

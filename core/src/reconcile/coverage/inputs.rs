@@ -100,8 +100,12 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 seen.namespaces.insert(name(), labels(value.pointer("/metadata/labels")));
             }
             ("v1", "Service") => {
+                // The endpoints controller makes no Endpoints of an ExternalName Service,
+                // selector or not (kubernetes pkg/controller/endpoint/endpoints_controller.go,
+                // `syncService`).
+                let external = fields::str_at(value, "spec.type") == Some("ExternalName");
                 let selector = labels(value.pointer("/spec/selector"));
-                if !selector.is_empty() {
+                if !selector.is_empty() && !external {
                     let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
                     seen.services.push(Service {
                         namespace: namespace.map(str::to_string),
@@ -238,6 +242,20 @@ mod tests {
             "metadata": {"name": "b", "namespace": namespace},
             "spec": {"poolRef": {"name": pool}, "identityBoundary": {"variant": variant}}
         })
+    }
+
+    /// An ExternalName Service gets no Endpoints, so its selector gives pods no DNS name.
+    #[test]
+    fn only_services_the_endpoints_controller_fills_give_dns_names() {
+        let service = |kind: &str| {
+            Input::of(json!({
+                "apiVersion": "v1", "kind": "Service", "metadata": {"name": kind, "namespace": "serving"},
+                "spec": {"type": kind, "selector": {"app": "llama"}, "externalName": "db.example.org"}
+            }))
+        };
+        let items = [service("ExternalName"), service("ClusterIP")];
+        let names: Vec<String> = seen(&items, |_| true).services.into_iter().map(|s| s.name).collect();
+        assert_eq!(names, ["ClusterIP"]);
     }
 
     /// A binding that does not render still uses the pool it resolves: coverage then warns

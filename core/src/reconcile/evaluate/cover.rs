@@ -145,6 +145,7 @@ pub(super) fn coverage<'a>(
         seen.place_namespaceless(namespace);
     }
     seen.accounts = coverage::inputs::renamed_accounts(&seen, &index.service_accounts);
+    seen.unapplied.clone_from(&ctx.unapplied);
     let refs: HashMap<usize, findings::Ref> = bindings
         .iter()
         .map(|b| (b.item, findings::binding_ref(b.item, b.namespace.clone().ok(), b.name)))

@@ -43,7 +43,7 @@ pub fn may_read_whole(text: &str) -> bool {
         .copied()
         .chain(controllers::derived_kinds())
         .chain(PRESETS)
-        .chain([MANAGER_CONFIG, SERVICE, GUARD_MARK])
+        .chain([MANAGER_CONFIG, SERVICE, ENDPOINTS, GUARD_MARK])
         .any(|kind| memchr::memmem::find(text.as_bytes(), kind.as_bytes()).is_some())
 }
 
@@ -155,7 +155,7 @@ pub const MANAGER_CONFIG: &str = "ControllerManagerConfig";
 
 /// Whether the reconcile reads this item whole: a kind it reads whole, a kind it does not
 /// judge ([`is_judged`]), a Service (its selector gives pods DNS names, for SPIRE Controller
-/// Manager's `autoPopulateDNSNames`), a ConfigMap or a Secret (their texts may embed
+/// Manager's `autoPopulateDNSNames`), an Endpoints (its addresses may name pods), a ConfigMap or a Secret (their texts may embed
 /// manifests, for the unjudged rule, `reconcile/unjudged/embedded.rs`), a scaler
 /// ([`SCALERS`]); none of these among [`READ_WHOLE`], so that a List of them stays a List the
 /// reconcile does not read.
@@ -164,13 +164,17 @@ pub fn reads_value_whole(value: &Value) -> bool {
     let (api_version, kind) = (text("apiVersion"), text("kind"));
     reads_whole(kind)
         || !is_judged(api_version, kind)
-        || (api_version == "v1" && [SERVICE, "ConfigMap", "Secret"].contains(&kind))
+        || (api_version == "v1" && [SERVICE, ENDPOINTS, "ConfigMap", "Secret"].contains(&kind))
         || is_scaler(api_version, kind)
         || holds_manager_config(value)
 }
 
 /// The kind of a Service, read whole by [`reads_value_whole`].
 const SERVICE: &str = "Service";
+
+/// The kind of an Endpoints, read whole by [`reads_value_whole`]: one written by hand may give
+/// pods DNS names (`reconcile/unjudged/endpoints.rs`).
+const ENDPOINTS: &str = "Endpoints";
 
 /// Whether an item is a ConfigMap whose data holds SPIRE Controller Manager's configuration.
 pub fn holds_manager_config(value: &Value) -> bool {

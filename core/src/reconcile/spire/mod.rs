@@ -88,6 +88,9 @@ pub enum Unsure {
     /// The object is one of this function's outputs, as committed, that a render replaces
     /// or removes: it is applied only if the folder is applied as committed.
     Committed,
+    /// The pods' item is one an applier of the folder may leave unapplied and another
+    /// applies ([`crate::reconcile::context::Context::unapplied`]).
+    Unapplied,
 }
 
 impl Unsure {
@@ -109,6 +112,10 @@ impl Unsure {
             Unsure::Committed => {
                 "if the folder is applied as committed, without a render first: the object is an output a \
                  render replaces or removes"
+            }
+            Unsure::Unapplied => {
+                "if their object is applied: Argo CD leaves it unapplied (a hook no sync runs, or a file \
+                 marked +argocd:skip-file-rendering), kubectl applies it"
             }
         }
     }
@@ -438,6 +445,7 @@ fn simulate_with(
                 let (mut selected, mut unsure) = match (by_pod, by_namespace) {
                     _ if is_static => (Answer::Unknown, Some(Unsure::ParentNode)),
                     _ if source.committed => (Answer::Unknown, Some(Unsure::Committed)),
+                    _ if pod.unapplied => (Answer::Unknown, Some(Unsure::Unapplied)),
                     _ if pod_may_be_ignored[p as usize] => {
                         (Answer::Unknown, Some(Unsure::NamespaceMayBeIgnored))
                     }

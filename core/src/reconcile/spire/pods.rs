@@ -26,6 +26,8 @@ pub(super) struct Pod<'a> {
     pub(super) held: u32,
     /// Whether its item names no namespace, so `namespace` is one it may land in.
     pub(super) unset: bool,
+    /// Its item may go unapplied ([`Seen::unapplied`]).
+    pub(super) unapplied: bool,
 }
 
 impl<'a> Pod<'a> {
@@ -109,6 +111,7 @@ pub(super) fn pod_at<'a>(seen: &'a Seen<'a>, item: usize, template: usize) -> Op
         owner: workload.owner_of(t),
         held: 0,
         unset: false,
+        unapplied: seen.unapplied.contains(&item),
     })
 }
 
@@ -189,6 +192,7 @@ impl<'a> PodIndex<'a> {
                         owner: workload.owner_of(template),
                         held,
                         unset,
+                        unapplied: seen.unapplied.contains(item),
                     });
                 }
             }

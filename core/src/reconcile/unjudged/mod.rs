@@ -5,10 +5,12 @@
 //! kind that changes what gets applied (admission, policy engines, GitOps tools, kustomize,
 //! SPIRE Controller Manager's own configuration); a ConfigMap's or Secret's text that embeds
 //! selected labels; a scaler of a workload whose pods hang on its count; a field a controller
-//! declaration does not judge. Each is a record with a digest of what it depends on: `diff`
+//! declaration does not judge; an `Endpoints` that names a pod where an identity gives DNS
+//! names ([`endpoints`]). Each is a record with a digest of what it depends on: `diff`
 //! counts a record HEAD has and BASE has not as a possible grant.
 
 mod embedded;
+mod endpoints;
 mod guard;
 mod kinds;
 mod scale;
@@ -136,6 +138,12 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             continue;
         }
         let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
+        if endpoints::is_endpoints(api_version, kind) {
+            if let Some((field, message, sources)) = endpoints::names_pods(value, namespace, &reaches) {
+                out.push(record(position, value, field, message, &sources));
+            }
+            continue;
+        }
         let in_scope: Vec<&Source> =
             reaches.iter().filter(|r| r.in_scope(namespace)).map(|r| r.source).collect();
         if crate::reconcile::items::kinds::is_scaler(api_version, kind)

@@ -312,3 +312,37 @@ fn a_known_controllers_field_it_does_not_judge_is_recorded_where_identities_sele
                                 "spec": {"workflowSpec": {"podSpecPatch": "serviceAccountName: x", "templates": []}}}));
     assert_eq!(found(&[cron], &sources)[0].field, "spec.workflowSpec.podSpecPatch");
 }
+
+fn endpoints(namespace: &str, target: Value) -> Input {
+    Input::of(json!({
+        "apiVersion": "v1", "kind": "Endpoints",
+        "metadata": {"name": "admin", "namespace": namespace},
+        "subsets": [{"addresses": [{"ip": "10.0.0.1"}], "notReadyAddresses": [{"ip": "10.0.0.2", "targetRef": target}]}]
+    }))
+}
+
+#[test]
+fn an_endpoints_naming_a_pod_is_recorded_only_where_an_identity_gives_dns_names() {
+    let pod = json!({"kind": "Pod", "uid": "5f0c"});
+    let mut dns = source("dns", &[("app", "llama")], Some("serving"));
+    dns.auto_dns = true;
+    let plain = source("plain", &[("app", "llama")], Some("serving"));
+    let records = found(&[endpoints("serving", pod.clone())], std::slice::from_ref(&dns));
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].field, "subsets[0].notReadyAddresses[0].targetRef");
+    assert!(records[0].message.contains("ClusterSPIFFEID dns"), "{}", records[0].message);
+    assert!(found(&[endpoints("serving", pod.clone())], &[plain]).is_empty(), "no DNS names there");
+    assert!(found(&[endpoints("other", pod)], std::slice::from_ref(&dns)).is_empty(), "another namespace");
+    for target in [json!({"kind": "Pod"}), json!({"kind": "Node", "uid": "1"}), json!({"uid": "1"})] {
+        assert!(
+            found(&[endpoints("serving", target.clone())], std::slice::from_ref(&dns)).is_empty(),
+            "{target}"
+        );
+    }
+    let slice = Input::of(json!({
+        "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+        "metadata": {"name": "admin", "namespace": "serving"},
+        "endpoints": [{"addresses": ["10.0.0.1"], "targetRef": {"kind": "Pod", "uid": "5f0c"}}]
+    }));
+    assert!(found(&[slice], &[dns]).is_empty(), "the manager reads no EndpointSlice");
+}

@@ -107,8 +107,12 @@ fn same_json(a: &serde_json::Value, b: &serde_json::Value) -> bool {
 ///   null word: the API server stores a label with the empty value when kubectl creates the
 ///   object and none once kubectl applies it again (its patch deletes a key set to null).
 ///
-/// Any other value that is no string here is none to kubectl either: the API server refuses
-/// such an object, so the function may treat the label as absent. A null value under
+/// - a value that is a string to YAML 1.2 readers and no string to YAML 1.1 ones, or another
+///   string ([`yaml12_string`]): `kpt live apply` (kyaml over yaml.v3) applies a label that
+///   kubectl reads as a boolean, and the pods may carry it.
+///
+/// Any other value that is no string here is none to kubectl or kpt either: the API server
+/// refuses such an object, so the function may treat the label as absent. A null value under
 /// `matchLabels` or a flat `selector` is no label: the API server drops it from a custom
 /// resource (`PruneNonNullableNullsWithoutDefaults`), and the rules read it so.
 pub(super) fn label_doubt(text: &str, style: ScalarStyle, key: bool, nulls: bool) -> bool {
@@ -116,9 +120,27 @@ pub(super) fn label_doubt(text: &str, style: ScalarStyle, key: bool, nulls: bool
         return false;
     }
     if !key {
-        return nulls && matches!(text, "" | "~" | "null" | "Null" | "NULL");
+        return nulls && matches!(text, "" | "~" | "null" | "Null" | "NULL") || yaml12_string(text);
     }
     !is_integer(text) && (text.is_empty() || text == "~" || is_word(text) || is_number_like(text))
+}
+
+/// A plain value yaml.v3 (YAML 1.2's core schema, what `kpt live apply` reads through kyaml)
+/// and go-yaml v2 (YAML 1.1, kubectl's) type differently: a word go-yaml v2 reads as a
+/// boolean and yaml.v3 as a string (`y`, `yes`, `n`, `no`, `on`, `off`, any case: yaml.v3
+/// `resolve.go`, `init`, holds only `true` and `false` among them; other cases are strings to
+/// both and a boolean to this function), and a date (`2024-01-31`), which go-yaml v2 keeps as
+/// its text and yaml.v3 reads as a timestamp (`resolve`, `parseTimestamp`), written back as
+/// another string. Numbers are numbers to both (`strconv.ParseInt` with base 0 in each).
+fn yaml12_string(text: &str) -> bool {
+    let word = matches!(text.to_ascii_lowercase().as_str(), "y" | "yes" | "n" | "no" | "on" | "off");
+    let mut parts = text.split('-');
+    let date = [(4, 4), (1, 2), (1, 2)].iter().all(|&(least, most)| {
+        parts
+            .next()
+            .is_some_and(|p| (least..=most).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()))
+    }) && parts.next().is_none();
+    word || date
 }
 
 /// A number to some YAML reader: signed or not, `0x`/`0o`/`0b` digits, `.inf`, `.nan`, or
@@ -271,8 +293,25 @@ mod tests {
                 "{value:?}: no label in a selector"
             );
         }
-        for value in ["on", "true", "010", "0o10", "1e3", "7", "web", "0o", "0oz", "nullable"] {
-            assert!(!doubt(value, false), "value {value:?}: no string to kubectl either, or the same one");
+        for value in [
+            "true",
+            "False",
+            "010",
+            "0o10",
+            "1e3",
+            "7",
+            "web",
+            "0o",
+            "0oz",
+            "nullable",
+            "2024-1",
+            "20240-1-1",
+        ] {
+            assert!(!doubt(value, false), "value {value:?}: the same to kubectl and kpt");
+        }
+        for value in ["on", "Off", "YES", "yEs", "y", "N", "no", "2024-01-31", "2024-1-2"] {
+            assert!(doubt(value, false), "value {value:?}: a string to kpt, no string or another to kubectl");
+            assert!(label_doubt(value, ScalarStyle::Plain, false, false), "{value:?}: in a selector too");
         }
         assert!(
             !label_doubt("010", ScalarStyle::DoubleQuoted, true, true),
