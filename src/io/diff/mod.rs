@@ -63,7 +63,7 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
     let manager = manager::compare(before.manager.as_ref(), after.manager.as_ref());
     if let (Some(_), Some(judge)) = (&manager, &before.manager) {
         match side::read(head, request, Some(judge)) {
-            Ok(judged) => after = side::Side { manager: after.manager, ..judged },
+            Ok(judged) => after = judged,
             Err(message) => return error_output(&message),
         }
     }
