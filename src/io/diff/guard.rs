@@ -99,6 +99,15 @@ fn settings(b: &GuardReport, a: &GuardReport) -> (Vec<String>, Vec<String>) {
         // Whoever may write ConfigMaps there decides what the guard admits.
         weakens.push(format!("parameters in namespace {} -> {}", b.param_namespace, a.param_namespace));
     }
+    if b.committed && !a.committed {
+        // Applied as committed with prune (an Argo CD directory application, kpt live apply),
+        // a folder without the guard's files removes it, whatever a render would write.
+        weakens.push(
+            "HEAD commits none of the guard's files, which BASE commits: applied as committed with prune, \
+             the guard goes"
+                .to_string(),
+        );
+    }
     for (controller, user) in &a.controllers {
         if b.controllers.get(controller) != Some(user) {
             weakens.push(format!("trusts {controller} as {user}"));
@@ -147,5 +156,18 @@ mod tests {
         assert!(removed.change == "removed" && removed.grants());
         let added = compare(&none, &base).unwrap();
         assert!(added.change == "added" && !added.grants());
+    }
+
+    #[test]
+    fn a_guard_no_longer_committed_is_weakened() {
+        let committed = |on: bool| {
+            let mut r = with_guard("Deny", &["web"]);
+            r.admission_guard.as_mut().unwrap().committed = on;
+            r
+        };
+        let gone = compare(&committed(true), &committed(false)).unwrap();
+        assert!(gone.grants() && gone.weakens[0].contains("commits none of the guard's files"), "{gone:?}");
+        assert_eq!(compare(&committed(false), &committed(true)), None);
+        assert_eq!(compare(&committed(true), &committed(true)), None);
     }
 }

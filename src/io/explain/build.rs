@@ -183,6 +183,7 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
             action: format!("{:?}", g.action),
             param_namespace: g.param_namespace.clone(),
             controllers: g.controllers.iter().map(|(k, u)| (k.to_string(), u.clone())).collect(),
+            committed: g.committed,
         }),
     }
 }

@@ -59,6 +59,10 @@ pub struct GuardReport {
     pub action: String,
     pub param_namespace: String,
     pub controllers: BTreeMap<String, String>,
+    /// Whether the folder commits the guard's objects (its render written into the files);
+    /// missing in a report saved before it was written: read as not.
+    #[serde(default)]
+    pub committed: bool,
 }
 
 /// Something the build cannot judge exactly that could reach an identity: an item, or a file

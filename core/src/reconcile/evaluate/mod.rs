@@ -74,9 +74,11 @@ pub(super) fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluat
     let ((evaluated, renders, mut coverage), identities) = finish_all(bindings, items, &inputs, &index, ctx);
     // 7. The admission guard of the identities rendered, and what its files as committed
     // admit that it does not.
-    let guard = admission_guard(identities, items, ctx)?;
-    if let Some(g) = &guard {
-        coverage.unjudged.extend(unjudged::guard_edits(items, &g.summary.name, &g.objects));
+    let mut guard = admission_guard(identities, items, ctx)?;
+    if let Some(g) = &mut guard {
+        let edits = unjudged::guard_edits(items, &g.summary.name, &g.objects);
+        g.summary.committed = edits.committed;
+        coverage.unjudged.extend(edits.records);
     }
     Ok((evaluated, renders, coverage, guard))
 }

@@ -59,6 +59,9 @@ pub struct Summary {
     /// By binding position: the objects of the input the guard admits its identity's pods of
     /// (their controllers' objects beside them).
     pub admits: BTreeMap<usize, Vec<Ref>>,
+    /// Whether the input commits objects of the guard (a folder that holds its render), set
+    /// beside the records of what they admit that it does not (`unjudged::guard_edits`).
+    pub committed: bool,
 }
 
 /// Refuses an `admissionGuard.controllers` key that names no controller the guard knows.
@@ -106,6 +109,7 @@ pub fn render(
         param_namespace: guard.param_namespace.clone(),
         controllers: controllers::keys().into_iter().map(|k| (k, users[k].clone())).collect(),
         admits,
+        committed: false,
     };
     Guard { objects, findings, summary }
 }

@@ -13,8 +13,8 @@ use std::collections::HashMap;
 /// `spec` or `data` (all the API server's admission plugin reads) differs from its fresh
 /// render may admit what the render denies, and one the files lack leaves its namespace
 /// unguarded. None when the input commits none of the guard's objects: then the render is
-/// what is applied.
-pub fn edits(items: &[Input], guard: &str, fresh: &[GuardObject]) -> Vec<Unjudged> {
+/// what is applied, and `diff` stops a HEAD that no longer commits what BASE did.
+pub fn edits(items: &[Input], guard: &str, fresh: &[GuardObject]) -> Edits {
     let committed: Vec<(usize, &Value, ObjectKey)> = items
         .iter()
         .enumerate()
@@ -23,7 +23,9 @@ pub fn edits(items: &[Input], guard: &str, fresh: &[GuardObject]) -> Vec<Unjudge
             (owner == Some(guard)).then_some((at, item.value()?, key))
         })
         .collect();
-    let Some(&(anchor, anchor_value, _)) = committed.first() else { return Vec::new() };
+    let Some(&(anchor, anchor_value, _)) = committed.first() else {
+        return Edits { committed: false, records: Vec::new() };
+    };
     let by_key: HashMap<&ObjectKey, (usize, &Value)> =
         committed.iter().map(|(at, value, key)| (key, (*at, *value))).collect();
     let mut out = Vec::new();
@@ -61,5 +63,12 @@ pub fn edits(items: &[Input], guard: &str, fresh: &[GuardObject]) -> Vec<Unjudge
             ));
         }
     }
-    out
+    Edits { committed: true, records: out }
+}
+
+/// The guard as committed: whether the input holds any of its objects, and the records of
+/// those that are not its render.
+pub struct Edits {
+    pub committed: bool,
+    pub records: Vec<Unjudged>,
 }
