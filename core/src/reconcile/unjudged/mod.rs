@@ -53,6 +53,10 @@ struct Reach<'s> {
     /// selects pods by no label (a static entry, an empty `podSelector`, only `NotIn` or
     /// `DoesNotExist` requirements) and requires none by its selectors.
     any_pod: bool,
+    /// The label keys it requires when each is one any controller may write ([`shared_key`]),
+    /// empty when one is not: a controller the build does not know may put them on its pods
+    /// without its item naming them (an operator's `app.kubernetes.io/instance: <name>`).
+    shared: Vec<&'s str>,
     /// The namespaces it may select pods in; `None`: any.
     namespaces: Option<Vec<&'s str>>,
 }
@@ -60,26 +64,33 @@ struct Reach<'s> {
 impl<'s> Reach<'s> {
     fn of(source: &'s Source) -> Reach<'s> {
         let mut keys: Vec<&str> = Vec::new();
-        let mut required = false;
+        let mut needed: Vec<&str> = Vec::new();
         if let Some(pods) = &source.pods {
             for (k, _) in &pods.match_labels {
                 keys.push(k);
-                required = true;
+                needed.push(k);
             }
             for e in &pods.expressions {
                 keys.push(&e.key);
-                required |= matches!(e.operator.as_str(), "In" | "Exists");
-            }
-        }
-        for selector in &source.selector_templates {
-            if let Some(label) = selector.strip_prefix("k8s:pod-label:") {
-                let key = label.split_once(':').map_or(label, |(k, _)| k);
-                if !key.contains("{{") {
-                    keys.push(key);
-                    required = true;
+                if matches!(e.operator.as_str(), "In" | "Exists") {
+                    needed.push(&e.key);
                 }
             }
         }
+        let mut templated = false;
+        for selector in &source.selector_templates {
+            if let Some(label) = selector.strip_prefix("k8s:pod-label:") {
+                let key = label.split_once(':').map_or(label, |(k, _)| k);
+                if key.contains("{{") {
+                    templated = true;
+                } else {
+                    keys.push(key);
+                    needed.push(key);
+                }
+            }
+        }
+        let required = !needed.is_empty();
+        let shared = if templated || !needed.iter().all(|k| shared_key(k)) { Vec::new() } else { needed };
         let mut namespaces: Option<Vec<&str>> = source.namespaces.as_ref().and_then(pinned);
         let by_selector: Vec<&str> = source
             .selector_templates
@@ -95,7 +106,10 @@ impl<'s> Reach<'s> {
         }
         keys.sort_unstable();
         keys.dedup();
-        Reach { source, keys, any_pod: !required, namespaces }
+        let mut shared = shared;
+        shared.sort_unstable();
+        shared.dedup();
+        Reach { source, keys, any_pod: !required, shared, namespaces }
     }
 
     fn in_scope(&self, namespace: Option<&str>) -> bool {
@@ -129,6 +143,7 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         }
     }
     let any_pod: Vec<usize> = (0..reaches.len()).filter(|&r| reaches[r].any_pod).collect();
+    let shared_only: Vec<usize> = (0..reaches.len()).filter(|&r| !reaches[r].shared.is_empty()).collect();
     let mut out = Vec::new();
     for (position, value) in input::values(items) {
         let text = |path: &str| fields::str_at(value, path).unwrap_or_default();
@@ -184,12 +199,14 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
         let own: Vec<&str> = by_key.keys().copied().filter(|key| own_domain(key, group)).collect();
         let owned = own.iter().find(|key| by_key[**key].iter().any(|&r| in_scope(r)));
+        let shared = shared_only.iter().copied().find(|&r| in_scope(r));
         let mut met: Vec<usize> = named
             .iter()
             .map(|(_, key)| *key)
             .chain(own.iter().copied())
             .flat_map(|key| by_key[key].iter().copied())
             .chain(any_pod.iter().copied())
+            .chain(shared_only.iter().copied())
             .filter(|&r| in_scope(r))
             .collect();
         met.sort_unstable();
@@ -217,6 +234,17 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
                      them in its own domain, {group}: {} selects {key}, so its pods may hold that identity; \
                      declare its controller",
                     identities(&names)
+                ),
+            ),
+            (None, None) if met.iter().all(|r| !r.any_pod) && shared.is_some() => (
+                String::new(),
+                format!(
+                    "no controller the build knows makes the pods of {kind}, and {} selects pods only by labels \
+                     any controller may write ({}): its controller may put them on its pods without the item \
+                     naming them, so its pods may hold that identity; declare its controller, or select by a \
+                     label of your own domain",
+                    identities(&names),
+                    shared.map(|r| reaches[r].shared.join(", ")).unwrap_or_default()
                 ),
             ),
             (None, None) => (
@@ -372,6 +400,19 @@ fn own_domain(key: &str, group: &str) -> bool {
         shared(prefix) && shared(group) && prefix.contains('.') && first(prefix) == first(group)
     } else {
         registered(prefix).is_some() && registered(prefix) == registered(group)
+    }
+}
+
+/// Whether any controller may write the label key `key` on its pods: a key with no prefix
+/// (`app`, `name`), or one of Kubernetes' own domains (the recommended
+/// `app.kubernetes.io/instance`, ...). A key of another domain only its project's
+/// controller writes, or an item that names it.
+fn shared_key(key: &str) -> bool {
+    match key.split_once('/') {
+        None => true,
+        Some((prefix, _)) => {
+            ["k8s.io", "kubernetes.io"].iter().any(|d| prefix == *d || prefix.ends_with(&format!(".{d}")))
+        }
     }
 }
 

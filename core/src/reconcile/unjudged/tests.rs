@@ -346,3 +346,35 @@ fn an_endpoints_naming_a_pod_is_recorded_only_where_an_identity_gives_dns_names(
     }));
     assert!(found(&[slice], &[dns]).is_empty(), "the manager reads no EndpointSlice");
 }
+
+#[test]
+fn an_unknown_kind_may_reach_an_identity_that_selects_only_by_labels_any_controller_writes() {
+    let shared = [source("admin", &[("app.kubernetes.io/instance", "llama")], Some("serving"))];
+    let own = [source(
+        "kleym-x",
+        &[("app", "llama"), ("identity.kleym.sonda.red/variant", "prefill")],
+        Some("serving"),
+    )];
+    let prometheus = |namespace: &str| {
+        Input::of(json!({"apiVersion": "monitoring.coreos.com/v1", "kind": "Prometheus",
+                         "metadata": {"name": "llama", "namespace": namespace}, "spec": {"replicas": 1}}))
+    };
+    let records = found(&[prometheus("serving")], &shared);
+    assert_eq!(records.len(), 1);
+    assert!(
+        records[0].message.contains("any controller may write (app.kubernetes.io/instance)"),
+        "{}",
+        records[0].message
+    );
+    assert!(found(&[prometheus("other")], &shared).is_empty(), "another namespace");
+    assert!(
+        found(&[prometheus("serving")], &own).is_empty(),
+        "a key of another domain, which it does not name"
+    );
+    for key in ["app", "app.kubernetes.io/name", "statefulset.kubernetes.io/pod-name", "node.k8s.io/x"] {
+        assert!(shared_key(key), "{key}");
+    }
+    for key in ["identity.kleym.sonda.red/variant", "example.com/app", "kubernetes.io.example.com/x"] {
+        assert!(!shared_key(key), "{key}");
+    }
+}
