@@ -187,6 +187,7 @@ pub(super) fn coverage<'a>(
     let mut unjudged =
         unjudged::find(items, (0..model.sources.len()).filter(read).map(|s| &model.sources[s]));
     unjudged.extend(committed);
+    unjudged.extend(unjudged::duplicates(items));
     let model = match ctx.model {
         Model::Keep => model,
         Model::Forget => {

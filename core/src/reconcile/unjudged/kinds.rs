@@ -84,7 +84,24 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
     if holds_manager_config(value) {
         return Some(format!("a ConfigMap that holds a ControllerManagerConfig: {}", APPLYING_KINDS[5].2));
     }
+    if holds_spire_objects(api_version, kind, value) {
+        return Some(format!(
+            "{a} {kind} whose text holds SPIRE Controller Manager's objects ({SPIRE_GROUP}): a manager run with \
+             staticManifestPath reads its ClusterSPIFFEIDs, ClusterStaticEntries and \
+             ClusterFederatedTrustDomains from the files such a {kind} mounts (spire-controller-manager \
+             cmd/main.go staticRun), which the build does not judge"
+        ));
+    }
     None
+}
+
+/// The API group of SPIRE Controller Manager's objects, as their text names it.
+const SPIRE_GROUP: &str = "spire.spiffe.io/";
+
+/// Whether a text of a ConfigMap or a Secret ([`super::embedded::texts`]) names SPIRE
+/// Controller Manager's API group: a file a manager in static mode may read its objects from.
+fn holds_spire_objects(api_version: &str, kind: &str, value: &Value) -> bool {
+    super::embedded::texts(api_version, kind, value).iter().any(|(_, text)| text.contains(SPIRE_GROUP))
 }
 
 /// "a" or "an", before `kind`.

@@ -9,6 +9,7 @@
 //! names ([`endpoints`]). Each is a record with a digest of what it depends on: `diff`
 //! counts a record HEAD has and BASE has not as a possible grant.
 
+mod duplicates;
 mod embedded;
 mod endpoints;
 mod guard;
@@ -25,6 +26,7 @@ use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 
 use crate::reconcile::items::kinds::is_judged;
+pub use duplicates::find as duplicates;
 pub use guard::edits as guard_edits;
 pub use kinds::changes_what_is_applied;
 

@@ -378,3 +378,23 @@ fn an_unknown_kind_may_reach_an_identity_that_selects_only_by_labels_any_control
         assert!(!shared_key(key), "{key}");
     }
 }
+
+#[test]
+fn a_workload_declared_twice_with_other_templates_is_recorded_and_its_order_is_in_the_digest() {
+    let deployment = |labels: Value| {
+        Input::of(json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                         "metadata": {"name": "llama", "namespace": "serving"},
+                         "spec": {"selector": {"matchLabels": {"app": "llama"}},
+                                  "template": {"metadata": {"labels": labels},
+                                               "spec": {"containers": [{"name": "c", "image": "i"}]}}}}))
+    };
+    let admin = || deployment(json!({"app": "llama", "role": "admin"}));
+    let plain = || deployment(json!({"app": "llama"}));
+    let records = duplicates(&[admin(), plain()]);
+    assert_eq!(records.len(), 1);
+    assert_eq!((records[0].about.item, records[0].field.as_str()), (1, "metadata.name"));
+    let swapped = duplicates(&[plain(), admin()]);
+    assert_ne!(records[0].digest, swapped[0].digest, "the order is what changes");
+    assert!(duplicates(&[admin(), admin()]).is_empty(), "copies that are the same run the same");
+    assert!(duplicates(&[admin()]).is_empty());
+}

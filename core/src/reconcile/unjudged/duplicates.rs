@@ -1,0 +1,80 @@
+//! Workloads declared more than once: which copy a cluster runs hangs on the order an applier
+//! meets them in, which the build does not judge.
+
+use super::Unjudged;
+use crate::api::fields;
+use crate::reconcile::cluster::workload::Workload;
+use crate::reconcile::findings::Ref;
+use crate::reconcile::items::input::Input;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+
+/// The records of the workloads `items` declares more than once (one API group, kind,
+/// namespace and name) with pod templates that differ: `kubectl apply` applies each copy in
+/// the order it reads the files (by name, cli-runtime's `ExpandPathsToFileVisitors`) and the
+/// last one stays; Argo CD keeps the last of its target objects (`DeduplicateTargetObjects`).
+/// So renaming a file changes what runs without changing a line. One record per copy after
+/// the first, its digest over every copy's templates in input order: any reordering is a
+/// change. Copies that are the same run the same, whichever stays.
+pub fn find(items: &[Input]) -> Vec<Unjudged> {
+    // Keys first, from what each item already holds: only a key met twice has its
+    // workloads read.
+    let mut positions: BTreeMap<(String, String, String, String), Vec<usize>> = BTreeMap::new();
+    for (position, item) in items.iter().enumerate() {
+        let key = match item {
+            Input::Whole(value) => {
+                let text = |path: &str| fields::str_at(value, path).unwrap_or_default().to_string();
+                (group(&text("apiVersion")), text("kind"), text("metadata.namespace"), text("metadata.name"))
+            }
+            Input::Passed(passed) => {
+                let Some(w) = passed.workload.as_deref() else { continue };
+                let ns = w.namespace().unwrap_or_default().to_string();
+                (group(w.api_version()), w.kind().to_string(), ns, w.name().to_string())
+            }
+        };
+        positions.entry(key).or_default().push(position);
+    }
+    let groups = positions.into_values().filter(|p| p.len() > 1).filter_map(|p| {
+        let copies: Vec<(usize, Workload)> =
+            p.into_iter().filter_map(|i| Some((i, items[i].workload()?.into_owned()))).collect();
+        (copies.len() > 1).then_some(copies)
+    });
+    let mut out = Vec::new();
+    for copies in groups {
+        let first = copies[0].1.templates();
+        if copies.iter().all(|(_, w)| w.templates() == first) {
+            continue;
+        }
+        let mut hash = Sha256::new();
+        for (_, w) in &copies {
+            hash.update(format!("{:?}\0", w.templates()).as_bytes());
+        }
+        let digest: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        for (n, (position, w)) in copies.iter().enumerate().skip(1) {
+            out.push(Unjudged {
+                about: Ref {
+                    item: *position,
+                    api_version: w.api_version().to_string(),
+                    kind: w.kind().to_string(),
+                    namespace: w.namespace().map(str::to_string),
+                    name: w.name().to_string(),
+                    path: None,
+                },
+                field: "metadata.name".to_string(),
+                message: format!(
+                    "declared {} times with other pod templates, this copy {} of them: kubectl and Argo CD keep \
+                     the copy they apply last, so which pods run hangs on the order of the files; declare it once",
+                    copies.len(),
+                    n + 1
+                ),
+                digest: format!("{digest}{n}"),
+            });
+        }
+    }
+    out
+}
+
+/// The API group of `api_version` (empty for the core group).
+fn group(api_version: &str) -> String {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g).to_string()
+}
