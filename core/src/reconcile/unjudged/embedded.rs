@@ -8,11 +8,14 @@
 use crate::api::value::Value;
 use std::borrow::Cow;
 
-/// The texts of a core ConfigMap's `data` or a Secret's `stringData` and `data` (decoded from
-/// base64, when it decodes to text), each with its field; none for another kind.
+/// The texts of a core ConfigMap's `data` and `binaryData` or a Secret's `stringData` and
+/// `data` (each base64 field decoded, when it decodes to text), each with its field; none for
+/// another kind. A ConfigMap mounted as a volume writes the bytes of its `binaryData` as files
+/// beside those of its `data` (kubernetes `pkg/volume/configmap/configmap.go`, `MakePayload`),
+/// so a pod template file there is read all the same.
 pub(super) fn texts<'v>(api_version: &str, kind: &str, value: &'v Value) -> Vec<(String, Cow<'v, str>)> {
     let fields: &[(&str, bool)] = match (api_version, kind) {
-        ("v1", "ConfigMap") => &[("data", false)],
+        ("v1", "ConfigMap") => &[("data", false), ("binaryData", true)],
         ("v1", "Secret") => &[("stringData", false), ("data", true)],
         _ => return Vec::new(),
     };
@@ -103,6 +106,12 @@ mod tests {
         assert_eq!(
             texts_of(&secret),
             [("stringData.a".to_string(), "plain".to_string()), ("data.b".to_string(), "labels".to_string())]
+        );
+        let binary = json!({"apiVersion": "v1", "kind": "ConfigMap",
+                            "data": {"a": "plain"}, "binaryData": {"b": "bGFiZWxz", "c": "//79"}});
+        assert_eq!(
+            texts_of(&binary),
+            [("data.a".to_string(), "plain".to_string()), ("binaryData.b".to_string(), "labels".to_string())]
         );
         let other = json!({"apiVersion": "example.org/v1", "kind": "ConfigMap", "data": {"a": "labels"}});
         assert!(texts_of(&other).is_empty());
