@@ -560,14 +560,19 @@ fn naming_at<'k>(
 
 /// The label keys `text` may write escaped, undone: each segment of a JSON pointer
 /// (`/metadata/labels/app`; RFC 6901, its `~1` a `/` and `~0` a `~`: JSON patches, Kyverno's
-/// `patchesJson6902`, kustomize's patches), and a word with a backslash before a `.` or `/`
+/// `patchesJson6902`, kustomize's patches), a word with a backslash before a `.` or `/`
 /// (each segment of a dotted path: kubectl's JSONPath, Helm's `--set`) or a percent-encoded
-/// `/` (URLs). Empty when `text` holds none.
+/// `/` (URLs), and the whole text with its quoted-string escapes undone ([`quoted`]: a
+/// manifest embedded as text, which its reader parses as YAML or JSON). Empty when `text`
+/// holds none.
 fn unescaped(text: &str) -> Vec<String> {
     if !text.contains(['/', '~', '\\', '%']) {
         return Vec::new();
     }
     let mut out = Vec::new();
+    if text.contains('\\') {
+        out.push(quoted(text));
+    }
     let words = text.split(|c: char| !(is_key_char(c) || matches!(c, '~' | '\\' | '%')));
     for word in words.filter(|w| !w.is_empty()) {
         if let Some(pointer) = word.strip_prefix('/') {
@@ -578,6 +583,45 @@ fn unescaped(text: &str) -> Vec<String> {
             out.push(word.replace("%2F", "/").replace("%2f", "/"));
         }
     }
+    out
+}
+
+/// `text` as a YAML or JSON double-quoted string reads it: `\\xNN`, `\\uNNNN`, `\\UNNNNNNNN` and
+/// JSON's `\\/` are the characters they stand for, and a backslash at the end of a line joins
+/// it to the next with no space, its indentation dropped (YAML 1.1 and 1.2, "Escaped
+/// Characters" and "Double-Quoted Style"; PyYAML `scanner.py`, `scan_flow_scalar_non_spaces`,
+/// `scan_flow_scalar_breaks`; go-yaml's `yaml_parser_scan_flow_scalar`). Any other escape
+/// stands for no character of a label key, and reads as a space.
+fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let hex = |width: usize| {
+            after
+                .get(1..=width)
+                .filter(|digits| digits.bytes().all(|b| b.is_ascii_hexdigit()))
+                .and_then(|digits| u32::from_str_radix(digits, 16).ok())
+                .and_then(char::from_u32)
+                .map(|c| (c, 1 + width))
+        };
+        let (read, used) = match after.chars().next() {
+            Some('x') => hex(2).map_or((Some(' '), 1), |(c, n)| (Some(c), n)),
+            Some('u') => hex(4).map_or((Some(' '), 1), |(c, n)| (Some(c), n)),
+            Some('U') => hex(8).map_or((Some(' '), 1), |(c, n)| (Some(c), n)),
+            Some('/') => (Some('/'), 1),
+            Some('\r' | '\n') => {
+                let line = after.strip_prefix("\r\n").or_else(|| after.get(1..)).unwrap_or_default();
+                (None, after.len() - line.trim_start_matches([' ', '\t']).len())
+            }
+            Some(c) => (Some(' '), c.len_utf8()),
+            None => (Some(' '), 0),
+        };
+        out.extend(read);
+        rest = &after[used..];
+    }
+    out.push_str(rest);
     out
 }
 

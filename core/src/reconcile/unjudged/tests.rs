@@ -163,6 +163,13 @@ fn a_label_key_written_escaped_is_named_as_the_key() {
         "{.metadata.labels.identity\\.kleym\\.sonda\\.red/variant}",
         "/api/v1/pods?labelSelector=identity.kleym.sonda.red%2Fvariant%3Dprefill",
         "op: add, path: /spec/template/metadata/labels/identity.kleym.sonda.red~1variant, value: x",
+        // A manifest embedded as text, its keys written with YAML's or JSON's escapes.
+        "labels: {\"identity.kleym.sonda.red\\x2Fvariant\": prefill}",
+        "{\"labels\": {\"identity.kleym.sonda.red\\u002Fvariant\": \"prefill\"}}",
+        "{\"labels\": {\"identity.kleym.sonda.red\\/variant\": \"prefill\"}}",
+        "labels: {\"\\U00000069dentity.kleym.sonda.red/variant\": prefill}",
+        "labels: {\"identity.kleym.sonda.red/\\\n      variant\": prefill}",
+        "labels: {\"identity.kleym.sonda.red/\\\r\n\tvariant\": prefill}",
     ] {
         let value = json!({"spec": {"patch": text}});
         assert_eq!(naming(&value, &by_key), [("spec.patch".to_string(), variant)], "{text}");
@@ -172,6 +179,9 @@ fn a_label_key_written_escaped_is_named_as_the_key() {
         naming(&json!({"spec": {"patch": "/labels/identity.kleym.sonda.red~1variants"}}), &by_key).is_empty()
     );
     assert_eq!(unescaped("/metadata/labels/app"), ["metadata", "labels", "app"]);
+    // Each escape reads as the character it stands for; any other, and a broken one, as a
+    // space, so no key is made of what the text does not say.
+    assert_eq!(quoted("\\x61pp \\u0061pp \\x6g \\u+061 \\napp \\\\app \\"), "app app  6g  +061  app  app  ");
     assert!(unescaped("apps/v1 my.app").is_empty());
 }
 
