@@ -4,7 +4,7 @@
 //! stands where an identity selects pods by no label, in any namespace it names; an item of a
 //! kind that changes what gets applied (admission, policy engines, GitOps tools, kustomize,
 //! SPIRE Controller Manager's own configuration); a ConfigMap's or Secret's text that embeds
-//! selected labels; a scaler of a workload whose pods hang on its count; a field a controller
+//! selected labels or a required service account; a scaler of a workload whose pods hang on its count; a field a controller
 //! declaration does not judge; an `Endpoints` that names a pod where an identity gives DNS
 //! names ([`endpoints`]). Each is a record with a digest of what it depends on: `diff`
 //! counts a record HEAD has and BASE has not as a possible grant.
@@ -49,6 +49,8 @@ struct Reach<'s> {
     /// Every label key it reads of a pod: its `podSelector`'s, its `k8s:pod-label`
     /// selectors'.
     keys: Vec<&'s str>,
+    /// The service accounts it requires of a pod: its `k8s:sa` selectors' (none templated).
+    accounts: Vec<&'s str>,
     /// Whether a pod that carries none of `keys` may still be selected and attest: it
     /// selects pods by no label (a static entry, an empty `podSelector`, only `NotIn` or
     /// `DoesNotExist` requirements) and requires none by its selectors.
@@ -80,6 +82,12 @@ impl<'s> Reach<'s> {
                 }
             }
         }
+        let accounts: Vec<&str> = source
+            .selector_templates
+            .iter()
+            .filter_map(|s| s.strip_prefix("k8s:sa:"))
+            .filter(|a| !a.contains("{{"))
+            .collect();
         let mut namespaces: Option<Vec<&str>> = source.namespaces.as_ref().and_then(pinned);
         let by_selector: Vec<&str> = source
             .selector_templates
@@ -95,7 +103,7 @@ impl<'s> Reach<'s> {
         }
         keys.sort_unstable();
         keys.dedup();
-        Reach { source, keys, any_pod: !required, namespaces }
+        Reach { source, keys, accounts, any_pod: !required, namespaces }
     }
 
     fn in_scope(&self, namespace: Option<&str>) -> bool {
@@ -128,6 +136,13 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             by_key.entry(key).or_default().push(r);
         }
     }
+    // Each service account, with the identities that require it.
+    let mut by_account: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (r, reach) in reaches.iter().enumerate() {
+        for account in &reach.accounts {
+            by_account.entry(account).or_default().push(r);
+        }
+    }
     let any_pod: Vec<usize> = (0..reaches.len()).filter(|&r| reaches[r].any_pod).collect();
     let mut out = Vec::new();
     for (position, value) in input::values(items) {
@@ -155,7 +170,8 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         }
         let texts = embedded::texts(api_version, kind, value);
         if !texts.is_empty() {
-            out.extend(embedded_record(position, value, kind, &texts, &by_key, &reaches));
+            let by = embedded::Named { keys: &by_key, accounts: &by_account };
+            out.extend(embedded_record(position, value, kind, &texts, &by, &reaches));
             continue;
         }
         let shaped = crate::reconcile::cluster::controllers::of(api_version, kind)
@@ -235,34 +251,51 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
 }
 
 /// The record of a ConfigMap or Secret whose text (`texts`, each with its field) names labels
-/// and a label key an identity selects ([`embedded`]), at the first such text: in any
-/// namespace, as whatever reads it may make pods anywhere.
+/// and a label key an identity selects, or a service account one requires ([`embedded`]), at
+/// the first such text: in any namespace, as whatever reads it may make pods anywhere.
 fn embedded_record(
     position: usize,
     value: &Value,
     kind: &str,
     texts: &[(String, std::borrow::Cow<'_, str>)],
-    by_key: &HashMap<&str, Vec<usize>>,
+    by: &embedded::Named<'_, '_>,
     reaches: &[Reach<'_>],
 ) -> Option<Unjudged> {
-    let (field, keys) =
-        texts.iter().filter(|(_, text)| embedded::names_labels(text)).find_map(|(field, text)| {
-            let keys = named_keys(text, by_key);
-            (!keys.is_empty()).then(|| (field.clone(), keys))
-        })?;
-    let mut met: Vec<usize> = keys.iter().flat_map(|key| by_key[key].iter().copied()).collect();
+    let (field, keys, accounts) = texts.iter().find_map(|(field, text)| {
+        let keys = if embedded::names_labels(text) { named_keys(text, by.keys) } else { Vec::new() };
+        let accounts = embedded::named_accounts(text, by.accounts);
+        (!keys.is_empty() || !accounts.is_empty()).then(|| (field.clone(), keys, accounts))
+    })?;
+    let mut met: Vec<usize> = keys
+        .iter()
+        .flat_map(|key| by.keys[key].iter().copied())
+        .chain(accounts.iter().flat_map(|account| by.accounts[account].iter().copied()))
+        .collect();
     met.sort_unstable();
     met.dedup();
     let sources: Vec<&Source> = met.iter().map(|&r| reaches[r].source).collect();
-    let names: Vec<&str> = sources.iter().map(|s| s.name.as_str()).collect();
-    let message = format!(
-        "{} {kind} whose {field} embeds labels, among them {}, that {} selects: whatever reads it (a pod \
-         template file, a controller's defaults) may make pods that carry them, in any namespace, where the \
-         build does not see; keep the label out of it",
-        kinds::article(kind),
-        keys.join(", "),
-        identities(&names)
-    );
+    let names = identities(&names_of(&sources));
+    let article = kinds::article(kind);
+    let message = match (keys.is_empty(), accounts.join(", ")) {
+        (false, accounts) if accounts.is_empty() => format!(
+            "{article} {kind} whose {field} embeds labels, among them {}, that {names} selects: whatever reads \
+             it (a pod template file, a controller's defaults) may make pods that carry them, in any namespace, \
+             where the build does not see; keep the label out of it",
+            keys.join(", ")
+        ),
+        (true, accounts) => format!(
+            "{article} {kind} whose {field} names the service account {accounts} for pods, which {names} \
+             requires: whatever reads it (a controller's defaults, a pod template file) may make pods that run \
+             as it, in any namespace, where the build does not see; keep the service account out of it"
+        ),
+        (false, accounts) => format!(
+            "{article} {kind} whose {field} embeds labels, among them {}, and the service account {accounts}, \
+             that {names} selects: whatever reads it (a pod template file, a controller's defaults) may make \
+             pods that carry them and run as it, in any namespace, where the build does not see; keep the \
+             labels and the service account out of it",
+            keys.join(", ")
+        ),
+    };
     Some(record(position, value, field, message, &sources))
 }
 

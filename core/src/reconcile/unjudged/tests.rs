@@ -275,6 +275,44 @@ fn a_config_map_or_secret_that_embeds_selected_labels_is_recorded_in_any_namespa
 }
 
 #[test]
+fn a_config_map_that_names_a_service_account_an_identity_requires_is_recorded() {
+    let mut by_account = source("kleym-x", &[("app", "llama")], Some("serving"));
+    by_account.selector_templates = vec!["k8s:ns:serving".into(), "k8s:sa:llama".into()];
+    let by_labels = source("labels-only", &[("app", "llama")], Some("serving"));
+    let map = |defaults: &str| {
+        Input::of(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                         "metadata": {"name": "workflow-controller-configmap", "namespace": "argo"},
+                         "data": {"parallelism": "10", "workflowDefaults": defaults}}))
+    };
+    let sources = [by_account, by_labels];
+    for defaults in [
+        "spec:\n  serviceAccountName: llama\n",
+        "{\"spec\": {\"serviceAccount\": \"llama\"}}",
+        "spec: {\"service\\x41ccountName\": \"ll\\x61ma\"}",
+    ] {
+        let records = found(&[map(defaults)], &sources);
+        assert_eq!(records.len(), 1, "{defaults}");
+        assert_eq!(records[0].field, "data.workflowDefaults");
+        assert!(records[0].message.contains("service account llama"), "{}", records[0].message);
+        // Only the identity that requires the account: one that selects by labels alone
+        // selects the same pods whatever their account.
+        assert!(records[0].message.contains("ClusterSPIFFEID kleym-x "), "{}", records[0].message);
+    }
+    // Another account, or the account's name not as a pod's: none.
+    assert!(found(&[map("spec:\n  serviceAccountName: builder\n")], &sources).is_empty());
+    assert!(found(&[map("executor:\n  image: llama\n")], &sources).is_empty());
+    // Labels and an account together: one record naming both.
+    let both = "metadata:\n  labels: {app: x}\nspec:\n  serviceAccountName: llama\n";
+    let records = found(&[map(both)], &sources);
+    assert_eq!(records.len(), 1);
+    assert!(
+        records[0].message.contains("among them app, and the service account llama"),
+        "{}",
+        records[0].message
+    );
+}
+
+#[test]
 fn a_scaler_of_a_workload_whose_pods_hang_on_its_count_is_recorded() {
     let sources = [source("db-replicas", &[("app", "db")], Some("serving"))];
     let workload = |api_version: &str, kind: &str| {
