@@ -4,9 +4,9 @@
 //! stands where an identity selects pods by no label, in any namespace it names; an item of a
 //! kind that changes what gets applied (admission, policy engines, GitOps tools, kustomize,
 //! SPIRE Controller Manager's own configuration); a ConfigMap's or Secret's text that embeds
-//! selected labels or a required service account; a scaler of a workload whose pods hang on its count; a field a controller
-//! declaration does not judge; an `Endpoints` that names a pod where an identity gives DNS
-//! names ([`endpoints`]). Each is a record with a digest of what it depends on: `diff`
+//! selected labels or a required service account; a scaler of a workload whose pods hang on
+//! its count, of any kind; a field a controller declaration does not judge; an `Endpoints`
+//! that names a pod where an identity gives DNS names ([`endpoints`]). Each is a record with a digest of what it depends on: `diff`
 //! counts a record HEAD has and BASE has not as a possible grant.
 
 mod embedded;
@@ -161,12 +161,15 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         }
         let in_scope: Vec<&Source> =
             reaches.iter().filter(|r| r.in_scope(namespace)).map(|r| r.source).collect();
-        if crate::reconcile::items::kinds::is_scaler(api_version, kind)
-            && !in_scope.is_empty()
-            && let Some(target) = scale::target(value, namespace, items)
+        if crate::reconcile::items::kinds::is_scaler(value)
+            && let Some((target, lands)) = scale::target(value, namespace, items)
         {
-            out.push(scale::record(position, value, kind, &target, &in_scope));
-            continue;
+            let met: Vec<&Source> =
+                reaches.iter().filter(|r| r.in_scope(lands.as_deref())).map(|r| r.source).collect();
+            if !met.is_empty() {
+                out.push(scale::record(position, value, kind, &target, &met));
+                continue;
+            }
         }
         let texts = embedded::texts(api_version, kind, value);
         if !texts.is_empty() {

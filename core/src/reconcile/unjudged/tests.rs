@@ -340,6 +340,15 @@ fn a_scaler_of_a_workload_whose_pods_hang_on_its_count_is_recorded() {
                                   "metadata": {"name": "db", "namespace": "serving"},
                                   "spec": {"scaleTargetRef": {"kind": "StatefulSet", "name": "db"}}}));
     assert_eq!(found(&[workload("apps/v1", "StatefulSet"), scaled], &sources).len(), 1);
+    // Any kind with a spec.scaleTargetRef is a scaler: Datadog's WatermarkPodAutoscaler.
+    let wpa = Input::of(json!({"apiVersion": "datadoghq.com/v1alpha1", "kind": "WatermarkPodAutoscaler",
+                               "metadata": {"name": "db", "namespace": "serving"},
+                               "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db"},
+                                        "minReplicas": 2, "maxReplicas": 2}}));
+    let records = found(&[workload("apps/v1", "StatefulSet"), wpa], &sources);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].field, "spec.scaleTargetRef");
+    assert!(records[0].message.starts_with("a WatermarkPodAutoscaler that sets"), "{}", records[0].message);
 }
 
 #[test]
