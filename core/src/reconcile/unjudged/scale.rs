@@ -18,11 +18,15 @@ use crate::reconcile::spire::Source;
 
 /// The workload a scaler (`value`, in `namespace`) sets the count of, as `Kind/name`, with the
 /// namespace both land in, when the input holds it and its controller's pods hang on the
-/// count (the controller declares `spec.replicas` among the fields that shape its pods).
-pub(super) fn target<'v>(
+/// count (the controller declares `spec.replicas` among the fields that shape its pods). A
+/// scaler or a workload without a namespace lands in the one it is applied to (`kubectl apply
+/// -n`, a kustomization's `namespace`, an Argo CD destination: cli-runtime `Builder`,
+/// `DefaultNamespace`), the other's among them: they match; the namespace is then the one
+/// that names it, `None` when neither does.
+pub(super) fn target(
     value: &Value,
-    namespace: Option<&'v str>,
-    items: &'v [Input],
+    namespace: Option<&str>,
+    items: &[Input],
 ) -> Option<(String, Option<String>)> {
     let text = |path: &str| fields::str_at(value, &format!("{TARGET}.{path}")).filter(|s| !s.is_empty());
     let name = text("name")?;
@@ -32,7 +36,10 @@ pub(super) fn target<'v>(
     items.iter().filter_map(Input::workload).find_map(|workload| {
         let controller = controllers::of(workload.api_version(), workload.kind())?;
         let hangs = controller.shapes.contains(&"spec.replicas");
-        let lands = (namespace == workload.namespace()).then_some(namespace);
+        let lands = match (namespace, workload.namespace()) {
+            (Some(a), Some(b)) => (a == b).then_some(Some(a)),
+            (given, other) => Some(given.or(other)),
+        };
         let same = controller.group == group && workload.kind() == kind && workload.name() == name;
         match lands {
             Some(lands) if hangs && same => Some((format!("{kind} {name}"), lands.map(str::to_string))),

@@ -352,6 +352,40 @@ fn a_scaler_of_a_workload_whose_pods_hang_on_its_count_is_recorded() {
 }
 
 #[test]
+fn a_scaler_or_its_target_without_a_namespace_lands_in_the_others() {
+    let sources = [source("db-replicas", &[("app", "db")], Some("serving"))];
+    let with = |value: Value, namespace: Option<&str>| {
+        let mut value = value;
+        if let Some(ns) = namespace {
+            value["metadata"]["namespace"] = json!(ns);
+        }
+        Input::of(value)
+    };
+    let sts = |namespace: Option<&str>| {
+        with(
+            json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
+                   "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "db"}},
+                            "template": {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": []}}}}),
+            namespace,
+        )
+    };
+    let hpa = |namespace: Option<&str>| {
+        with(
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "db"},
+                   "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db"},
+                            "minReplicas": 2, "maxReplicas": 2}}),
+            namespace,
+        )
+    };
+    for (scaler, target) in [(Some("serving"), None), (None, Some("serving")), (None, None)] {
+        assert_eq!(found(&[sts(target), hpa(scaler)], &sources).len(), 1, "{scaler:?} {target:?}");
+    }
+    // Where the one that names its namespace lands, there: outside the identity's, nothing.
+    assert!(found(&[sts(Some("other")), hpa(None)], &sources).is_empty());
+    assert!(found(&[sts(None), hpa(Some("other"))], &sources).is_empty());
+}
+
+#[test]
 fn a_known_controllers_field_it_does_not_judge_is_recorded_where_identities_select() {
     let sources = [source("kleym-x", &[("app", "llama")], Some("serving"))];
     let rollout = |namespace: &str| {
