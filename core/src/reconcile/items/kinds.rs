@@ -135,19 +135,25 @@ pub fn is_known_elsewhere(kind: &str) -> bool {
         || READ_WHOLE_GROUPS.iter().chain(&INERT).any(|(_, kinds)| kinds.contains(&kind))
 }
 
-/// Kinds, by group, that set the replica count of the workload their `spec.scaleTargetRef`
-/// names, through its scale subresource: Kubernetes' HorizontalPodAutoscaler (kubernetes
-/// `pkg/controller/podautoscaler/horizontal.go`, `reconcileAutoscaler`), and KEDA's
-/// ScaledObject, which makes one (kedacore/keda `controllers/keda/hpa.go`, `newHPAForScaledObject`).
-/// Read whole, for the unjudged rule (`reconcile/unjudged/scale.rs`).
-pub const SCALERS: [(&str, &str); 2] =
-    [("autoscaling", "HorizontalPodAutoscaler"), ("keda.sh", "ScaledObject")];
+/// The field that makes an object a scaler ([`is_scaler`]), its path.
+pub const SCALE_TARGET: &str = "spec.scaleTargetRef";
 
-/// Whether items of `api_version` and `kind` are [`SCALERS`].
-pub fn is_scaler(api_version: &str, kind: &str) -> bool {
-    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
-    SCALERS.iter().any(|(g, k)| *g == group && *k == kind)
+/// Whether `value` may set the replica count of another workload: it names one in
+/// `spec.scaleTargetRef`, whatever its kind. That is the field of every autoscaler that
+/// writes a scale subresource: Kubernetes' HorizontalPodAutoscaler (kubernetes
+/// `pkg/controller/podautoscaler/horizontal.go`, `reconcileAutoscaler`), KEDA's ScaledObject,
+/// which makes one (kedacore/keda `controllers/keda/hpa.go`, `newHPAForScaledObject`),
+/// Datadog's WatermarkPodAutoscaler (DataDog/watermarkpodautoscaler
+/// `controllers/datadoghq/watermarkpodautoscaler_controller.go`, `reconcileWPA`), GKE's
+/// MultidimPodAutoscaler, any custom one. For the unjudged rule (`reconcile/unjudged/scale.rs`).
+pub fn is_scaler(value: &Value) -> bool {
+    crate::api::fields::lookup(value, SCALE_TARGET).ok().flatten().is_some_and(Value::is_object)
 }
+
+/// The scalers among the kinds the build judges, by group, read whole so that [`is_scaler`]
+/// sees their target: a reader that builds an item for its head alone does not see its spec.
+/// A kind the build does not judge is read whole anyway.
+pub const SCALERS: [(&str, &str); 1] = [("autoscaling", "HorizontalPodAutoscaler")];
 
 /// The kind of SPIRE Controller Manager's configuration file, which a ConfigMap may hold:
 /// such a ConfigMap is read whole.
@@ -156,8 +162,8 @@ pub const MANAGER_CONFIG: &str = "ControllerManagerConfig";
 /// Whether the reconcile reads this item whole: a kind it reads whole, a kind it does not
 /// judge ([`is_judged`]), a Service (its selector gives pods DNS names, for SPIRE Controller
 /// Manager's `autoPopulateDNSNames`), an Endpoints (its addresses may name pods), a ConfigMap or a Secret (their texts may embed
-/// manifests, for the unjudged rule, `reconcile/unjudged/embedded.rs`), a scaler
-/// ([`SCALERS`]); none of these among [`READ_WHOLE`], so that a List of them stays a List the
+/// manifests, for the unjudged rule, `reconcile/unjudged/embedded.rs`), a scaler the build
+/// judges ([`SCALERS`]); none of these among [`READ_WHOLE`], so that a List of them stays a List the
 /// reconcile does not read.
 pub fn reads_value_whole(value: &Value) -> bool {
     let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
@@ -165,7 +171,9 @@ pub fn reads_value_whole(value: &Value) -> bool {
     reads_whole(kind)
         || !is_judged(api_version, kind)
         || (api_version == "v1" && [SERVICE, ENDPOINTS, "ConfigMap", "Secret"].contains(&kind))
-        || is_scaler(api_version, kind)
+        || SCALERS
+            .iter()
+            .any(|(g, k)| api_version.rsplit_once('/').is_some_and(|(group, _)| group == *g) && *k == kind)
         || holds_manager_config(value)
 }
 
@@ -206,6 +214,22 @@ mod tests {
         assert!(is_judged("argoproj.io/v1alpha1", "Workflow"));
         assert!(!is_judged("ci.example.com/v1", "Workflow"));
         assert!(!is_judged("serving.kubeflow.org/v1beta1", "InferenceService"));
+    }
+
+    #[test]
+    fn a_scaler_is_any_object_that_names_a_scale_target() {
+        use crate::api::value::item_json as json;
+        let wpa = json!({"apiVersion": "datadoghq.com/v1alpha1", "kind": "WatermarkPodAutoscaler",
+                         "spec": {"scaleTargetRef": {"kind": "StatefulSet", "name": "db"}}});
+        assert!(is_scaler(&wpa));
+        assert!(!is_scaler(&json!({"kind": "VerticalPodAutoscaler", "spec": {"targetRef": {"name": "db"}}})));
+        assert!(!is_scaler(&json!({"kind": "X", "spec": {"scaleTargetRef": "db"}})));
+        // The scalers the build judges are read whole from their head alone.
+        for (group, kind) in SCALERS {
+            let api_version = format!("{group}/v2");
+            assert!(is_judged(&api_version, kind), "{kind}");
+            assert!(reads_value_whole(&json!({"apiVersion": api_version, "kind": kind})), "{kind}");
+        }
     }
 
     #[test]

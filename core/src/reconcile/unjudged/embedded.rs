@@ -2,17 +2,58 @@
 //! `pod_template_file`, Spark's `spark.kubernetes.*.podTemplateFile`), a controller's defaults
 //! (Argo Workflows' `workflowDefaults` in `workflow-controller-configmap`, which it merges into
 //! every workflow: argo-workflows `workflow/controller/controller.go`, `setWorkflowDefaults`).
-//! Whatever reads the text may make pods with the labels it names, in any namespace, where
-//! the build does not see: a text that names labels and a key an identity selects is may gain.
+//! Whatever reads the text may make pods with the labels and the service account it names, in
+//! any namespace, where the build does not see: a text that names labels and a key an identity
+//! selects, or a pod's service account that an identity requires (`workflowDefaults` that set
+//! `spec.serviceAccountName` run every workflow's pods as it that sets none: argo-workflows
+//! `workflow/controller/workflowpod.go`, `setupServiceAccount`), is may gain.
 
 use crate::api::value::Value;
 use std::borrow::Cow;
+use std::collections::HashMap;
 
-/// The texts of a core ConfigMap's `data` or a Secret's `stringData` and `data` (decoded from
-/// base64, when it decodes to text), each with its field; none for another kind.
+/// What the identities read of a pod, each with the identities that read it (their indexes):
+/// label keys, service accounts.
+pub(super) struct Named<'m, 'k> {
+    pub keys: &'m HashMap<&'k str, Vec<usize>>,
+    pub accounts: &'m HashMap<&'k str, Vec<usize>>,
+}
+
+/// The fields of a pod, a pod template or a controller's spec that name the service account
+/// its pods run as (`serviceAccount` is the Pod's older name of `serviceAccountName`, and a
+/// part of it).
+const ACCOUNT_FIELDS: [&str; 2] = ["serviceAccountName", "serviceAccount"];
+
+/// The service accounts of `accounts` that `text` names as its pods' (a field of
+/// [`ACCOUNT_FIELDS`] and the word after it, plain or escaped), each once, in the order met.
+pub(super) fn named_accounts<'k>(text: &str, accounts: &HashMap<&'k str, Vec<usize>>) -> Vec<&'k str> {
+    let mut out: Vec<&'k str> = Vec::new();
+    if accounts.is_empty() || !(text.contains(ACCOUNT_FIELDS[1]) || text.contains('\\')) {
+        return out;
+    }
+    let plain = super::unescaped(text);
+    for text in std::iter::once(text).chain(plain.iter().map(String::as_str)) {
+        let words: Vec<&str> = super::tokens(text).collect();
+        for pair in words.windows(2) {
+            if ACCOUNT_FIELDS.contains(&pair[0])
+                && let Some((account, _)) = accounts.get_key_value(pair[1])
+                && !out.contains(account)
+            {
+                out.push(account);
+            }
+        }
+    }
+    out
+}
+
+/// The texts of a core ConfigMap's `data` and `binaryData` or a Secret's `stringData` and
+/// `data` (each base64 field decoded, when it decodes to text), each with its field; none for
+/// another kind. A ConfigMap mounted as a volume writes the bytes of its `binaryData` as files
+/// beside those of its `data` (kubernetes `pkg/volume/configmap/configmap.go`, `MakePayload`),
+/// so a pod template file there is read all the same.
 pub(super) fn texts<'v>(api_version: &str, kind: &str, value: &'v Value) -> Vec<(String, Cow<'v, str>)> {
     let fields: &[(&str, bool)] = match (api_version, kind) {
-        ("v1", "ConfigMap") => &[("data", false)],
+        ("v1", "ConfigMap") => &[("data", false), ("binaryData", true)],
         ("v1", "Secret") => &[("stringData", false), ("data", true)],
         _ => return Vec::new(),
     };
@@ -103,6 +144,12 @@ mod tests {
         assert_eq!(
             texts_of(&secret),
             [("stringData.a".to_string(), "plain".to_string()), ("data.b".to_string(), "labels".to_string())]
+        );
+        let binary = json!({"apiVersion": "v1", "kind": "ConfigMap",
+                            "data": {"a": "plain"}, "binaryData": {"b": "bGFiZWxz", "c": "//79"}});
+        assert_eq!(
+            texts_of(&binary),
+            [("data.a".to_string(), "plain".to_string()), ("binaryData.b".to_string(), "labels".to_string())]
         );
         let other = json!({"apiVersion": "example.org/v1", "kind": "ConfigMap", "data": {"a": "labels"}});
         assert!(texts_of(&other).is_empty());

@@ -4,9 +4,9 @@
 //! stands where an identity selects pods by no label, in any namespace it names; an item of a
 //! kind that changes what gets applied (admission, policy engines, GitOps tools, kustomize,
 //! SPIRE Controller Manager's own configuration); a ConfigMap's or Secret's text that embeds
-//! selected labels; a scaler of a workload whose pods hang on its count; a field a controller
-//! declaration does not judge; an `Endpoints` that names a pod where an identity gives DNS
-//! names ([`endpoints`]). Each is a record with a digest of what it depends on: `diff`
+//! selected labels or a required service account; a scaler of a workload whose pods hang on
+//! its count, of any kind; a field a controller declaration does not judge; an `Endpoints`
+//! that names a pod where an identity gives DNS names ([`endpoints`]). Each is a record with a digest of what it depends on: `diff`
 //! counts a record HEAD has and BASE has not as a possible grant.
 
 mod duplicates;
@@ -51,6 +51,8 @@ struct Reach<'s> {
     /// Every label key it reads of a pod: its `podSelector`'s, its `k8s:pod-label`
     /// selectors'.
     keys: Vec<&'s str>,
+    /// The service accounts it requires of a pod: its `k8s:sa` selectors' (none templated).
+    accounts: Vec<&'s str>,
     /// Whether a pod that carries none of `keys` may still be selected and attest: it
     /// selects pods by no label (a static entry, an empty `podSelector`, only `NotIn` or
     /// `DoesNotExist` requirements) and requires none by its selectors.
@@ -93,6 +95,12 @@ impl<'s> Reach<'s> {
         }
         let required = !needed.is_empty();
         let shared = if templated || !needed.iter().all(|k| shared_key(k)) { Vec::new() } else { needed };
+        let accounts: Vec<&str> = source
+            .selector_templates
+            .iter()
+            .filter_map(|s| s.strip_prefix("k8s:sa:"))
+            .filter(|a| !a.contains("{{"))
+            .collect();
         let mut namespaces: Option<Vec<&str>> = source.namespaces.as_ref().and_then(pinned);
         let by_selector: Vec<&str> = source
             .selector_templates
@@ -111,7 +119,7 @@ impl<'s> Reach<'s> {
         let mut shared = shared;
         shared.sort_unstable();
         shared.dedup();
-        Reach { source, keys, any_pod: !required, shared, namespaces }
+        Reach { source, keys, accounts, any_pod: !required, shared, namespaces }
     }
 
     fn in_scope(&self, namespace: Option<&str>) -> bool {
@@ -144,6 +152,13 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             by_key.entry(key).or_default().push(r);
         }
     }
+    // Each service account, with the identities that require it.
+    let mut by_account: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (r, reach) in reaches.iter().enumerate() {
+        for account in &reach.accounts {
+            by_account.entry(account).or_default().push(r);
+        }
+    }
     let any_pod: Vec<usize> = (0..reaches.len()).filter(|&r| reaches[r].any_pod).collect();
     let shared_only: Vec<usize> = (0..reaches.len()).filter(|&r| !reaches[r].shared.is_empty()).collect();
     let mut out = Vec::new();
@@ -163,16 +178,20 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         }
         let in_scope: Vec<&Source> =
             reaches.iter().filter(|r| r.in_scope(namespace)).map(|r| r.source).collect();
-        if crate::reconcile::items::kinds::is_scaler(api_version, kind)
-            && !in_scope.is_empty()
-            && let Some(target) = scale::target(value, namespace, items)
+        if crate::reconcile::items::kinds::is_scaler(value)
+            && let Some((target, lands)) = scale::target(value, namespace, items)
         {
-            out.push(scale::record(position, value, kind, &target, &in_scope));
-            continue;
+            let met: Vec<&Source> =
+                reaches.iter().filter(|r| r.in_scope(lands.as_deref())).map(|r| r.source).collect();
+            if !met.is_empty() {
+                out.push(scale::record(position, value, kind, &target, &met));
+                continue;
+            }
         }
         let texts = embedded::texts(api_version, kind, value);
         if !texts.is_empty() {
-            out.extend(embedded_record(position, value, kind, &texts, &by_key, &reaches));
+            let by = embedded::Named { keys: &by_key, accounts: &by_account };
+            out.extend(embedded_record(position, value, kind, &texts, &by, &reaches));
             continue;
         }
         let shaped = crate::reconcile::cluster::controllers::of(api_version, kind)
@@ -265,34 +284,51 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
 }
 
 /// The record of a ConfigMap or Secret whose text (`texts`, each with its field) names labels
-/// and a label key an identity selects ([`embedded`]), at the first such text: in any
-/// namespace, as whatever reads it may make pods anywhere.
+/// and a label key an identity selects, or a service account one requires ([`embedded`]), at
+/// the first such text: in any namespace, as whatever reads it may make pods anywhere.
 fn embedded_record(
     position: usize,
     value: &Value,
     kind: &str,
     texts: &[(String, std::borrow::Cow<'_, str>)],
-    by_key: &HashMap<&str, Vec<usize>>,
+    by: &embedded::Named<'_, '_>,
     reaches: &[Reach<'_>],
 ) -> Option<Unjudged> {
-    let (field, keys) =
-        texts.iter().filter(|(_, text)| embedded::names_labels(text)).find_map(|(field, text)| {
-            let keys = named_keys(text, by_key);
-            (!keys.is_empty()).then(|| (field.clone(), keys))
-        })?;
-    let mut met: Vec<usize> = keys.iter().flat_map(|key| by_key[key].iter().copied()).collect();
+    let (field, keys, accounts) = texts.iter().find_map(|(field, text)| {
+        let keys = if embedded::names_labels(text) { named_keys(text, by.keys) } else { Vec::new() };
+        let accounts = embedded::named_accounts(text, by.accounts);
+        (!keys.is_empty() || !accounts.is_empty()).then(|| (field.clone(), keys, accounts))
+    })?;
+    let mut met: Vec<usize> = keys
+        .iter()
+        .flat_map(|key| by.keys[key].iter().copied())
+        .chain(accounts.iter().flat_map(|account| by.accounts[account].iter().copied()))
+        .collect();
     met.sort_unstable();
     met.dedup();
     let sources: Vec<&Source> = met.iter().map(|&r| reaches[r].source).collect();
-    let names: Vec<&str> = sources.iter().map(|s| s.name.as_str()).collect();
-    let message = format!(
-        "{} {kind} whose {field} embeds labels, among them {}, that {} selects: whatever reads it (a pod \
-         template file, a controller's defaults) may make pods that carry them, in any namespace, where the \
-         build does not see; keep the label out of it",
-        kinds::article(kind),
-        keys.join(", "),
-        identities(&names)
-    );
+    let names = identities(&names_of(&sources));
+    let article = kinds::article(kind);
+    let message = match (keys.is_empty(), accounts.join(", ")) {
+        (false, accounts) if accounts.is_empty() => format!(
+            "{article} {kind} whose {field} embeds labels, among them {}, that {names} selects: whatever reads \
+             it (a pod template file, a controller's defaults) may make pods that carry them, in any namespace, \
+             where the build does not see; keep the label out of it",
+            keys.join(", ")
+        ),
+        (true, accounts) => format!(
+            "{article} {kind} whose {field} names the service account {accounts} for pods, which {names} \
+             requires: whatever reads it (a controller's defaults, a pod template file) may make pods that run \
+             as it, in any namespace, where the build does not see; keep the service account out of it"
+        ),
+        (false, accounts) => format!(
+            "{article} {kind} whose {field} embeds labels, among them {}, and the service account {accounts}, \
+             that {names} selects: whatever reads it (a pod template file, a controller's defaults) may make \
+             pods that carry them and run as it, in any namespace, where the build does not see; keep the \
+             labels and the service account out of it",
+            keys.join(", ")
+        ),
+    };
     Some(record(position, value, field, message, &sources))
 }
 
@@ -603,14 +639,19 @@ fn naming_at<'k>(
 
 /// The label keys `text` may write escaped, undone: each segment of a JSON pointer
 /// (`/metadata/labels/app`; RFC 6901, its `~1` a `/` and `~0` a `~`: JSON patches, Kyverno's
-/// `patchesJson6902`, kustomize's patches), and a word with a backslash before a `.` or `/`
+/// `patchesJson6902`, kustomize's patches), a word with a backslash before a `.` or `/`
 /// (each segment of a dotted path: kubectl's JSONPath, Helm's `--set`) or a percent-encoded
-/// `/` (URLs). Empty when `text` holds none.
+/// `/` (URLs), and the whole text with its quoted-string escapes undone ([`quoted`]: a
+/// manifest embedded as text, which its reader parses as YAML or JSON). Empty when `text`
+/// holds none.
 fn unescaped(text: &str) -> Vec<String> {
     if !text.contains(['/', '~', '\\', '%']) {
         return Vec::new();
     }
     let mut out = Vec::new();
+    if text.contains('\\') {
+        out.push(quoted(text));
+    }
     let words = text.split(|c: char| !(is_key_char(c) || matches!(c, '~' | '\\' | '%')));
     for word in words.filter(|w| !w.is_empty()) {
         if let Some(pointer) = word.strip_prefix('/') {
@@ -621,6 +662,45 @@ fn unescaped(text: &str) -> Vec<String> {
             out.push(word.replace("%2F", "/").replace("%2f", "/"));
         }
     }
+    out
+}
+
+/// `text` as a YAML or JSON double-quoted string reads it: `\\xNN`, `\\uNNNN`, `\\UNNNNNNNN` and
+/// JSON's `\\/` are the characters they stand for, and a backslash at the end of a line joins
+/// it to the next with no space, its indentation dropped (YAML 1.1 and 1.2, "Escaped
+/// Characters" and "Double-Quoted Style"; PyYAML `scanner.py`, `scan_flow_scalar_non_spaces`,
+/// `scan_flow_scalar_breaks`; go-yaml's `yaml_parser_scan_flow_scalar`). Any other escape
+/// stands for no character of a label key, and reads as a space.
+fn quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let hex = |width: usize| {
+            after
+                .get(1..=width)
+                .filter(|digits| digits.bytes().all(|b| b.is_ascii_hexdigit()))
+                .and_then(|digits| u32::from_str_radix(digits, 16).ok())
+                .and_then(char::from_u32)
+                .map(|c| (c, 1 + width))
+        };
+        let (read, used) = match after.chars().next() {
+            Some('x') => hex(2).map_or((Some(' '), 1), |(c, n)| (Some(c), n)),
+            Some('u') => hex(4).map_or((Some(' '), 1), |(c, n)| (Some(c), n)),
+            Some('U') => hex(8).map_or((Some(' '), 1), |(c, n)| (Some(c), n)),
+            Some('/') => (Some('/'), 1),
+            Some('\r' | '\n') => {
+                let line = after.strip_prefix("\r\n").or_else(|| after.get(1..)).unwrap_or_default();
+                (None, after.len() - line.trim_start_matches([' ', '\t']).len())
+            }
+            Some(c) => (Some(' '), c.len_utf8()),
+            None => (Some(' '), 0),
+        };
+        out.extend(read);
+        rest = &after[used..];
+    }
+    out.push_str(rest);
     out
 }
 

@@ -1,27 +1,33 @@
-//! Objects that set another workload's replica count ([`SCALERS`]): where the workload's
-//! controller names or labels its pods by their ordinal (a StatefulSet's
-//! `statefulset.kubernetes.io/pod-name` and `apps.kubernetes.io/pod-index`: kubernetes
-//! `pkg/controller/statefulset/stateful_set_utils.go`, `getPodName`, `initIdentity`; a
-//! LeaderWorkerSet's `group-index`, whose scale subresource is its `spec.replicas`:
-//! kubernetes-sigs/lws `api/leaderworkerset/v1/leaderworkerset_types.go`), the build judges
-//! the pods of the count the item gives, and a scaler makes others: may gain.
+//! Objects that set another workload's replica count ([`is_scaler`]: any with a
+//! `spec.scaleTargetRef`): where the workload's controller names or labels its pods by their
+//! ordinal (a StatefulSet's `statefulset.kubernetes.io/pod-name` and
+//! `apps.kubernetes.io/pod-index`: kubernetes `pkg/controller/statefulset/stateful_set_utils.go`,
+//! `getPodName`, `initIdentity`; a LeaderWorkerSet's `group-index`, whose scale subresource is
+//! its `spec.replicas`: kubernetes-sigs/lws `api/leaderworkerset/v1/leaderworkerset_types.go`),
+//! the build judges the pods of the count the item gives, and a scaler makes others: may gain.
 
 use super::{Unjudged, identities, kinds::article, names_of};
 use crate::api::fields;
 use crate::api::value::Value;
 use crate::reconcile::cluster::controllers;
 use crate::reconcile::items::input::Input;
+use crate::reconcile::items::kinds::SCALE_TARGET as TARGET;
 #[cfg(doc)]
-use crate::reconcile::items::kinds::SCALERS;
+use crate::reconcile::items::kinds::is_scaler;
 use crate::reconcile::spire::Source;
 
-/// The field of a scaler that names its target.
-pub(super) const TARGET: &str = "spec.scaleTargetRef";
-
-/// The workload a scaler (`value`, in `namespace`) sets the count of, as `Kind/name`, when the
-/// input holds it and its controller's pods hang on the count (the controller declares
-/// `spec.replicas` among the fields that shape its pods).
-pub(super) fn target(value: &Value, namespace: Option<&str>, items: &[Input]) -> Option<String> {
+/// The workload a scaler (`value`, in `namespace`) sets the count of, as `Kind/name`, with the
+/// namespace both land in, when the input holds it and its controller's pods hang on the
+/// count (the controller declares `spec.replicas` among the fields that shape its pods). A
+/// scaler or a workload without a namespace lands in the one it is applied to (`kubectl apply
+/// -n`, a kustomization's `namespace`, an Argo CD destination: cli-runtime `Builder`,
+/// `DefaultNamespace`), the other's among them: they match; the namespace is then the one
+/// that names it, `None` when neither does.
+pub(super) fn target(
+    value: &Value,
+    namespace: Option<&str>,
+    items: &[Input],
+) -> Option<(String, Option<String>)> {
     let text = |path: &str| fields::str_at(value, &format!("{TARGET}.{path}")).filter(|s| !s.is_empty());
     let name = text("name")?;
     // KEDA's ScaledObject targets a Deployment of apps/v1 unless it says.
@@ -30,11 +36,15 @@ pub(super) fn target(value: &Value, namespace: Option<&str>, items: &[Input]) ->
     items.iter().filter_map(Input::workload).find_map(|workload| {
         let controller = controllers::of(workload.api_version(), workload.kind())?;
         let hangs = controller.shapes.contains(&"spec.replicas");
-        let same = controller.group == group
-            && workload.kind() == kind
-            && workload.name() == name
-            && workload.namespace() == namespace;
-        (hangs && same).then(|| format!("{kind} {name}"))
+        let lands = match (namespace, workload.namespace()) {
+            (Some(a), Some(b)) => (a == b).then_some(Some(a)),
+            (given, other) => Some(given.or(other)),
+        };
+        let same = controller.group == group && workload.kind() == kind && workload.name() == name;
+        match lands {
+            Some(lands) if hangs && same => Some((format!("{kind} {name}"), lands.map(str::to_string))),
+            _ => None,
+        }
     })
 }
 

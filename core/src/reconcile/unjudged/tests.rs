@@ -163,6 +163,13 @@ fn a_label_key_written_escaped_is_named_as_the_key() {
         "{.metadata.labels.identity\\.kleym\\.sonda\\.red/variant}",
         "/api/v1/pods?labelSelector=identity.kleym.sonda.red%2Fvariant%3Dprefill",
         "op: add, path: /spec/template/metadata/labels/identity.kleym.sonda.red~1variant, value: x",
+        // A manifest embedded as text, its keys written with YAML's or JSON's escapes.
+        "labels: {\"identity.kleym.sonda.red\\x2Fvariant\": prefill}",
+        "{\"labels\": {\"identity.kleym.sonda.red\\u002Fvariant\": \"prefill\"}}",
+        "{\"labels\": {\"identity.kleym.sonda.red\\/variant\": \"prefill\"}}",
+        "labels: {\"\\U00000069dentity.kleym.sonda.red/variant\": prefill}",
+        "labels: {\"identity.kleym.sonda.red/\\\n      variant\": prefill}",
+        "labels: {\"identity.kleym.sonda.red/\\\r\n\tvariant\": prefill}",
     ] {
         let value = json!({"spec": {"patch": text}});
         assert_eq!(naming(&value, &by_key), [("spec.patch".to_string(), variant)], "{text}");
@@ -172,6 +179,9 @@ fn a_label_key_written_escaped_is_named_as_the_key() {
         naming(&json!({"spec": {"patch": "/labels/identity.kleym.sonda.red~1variants"}}), &by_key).is_empty()
     );
     assert_eq!(unescaped("/metadata/labels/app"), ["metadata", "labels", "app"]);
+    // Each escape reads as the character it stands for; any other, and a broken one, as a
+    // space, so no key is made of what the text does not say.
+    assert_eq!(quoted("\\x61pp \\u0061pp \\x6g \\u+061 \\napp \\\\app \\"), "app app  6g  +061  app  app  ");
     assert!(unescaped("apps/v1 my.app").is_empty());
 }
 
@@ -265,6 +275,44 @@ fn a_config_map_or_secret_that_embeds_selected_labels_is_recorded_in_any_namespa
 }
 
 #[test]
+fn a_config_map_that_names_a_service_account_an_identity_requires_is_recorded() {
+    let mut by_account = source("kleym-x", &[("app", "llama")], Some("serving"));
+    by_account.selector_templates = vec!["k8s:ns:serving".into(), "k8s:sa:llama".into()];
+    let by_labels = source("labels-only", &[("app", "llama")], Some("serving"));
+    let map = |defaults: &str| {
+        Input::of(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                         "metadata": {"name": "workflow-controller-configmap", "namespace": "argo"},
+                         "data": {"parallelism": "10", "workflowDefaults": defaults}}))
+    };
+    let sources = [by_account, by_labels];
+    for defaults in [
+        "spec:\n  serviceAccountName: llama\n",
+        "{\"spec\": {\"serviceAccount\": \"llama\"}}",
+        "spec: {\"service\\x41ccountName\": \"ll\\x61ma\"}",
+    ] {
+        let records = found(&[map(defaults)], &sources);
+        assert_eq!(records.len(), 1, "{defaults}");
+        assert_eq!(records[0].field, "data.workflowDefaults");
+        assert!(records[0].message.contains("service account llama"), "{}", records[0].message);
+        // Only the identity that requires the account: one that selects by labels alone
+        // selects the same pods whatever their account.
+        assert!(records[0].message.contains("ClusterSPIFFEID kleym-x "), "{}", records[0].message);
+    }
+    // Another account, or the account's name not as a pod's: none.
+    assert!(found(&[map("spec:\n  serviceAccountName: builder\n")], &sources).is_empty());
+    assert!(found(&[map("executor:\n  image: llama\n")], &sources).is_empty());
+    // Labels and an account together: one record naming both.
+    let both = "metadata:\n  labels: {app: x}\nspec:\n  serviceAccountName: llama\n";
+    let records = found(&[map(both)], &sources);
+    assert_eq!(records.len(), 1);
+    assert!(
+        records[0].message.contains("among them app, and the service account llama"),
+        "{}",
+        records[0].message
+    );
+}
+
+#[test]
 fn a_scaler_of_a_workload_whose_pods_hang_on_its_count_is_recorded() {
     let sources = [source("db-replicas", &[("app", "db")], Some("serving"))];
     let workload = |api_version: &str, kind: &str| {
@@ -292,6 +340,49 @@ fn a_scaler_of_a_workload_whose_pods_hang_on_its_count_is_recorded() {
                                   "metadata": {"name": "db", "namespace": "serving"},
                                   "spec": {"scaleTargetRef": {"kind": "StatefulSet", "name": "db"}}}));
     assert_eq!(found(&[workload("apps/v1", "StatefulSet"), scaled], &sources).len(), 1);
+    // Any kind with a spec.scaleTargetRef is a scaler: Datadog's WatermarkPodAutoscaler.
+    let wpa = Input::of(json!({"apiVersion": "datadoghq.com/v1alpha1", "kind": "WatermarkPodAutoscaler",
+                               "metadata": {"name": "db", "namespace": "serving"},
+                               "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db"},
+                                        "minReplicas": 2, "maxReplicas": 2}}));
+    let records = found(&[workload("apps/v1", "StatefulSet"), wpa], &sources);
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].field, "spec.scaleTargetRef");
+    assert!(records[0].message.starts_with("a WatermarkPodAutoscaler that sets"), "{}", records[0].message);
+}
+
+#[test]
+fn a_scaler_or_its_target_without_a_namespace_lands_in_the_others() {
+    let sources = [source("db-replicas", &[("app", "db")], Some("serving"))];
+    let with = |value: Value, namespace: Option<&str>| {
+        let mut value = value;
+        if let Some(ns) = namespace {
+            value["metadata"]["namespace"] = json!(ns);
+        }
+        Input::of(value)
+    };
+    let sts = |namespace: Option<&str>| {
+        with(
+            json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
+                   "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "db"}},
+                            "template": {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": []}}}}),
+            namespace,
+        )
+    };
+    let hpa = |namespace: Option<&str>| {
+        with(
+            json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "db"},
+                   "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "db"},
+                            "minReplicas": 2, "maxReplicas": 2}}),
+            namespace,
+        )
+    };
+    for (scaler, target) in [(Some("serving"), None), (None, Some("serving")), (None, None)] {
+        assert_eq!(found(&[sts(target), hpa(scaler)], &sources).len(), 1, "{scaler:?} {target:?}");
+    }
+    // Where the one that names its namespace lands, there: outside the identity's, nothing.
+    assert!(found(&[sts(Some("other")), hpa(None)], &sources).is_empty());
+    assert!(found(&[sts(None), hpa(Some("other"))], &sources).is_empty());
 }
 
 #[test]
