@@ -21,7 +21,8 @@ pub struct WorkloadChange {
     /// IDs held for sure before, and not held nor possibly held now.
     pub loses: Vec<String>,
     /// IDs it may hold now and did not hold before, or holds for sure now and only may have
-    /// held before: what the cluster settles decides whether it gains them.
+    /// held before, or may hold on both sides but now by containers as written it did not
+    /// run before: what the cluster settles decides whether it gains them.
     pub may_gain: Vec<String>,
     /// The reverse: IDs it held for sure and only may hold now, or may have held and does
     /// not now.
@@ -107,30 +108,37 @@ impl WorkloadChange {
 type TemplateKey = (Option<String>, String, String, Option<String>, String);
 
 /// How a template's pods hold an SPIFFE ID; an ID a report does not name is not held.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
 enum Held {
+    #[default]
     No,
     Maybe,
     Sure,
 }
 
+/// How a template's pods hold an ID, and the containers as written a may-hold of it hangs
+/// on (`mayHold[].hangsOn`).
+type HeldWith = (Held, BTreeSet<String>);
+
 /// Per pod template, the IDs its pods hold for sure (`reach`) or may hold (`mayHold`); an
 /// ID held both ways is held for sure.
-fn held(report: &Report) -> BTreeMap<TemplateKey, BTreeMap<String, Held>> {
-    let mut held: BTreeMap<TemplateKey, BTreeMap<String, Held>> = BTreeMap::new();
+fn held(report: &Report) -> BTreeMap<TemplateKey, BTreeMap<String, HeldWith>> {
+    let mut held: BTreeMap<TemplateKey, BTreeMap<String, HeldWith>> = BTreeMap::new();
     let key = |namespace: &Option<String>, kind: &str, name: &str, path: &Option<String>, api: &str| {
         (namespace.clone(), kind.to_string(), name.to_string(), path.clone(), api.to_string())
     };
     for w in report.workloads.iter().filter(|w| !w.may_hold.is_empty()) {
         let ids = held.entry(key(&w.namespace, &w.kind, &w.name, &w.path, &w.api_version)).or_default();
         for m in &w.may_hold {
-            ids.insert(m.spiffe_id.clone(), Held::Maybe);
+            let (how, hangs_on) = ids.entry(m.spiffe_id.clone()).or_insert((Held::Maybe, BTreeSet::new()));
+            *how = Held::Maybe;
+            hangs_on.extend(m.hangs_on.iter().cloned());
         }
     }
     for r in &report.reach {
         let ids = held.entry(key(&r.namespace, &r.kind, &r.name, &r.path, &r.api_version)).or_default();
         for id in &r.spiffe_ids {
-            ids.insert(id.clone(), Held::Sure);
+            ids.entry(id.clone()).or_default().0 = Held::Sure;
         }
     }
     held
@@ -263,9 +271,11 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
                 gains_powers: Vec::new(),
             };
             let (pb, pa) = (old_powers.get(t).unwrap_or(&no_powers), new_powers.get(t).unwrap_or(&no_powers));
+            let no = (Held::No, BTreeSet::new());
             for id in ids {
-                let was = b.get(id).copied().unwrap_or(Held::No);
-                let is = a.get(id).copied().unwrap_or(Held::No);
+                let (was, hung) = b.get(id).unwrap_or(&no);
+                let (is, hangs) = a.get(id).unwrap_or(&no);
+                let (was, is) = (*was, *is);
                 // An ID held on both sides: a gain of power is a grant of its own.
                 if was != Held::No
                     && is != Held::No
@@ -280,6 +290,9 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
                     (Held::No, Held::Sure) => &mut change.gains,
                     (Held::Sure, Held::No) => &mut change.loses,
                     (w, i) if i > w => &mut change.may_gain,
+                    // A may that hangs on a container BASE's did not: another container or
+                    // image may be what makes it hold.
+                    (Held::Maybe, Held::Maybe) if !hangs.is_subset(hung) => &mut change.may_gain,
                     (w, i) if i < w => &mut change.may_lose,
                     _ => continue,
                 };

@@ -109,6 +109,7 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
                         cluster_spiffe_id: model.sources[e.source].name.clone(),
                         made_if: e.unsure.map(MadeIf::from),
                         attests_if: e.misses.clone(),
+                        hangs_on: e.hangs_on.clone(),
                         unknown: e.spiffe_id.unknown.clone(),
                     })
                     .collect(),

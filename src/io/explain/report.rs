@@ -319,6 +319,11 @@ pub struct MayHold {
     pub made_if: Option<MadeIf>,
     /// The entry's workload selectors the build cannot judge: it attests only if they hold.
     pub attests_if: Vec<String>,
+    /// The pod template's containers as written (`container <name>: <image>`) that a
+    /// container or image selector of `attestsIf` hangs on: `diff` counts another of them as
+    /// a change of what the pods may hold. Left out when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hangs_on: Vec<String>,
     /// The actions of `spiffeID` only the cluster settles, as in `svidsWithUnknowns`.
     pub unknown: Vec<String>,
 }

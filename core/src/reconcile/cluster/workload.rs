@@ -3,8 +3,10 @@
 //! optional `metadata.labels` (a Pod itself, a Deployment's `spec.template`, a CronJob's
 //! `jobTemplate`, a LeaderWorkerSet's leader and worker templates, the templates custom
 //! resources nest). Its pods run as `spec.serviceAccountName`, else the deprecated
-//! `spec.serviceAccount`, else `default`, in the item's namespace. `controllers.rs` adds the
-//! templates other controllers make pods from in other shapes.
+//! `spec.serviceAccount`, else `default`, in the item's namespace. It keeps its containers'
+//! and init containers' names and images as written, which SPIRE's container and image
+//! selectors are judged by. `controllers.rs` adds the templates other controllers make pods
+//! from in other shapes.
 
 use super::controllers::{self, Facts};
 use crate::api::fields;
@@ -118,6 +120,54 @@ pub struct PodTemplate {
     /// The object another controller makes of the item, whose pods these are; `None`: the
     /// item's controller makes them.
     maker: Option<Box<Maker>>,
+    /// Its `spec.containers` and `spec.initContainers`, as written.
+    containers: Containers,
+}
+
+/// A pod template's containers as written: each one's `name` and `image` (empty when it is
+/// not a string), the `containers` first, then the `initContainers`. Every entry of either
+/// list is one, whatever it holds, so that none a reader drops is lost.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Containers {
+    /// Name, image, name, image...
+    packed: Packed,
+    /// How many are `containers`; the rest are `initContainers`.
+    regular: u32,
+    /// Whether they are known: a template a controller derives in another shape (a workflow
+    /// step, KServe's presets) has containers the build does not see.
+    known: bool,
+}
+
+impl Containers {
+    /// The containers of a pod `spec`.
+    fn of(spec: &crate::api::value::Map) -> Containers {
+        let list = |key: &str| spec.get(key).and_then(Value::as_array).unwrap_or(&[]);
+        let (regular, init) = (list("containers"), list("initContainers"));
+        let fields = regular.iter().chain(init).flat_map(|c| [text(c, "name"), text(c, "image")]);
+        Containers {
+            packed: Packed::of(fields),
+            regular: u32::try_from(regular.len()).unwrap_or(u32::MAX),
+            known: true,
+        }
+    }
+
+    /// Whether the build knows them.
+    pub fn known(&self) -> bool {
+        self.known
+    }
+
+    /// Each container: name, image, and whether it is an init container.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str, bool)> {
+        (0..self.packed.len() / 2)
+            .map(|i| (self.packed.get(2 * i), self.packed.get(2 * i + 1), i as u32 >= self.regular))
+    }
+
+    /// How many `containers` (`init`: `initContainers`) there are.
+    pub fn count(&self, init: bool) -> usize {
+        let all = self.packed.len() / 2;
+        let regular = (self.regular as usize).min(all);
+        if init { all - regular } else { regular }
+    }
 }
 
 /// An object a controller makes of an item, and whose controller makes a template's pods
@@ -157,6 +207,7 @@ impl PodTemplate {
             service_account: service_account.into(),
             open,
             maker: None,
+            containers: Containers::default(),
         }
     }
 
@@ -190,6 +241,11 @@ impl PodTemplate {
     /// Whether its pods may carry labels it does not name.
     pub fn open(&self) -> bool {
         self.open
+    }
+
+    /// Its containers as written.
+    pub fn containers(&self) -> &Containers {
+        &self.containers
     }
 }
 
@@ -299,6 +355,11 @@ fn laid_over(found: &[PodTemplate], derived: controllers::Derived<'_>) -> PodTem
     PodTemplate::new(derived.path, labels.into_iter().collect(), account.unwrap_or(unnamed), derived.open)
 }
 
+/// The string at `key` of a mapping, else empty.
+fn text<'v>(node: &'v Value, key: &str) -> &'v str {
+    node.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
 /// A step of a path into an item.
 enum Step<'a> {
     Key(&'a str),
@@ -352,6 +413,7 @@ fn template(node: &Value) -> Option<PodTemplate> {
         service_account: service_account.unwrap_or(DEFAULT_SERVICE_ACCOUNT).into(),
         open: false,
         maker: None,
+        containers: Containers::of(spec),
     })
 }
 

@@ -42,6 +42,7 @@
 //! ([`group`]), so one chart in N namespaces costs N + 2N records, not N x 2N.
 
 mod about;
+pub mod containers;
 pub mod findings;
 mod group;
 mod namespaces;
@@ -134,6 +135,9 @@ pub struct Entry {
     pub attests: Answer,
     /// The selectors that cannot be judged at build time.
     pub misses: Vec<String>,
+    /// The pods' containers as written (`container <name>: <image>`) that a container or
+    /// image selector of `misses` hangs on: another of them may make it hold.
+    pub hangs_on: Vec<String>,
     pub spiffe_id: Evaluated,
     /// Objects whose entry for these pods is the same (same SPIFFE ID and selectors): the
     /// manager keeps one.
@@ -518,6 +522,7 @@ fn simulate_with(
                     unsure,
                     attests: made.attests,
                     misses: made.misses,
+                    hangs_on: made.hangs_on,
                     spiffe_id,
                     same_as: Vec::new(),
                     rival_powers: Vec::new(),

@@ -2,6 +2,7 @@
 //! in, with the labels its controller adds, indexed by label globally and per namespace so
 //! that an object looks only at the templates of its rarest label.
 
+use super::containers::Written;
 use super::namespaces::OTHER_NAMESPACE;
 use super::template::Data;
 use crate::reconcile::cluster::controllers::{self, Owner};
@@ -44,6 +45,13 @@ impl<'a> Pod<'a> {
         }
     }
 
+    /// Its containers as written, exact when its controller runs them as written.
+    pub(super) fn containers(&self) -> Written<'a> {
+        let kept = self.owner.controller.is_some_and(|c| c.containers_as_written);
+        let containers = self.labels.containers();
+        Written { containers, exact: kept && containers.known() }
+    }
+
     pub(super) fn data<'d>(
         &self,
         trust_domain: Option<&'d str>,
@@ -59,6 +67,7 @@ impl<'a> Pod<'a> {
             service_account: Some(self.account)
                 .filter(|a| *a != crate::reconcile::cluster::workload::ANY_ACCOUNT),
             pod_name: self.owner.pod_name,
+            containers: Some(self.containers()),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! 101-168; an object that fails is skipped whole, reconciler.go:464-470), and the entry it
 //! renders for one pod template (`renderPodEntry`, pkg/spireentry/entries.go:72-131).
 
+use super::containers;
 use super::spiffe_id;
 use super::template::{self, Data, Evaluated, Template};
 use crate::api::cluster_spiffe_id::OutputLabels;
@@ -339,8 +340,9 @@ pub struct Prepared {
     powers: Powers,
 }
 
-/// A rendered workload selector, read as the model judges it: `k8s:ns`, `k8s:sa` and
-/// `k8s:pod-label` are judged; any other is unknown at build time; one that is not
+/// A rendered workload selector, read as the model judges it: `k8s:ns`, `k8s:sa`,
+/// `k8s:pod-name`, `k8s:pod-label` and the container and image selectors
+/// ([`containers`]) are judged; any other is unknown at build time; one that is not
 /// `type:value` gives no entry (entries.go:230-244).
 #[derive(Debug, Clone)]
 enum Judged {
@@ -348,6 +350,8 @@ enum Judged {
     ServiceAccount(String),
     PodName(String),
     PodLabel(String, String),
+    /// Judged with the entry's other container selectors, for one container.
+    Container(containers::Selector),
     Unknown,
     Invalid(String),
 }
@@ -367,6 +371,9 @@ impl Judged {
                 // `k8s:pod-label:key` without a value holds for no pod.
                 None => Judged::PodLabel(String::new(), String::new()),
             },
+            ("k8s", Some((kind, value))) => {
+                containers::Selector::of(kind, value).map_or(Judged::Unknown, Judged::Container)
+            }
             _ => Judged::Unknown,
         }
     }
@@ -385,6 +392,8 @@ impl Judged {
                 Lookup::Absent => Answer::No,
                 Lookup::Unknown | Lookup::Present => Answer::Unknown,
             },
+            // Judged with the others ([`Pending`]).
+            Judged::Container(_) => Answer::Yes,
             Judged::Unknown => Answer::Unknown,
             Judged::Invalid(why) => return Err(why.clone()),
         })
@@ -402,6 +411,23 @@ pub struct Made {
     pub selectors: u64,
     /// With details only, and only when it may attest: what the entry lets its pods do.
     pub powers: Powers,
+    /// With details only: the containers as written an unknown container or image selector
+    /// hangs on ([`containers::hold`]).
+    pub hangs_on: Vec<String>,
+}
+
+impl Made {
+    /// An entry that never attests, of this ID.
+    fn never(spiffe_id: Option<Evaluated>) -> Made {
+        Made {
+            spiffe_id,
+            attests: Answer::No,
+            misses: Vec::new(),
+            selectors: 0,
+            powers: Powers::default(),
+            hangs_on: Vec::new(),
+        }
+    }
 }
 
 impl Prepared {
@@ -531,44 +557,74 @@ impl Prepared {
             }
         }
         let mut attests = Answer::Yes;
+        let mut pending = Vec::new();
         for (t, judged) in self.selectors.iter().zip(&self.judged) {
             let holds = match judged {
+                Some(Judged::Container(c)) => {
+                    pending.push(c.clone());
+                    continue;
+                }
                 Some(judged) => judged.holds(data)?,
                 None => {
                     let s =
                         t.evaluate(data).map_err(|e| format!("its workloadSelectorTemplates fail: {e}"))?;
-                    if s.is_known() { Judged::of(&s.text).holds(data)? } else { Answer::Unknown }
+                    match s.is_known().then(|| Judged::of(&s.text)) {
+                        Some(Judged::Container(c)) => {
+                            pending.push(c);
+                            continue;
+                        }
+                        Some(judged) => judged.holds(data)?,
+                        None => Answer::Unknown,
+                    }
                 }
             };
             match holds {
                 // Nothing after it can fail: the entry never attests.
                 Answer::No if self.all_judged && !details => {
-                    let (misses, powers) = (Vec::new(), Powers::default());
-                    return Ok(Made { spiffe_id, attests: Answer::No, misses, selectors: 0, powers });
+                    return Ok(Made::never(spiffe_id));
                 }
                 Answer::No => attests = Answer::No,
                 Answer::Unknown if attests == Answer::Yes => attests = Answer::Unknown,
                 _ => {}
             }
         }
-        let mut made =
-            Made { spiffe_id, attests, misses: Vec::new(), selectors: 0, powers: Powers::default() };
+        let (held, hangs_on) = containers::hold(&pending, data.containers);
+        attests = match (attests, held) {
+            (Answer::No, _) | (_, Answer::No) => Answer::No,
+            (Answer::Unknown, _) | (_, Answer::Unknown) => Answer::Unknown,
+            _ => Answer::Yes,
+        };
+        if attests == Answer::No && !details {
+            return Ok(Made::never(spiffe_id));
+        }
+        let mut made = Made::never(spiffe_id);
+        made.attests = attests;
         if details && attests != Answer::No {
             (_, made.misses) = self.selectors(data)?;
             made.selectors = self.rendered_selectors(data);
             made.powers = Powers { dns_names, ..self.powers.clone() };
+            made.hangs_on = hangs_on;
         }
         Ok(made)
     }
 
     /// Whether the workload selectors hold for the pods of `data`, and those that do not
-    /// or cannot be judged.
+    /// or cannot be judged. The container and image selectors hold together, for one
+    /// container: when they do not, each is listed.
     pub fn selectors(&self, data: &Data<'_>) -> Result<(Answer, Vec<String>), String> {
         let mut attests = Answer::Yes;
         let mut misses = Vec::new();
+        let mut pending = Vec::new();
         for t in &self.selectors {
             let s = t.evaluate(data)?;
-            let holds = if s.is_known() { Judged::of(&s.text).holds(data)? } else { Answer::Unknown };
+            let holds = match s.is_known().then(|| Judged::of(&s.text)) {
+                Some(Judged::Container(c)) => {
+                    pending.push((c, s.text));
+                    continue;
+                }
+                Some(judged) => judged.holds(data)?,
+                None => Answer::Unknown,
+            };
             match holds {
                 Answer::Yes => continue,
                 Answer::No => attests = Answer::No,
@@ -576,6 +632,18 @@ impl Prepared {
                 Answer::Unknown => {}
             }
             misses.push(s.text);
+        }
+        let together: Vec<containers::Selector> = pending.iter().map(|(c, _)| c.clone()).collect();
+        match containers::hold(&together, data.containers).0 {
+            Answer::Yes => {}
+            held => {
+                if held == Answer::No {
+                    attests = Answer::No;
+                } else if attests == Answer::Yes {
+                    attests = Answer::Unknown;
+                }
+                misses.extend(pending.into_iter().map(|(_, text)| text));
+            }
         }
         Ok((attests, misses))
     }
@@ -798,6 +866,7 @@ mod tests {
                 labels: &unknown,
                 service_account: Some("sa"),
                 pod_name,
+                containers: None,
             };
             Judged::of(selector).holds(&data).unwrap()
         }

@@ -28,15 +28,19 @@ pub enum Build {
     /// `namespace` and `labels` whole, the rest probed.
     Metadata,
     /// A node that may hold pod templates: of a mapping, `metadata` and `podMetadata` as
-    /// [`Build::ProbeMetadata`], `containers` as [`Build::Shape`], the service account
+    /// [`Build::ProbeMetadata`], `containers` and `initContainers` as [`Build::Shape`], the service account
     /// fields, `podLabels` and the keys of the fields that shape a controller's pods whole,
     /// the rest probed; kept only when something in it is.
     Probe,
     /// A nested metadata: `labels` whole, the rest probed.
     ProbeMetadata,
-    /// Whether the node is a sequence (kept, its entries probed, so it is one even when
-    /// nothing in it is); anything else is probed.
+    /// Whether the node is a sequence (kept, its entries as [`Build::Container`], so it is one
+    /// even when nothing in it is); anything else is probed.
     Shape,
+    /// An entry of `containers`: `name` and `image` whole (SPIRE's container and image
+    /// selectors are judged by them), the rest probed. An entry with nothing built keeps its
+    /// place as a null, so every container counts.
+    Container,
     Nothing,
 }
 
@@ -47,7 +51,8 @@ impl Build {
             (Build::Nothing, _) => Build::Nothing,
             (Build::Head | Build::Entry, "apiVersion" | "kind")
             | (Build::Metadata, "annotations" | "name" | "namespace" | "labels")
-            | (Build::ProbeMetadata, "labels") => Build::Whole,
+            | (Build::ProbeMetadata, "labels")
+            | (Build::Container, "name" | "image") => Build::Whole,
             (Build::Head, "metadata") => Build::Metadata,
             (Build::Head, "items") => Build::Entries,
             // Every probing mode alike: what a pod template is read from, and the rest.
@@ -58,7 +63,7 @@ impl Build {
             (_, "serviceAccountName" | "serviceAccount" | "podLabels") => Build::Whole,
             (_, key) if controllers::is_shape_key(key) => Build::Whole,
             (_, "metadata" | "podMetadata") => Build::ProbeMetadata,
-            (_, "containers") => Build::Shape,
+            (_, "containers" | "initContainers") => Build::Shape,
             _ => Build::Probe,
         }
     }
@@ -69,6 +74,7 @@ impl Build {
             Build::Whole => Build::Whole,
             Build::Nothing => Build::Nothing,
             Build::Entries => Build::Entry,
+            Build::Shape => Build::Container,
             _ => Build::Probe,
         }
     }
@@ -81,6 +87,7 @@ impl Build {
                 | Build::Probe
                 | Build::ProbeMetadata
                 | Build::Shape
+                | Build::Container
                 | Build::Entries
                 | Build::Entry
         )

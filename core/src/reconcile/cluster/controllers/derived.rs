@@ -79,6 +79,7 @@ pub const ROLLOUT: Controller = Controller {
     label_keys: &["rollouts-pod-template-hash"],
     unjudged: Some(unjudged::rollout),
     kustomize_fixes_account: false,
+    containers_as_written: true,
 };
 
 /// What Argo Workflows puts on a workflow's pods: `workflows.argoproj.io/...`, values only
@@ -100,6 +101,7 @@ pub const WORKFLOW: Controller = Controller {
     label_keys: &["workflows.argoproj.io/"],
     unjudged: Some(|item| unjudged::workflow(item.get("spec"), "spec")),
     kustomize_fixes_account: false,
+    containers_as_written: false,
 };
 
 pub const CRON_WORKFLOW: Controller = Controller {
@@ -117,6 +119,7 @@ pub const CRON_WORKFLOW: Controller = Controller {
         unjudged::workflow(fields::child(item, &["spec", "workflowSpec"]), "spec.workflowSpec")
     }),
     kustomize_fixes_account: false,
+    containers_as_written: false,
 };
 
 pub const INFERENCE_SERVICE: Controller = Controller {
@@ -133,6 +136,7 @@ pub const INFERENCE_SERVICE: Controller = Controller {
     label_keys: &[],
     unjudged: None,
     kustomize_fixes_account: false,
+    containers_as_written: false,
 };
 
 /// The templates the controller of a kind no declaration names makes pods from, beside those

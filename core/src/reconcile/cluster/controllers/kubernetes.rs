@@ -36,6 +36,7 @@ pub const POD: Controller = Controller {
     label_keys: &[],
     unjudged: None,
     kustomize_fixes_account: true,
+    containers_as_written: true,
 };
 
 pub const REPLICATION_CONTROLLER: Controller = Controller {
@@ -51,6 +52,7 @@ pub const REPLICATION_CONTROLLER: Controller = Controller {
     label_keys: &[],
     unjudged: None,
     kustomize_fixes_account: true,
+    containers_as_written: true,
 };
 
 pub const REPLICA_SET: Controller = Controller {
@@ -67,6 +69,7 @@ pub const REPLICA_SET: Controller = Controller {
     label_keys: &[],
     unjudged: None,
     kustomize_fixes_account: true,
+    containers_as_written: true,
 };
 
 pub const DEPLOYMENT: Controller = Controller {
@@ -84,6 +87,7 @@ pub const DEPLOYMENT: Controller = Controller {
     label_keys: &["pod-template-hash"],
     unjudged: None,
     kustomize_fixes_account: true,
+    containers_as_written: true,
 };
 
 pub const STATEFUL_SET: Controller = Controller {
@@ -110,6 +114,7 @@ pub const STATEFUL_SET: Controller = Controller {
     ],
     unjudged: None,
     kustomize_fixes_account: true,
+    containers_as_written: true,
 };
 
 /// A StatefulSet of one replica has one pod, `<name>-<ordinal>`, its ordinal
@@ -145,6 +150,7 @@ pub const DAEMON_SET: Controller = Controller {
     label_keys: &["controller-revision-hash", "pod-template-generation"],
     unjudged: None,
     kustomize_fixes_account: true,
+    containers_as_written: true,
 };
 
 pub const JOB: Controller = Controller {
@@ -166,6 +172,7 @@ pub const JOB: Controller = Controller {
     label_keys: &["job-name", "controller-uid", "batch.kubernetes.io/"],
     unjudged: None,
     kustomize_fixes_account: true,
+    containers_as_written: true,
 };
 
 pub const CRON_JOB: Controller = Controller {
@@ -186,6 +193,7 @@ pub const CRON_JOB: Controller = Controller {
     label_keys: &["job-name", "controller-uid", "batch.kubernetes.io/"],
     unjudged: None,
     kustomize_fixes_account: true,
+    containers_as_written: true,
 };
 
 /// The detail letters of a Job's (or a CronJob's Jobs') facts.
@@ -249,6 +257,7 @@ pub const LEADER_WORKER_SET: Controller = Controller {
     ],
     unjudged: None,
     kustomize_fixes_account: false,
+    containers_as_written: true,
 };
 
 /// Where a LeaderWorkerSet holds its templates.

@@ -53,6 +53,10 @@ pub struct Controller {
     /// Whether kustomize's built-in nameReference rewrites its templates'
     /// `serviceAccountName` when it renames a ServiceAccount.
     pub kustomize_fixes_account: bool,
+    /// Whether its pods run the containers of their template, names and images as written
+    /// (SPIRE's container and image selectors are then judged by them); `false` for one that
+    /// adds or renames containers (Argo Workflows' `wait` and `init`, KServe's).
+    pub containers_as_written: bool,
 }
 
 /// A field of an item its controller does not judge: its path, and why.

@@ -48,6 +48,9 @@ pub struct Data<'a> {
     pub service_account: Option<&'a str>,
     /// The pods' name, when the input settles it ([`crate::reconcile::cluster::workload::Workload::pod_name`]).
     pub pod_name: Option<&'a str>,
+    /// The pods' containers as written, which container and image selectors are judged by;
+    /// `None` when the model does not know them.
+    pub containers: Option<super::containers::Written<'a>>,
 }
 
 /// A template's text as far as it can be evaluated.

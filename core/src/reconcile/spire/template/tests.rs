@@ -22,6 +22,7 @@ fn eval(template: &str) -> Result<Evaluated, String> {
         labels: &labels,
         service_account: Some("llama"),
         pod_name: None,
+        containers: None,
     };
     parse(template).and_then(|t| t.evaluate(&data))
 }
@@ -77,6 +78,7 @@ fn node_cluster_and_controller_data_stay_unknown_never_guessed() {
         labels: &labels,
         service_account: Some("llama"),
         pod_name: None,
+        containers: None,
     };
     assert!(!parse("spiffe://{{ .TrustDomain }}/x").unwrap().evaluate(&no_td).unwrap().is_known());
 }
