@@ -496,4 +496,22 @@ mod tests {
         assert_eq!(workload_of(&not), None);
         assert_eq!(workload_of(&json!({"kind": "ConfigMap", "data": {"a": "b"}})), None);
     }
+
+    #[test]
+    fn a_template_keeps_every_container_and_init_container_as_written() {
+        let item = json!({"kind": "Pod", "spec": {
+            "containers": [{"name": "vllm", "image": "vllm:1"}, {"image": 3}, "odd"],
+            "initContainers": [{"name": "fetch", "image": "fetch:1"}]}});
+        let workload = workload_of(&item).unwrap();
+        let containers = workload.templates()[0].containers();
+        let all: Vec<_> = containers.iter().collect();
+        assert_eq!(
+            all,
+            [("vllm", "vllm:1", false), ("", "", false), ("", "", false), ("fetch", "fetch:1", true)]
+        );
+        assert_eq!((containers.count(false), containers.count(true), containers.known()), (3, 1, true));
+        // A template a controller derives in another shape: its containers are not seen.
+        let derived = PodTemplate::new("spec.x".into(), Vec::new(), "sa", false);
+        assert!(!derived.containers().known());
+    }
 }

@@ -1266,3 +1266,76 @@ fn a_selector_that_misses_spares_no_later_failure_and_no_later_unknown_makes_the
     assert_eq!(names(&model, model.held[0].without.iter().map(|&s| s as usize)), ["object"]);
     assert!(model.held[0].entries.iter().all(|e| model.sources[e.source].name != "object"));
 }
+
+/// One object with these workload selectors, over `items`: the SVIDs of each template, and
+/// the may-holds of each with what they hang on.
+fn by_containers(items: &[Value], selectors: &[&str]) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
+    let object = foreign_with(9, "object", "spiffe://example.org/x", false, |s| {
+        s.selector_templates = selectors.iter().map(|s| s.to_string()).collect()
+    });
+    let model = simulate(vec![object], &seen(items, &[]), &SpireManager::default(), Some(TD));
+    (0..model.held.len())
+        .map(|h| {
+            let may = model.held[h].entries.iter().filter(|e| !e.is_sure());
+            (svids(&model, h), may.map(|e| e.hangs_on.clone()).collect())
+        })
+        .collect()
+}
+
+fn with_containers(kind: &str, containers: Value, init: Value) -> Value {
+    let api = if kind == "Deployment" { "apps/v1" } else { "example.com/v1" };
+    json!({
+        "apiVersion": api, "kind": kind, "metadata": {"name": "llama", "namespace": "serving"},
+        "spec": {"template": {"metadata": {"labels": {"app": "llama"}},
+                 "spec": {"containers": containers, "initContainers": init}}}
+    })
+}
+
+#[test]
+fn container_selectors_are_judged_by_the_templates_containers_for_one_container() {
+    // spire k8s.go: getSelectorValuesFromWorkloadContainerStatus reports the calling
+    // container's name and image (an init container's too, lookUpContainerInPod), and
+    // getSelectorValuesFromPodInfo the pod's images and their counts.
+    let vllm = json!({"name": "vllm", "image": "docker.io/vllm/vllm-openai:v0.6.0"});
+    let tool = json!({"name": "admin-tool", "image": "busybox"});
+    let fetch = json!([{"name": "fetch", "image": "ghcr.io/org/fetch:1"}]);
+    let base = [with_containers("Deployment", json!([vllm]), json!([]))];
+    let head = [with_containers("Deployment", json!([vllm, tool]), fetch.clone())];
+    let sure = |items: &[Value], selectors: &[&str]| !by_containers(items, selectors)[0].0.is_empty();
+    let none = |items: &[Value], selectors: &[&str]| {
+        let (svids, may) = &by_containers(items, selectors)[0];
+        svids.is_empty() && may.is_empty()
+    };
+    // The case of the attack: no container of that name, then one.
+    assert!(none(&base, &["k8s:container-name:admin-tool"]));
+    assert!(sure(&head, &["k8s:container-name:admin-tool"]));
+    assert!(sure(&head, &["k8s:container-name:fetch"]), "an init container attests too");
+    assert!(sure(&head, &["k8s:pod-image-count:2", "k8s:pod-init-image-count:1"]));
+    assert!(none(&head, &["k8s:pod-image-count:1"]));
+    assert!(none(&base, &["k8s:pod-init-image-count:01"]), "a count is compared as SPIRE prints it");
+    // An image in the runtime's full form holds; of another repository, never.
+    assert!(sure(&base, &["k8s:container-image:docker.io/vllm/vllm-openai:v0.6.0"]));
+    assert!(sure(&head, &["k8s:pod-init-image:ghcr.io/org/fetch:1"]));
+    assert!(none(&head, &["k8s:pod-image:ghcr.io/org/fetch:1"]), "an init image is no pod image");
+    assert!(none(&base, &["k8s:pod-image:docker.io/library/busybox:latest"]));
+    // Name and image of one and the same container.
+    let crossed = ["k8s:container-name:admin-tool", "k8s:container-image:docker.io/vllm/vllm-openai:v0.6.0"];
+    assert!(none(&head, &crossed));
+    // busybox as written is reported as the runtime names it: may, hanging on that container.
+    let (svids, may) = &by_containers(&head, &["k8s:container-image:docker.io/library/busybox:latest"])[0];
+    assert!(svids.is_empty());
+    assert_eq!(may, &[vec!["container admin-tool: busybox".to_string()]]);
+}
+
+#[test]
+fn containers_a_controller_may_add_or_the_build_does_not_see_leave_container_selectors_unknown() {
+    // A kind no declaration names may add containers (Knative's queue-proxy): may, hanging on
+    // every container as written, so that another container is a change of what may hold.
+    let vllm = json!({"name": "vllm", "image": "docker.io/vllm/vllm-openai:v0.6.0"});
+    let items = [with_containers("Thing", json!([vllm]), json!([]))];
+    let (svids, may) = &by_containers(&items, &["k8s:container-name:admin-tool"])[0];
+    assert!(svids.is_empty());
+    assert_eq!(may, &[vec!["container vllm: docker.io/vllm/vllm-openai:v0.6.0".to_string()]]);
+    // Without container selectors, nothing changes.
+    assert_eq!(by_containers(&items, &["k8s:ns:serving"])[0].0, ["spiffe://example.org/x"]);
+}

@@ -160,7 +160,10 @@ mod tests {
                       jobTemplate:\n    spec:\n      manualSelector: true\n      template:\n        spec: {containers: []}\n\
                       ---\napiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: l}\nspec:\n  \
                       leaderWorkerTemplate:\n    size: 1\n    leaderTemplate:\n      spec: {containers: []}\n    \
-                      workerTemplate:\n      spec: {containers: []}\n";
+                      workerTemplate:\n      spec: {containers: []}\n\
+                      ---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: s}\nspec:\n  \
+                      containers:\n  - {name: vllm, image: 'vllm:1', args: [a]}\n  - {args: [a]}\n  - {}\n  \
+                      initContainers:\n  - {name: fetch, image: 'fetch:1'}\n";
         let mut texts = vec![("shapes".to_string(), shapes.to_string())];
         for path in crate::io::read::yaml_files_under(&["testdata"]) {
             texts.push((path.display().to_string(), std::fs::read_to_string(&path).unwrap()));
@@ -197,5 +200,8 @@ mod tests {
         assert_eq!(of(4).owner().detail, "mig", "a Job's manualSelector, completionMode, generateName");
         assert_eq!(of(5).owner().detail, "mg", "a CronJob's Jobs' manualSelector");
         assert_eq!(of(6).templates().len(), 1, "a group of one has no workers");
+        // Every container counts, those with nothing the head builds too.
+        let containers: Vec<_> = of(7).templates()[0].containers().iter().map(|c| c.0.to_string()).collect();
+        assert_eq!(containers, ["vllm", "", "", "fetch"]);
     }
 }

@@ -222,8 +222,8 @@ mod tests {
         assert_eq!(of(&head).unwrap().templates().len(), 2);
         assert_eq!(
             head["spec"]["template"]["spec"]["containers"],
-            serde_json::json!([null]),
-            "that it is a list, its entries' places kept, none of their fields"
+            serde_json::json!([{"name": "c"}]),
+            "that it is a list, its entries' places kept, of their fields only name and image"
         );
         assert_eq!(
             head["spec"]["replicas"].as_i64(),
