@@ -351,6 +351,24 @@ mod tests {
     }
 
     #[test]
+    fn a_may_hold_that_hangs_on_another_container_is_a_may_gain() {
+        let a = "spiffe://x/a";
+        let hanging = |containers: &[&str]| {
+            let mut report = held(&[], &[a]);
+            report.workloads[0].may_hold[0].hangs_on = containers.iter().map(|c| c.to_string()).collect();
+            report
+        };
+        let (v1, v2) = ("container tool: busybox:1.35", "container tool: busybox:1.36");
+        let diff = compare(&hanging(&[v1]), &hanging(&[v2]));
+        assert_eq!(diff.workloads[0].may_gain, [a]);
+        assert!(diff.grants());
+        // The same containers, or fewer of them, change nothing that may hold.
+        assert!(compare(&hanging(&[v1]), &hanging(&[v1])).workloads.is_empty());
+        assert!(compare(&hanging(&[v1, v2]), &hanging(&[v2])).workloads.is_empty());
+        assert!(compare(&hanging(&[]), &hanging(&[])).workloads.is_empty());
+    }
+
+    #[test]
     fn each_power_an_svids_entries_gain_is_a_grant_and_a_power_lost_is_none() {
         use super::{Power, TTL_NAMES, gained};
         let none = Power {
