@@ -68,7 +68,8 @@ pub fn documents(text: &str) -> Result<Vec<Value>, String> {
     if let Some(divergence) = diverge::scan(text) {
         return Err(divergence.message(text));
     }
-    let documents = yaml::parse_stream(text).map_err(|e| diverged(text).unwrap_or(e))?;
+    let documents = yaml::parse_stream(text)
+        .map_err(|e| diverged(text).or_else(|| placed_again(text, &e)).unwrap_or(e))?;
     if let Some(divergence) = diverged(text) {
         return Err(divergence);
     }
@@ -87,6 +88,26 @@ pub fn documents(text: &str) -> Result<Vec<Value>, String> {
 /// and its words name where it stands.
 fn diverged(text: &str) -> Option<String> {
     walk::divergence(text).map(|d| d.message(text))
+}
+
+/// A stream's error that names no place (two keys of a top-level mapping that are one JSON
+/// string, `yes:` and `on:`), placed at the line it is met on: the shortest run of whole
+/// lines from the start whose reading fails with the same words, found by halving.
+fn placed_again(text: &str, error: &str) -> Option<String> {
+    if error.contains("line ") {
+        return None;
+    }
+    let ends: Vec<usize> = text.match_indices('\n').map(|(at, _)| at + 1).chain([text.len()]).collect();
+    let fails = |end: usize| yaml::parse_stream(&text[..end]).err().is_some_and(|e| e == error);
+    let (mut low, mut high) = (0, ends.len().checked_sub(1)?);
+    if !fails(ends[high]) {
+        return None;
+    }
+    while low < high {
+        let mid = (low + high) / 2;
+        if fails(ends[mid]) { high = mid } else { low = mid + 1 }
+    }
+    Some(placed(text, line_start(text, ends[low].saturating_sub(1)), error))
 }
 
 /// Where the first document of `text` whose node is neither a mapping nor a null starts.
@@ -297,6 +318,14 @@ mod tests {
             found(tabbed, &entries(tabbed).unwrap().0),
             [Some(("- a: 1\n", false)), Some(("-\tb: 2\n", false))]
         );
+    }
+
+    #[test]
+    fn a_duplicate_key_of_a_top_level_mapping_is_placed_at_its_line() {
+        let err = documents("a: 1\ntrue: 1\nyes: 2\nb: 3\n").unwrap_err();
+        assert!(err.starts_with("line 3 column 1: duplicate mapping key \"true\""), "{err}");
+        let err = documents("x: 0\n---\na: 1\n1: x\n\"1\": y\n").unwrap_err();
+        assert!(err.starts_with("line 5 column 1: duplicate mapping key \"1\""), "{err}");
     }
 
     #[test]
