@@ -176,8 +176,6 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             }
             continue;
         }
-        let in_scope: Vec<&Source> =
-            reaches.iter().filter(|r| r.in_scope(namespace)).map(|r| r.source).collect();
         if crate::reconcile::items::kinds::is_scaler(value)
             && let Some((target, lands)) = scale::target(value, namespace, items)
         {
@@ -198,6 +196,10 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             .and_then(|c| c.unjudged)
             .and_then(|unjudged| unjudged(value));
         if let Some((field, why)) = shaped {
+            // Only here are the identities walked for an item: doing it for every item walks
+            // them once per workload of the input.
+            let in_scope: Vec<&Source> =
+                reaches.iter().filter(|r| r.in_scope(namespace)).map(|r| r.source).collect();
             if !in_scope.is_empty() {
                 let message = format!(
                     "{} {kind} whose {field} shapes its pods as the build cannot judge: {why}; its pods may \
