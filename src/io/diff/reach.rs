@@ -370,19 +370,9 @@ mod tests {
 
     #[test]
     fn each_power_an_svids_entries_gain_is_a_grant_and_a_power_lost_is_none() {
+        use super::super::testing::power;
         use super::{Power, TTL_NAMES, gained};
-        let none = Power {
-            spiffe_id: "spiffe://x/a".into(),
-            object: "o".into(),
-            entry: 0,
-            admin: false,
-            downstream: false,
-            federates_with: Vec::new(),
-            dns_names: Vec::new(),
-            ttl: None,
-            jwt_ttl: None,
-            store_svid: false,
-        };
+        let none = power("spiffe://x/a", "o", false);
         let with = |edit: fn(&mut Power)| {
             let mut p = none.clone();
             edit(&mut p);
@@ -414,26 +404,13 @@ mod tests {
 
     #[test]
     fn of_the_objects_declaring_one_entry_the_oldest_is_kept() {
-        use super::super::testing::held;
+        use super::super::testing::{held, power};
         let id = "spiffe://x/a";
         // Each (object, admin) declares entry 0 of the template; `objects`: what BASE held.
         let side = |declared: &[(&str, bool)], objects: &[&str]| {
             let mut r = held(&[id], &[]);
-            r.workloads[0].powers = declared
-                .iter()
-                .map(|(object, admin)| crate::io::explain::report::Power {
-                    spiffe_id: id.into(),
-                    object: object.to_string(),
-                    entry: 0,
-                    admin: *admin,
-                    downstream: false,
-                    federates_with: Vec::new(),
-                    dns_names: Vec::new(),
-                    ttl: None,
-                    jwt_ttl: None,
-                    store_svid: false,
-                })
-                .collect();
+            r.workloads[0].powers =
+                declared.iter().map(|(object, admin)| power(id, object, *admin)).collect();
             r.object_names = objects.iter().map(|o| o.to_string()).collect();
             r
         };

@@ -1,6 +1,7 @@
 //! Reports for the diff's tests, written as the JSON a saved report holds.
 
 use crate::io::explain::Report;
+use crate::io::explain::report::Power;
 use serde_json::{Value, json};
 
 /// A report of those bindings and that reach, read strictly as a saved one.
@@ -47,4 +48,21 @@ pub(super) fn binding(name: &str, selectors: &[&str]) -> Value {
            "spiffeID": format!("spiffe://x/{name}"), "clusterSPIFFEID": name, "className": null,
            "podSelector": {"matchLabels": {"app": "a"}}, "namespaceSelector": null,
            "selectors": selectors, "workloads": [], "selectedWithoutIdentity": [], "removes": []})
+}
+
+/// Entry 0 of `object` for `spiffe_id`: no power but `admin` if asked, and the
+/// server's default lifetimes.
+pub(super) fn power(spiffe_id: &str, object: &str, admin: bool) -> Power {
+    Power {
+        spiffe_id: spiffe_id.into(),
+        object: object.into(),
+        entry: 0,
+        admin,
+        downstream: false,
+        federates_with: Vec::new(),
+        dns_names: Vec::new(),
+        ttl: None,
+        jwt_ttl: None,
+        store_svid: false,
+    }
 }

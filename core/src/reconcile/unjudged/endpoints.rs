@@ -8,7 +8,6 @@
 //! `EndpointSlice`, and Kubernetes makes no `Endpoints` of one (it mirrors the other way), so
 //! an `EndpointSlice` gives no name.
 
-use super::Reach;
 use crate::api::fields;
 use crate::api::value::Value;
 use crate::reconcile::spire::Source;
@@ -38,16 +37,16 @@ fn pod_target(value: &Value) -> Option<String> {
 }
 
 /// The field an `Endpoints` names a pod at, the message, and the identities whose entries
-/// may take its names: those with `autoPopulateDNSNames` that may select pods in its
-/// namespace. `None` when it names no pod or no such identity is there.
+/// may take its names: those of `within` (the identities that may select pods in its
+/// namespace) with `autoPopulateDNSNames`. `None` when it names no pod or no such identity
+/// is there.
 pub(super) fn names_pods<'s>(
     value: &Value,
     namespace: Option<&str>,
-    reaches: &[Reach<'s>],
+    within: impl FnOnce() -> Vec<&'s Source>,
 ) -> Option<(String, String, Vec<&'s Source>)> {
     let field = pod_target(value)?;
-    let sources: Vec<&Source> =
-        reaches.iter().filter(|r| r.source.auto_dns && r.in_scope(namespace)).map(|r| r.source).collect();
+    let sources: Vec<&Source> = within().into_iter().filter(|s| s.auto_dns).collect();
     if sources.is_empty() {
         return None;
     }

@@ -130,6 +130,45 @@ impl<'s> Reach<'s> {
     }
 }
 
+/// Which identities may select pods in which namespace, built once for every item: those
+/// that may select in any namespace, and those pinned to each. It answers as
+/// [`Reach::in_scope`] does, without walking every identity for each item.
+struct Scopes<'s> {
+    count: usize,
+    anywhere: Vec<usize>,
+    pinned: HashMap<&'s str, Vec<usize>>,
+}
+
+impl<'s> Scopes<'s> {
+    fn of(reaches: &[Reach<'s>]) -> Scopes<'s> {
+        let mut scopes = Scopes { count: reaches.len(), anywhere: Vec::new(), pinned: HashMap::new() };
+        for (r, reach) in reaches.iter().enumerate() {
+            match &reach.namespaces {
+                None => scopes.anywhere.push(r),
+                Some(names) => {
+                    for name in names {
+                        let list = scopes.pinned.entry(name).or_default();
+                        if list.last() != Some(&r) {
+                            list.push(r);
+                        }
+                    }
+                }
+            }
+        }
+        scopes
+    }
+
+    /// The identities that may select the pods of an item in `namespace` (`None`: one that
+    /// may land in any namespace, so every identity), in the model's order.
+    fn within(&self, namespace: Option<&str>) -> Vec<usize> {
+        let Some(namespace) = namespace else { return (0..self.count).collect() };
+        let pinned = self.pinned.get(namespace).map_or(&[][..], Vec::as_slice);
+        let mut within: Vec<usize> = self.anywhere.iter().chain(pinned).copied().collect();
+        within.sort_unstable();
+        within
+    }
+}
+
 /// The names a selector pins its namespaces to (`kubernetes.io/metadata.name`), if it does.
 fn pinned(selector: &Selector) -> Option<Vec<&str>> {
     let name = spire::NAMESPACE_NAME_LABEL;
@@ -144,6 +183,10 @@ fn pinned(selector: &Selector) -> Option<Vec<&str>> {
 /// model neither ignores nor refuses).
 pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> Vec<Unjudged> {
     let reaches: Vec<Reach<'_>> = sources.map(Reach::of).collect();
+    let scopes = Scopes::of(&reaches);
+    let sources_within = |namespace: Option<&str>| -> Vec<&Source> {
+        scopes.within(namespace).into_iter().map(|r| reaches[r].source).collect()
+    };
     // Each label key, with the identities that read it: an item is walked once, whatever
     // their number.
     let mut by_key: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -171,7 +214,9 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         }
         let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
         if endpoints::is_endpoints(api_version, kind) {
-            if let Some((field, message, sources)) = endpoints::names_pods(value, namespace, &reaches) {
+            if let Some((field, message, sources)) =
+                endpoints::names_pods(value, namespace, || sources_within(namespace))
+            {
                 out.push(record(position, value, field, message, &sources));
             }
             continue;
@@ -179,8 +224,7 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         if crate::reconcile::items::kinds::is_scaler(value)
             && let Some((target, lands)) = scale::target(value, namespace, items)
         {
-            let met: Vec<&Source> =
-                reaches.iter().filter(|r| r.in_scope(lands.as_deref())).map(|r| r.source).collect();
+            let met = sources_within(lands.as_deref());
             if !met.is_empty() {
                 out.push(scale::record(position, value, kind, &target, &met));
                 continue;
@@ -196,10 +240,7 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             .and_then(|c| c.unjudged)
             .and_then(|unjudged| unjudged(value));
         if let Some((field, why)) = shaped {
-            // Only here are the identities walked for an item: doing it for every item walks
-            // them once per workload of the input.
-            let in_scope: Vec<&Source> =
-                reaches.iter().filter(|r| r.in_scope(namespace)).map(|r| r.source).collect();
+            let in_scope = sources_within(namespace);
             if !in_scope.is_empty() {
                 let message = format!(
                     "{} {kind} whose {field} shapes its pods as the build cannot judge: {why}; its pods may \

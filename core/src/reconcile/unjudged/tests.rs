@@ -489,3 +489,36 @@ fn a_workload_declared_twice_with_other_templates_is_recorded_and_its_order_is_i
     assert!(duplicates(&[admin(), admin()]).is_empty(), "copies that are the same run the same");
     assert!(duplicates(&[admin()]).is_empty());
 }
+
+#[test]
+fn the_namespace_index_answers_as_each_identitys_scope() {
+    let mut by_selector = source("by-selector", &[("app", "a")], None);
+    by_selector.selector_templates = vec!["k8s:ns:serving".into(), "k8s:ns:batch".into()];
+    let mut nowhere = source("nowhere", &[("app", "a")], Some("serving"));
+    nowhere.selector_templates = vec!["k8s:ns:batch".into()];
+    let mut twice = source("twice", &[("app", "a")], None);
+    twice.namespaces = Some(Selector {
+        match_labels: Vec::new(),
+        expressions: vec![crate::reconcile::cluster::selector::Expression {
+            key: spire::NAMESPACE_NAME_LABEL.into(),
+            operator: "In".into(),
+            values: vec!["serving".into(), "serving".into(), "other".into()],
+        }],
+    });
+    let sources = [
+        source("serving", &[("app", "a")], Some("serving")),
+        source("anywhere", &[("app", "a")], None),
+        by_selector,
+        nowhere,
+        twice,
+        source("batch", &[("app", "a")], Some("batch")),
+    ];
+    let reaches: Vec<Reach<'_>> = sources.iter().map(Reach::of).collect();
+    let scopes = Scopes::of(&reaches);
+    for namespace in [None, Some("serving"), Some("batch"), Some("other"), Some("elsewhere")] {
+        let walked: Vec<usize> = (0..reaches.len()).filter(|&r| reaches[r].in_scope(namespace)).collect();
+        assert_eq!(scopes.within(namespace), walked, "in {namespace:?}");
+    }
+    assert_eq!(scopes.within(Some("serving")), [0, 1, 2, 4]);
+    assert_eq!(scopes.within(None), [0, 1, 2, 3, 4, 5]);
+}
