@@ -174,7 +174,6 @@ pub fn reads_value_whole(value: &Value) -> bool {
         || SCALERS
             .iter()
             .any(|(g, k)| api_version.rsplit_once('/').is_some_and(|(group, _)| group == *g) && *k == kind)
-        || holds_manager_config(value)
 }
 
 /// The kind of a Service, read whole by [`reads_value_whole`].
@@ -183,16 +182,6 @@ const SERVICE: &str = "Service";
 /// The kind of an Endpoints, read whole by [`reads_value_whole`]: one written by hand may give
 /// pods DNS names (`reconcile/unjudged/endpoints.rs`).
 const ENDPOINTS: &str = "Endpoints";
-
-/// Whether an item is a ConfigMap whose data holds SPIRE Controller Manager's configuration.
-pub fn holds_manager_config(value: &Value) -> bool {
-    let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
-    text("apiVersion") == "v1"
-        && text("kind") == "ConfigMap"
-        && value.get("data").and_then(Value::as_object).is_some_and(|data| {
-            data.iter().any(|(_, v)| v.as_str().is_some_and(|s| s.contains(MANAGER_CONFIG)))
-        })
-}
 
 #[cfg(test)]
 mod tests {

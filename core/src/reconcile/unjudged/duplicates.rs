@@ -13,33 +13,59 @@ use std::collections::BTreeMap;
 /// namespace and name) with pod templates that differ: `kubectl apply` applies each copy in
 /// the order it reads the files (by name, cli-runtime's `ExpandPathsToFileVisitors`) and the
 /// last one stays; Argo CD keeps the last of its target objects (`DeduplicateTargetObjects`).
-/// So renaming a file changes what runs without changing a line. One record per copy after
-/// the first, its digest over every copy's templates in input order: any reordering is a
-/// change. Copies that are the same run the same, whichever stays.
+/// So renaming a file changes what runs without changing a line. A copy without a namespace
+/// lands in the one it is applied to (`kubectl apply -n`, an Argo CD destination: cli-runtime
+/// `DefaultNamespace`, argo-cd `NormalizeTargetObjects`), so it is a copy of one in any
+/// namespace. One record per copy after the first, its digest over every copy's templates in
+/// input order: any reordering is a change. Copies that are the same run the same, whichever
+/// stays.
 pub fn find(items: &[Input]) -> Vec<Unjudged> {
     // Keys first, from what each item already holds: only a key met twice has its
     // workloads read.
-    let mut positions: BTreeMap<(String, String, String, String), Vec<usize>> = BTreeMap::new();
+    let mut positions: BTreeMap<(String, String, String), Vec<(usize, String)>> = BTreeMap::new();
     for (position, item) in items.iter().enumerate() {
-        let key = match item {
+        let (key, namespace) = match item {
             Input::Whole(value) => {
                 let text = |path: &str| fields::str_at(value, path).unwrap_or_default().to_string();
-                (group(&text("apiVersion")), text("kind"), text("metadata.namespace"), text("metadata.name"))
+                (
+                    (group(&text("apiVersion")), text("kind"), text("metadata.name")),
+                    text("metadata.namespace"),
+                )
             }
             Input::Passed(passed) => {
                 let Some(w) = passed.workload.as_deref() else { continue };
                 let ns = w.namespace().unwrap_or_default().to_string();
-                (group(w.api_version()), w.kind().to_string(), ns, w.name().to_string())
+                ((group(w.api_version()), w.kind().to_string(), w.name().to_string()), ns)
             }
         };
-        positions.entry(key).or_default().push(position);
+        positions.entry(key).or_default().push((position, namespace));
     }
-    let groups = positions.into_values().filter(|p| p.len() > 1).filter_map(|p| {
+    // Within one key, the copies in each namespace, with those in none.
+    let clashes = positions.into_values().filter(|p| p.len() > 1).flat_map(|copies| {
+        let mut namespaces: Vec<&str> =
+            copies.iter().map(|(_, ns)| ns.as_str()).filter(|ns| !ns.is_empty()).collect();
+        namespaces.sort_unstable();
+        namespaces.dedup();
+        if namespaces.is_empty() {
+            namespaces.push("");
+        }
+        namespaces
+            .into_iter()
+            .map(|namespace| {
+                copies
+                    .iter()
+                    .filter(|(_, ns)| ns.is_empty() || ns == namespace)
+                    .map(|(i, _)| *i)
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+    });
+    let groups = clashes.filter(|p| p.len() > 1).filter_map(|p| {
         let copies: Vec<(usize, Workload)> =
             p.into_iter().filter_map(|i| Some((i, items[i].workload()?.into_owned()))).collect();
         (copies.len() > 1).then_some(copies)
     });
-    let mut out = Vec::new();
+    let mut out: Vec<Unjudged> = Vec::new();
     for copies in groups {
         let first = copies[0].1.templates();
         if copies.iter().all(|(_, w)| w.templates() == first) {
@@ -51,6 +77,10 @@ pub fn find(items: &[Input]) -> Vec<Unjudged> {
         }
         let digest: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
         for (n, (position, w)) in copies.iter().enumerate().skip(1) {
+            // A copy without a namespace clashes in each namespace: recorded once.
+            if out.iter().any(|u| u.about.item == *position) {
+                continue;
+            }
             out.push(Unjudged {
                 about: Ref {
                     item: *position,

@@ -76,9 +76,12 @@ pub(super) fn texts<'v>(api_version: &str, kind: &str, value: &'v Value) -> Vec<
     out
 }
 
-/// Whether a text may embed a manifest's labels: it names `labels` as a word.
+/// Whether a text may embed a manifest's labels: it names `labels` as a word, plain or
+/// written with a quoted string's escapes (`"\x6Cabels"`, which a YAML or JSON reader reads
+/// as `labels`: [`super::quoted`]).
 pub(super) fn names_labels(text: &str) -> bool {
-    super::tokens(text).any(|t| t == "labels")
+    let named = |text: &str| super::tokens(text).any(|t| t == "labels");
+    named(text) || (text.contains('\\') && named(&super::quoted(text)))
 }
 
 /// The bytes of standard base64 text (padding optional, line breaks skipped), as the API
@@ -154,5 +157,8 @@ mod tests {
         let other = json!({"apiVersion": "example.org/v1", "kind": "ConfigMap", "data": {"a": "labels"}});
         assert!(texts_of(&other).is_empty());
         assert!(names_labels("metadata:\n  labels: {app: x}") && !names_labels("podLabels: x"));
+        assert!(names_labels(r#"metadata: {"\x6Cabels": {app: x}}"#));
+        assert!(names_labels(r#"{"metadata": {"\u006cabels": {"app": "x"}}}"#));
+        assert!(!names_labels(r#"{"metadata": {"\u006cabel": {"app": "x"}}}"#));
     }
 }

@@ -43,6 +43,7 @@ pub fn edits(items: &[Input], guard: &str, fresh: &[GuardObject]) -> Edits {
                      denies is admitted; render the folder again"
                 ),
                 &[],
+                &[],
             ));
             continue;
         };
@@ -59,6 +60,7 @@ pub fn edits(items: &[Input], guard: &str, fresh: &[GuardObject]) -> Edits {
                      committed (kubectl apply, an Argo CD directory application, kpt live apply), it may admit \
                      what the render denies; render the folder again, or drop the edit"
                 ),
+                &[],
                 &[],
             ));
         }

@@ -2,10 +2,10 @@
 //! kustomize, SPIRE Controller Manager's own configuration.
 
 use crate::api::value::Value;
-use crate::reconcile::items::kinds::holds_manager_config;
+use crate::reconcile::items::kinds::MANAGER_CONFIG;
 
 /// Groups whose every kind changes what the cluster admits or applies, and why.
-const APPLYING_GROUPS: [(&str, &str); 7] = [
+const APPLYING_GROUPS: [(&str, &str); 14] = [
     // The policy engines that mutate (or generate) pods at admission, through a webhook of
     // their own, whatever the kind is named: Kyverno's `mutate` and `generate` rules
     // (kyverno `pkg/engine/mutation.go`, `Mutate`; `policies.kyverno.io` `MutatingPolicy`),
@@ -25,7 +25,26 @@ const APPLYING_GROUPS: [(&str, &str); 7] = [
         "apiregistration.k8s.io",
         "an APIService hands an API group to another server, which then answers for its objects",
     ),
+    // Controllers that install manifests of their own choosing, with the rights to make any
+    // object, a ClusterSPIFFEID among them: k3s' and RKE2's HelmChart (k3s-io/helm-controller
+    // `pkg/apis/helm.cattle.io/v1/types.go`, `HelmChartSpec`), kapp-controller's App and
+    // PackageInstall (carvel-dev/kapp-controller `pkg/apis/kappctrl/v1alpha1`,
+    // `pkg/apis/packaging/v1alpha1`), Rancher Fleet's GitRepo and Bundle
+    // (rancher/fleet `pkg/apis/fleet.cattle.io/v1alpha1`), Flux v1's HelmRelease
+    // (`helm.fluxcd.io`), Cluster API's ClusterResourceSet (`addons.cluster.x-k8s.io`) and
+    // OLM's Subscription, which installs an operator (`operators.coreos.com`).
+    ("helm.cattle.io", INSTALLER_WHY),
+    ("kappctrl.k14s.io", INSTALLER_WHY),
+    ("packaging.carvel.dev", INSTALLER_WHY),
+    ("fleet.cattle.io", INSTALLER_WHY),
+    ("helm.fluxcd.io", INSTALLER_WHY),
+    ("addons.cluster.x-k8s.io", INSTALLER_WHY),
+    ("operators.coreos.com", INSTALLER_WHY),
 ];
+
+/// Why an installer's object changes what gets applied.
+const INSTALLER_WHY: &str = "its controller installs manifests from outside the folders given (a chart, a \
+     bundle, a repository), with the rights to make any object, a ClusterSPIFFEID among them";
 
 /// Why a policy engine's object changes what gets applied.
 const ENGINE_WHY: &str = "a policy engine's rules mutate the pods the API server admits (their labels, their \
@@ -81,7 +100,7 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
     {
         return Some(format!("{a} {kind}: {why}"));
     }
-    if holds_manager_config(value) {
+    if holds_manager_config(api_version, kind, value) {
         return Some(format!("a ConfigMap that holds a ControllerManagerConfig: {}", APPLYING_KINDS[5].2));
     }
     if holds_spire_objects(api_version, kind, value) {
@@ -95,13 +114,37 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
     None
 }
 
+/// Whether an item is a ConfigMap whose text ([`super::embedded::texts`]: `data`, or
+/// `binaryData` decoded) may be SPIRE Controller Manager's configuration file: it names
+/// `ControllerManagerConfig`, or the two fields the manager requires, `clusterName` and
+/// `trustDomain`, plain or with a quoted string's escapes. The manager reads the file with
+/// or without its `apiVersion` and `kind` (spire-controller-manager
+/// `api/v1alpha1/controllermanagerconfig_loader.go`, `loadFile`), so a file that drops them is
+/// no less its configuration.
+fn holds_manager_config(api_version: &str, kind: &str, value: &Value) -> bool {
+    if (api_version, kind) != ("v1", "ConfigMap") {
+        return false;
+    }
+    let names = |text: &str| {
+        let words: Vec<&str> = super::tokens(text).collect();
+        words.contains(&MANAGER_CONFIG) || (words.contains(&"clusterName") && words.contains(&"trustDomain"))
+    };
+    super::embedded::texts(api_version, kind, value)
+        .iter()
+        .any(|(_, text)| names(text) || (text.contains('\\') && names(&super::quoted(text))))
+}
+
 /// The API group of SPIRE Controller Manager's objects, as their text names it.
 const SPIRE_GROUP: &str = "spire.spiffe.io/";
 
 /// Whether a text of a ConfigMap or a Secret ([`super::embedded::texts`]) names SPIRE
-/// Controller Manager's API group: a file a manager in static mode may read its objects from.
+/// Controller Manager's API group, plain or with a quoted string's escapes
+/// (`spire.spiffe.io\x2Fv1alpha1`, which the manager's YAML reader reads as the group): a
+/// file a manager in static mode may read its objects from.
 fn holds_spire_objects(api_version: &str, kind: &str, value: &Value) -> bool {
-    super::embedded::texts(api_version, kind, value).iter().any(|(_, text)| text.contains(SPIRE_GROUP))
+    super::embedded::texts(api_version, kind, value).iter().any(|(_, text)| {
+        text.contains(SPIRE_GROUP) || (text.contains('\\') && super::quoted(text).contains(SPIRE_GROUP))
+    })
 }
 
 /// "a" or "an", before `kind`.

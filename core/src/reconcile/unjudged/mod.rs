@@ -23,7 +23,7 @@ use crate::reconcile::findings::Ref;
 use crate::reconcile::items::input::{self, Input};
 use crate::reconcile::spire::{self, Source};
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::reconcile::items::kinds::is_judged;
 pub use duplicates::find as duplicates;
@@ -121,18 +121,11 @@ impl<'s> Reach<'s> {
         shared.dedup();
         Reach { source, keys, accounts, any_pod: !required, shared, namespaces }
     }
-
-    fn in_scope(&self, namespace: Option<&str>) -> bool {
-        match (&self.namespaces, namespace) {
-            (Some(names), Some(ns)) => names.contains(&ns),
-            _ => true,
-        }
-    }
 }
 
 /// Which identities may select pods in which namespace, built once for every item: those
-/// that may select in any namespace, and those pinned to each. It answers as
-/// [`Reach::in_scope`] does, without walking every identity for each item.
+/// that may select in any namespace (`Reach::namespaces` is `None`), and those pinned to
+/// each, so no item walks every identity.
 struct Scopes<'s> {
     count: usize,
     anywhere: Vec<usize>,
@@ -202,14 +195,28 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             by_account.entry(account).or_default().push(r);
         }
     }
-    let any_pod: Vec<usize> = (0..reaches.len()).filter(|&r| reaches[r].any_pod).collect();
-    let shared_only: Vec<usize> = (0..reaches.len()).filter(|&r| !reaches[r].shared.is_empty()).collect();
+    // The Namespaces the input declares, in words: a record reaches an identity through their
+    // labels (its `namespaceSelector`), so its digest follows those it may land in (all of
+    // them when it may land in any).
+    let declared: BTreeMap<&str, String> = input::values(items)
+        .filter(|(_, v)| {
+            fields::str_at(*v, "apiVersion") == Some("v1") && fields::str_at(*v, "kind") == Some("Namespace")
+        })
+        .filter_map(|(_, v)| Some((fields::str_at(v, "metadata.name")?, format!("{:?}", v.get("metadata")))))
+        .collect();
+    let landing = |names: &[&str]| -> Vec<String> {
+        let words = |(name, words): (&&str, &String)| format!("{name}\0{words}");
+        if names.is_empty() {
+            return declared.iter().map(words).collect();
+        }
+        names.iter().filter_map(|n| declared.get_key_value(n)).map(words).collect()
+    };
     let mut out = Vec::new();
     for (position, value) in input::values(items) {
         let text = |path: &str| fields::str_at(value, path).unwrap_or_default();
         let (api_version, kind) = (text("apiVersion"), text("kind"));
         if let Some(what) = changes_what_is_applied(api_version, kind, value) {
-            out.push(record(position, value, String::new(), what, &[]));
+            out.push(record(position, value, String::new(), what, &[], &[]));
             continue;
         }
         let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
@@ -217,23 +224,25 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             if let Some((field, message, sources)) =
                 endpoints::names_pods(value, namespace, || sources_within(namespace))
             {
-                out.push(record(position, value, field, message, &sources));
+                out.push(record(position, value, field, message, &sources, &landing(namespace.as_slice())));
             }
             continue;
         }
         if crate::reconcile::items::kinds::is_scaler(value)
-            && let Some((target, lands)) = scale::target(value, namespace, items)
+            && let Some(target) = scale::target(value, namespace, items)
         {
-            let met = sources_within(lands.as_deref());
+            let met = sources_within(target.lands.as_deref());
             if !met.is_empty() {
-                out.push(scale::record(position, value, kind, &target, &met));
+                let mut also = landing(target.lands.as_deref().as_slice());
+                also.push(target.words.clone());
+                out.push(scale::record(position, value, kind, &target.name, &met, &also));
                 continue;
             }
         }
         let texts = embedded::texts(api_version, kind, value);
         if !texts.is_empty() {
             let by = embedded::Named { keys: &by_key, accounts: &by_account };
-            out.extend(embedded_record(position, value, kind, &texts, &by, &reaches));
+            out.extend(embedded_record(position, value, kind, &texts, &by, &reaches, &landing(&[])));
             continue;
         }
         let shaped = crate::reconcile::cluster::controllers::of(api_version, kind)
@@ -248,82 +257,103 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
                     kinds::article(kind),
                     identities(&names_of(&in_scope))
                 );
-                out.push(record(position, value, field, message, &in_scope));
+                out.push(record(position, value, field, message, &in_scope, &landing(namespace.as_slice())));
             }
             continue;
         }
         if is_judged(api_version, kind) {
             continue;
         }
-        let namespaces = namespaces_named(value);
-        let in_scope =
-            |r: usize| namespaces.is_empty() || namespaces.iter().any(|ns| reaches[r].in_scope(Some(ns)));
-        let named = naming(value, &by_key);
-        let field = named.iter().find(|(_, key)| by_key[*key].iter().any(|&r| in_scope(r)));
-        let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
-        let own: Vec<&str> = by_key.keys().copied().filter(|key| own_domain(key, group)).collect();
-        let owned = own.iter().find(|key| by_key[**key].iter().any(|&r| in_scope(r)));
-        let shared = shared_only.iter().copied().find(|&r| in_scope(r));
-        let mut met: Vec<usize> = named
-            .iter()
-            .map(|(_, key)| *key)
-            .chain(own.iter().copied())
-            .flat_map(|key| by_key[key].iter().copied())
-            .chain(any_pod.iter().copied())
-            .chain(shared_only.iter().copied())
-            .filter(|&r| in_scope(r))
-            .collect();
-        met.sort_unstable();
-        met.dedup();
-        let met: Vec<&Reach<'_>> = met.into_iter().map(|r| &reaches[r]).collect();
-        if met.is_empty() {
-            continue;
-        }
-        let names: Vec<&str> = met.iter().map(|r| r.source.name.as_str()).collect();
-        let kind = kinds::unknown_kind(api_version, kind);
-        let (path, message) = match (field, owned) {
-            (Some((path, key)), _) => (
-                path.clone(),
-                format!(
-                    "no controller the build knows makes the pods of {kind}, and it names the label {key} \
-                     that {} selects: its pods may hold that identity; declare its controller, or keep the \
-                     label out of it",
-                    identities(&names)
-                ),
-            ),
-            (None, Some(key)) => (
-                "apiVersion".to_string(),
-                format!(
-                    "no controller the build knows makes the pods of {kind}, and its controller may label \
-                     them in its own domain, {group}: {} selects {key}, so its pods may hold that identity; \
-                     declare its controller",
-                    identities(&names)
-                ),
-            ),
-            (None, None) if met.iter().all(|r| !r.any_pod) && shared.is_some() => (
-                String::new(),
-                format!(
-                    "no controller the build knows makes the pods of {kind}, and {} selects pods only by labels \
-                     any controller may write ({}): its controller may put them on its pods without the item \
-                     naming them, so its pods may hold that identity; declare its controller, or select by a \
-                     label of your own domain",
-                    identities(&names),
-                    shared.map(|r| reaches[r].shared.join(", ")).unwrap_or_default()
-                ),
-            ),
-            (None, None) => (
-                String::new(),
-                format!(
-                    "no controller the build knows makes the pods of {kind}, and {} selects pods by no \
-                     label there: its pods may hold that identity",
-                    identities(&names)
-                ),
-            ),
-        };
-        let sources: Vec<&Source> = met.iter().map(|r| r.source).collect();
-        out.push(record(position, value, path, message, &sources));
+        out.extend(unknown_record(position, value, &reaches, &scopes, &by_key, &landing));
     }
     out
+}
+
+/// The record of an item of a kind no controller declaration names (`position`, `value`):
+/// its controller may make pods with any labels, as it likes (an operator's own labels) or
+/// from manifests it fetches (a Helm chart, a bundle), in its namespace or any it names, so
+/// it reaches every identity that may select pods there. The message says the likeliest way:
+/// a label it names, a label of its group's domain, an identity that selects by no label or
+/// only by labels any controller writes, or else any label at all.
+fn unknown_record(
+    position: usize,
+    value: &Value,
+    reaches: &[Reach<'_>],
+    scopes: &Scopes<'_>,
+    by_key: &HashMap<&str, Vec<usize>>,
+    landing: &dyn Fn(&[&str]) -> Vec<String>,
+) -> Option<Unjudged> {
+    let text = |path: &str| fields::str_at(value, path).unwrap_or_default();
+    let (api_version, kind) = (text("apiVersion"), text("kind"));
+    let namespaces = namespaces_named(value);
+    let mut met: Vec<usize> = if namespaces.is_empty() {
+        scopes.within(None)
+    } else {
+        namespaces.iter().flat_map(|ns| scopes.within(Some(ns))).collect()
+    };
+    met.sort_unstable();
+    met.dedup();
+    if met.is_empty() {
+        return None;
+    }
+    let in_scope = |r: &usize| met.binary_search(r).is_ok();
+    let named = naming(value, by_key);
+    let field = named.iter().find(|(_, key)| by_key[*key].iter().any(in_scope));
+    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    let owned = by_key
+        .iter()
+        .filter(|(key, rs)| own_domain(key, group) && rs.iter().any(in_scope))
+        .map(|(k, _)| k)
+        .min();
+    let any_pod = met.iter().any(|&r| reaches[r].any_pod);
+    let shared = met.iter().find(|&&r| !reaches[r].shared.is_empty());
+    let sources: Vec<&Source> = met.iter().map(|&r| reaches[r].source).collect();
+    let names = identities(&names_of(&sources));
+    let kind = kinds::unknown_kind(api_version, kind);
+    let (path, message) = match (field, owned) {
+        (Some((path, key)), _) => (
+            path.clone(),
+            format!(
+                "no controller the build knows makes the pods of {kind}, and it names the label {key} that \
+                 {names} selects: its pods may hold that identity; declare its controller, or keep the label \
+                 out of it"
+            ),
+        ),
+        (None, Some(key)) => (
+            "apiVersion".to_string(),
+            format!(
+                "no controller the build knows makes the pods of {kind}, and its controller may label them in \
+                 its own domain, {group}: {names} selects {key}, so its pods may hold that identity; declare \
+                 its controller"
+            ),
+        ),
+        (None, None) if any_pod => (
+            String::new(),
+            format!(
+                "no controller the build knows makes the pods of {kind}, and {names} selects pods by no label \
+                 there: its pods may hold that identity"
+            ),
+        ),
+        (None, None) if shared.is_some() => (
+            String::new(),
+            format!(
+                "no controller the build knows makes the pods of {kind}, and {names} selects pods only by labels any \
+                 controller may write ({}): its controller may put them on its pods without the item naming \
+                 them, so its pods may hold that identity; declare its controller, or select by a label of \
+                 your own domain",
+                shared.map(|&r| reaches[r].shared.join(", ")).unwrap_or_default()
+            ),
+        ),
+        (None, None) => (
+            String::new(),
+            format!(
+                "no controller the build knows makes the pods of {kind}: its controller may label them as it \
+                 likes, or apply manifests it fetches (a Helm chart, a bundle), where {names} selects pods, so \
+                 they may hold what it gives; declare its controller, or keep the item out of those namespaces"
+            ),
+        ),
+    };
+    Some(record(position, value, path, message, &sources, &landing(&namespaces)))
 }
 
 /// The record of a ConfigMap or Secret whose text (`texts`, each with its field) names labels
@@ -336,6 +366,7 @@ fn embedded_record(
     texts: &[(String, std::borrow::Cow<'_, str>)],
     by: &embedded::Named<'_, '_>,
     reaches: &[Reach<'_>],
+    also: &[String],
 ) -> Option<Unjudged> {
     let (field, keys, accounts) = texts.iter().find_map(|(field, text)| {
         let keys = if embedded::names_labels(text) { named_keys(text, by.keys) } else { Vec::new() };
@@ -372,7 +403,7 @@ fn embedded_record(
             keys.join(", ")
         ),
     };
-    Some(record(position, value, field, message, &sources))
+    Some(record(position, value, field, message, &sources, also))
 }
 
 /// The label keys of `by_key` that `text` names, each once, in the order met: each run of
@@ -422,24 +453,29 @@ pub fn committed(items: &[Input], committed: &[(usize, Option<Vec<String>>)]) ->
                 ),
             ),
         };
-        out.push(record(*position, value, field, message, &[]));
+        out.push(record(*position, value, field, message, &[], &[]));
     }
     out
 }
 
 /// Every namespace `value` names, its own and those of the objects it holds (a `namespace`
-/// string, or a `namespaces` list, at any depth): its controller may make pods in any of them
+/// string, or a `namespaces` list, at any depth, or one under a longer name: a
+/// `targetNamespace`, a `defaultNamespace`): its controller may make pods in any of them
 /// (Argo Events' Sensor creates its trigger's object in the namespace the object names, else
-/// its own: argo-events `pkg/sensors/triggers/standard-k8s/standard-k8s.go`, `Execute`).
+/// its own: argo-events `pkg/sensors/triggers/standard-k8s/standard-k8s.go`, `Execute`; k3s'
+/// HelmChart installs its chart in `spec.targetNamespace`: k3s-io/helm-controller
+/// `pkg/apis/helm.cattle.io/v1/types.go`, `HelmChartSpec`).
 /// Empty: it names none, and may make pods anywhere.
 fn namespaces_named(value: &Value) -> Vec<&str> {
     fn walk<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
         match value {
             Value::Object(map) => {
                 for (key, child) in map.iter() {
-                    match (key, child) {
-                        ("namespace", Value::String(ns)) if !ns.is_empty() => out.push(ns),
-                        ("namespaces", Value::Array(names)) => {
+                    let one = key == "namespace" || key.ends_with("Namespace");
+                    let many = key == "namespaces" || key.ends_with("Namespaces");
+                    match child {
+                        Value::String(ns) if one && !ns.is_empty() => out.push(ns),
+                        Value::Array(names) if many => {
                             out.extend(names.iter().filter_map(Value::as_str).filter(|ns| !ns.is_empty()))
                         }
                         _ => walk(child, out),
@@ -510,8 +546,17 @@ fn identities(names: &[&str]) -> String {
     }
 }
 
-/// The record of the item at `position`.
-fn record(position: usize, value: &Value, field: String, message: String, sources: &[&Source]) -> Unjudged {
+/// The record of the item at `position`, reaching `sources`, whose digest also follows
+/// `also`: the words of what else decides whether it reaches them (the Namespaces it may land
+/// in, whose labels a `namespaceSelector` reads; a scaler's target).
+fn record(
+    position: usize,
+    value: &Value,
+    field: String,
+    message: String,
+    sources: &[&Source],
+    also: &[String],
+) -> Unjudged {
     let text = |path: &str| fields::str_at(value, path).unwrap_or_default().to_string();
     let mut hash = Sha256::new();
     digest(value, &mut hash, true);
@@ -520,6 +565,10 @@ fn record(position: usize, value: &Value, field: String, message: String, source
     for source in sources {
         hash.update(b"\0source\0");
         hash.update(source_words(source).as_bytes());
+    }
+    for words in also {
+        hash.update(b"\0also\0");
+        hash.update(words.as_bytes());
     }
     Unjudged {
         about: Ref {

@@ -16,18 +16,26 @@ use crate::reconcile::items::kinds::SCALE_TARGET as TARGET;
 use crate::reconcile::items::kinds::is_scaler;
 use crate::reconcile::spire::Source;
 
-/// The workload a scaler (`value`, in `namespace`) sets the count of, as `Kind/name`, with the
-/// namespace both land in, when the input holds it and its controller's pods hang on the
-/// count (the controller declares `spec.replicas` among the fields that shape its pods). A
-/// scaler or a workload without a namespace lands in the one it is applied to (`kubectl apply
-/// -n`, a kustomization's `namespace`, an Argo CD destination: cli-runtime `Builder`,
+/// The workload a scaler sets the count of, as the scaler's record names it.
+pub(super) struct Target {
+    /// `Kind name`.
+    pub name: String,
+    /// The namespace both land in, `None` when neither names one.
+    pub lands: Option<String>,
+    /// The workload, in words a digest takes: another ordinal start, another template, makes
+    /// other pods of the same counts.
+    pub words: String,
+}
+
+/// The workload a scaler (`value`, in `namespace`) sets the count of, when the input holds
+/// it and its controller's pods hang on the count (the controller declares `spec.replicas`
+/// among the fields that shape its pods). The kind is matched as the API server's REST mapper
+/// does, in any case (client-go `restmapper`, `KindFor` lower-cases it). A scaler or a
+/// workload without a namespace lands in the one it is applied to (`kubectl apply -n`, a
+/// kustomization's `namespace`, an Argo CD destination: cli-runtime `Builder`,
 /// `DefaultNamespace`), the other's among them: they match; the namespace is then the one
 /// that names it, `None` when neither does.
-pub(super) fn target(
-    value: &Value,
-    namespace: Option<&str>,
-    items: &[Input],
-) -> Option<(String, Option<String>)> {
+pub(super) fn target(value: &Value, namespace: Option<&str>, items: &[Input]) -> Option<Target> {
     let text = |path: &str| fields::str_at(value, &format!("{TARGET}.{path}")).filter(|s| !s.is_empty());
     let name = text("name")?;
     // KEDA's ScaledObject targets a Deployment of apps/v1 unless it says.
@@ -40,17 +48,30 @@ pub(super) fn target(
             (Some(a), Some(b)) => (a == b).then_some(Some(a)),
             (given, other) => Some(given.or(other)),
         };
-        let same = controller.group == group && workload.kind() == kind && workload.name() == name;
+        let same = controller.group.eq_ignore_ascii_case(group)
+            && workload.kind().eq_ignore_ascii_case(kind)
+            && workload.name() == name;
         match lands {
-            Some(lands) if hangs && same => Some((format!("{kind} {name}"), lands.map(str::to_string))),
+            Some(lands) if hangs && same => Some(Target {
+                name: format!("{} {name}", workload.kind()),
+                lands: lands.map(str::to_string),
+                words: format!("{workload:?}"),
+            }),
             _ => None,
         }
     })
 }
 
 /// The record of a scaler of `kind` at `position` that sets the count of `target`, where the
-/// identities `met` select.
-pub(super) fn record(position: usize, value: &Value, kind: &str, target: &str, met: &[&Source]) -> Unjudged {
+/// identities `met` select; its digest also follows `also` ([`super::record`]).
+pub(super) fn record(
+    position: usize,
+    value: &Value,
+    kind: &str,
+    target: &str,
+    met: &[&Source],
+    also: &[String],
+) -> Unjudged {
     let message = format!(
         "{} {kind} that sets the replica count of {target}, whose pods' names and labels hang on it: the \
          build judges the pods of the count the {} gives, and other counts make pods that {} may select; \
@@ -59,5 +80,5 @@ pub(super) fn record(position: usize, value: &Value, kind: &str, target: &str, m
         target.split(' ').next().unwrap_or_default(),
         identities(&names_of(met))
     );
-    super::record(position, value, TARGET.to_string(), message, met)
+    super::record(position, value, TARGET.to_string(), message, met, also)
 }

@@ -60,8 +60,40 @@ fn an_unknown_kind_naming_a_label_an_identity_selects_is_recorded_at_that_field(
     assert_eq!(records[0].field, "metadata.labels.app");
     assert_eq!((records[0].about.kind.as_str(), records[0].about.name.as_str()), ("TaskRun", "run"));
     assert!(records[0].message.contains("ClusterSPIFFEID kleym-x"), "{}", records[0].message);
-    // One that names no such label is judged: it reaches no identity by its labels.
-    assert!(found(&[task_run("serving", json!({"team": "a"}))], &sources).is_empty());
+    // One that names no such label still may: its controller labels its pods as it likes.
+    let quiet = found(&[task_run("serving", json!({"team": "a"}))], &sources);
+    assert_eq!(quiet.len(), 1);
+    assert_eq!(quiet[0].field, "");
+    assert!(quiet[0].message.contains("may label them as it likes"), "{}", quiet[0].message);
+    // Where no identity selects, nothing.
+    let pinned = [source("kleym-x", &[(variant, "prefill")], Some("serving"))];
+    assert!(found(&[task_run("other", json!({"team": "a"}))], &pinned).is_empty());
+    // A namespace it names under a longer name is one it may make pods in (a HelmChart's
+    // `targetNamespace`).
+    let mut installs = task_run("other", json!({}));
+    if let Input::Whole(value) = &mut installs {
+        *value = json!({"apiVersion": "example.com/v1", "kind": "Chart",
+                        "metadata": {"name": "c", "namespace": "other"}, "spec": {"targetNamespace": "serving"}});
+    }
+    assert_eq!(found(&[installs], &pinned).len(), 1);
+}
+
+#[test]
+fn a_records_digest_follows_the_namespaces_it_may_land_in_and_no_other() {
+    let sources = [source("admin", &[("app.kubernetes.io/instance", "llama")], None)];
+    let namespace = |name: &str, labels: Value| {
+        Input::of(
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}),
+        )
+    };
+    let digest = |serving: Value, other: Value| {
+        let items =
+            [task_run("serving", json!({})), namespace("serving", serving), namespace("other", other)];
+        found(&items, &sources)[0].digest.clone()
+    };
+    let before = digest(json!({"tier": "a"}), json!({"tier": "a"}));
+    assert_ne!(before, digest(json!({"tier": "b"}), json!({"tier": "a"})), "its own namespace relabelled");
+    assert_eq!(before, digest(json!({"tier": "a"}), json!({"tier": "b"})), "another namespace relabelled");
 }
 
 #[test]
@@ -458,10 +490,11 @@ fn an_unknown_kind_may_reach_an_identity_that_selects_only_by_labels_any_control
         records[0].message
     );
     assert!(found(&[prometheus("other")], &shared).is_empty(), "another namespace");
-    assert!(
-        found(&[prometheus("serving")], &own).is_empty(),
-        "a key of another domain, which it does not name"
-    );
+    // A key of another domain, which it does not name: its controller may write it all the same
+    // (the operator's `operator.prometheus.io/name`).
+    let other = found(&[prometheus("serving")], &own);
+    assert_eq!(other.len(), 1);
+    assert!(other[0].message.contains("may label them as it likes"), "{}", other[0].message);
     for key in ["app", "app.kubernetes.io/name", "statefulset.kubernetes.io/pod-name", "node.k8s.io/x"] {
         assert!(shared_key(key), "{key}");
     }
@@ -488,6 +521,24 @@ fn a_workload_declared_twice_with_other_templates_is_recorded_and_its_order_is_i
     assert_ne!(records[0].digest, swapped[0].digest, "the order is what changes");
     assert!(duplicates(&[admin(), admin()]).is_empty(), "copies that are the same run the same");
     assert!(duplicates(&[admin()]).is_empty());
+    // A copy without a namespace lands in the namespace it is applied to: a copy of one in any.
+    let placed = |namespace: Option<&str>, labels: Value| {
+        let mut metadata = json!({"name": "llama"});
+        if let Some(ns) = namespace {
+            metadata = json!({"name": "llama", "namespace": ns});
+        }
+        Input::of(json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": metadata,
+                         "spec": {"selector": {"matchLabels": {"app": "llama"}},
+                                  "template": {"metadata": {"labels": labels},
+                                               "spec": {"containers": [{"name": "c", "image": "i"}]}}}}))
+    };
+    let unset = || placed(None, json!({"app": "llama"}));
+    let unset_records = duplicates(&[unset(), admin()]);
+    assert_eq!(unset_records.iter().map(|r| r.about.item).collect::<Vec<_>>(), [1]);
+    // Recorded once though it clashes in two namespaces.
+    let other = placed(Some("other"), json!({"app": "llama", "role": "admin"}));
+    let twice = duplicates(&[admin(), other, unset()]);
+    assert_eq!(twice.iter().map(|r| r.about.item).collect::<Vec<_>>(), [2]);
 }
 
 #[test]
@@ -515,10 +566,11 @@ fn the_namespace_index_answers_as_each_identitys_scope() {
     ];
     let reaches: Vec<Reach<'_>> = sources.iter().map(Reach::of).collect();
     let scopes = Scopes::of(&reaches);
-    for namespace in [None, Some("serving"), Some("batch"), Some("other"), Some("elsewhere")] {
-        let walked: Vec<usize> = (0..reaches.len()).filter(|&r| reaches[r].in_scope(namespace)).collect();
-        assert_eq!(scopes.within(namespace), walked, "in {namespace:?}");
-    }
-    assert_eq!(scopes.within(Some("serving")), [0, 1, 2, 4]);
+    // An item without a namespace may land in any: every identity, "nowhere" too.
     assert_eq!(scopes.within(None), [0, 1, 2, 3, 4, 5]);
+    // "twice" once, though its selector names "serving" twice.
+    assert_eq!(scopes.within(Some("serving")), [0, 1, 2, 4]);
+    assert_eq!(scopes.within(Some("batch")), [1, 2, 5]);
+    assert_eq!(scopes.within(Some("other")), [1, 4]);
+    assert_eq!(scopes.within(Some("elsewhere")), [1]);
 }
