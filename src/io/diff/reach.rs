@@ -137,7 +137,7 @@ fn longer_ttls(before: &[Option<String>; 2], after: &[Option<String>; 2], names:
             (Life::Seconds(_), Some(written)) => format!("{} {written}", names[i]),
             (_, Some(written)) => {
                 format!(
-                    "{} {written}: under a second, the SPIRE server's default, which the build does not know",
+                    "{} {written}: 0 whole seconds, so the SPIRE server's default, which the build does not know",
                     names[i]
                 )
             }
@@ -480,7 +480,13 @@ mod tests {
         for (power, word) in &cases {
             assert_eq!(gained(Some(&none), power, TTL_NAMES), [*word]);
             assert_eq!(gained(None, power, TTL_NAMES), [*word], "a side without powers had none");
-            assert!(gained(Some(power), &none, TTL_NAMES).is_empty(), "losing {word} grants nothing");
+            // Losing a lifetime gives the server's default, which the build does not know.
+            let lost = gained(Some(power), &none, TTL_NAMES);
+            if word.contains("ttl") || word.contains("Ttl") {
+                assert!(lost.len() == 1 && lost[0].contains("server's default"), "losing {word}: {lost:?}");
+            } else {
+                assert!(lost.is_empty(), "losing {word} grants nothing");
+            }
             assert!(gained(Some(power), power, TTL_NAMES).is_empty(), "keeping {word} grants nothing");
         }
         // A lifetime shorter than the server's default, or than before, grants nothing.
@@ -491,6 +497,57 @@ mod tests {
             gained(Some(&none), &with(|p| p.ttl = Some("forever".into())), TTL_NAMES),
             ["ttl forever"]
         );
+    }
+
+    #[test]
+    fn a_lifetime_dropped_or_under_a_second_is_the_servers_default_and_a_grant() {
+        use super::{TTL_NAMES, gained};
+        let with = |ttl: Option<&str>| {
+            let mut p = super::super::testing::power("spiffe://x/a", "o", false);
+            p.ttl = ttl.map(str::to_string);
+            p
+        };
+        let short = with(Some("10m"));
+        for head in [None, Some("0s"), Some("999ms"), Some("0")] {
+            let gains = gained(Some(&short), &with(head), TTL_NAMES);
+            assert_eq!(gains.len(), 1, "{head:?}: {gains:?}");
+            assert!(gains[0].contains("the SPIRE server's default"), "{head:?}: {gains:?}");
+        }
+        // The default on both sides, or a whole second or more no longer than before: none.
+        assert!(gained(Some(&with(None)), &with(Some("0s")), TTL_NAMES).is_empty());
+        assert!(gained(Some(&short), &with(Some("1s")), TTL_NAMES).is_empty());
+        assert!(gained(Some(&short), &with(Some("600999ms")), TTL_NAMES).is_empty(), "truncated to 600 s");
+    }
+
+    #[test]
+    fn an_svid_whose_unknown_hangs_on_a_changed_template_may_be_gained() {
+        let a = "spiffe://x/{{ .PodSpec.Hostname }}";
+        let sure = |fact: &str| {
+            let mut report = held(&[a], &[]);
+            report.workloads[0].svids_with_unknowns = vec![crate::io::explain::report::UnknownSvid {
+                spiffe_id: a.into(),
+                unknown: vec!["{{ .PodSpec.Hostname }}".into()],
+                hangs_on: vec![fact.into()],
+            }];
+            report
+        };
+        let (v1, v2) =
+            ("pod template spec.template as written: 1", "pod template spec.template as written: 2");
+        let diff = compare(&sure(v1), &sure(v2));
+        assert_eq!(diff.workloads[0].may_gain, [a]);
+        assert_eq!(diff.workloads[0].hangs_on, [v2]);
+        assert!(diff.grants());
+        assert!(compare(&sure(v1), &sure(v1)).workloads.is_empty());
+        // A DNS name only the cluster settles is gained when what it hangs on changes.
+        use super::{TTL_NAMES, gained};
+        let dns = |fact: &str| {
+            let mut p = super::super::testing::power("spiffe://x/b", "o", false);
+            p.dns_names = vec!["{{ .PodSpec.Hostname }}.svc".into()];
+            p.hangs_on = vec![fact.into()];
+            p
+        };
+        assert_eq!(gained(Some(&dns(v1)), &dns(v2), TTL_NAMES), ["dnsName {{ .PodSpec.Hostname }}.svc"]);
+        assert!(gained(Some(&dns(v1)), &dns(v1), TTL_NAMES).is_empty());
     }
 
     #[test]

@@ -959,6 +959,56 @@ mod tests {
     }
 
     #[test]
+    fn a_namespace_label_selector_is_judged_by_the_declared_namespace() {
+        use super::{Answer, Data, Lookup};
+        use std::collections::BTreeMap;
+        fn holds(labels: Option<&BTreeMap<String, String>>, selector: &str) -> Answer {
+            let unknown = |_: &str| Lookup::Unknown;
+            let data = Data {
+                trust_domain: None,
+                namespace: Some("serving"),
+                labels: &unknown,
+                service_account: Some("sa"),
+                pod_name: None,
+                containers: None,
+                namespace_labels: labels,
+            };
+            Judged::of(selector).holds(&data).unwrap()
+        }
+        let pci: BTreeMap<String, String> = [("compliance".to_string(), "pci".to_string())].into();
+        let none: BTreeMap<String, String> = [("compliance".to_string(), "none".to_string())].into();
+        let selector = "k8s:ns-label:compliance:pci";
+        // Held only by agents that report namespace labels: at best unknown.
+        assert_eq!(holds(Some(&pci), selector), Answer::Unknown);
+        assert_eq!(holds(Some(&none), selector), Answer::No);
+        assert_eq!(holds(Some(&BTreeMap::new()), selector), Answer::No);
+        assert_eq!(holds(None, selector), Answer::Unknown, "a namespace the input does not declare");
+        assert_eq!(holds(None, "k8s:ns-label:kubernetes.io/metadata.name:other"), Answer::No);
+    }
+
+    #[test]
+    fn an_unknown_reads_the_template_unless_only_the_cluster_sets_it() {
+        use super::cluster_only;
+        for action in [
+            "{{ .PodMeta.Name }}",
+            "{{- .PodMeta.UID -}}",
+            r#"{{ index .PodMeta.Labels "batch.kubernetes.io/job-name" }}"#,
+            "{{ .PodMeta.Labels.app }}",
+        ] {
+            assert!(cluster_only(action), "{action}");
+        }
+        for action in [
+            r#"{{ index .PodMeta.Annotations "example.org/role" }}"#,
+            "{{ .PodSpec.Hostname }}",
+            "{{ .NodeMeta.Name }}",
+            r#"{{ index .PodMeta.Labels "a" | printf "%s" }}"#,
+            "{{ $x := .PodSpec }}",
+        ] {
+            assert!(!cluster_only(action), "{action}");
+        }
+    }
+
+    #[test]
     fn a_pod_name_holds_when_the_input_settles_it_and_a_label_without_value_never() {
         use super::{Answer, Data, Lookup};
         fn holds(selector: &str, pod_name: Option<&str>) -> Answer {
