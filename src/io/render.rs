@@ -124,6 +124,13 @@ impl<'r> Files<'r> {
         let file = self.files[f].as_ref().map(|path| relative(path));
         Some((file, line))
     }
+
+    /// The text the item at `item` came from, as written.
+    pub fn item_text(&self, item: usize) -> Option<&str> {
+        let &(f, i) = self.kept.get(item)?;
+        let stream = &self.streams[f];
+        stream.text.get(stream.parts[i].text.chunk.clone())
+    }
 }
 
 impl Mode for Files<'_> {

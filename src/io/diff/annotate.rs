@@ -55,6 +55,7 @@ fn workload_grant(w: &WorkloadChange, head: &Report) -> Annotation {
         parts.push(format!("may gain {}", w.may_gain.join(", ")));
     }
     parts.extend(w.gains_powers.iter().map(|p| format!("gains power over {}", words::power_line(p))));
+    parts.extend(w.hangs_on.iter().map(|fact| format!("because {}", words::hangs_on_line(fact))));
     let message = format!("{}: {}", words::workload_name(w), parts.join("; "));
     let namespace = w.namespace.as_deref().unwrap_or_default();
     let identity =

@@ -2,7 +2,7 @@
 //! limit; when the rows do not all fit, what grants is kept first.
 
 use super::changes::Diff;
-use super::words::{count, identity_line, qualified, severity, summary, workload_name};
+use super::words::{count, hangs_on_line, identity_line, qualified, severity, summary, workload_name};
 
 /// Most characters of the markdown: under GitHub's 65,536-character limit of a comment,
 /// with room for what a workflow adds around it.
@@ -81,10 +81,12 @@ pub(super) fn markdown(diff: &Diff, limit: usize) -> String {
                 .map(|p| format!("power over {}: {}", code(&p.spiffe_id), md(&p.gains.join(", "))));
             sure.chain(may).chain(powers).collect::<Vec<_>>().join("<br>")
         };
+        let because = w.hangs_on.iter().map(|fact| format!("<br>because {}", md(&hangs_on_line(fact))));
         let text = format!(
-            "| {} | {} | {} |\n",
+            "| {} | {}{} | {} |\n",
             md(&workload_name(w)),
             ids(&w.gains, &w.may_gain, &w.gains_powers),
+            because.collect::<String>(),
             ids(&w.loses, &w.may_lose, &[])
         );
         rows.push(Row { section: 2, rank: u8::from(!w.grants()), text });

@@ -30,6 +30,10 @@ pub struct WorkloadChange {
     /// IDs held (or possibly held) on both sides whose entries now let the pods do more:
     /// each with the powers gained.
     pub gains_powers: Vec<PowerGain>,
+    /// What HEAD changes of what a `mayGain` or a power only the cluster settles hangs on
+    /// (`hangsOn` of the report): a pod template as written, a container, a namespace label.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hangs_on: Vec<String>,
 }
 
 /// Powers the entries of one SVID gain: `admin`, `downstream`, `federatesWith <trust
@@ -63,8 +67,11 @@ pub(super) fn gained(before: Option<&Power>, after: &Power, ttl_names: [&str; 2]
             gains.push(format!("federatesWith {td}"));
         }
     }
+    // A name only the cluster settles is another name when what it hangs on changes.
+    let moved = !after.hangs_on.iter().all(|f| before.is_some_and(|p| p.hangs_on.contains(f)));
     for name in &after.dns_names {
-        if !before.is_some_and(|p| p.dns_names.contains(name)) {
+        let unsettled = moved && name.contains("{{");
+        if unsettled || !before.is_some_and(|p| p.dns_names.contains(name)) {
             gains.push(format!("dnsName {name}"));
         }
     }
@@ -74,20 +81,70 @@ pub(super) fn gained(before: Option<&Power>, after: &Power, ttl_names: [&str; 2]
 }
 
 /// SPIRE server's default X.509 and JWT SVID lifetimes (`default_x509_svid_ttl`,
-/// `default_jwt_svid_ttl`), what an entry without its own gets.
+/// `default_jwt_svid_ttl`) unless its configuration sets others, which the build does not see.
 const DEFAULT_TTLS: [&str; 2] = ["1h", "5m"];
 
-/// The lifetimes of `after` longer than those of `before`, each named by `names` (an unset
-/// one is the server's default; one that is no Go duration counts as longer).
+/// A lifetime as the SPIRE server reads an entry's: the manager sends whole seconds
+/// (spire-controller-manager `pkg/spireapi/types.go`, `entryToAPI`: `int32(ttl / time.Second)`),
+/// and the server issues its own default for 0 or less (spire `pkg/server/credtemplate/builder.go`,
+/// `computeX509SVIDLifetime`: `if ttl <= 0`; the JWT builder alike). So an unset lifetime and
+/// one under a second are the server's default, which its configuration may raise.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Life {
+    ServerDefault,
+    /// Whole seconds; one that is no Go duration counts as endless.
+    Seconds(f64),
+}
+
+impl Life {
+    fn of(written: Option<&str>) -> Life {
+        use crate::reconcile::spire::source::seconds;
+        match written.map(seconds) {
+            None => Life::ServerDefault,
+            Some(None) => Life::Seconds(f64::INFINITY),
+            Some(Some(s)) if s < 1.0 => Life::ServerDefault,
+            Some(Some(s)) => Life::Seconds(s.trunc()),
+        }
+    }
+
+    /// Its length for choosing among entries: the server's default, unknown, counts as endless.
+    fn length(self) -> f64 {
+        match self {
+            Life::ServerDefault => f64::INFINITY,
+            Life::Seconds(s) => s,
+        }
+    }
+}
+
+/// The lifetimes of `after` longer than those of `before`, each named by `names`: an
+/// explicit one longer than before (than the server's usual default where BASE had none), and
+/// the server's default where BASE had an explicit one (its length is the server's
+/// configuration, which the build does not see).
 fn longer_ttls(before: &[Option<String>; 2], after: &[Option<String>; 2], names: [&str; 2]) -> Vec<String> {
-    use crate::reconcile::spire::source::seconds;
     let mut out = Vec::new();
     for i in 0..2 {
-        let Some(now) = &after[i] else { continue };
-        let was = seconds(before[i].as_deref().unwrap_or(DEFAULT_TTLS[i])).unwrap_or(f64::INFINITY);
-        if seconds(now).is_none_or(|s| s > was) {
-            out.push(format!("{} {now}", names[i]));
+        let (was, now) = (Life::of(before[i].as_deref()), Life::of(after[i].as_deref()));
+        let longer = match (was, now) {
+            (Life::ServerDefault, Life::ServerDefault) => false,
+            (Life::Seconds(_), Life::ServerDefault) => true,
+            (Life::ServerDefault, Life::Seconds(n)) => Life::of(Some(DEFAULT_TTLS[i])).length() < n,
+            (Life::Seconds(w), Life::Seconds(n)) => w < n,
+        };
+        if !longer {
+            continue;
         }
+        out.push(match (now, &after[i]) {
+            (Life::Seconds(_), Some(written)) => format!("{} {written}", names[i]),
+            (_, Some(written)) => {
+                format!(
+                    "{} {written}: 0 whole seconds, so the SPIRE server's default, which the build does not know",
+                    names[i]
+                )
+            }
+            (_, None) => {
+                format!("{} unset: the SPIRE server's default, which the build does not know", names[i])
+            }
+        });
     }
     out
 }
@@ -139,6 +196,14 @@ fn held(report: &Report) -> BTreeMap<TemplateKey, BTreeMap<String, HeldWith>> {
         let ids = held.entry(key(&r.namespace, &r.kind, &r.name, &r.path, &r.api_version)).or_default();
         for id in &r.spiffe_ids {
             ids.entry(id.clone()).or_default().0 = Held::Sure;
+        }
+    }
+    // An SVID held for sure whose ID only the cluster settles in part: what it hangs on.
+    for w in report.workloads.iter().filter(|w| w.svids_with_unknowns.iter().any(|u| !u.hangs_on.is_empty()))
+    {
+        let ids = held.entry(key(&w.namespace, &w.kind, &w.name, &w.path, &w.api_version)).or_default();
+        for u in &w.svids_with_unknowns {
+            ids.entry(u.spiffe_id.clone()).or_default().1.extend(u.hangs_on.iter().cloned());
         }
     }
     held
@@ -215,8 +280,13 @@ fn either(a: &Power, b: &Power) -> Power {
             out.dns_names.push(name.clone());
         }
     }
-    out.ttl = ttl(&a.ttl, &b.ttl, 0, true);
-    out.jwt_ttl = ttl(&a.jwt_ttl, &b.jwt_ttl, 1, true);
+    out.ttl = ttl(&a.ttl, &b.ttl, true);
+    out.jwt_ttl = ttl(&a.jwt_ttl, &b.jwt_ttl, true);
+    for fact in &b.hangs_on {
+        if !out.hangs_on.contains(fact) {
+            out.hangs_on.push(fact.clone());
+        }
+    }
     out
 }
 
@@ -228,19 +298,27 @@ fn both(a: &Power, b: &Power) -> Power {
     out.store_svid &= b.store_svid;
     out.federates_with.retain(|td| b.federates_with.contains(td));
     out.dns_names.retain(|name| b.dns_names.contains(name));
-    out.ttl = ttl(&a.ttl, &b.ttl, 0, false);
-    out.jwt_ttl = ttl(&a.jwt_ttl, &b.jwt_ttl, 1, false);
+    out.ttl = ttl(&a.ttl, &b.ttl, false);
+    out.jwt_ttl = ttl(&a.jwt_ttl, &b.jwt_ttl, false);
+    out.hangs_on.retain(|fact| b.hangs_on.contains(fact));
     out
 }
 
-/// Of two lifetimes as written (`None`: the server's default, [`DEFAULT_TTLS`]`[i]`), the
-/// longer (`longer`) or the shorter; one that is no Go duration counts as longest.
-fn ttl(a: &Option<String>, b: &Option<String>, i: usize, longer: bool) -> Option<String> {
-    use crate::reconcile::spire::source::seconds;
-    let length =
-        |t: &Option<String>| seconds(t.as_deref().unwrap_or(DEFAULT_TTLS[i])).unwrap_or(f64::INFINITY);
+/// Of two lifetimes as written (`None`: the server's default), the longer (`longer`) or the
+/// shorter, as [`Life::length`] orders them.
+fn ttl(a: &Option<String>, b: &Option<String>, longer: bool) -> Option<String> {
+    let length = |t: &Option<String>| Life::of(t.as_deref()).length();
     let a_wins = if longer { length(a) >= length(b) } else { length(a) <= length(b) };
     if a_wins { a.clone() } else { b.clone() }
+}
+
+/// Adds `facts` to `list`, once each.
+fn note<'f>(list: &mut Vec<String>, facts: impl Iterator<Item = &'f String>) {
+    for fact in facts {
+        if !list.contains(fact) {
+            list.push(fact.clone());
+        }
+    }
 }
 
 /// The pod templates whose SPIFFE IDs differ from `before` to `after`, held or possibly held,
@@ -269,6 +347,7 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
                 may_gain: Vec::new(),
                 may_lose: Vec::new(),
                 gains_powers: Vec::new(),
+                hangs_on: Vec::new(),
             };
             let (pb, pa) = (old_powers.get(t).unwrap_or(&no_powers), new_powers.get(t).unwrap_or(&no_powers));
             let no = (Held::No, BTreeSet::new());
@@ -277,22 +356,34 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
                 let (is, hangs) = a.get(id).unwrap_or(&no);
                 let (was, is) = (*was, *is);
                 // An ID held on both sides: a gain of power is a grant of its own.
+                // HEAD's entries may carry no power at all, where BASE's carried a lifetime.
+                let bare = Power { spiffe_id: id.clone(), ..Power::default() };
+                let after = pa.get(id.as_str()).or(pb.get(id.as_str()).map(|_| &bare));
                 if was != Held::No
                     && is != Held::No
-                    && let Some(after) = pa.get(id.as_str())
+                    && let Some(after) = after
                 {
-                    let gains = gained(pb.get(id.as_str()), after, TTL_NAMES);
+                    let before = pb.get(id.as_str());
+                    let gains = gained(before, after, TTL_NAMES);
+                    if gains.iter().any(|g| g.starts_with("dnsName ") && g.contains("{{")) {
+                        let had = before.map(|p| p.hangs_on.as_slice()).unwrap_or_default();
+                        note(&mut change.hangs_on, after.hangs_on.iter().filter(|f| !had.contains(f)));
+                    }
                     if !gains.is_empty() {
                         change.gains_powers.push(PowerGain { spiffe_id: id.clone(), gains });
                     }
                 }
+                // What it hangs on that BASE's did not: another container, template or
+                // namespace label may be what makes it hold, or gives it another ID.
+                let moved = !hangs.is_subset(hung);
                 let list = match (was, is) {
                     (Held::No, Held::Sure) => &mut change.gains,
                     (Held::Sure, Held::No) => &mut change.loses,
                     (w, i) if i > w => &mut change.may_gain,
-                    // A may that hangs on a container BASE's did not: another container or
-                    // image may be what makes it hold.
-                    (Held::Maybe, Held::Maybe) if !hangs.is_subset(hung) => &mut change.may_gain,
+                    (_, i) if i != Held::No && moved => {
+                        note(&mut change.hangs_on, hangs.difference(hung));
+                        &mut change.may_gain
+                    }
                     (w, i) if i < w => &mut change.may_lose,
                     _ => continue,
                 };
@@ -389,7 +480,13 @@ mod tests {
         for (power, word) in &cases {
             assert_eq!(gained(Some(&none), power, TTL_NAMES), [*word]);
             assert_eq!(gained(None, power, TTL_NAMES), [*word], "a side without powers had none");
-            assert!(gained(Some(power), &none, TTL_NAMES).is_empty(), "losing {word} grants nothing");
+            // Losing a lifetime gives the server's default, which the build does not know.
+            let lost = gained(Some(power), &none, TTL_NAMES);
+            if word.contains("ttl") || word.contains("Ttl") {
+                assert!(lost.len() == 1 && lost[0].contains("server's default"), "losing {word}: {lost:?}");
+            } else {
+                assert!(lost.is_empty(), "losing {word} grants nothing");
+            }
             assert!(gained(Some(power), power, TTL_NAMES).is_empty(), "keeping {word} grants nothing");
         }
         // A lifetime shorter than the server's default, or than before, grants nothing.
@@ -400,6 +497,57 @@ mod tests {
             gained(Some(&none), &with(|p| p.ttl = Some("forever".into())), TTL_NAMES),
             ["ttl forever"]
         );
+    }
+
+    #[test]
+    fn a_lifetime_dropped_or_under_a_second_is_the_servers_default_and_a_grant() {
+        use super::{TTL_NAMES, gained};
+        let with = |ttl: Option<&str>| {
+            let mut p = super::super::testing::power("spiffe://x/a", "o", false);
+            p.ttl = ttl.map(str::to_string);
+            p
+        };
+        let short = with(Some("10m"));
+        for head in [None, Some("0s"), Some("999ms"), Some("0")] {
+            let gains = gained(Some(&short), &with(head), TTL_NAMES);
+            assert_eq!(gains.len(), 1, "{head:?}: {gains:?}");
+            assert!(gains[0].contains("the SPIRE server's default"), "{head:?}: {gains:?}");
+        }
+        // The default on both sides, or a whole second or more no longer than before: none.
+        assert!(gained(Some(&with(None)), &with(Some("0s")), TTL_NAMES).is_empty());
+        assert!(gained(Some(&short), &with(Some("1s")), TTL_NAMES).is_empty());
+        assert!(gained(Some(&short), &with(Some("600999ms")), TTL_NAMES).is_empty(), "truncated to 600 s");
+    }
+
+    #[test]
+    fn an_svid_whose_unknown_hangs_on_a_changed_template_may_be_gained() {
+        let a = "spiffe://x/{{ .PodSpec.Hostname }}";
+        let sure = |fact: &str| {
+            let mut report = held(&[a], &[]);
+            report.workloads[0].svids_with_unknowns = vec![crate::io::explain::report::UnknownSvid {
+                spiffe_id: a.into(),
+                unknown: vec!["{{ .PodSpec.Hostname }}".into()],
+                hangs_on: vec![fact.into()],
+            }];
+            report
+        };
+        let (v1, v2) =
+            ("pod template spec.template as written: 1", "pod template spec.template as written: 2");
+        let diff = compare(&sure(v1), &sure(v2));
+        assert_eq!(diff.workloads[0].may_gain, [a]);
+        assert_eq!(diff.workloads[0].hangs_on, [v2]);
+        assert!(diff.grants());
+        assert!(compare(&sure(v1), &sure(v1)).workloads.is_empty());
+        // A DNS name only the cluster settles is gained when what it hangs on changes.
+        use super::{TTL_NAMES, gained};
+        let dns = |fact: &str| {
+            let mut p = super::super::testing::power("spiffe://x/b", "o", false);
+            p.dns_names = vec!["{{ .PodSpec.Hostname }}.svc".into()];
+            p.hangs_on = vec![fact.into()];
+            p
+        };
+        assert_eq!(gained(Some(&dns(v1)), &dns(v2), TTL_NAMES), ["dnsName {{ .PodSpec.Hostname }}.svc"]);
+        assert!(gained(Some(&dns(v1)), &dns(v1), TTL_NAMES).is_empty());
     }
 
     #[test]

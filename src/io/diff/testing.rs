@@ -64,5 +64,6 @@ pub(super) fn power(spiffe_id: &str, object: &str, admin: bool) -> Power {
         ttl: None,
         jwt_ttl: None,
         store_svid: false,
+        hangs_on: Vec::new(),
     }
 }

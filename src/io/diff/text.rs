@@ -3,7 +3,7 @@
 
 use super::changes::Diff;
 use super::words::{
-    finding_line, identity_line, power_line, qualified, summary, unjudged_line, workload_name,
+    finding_line, hangs_on_line, identity_line, power_line, qualified, summary, unjudged_line, workload_name,
 };
 
 /// The diff as text for a terminal.
@@ -64,6 +64,9 @@ pub(super) fn text(diff: &Diff) -> String {
             }
             for id in &w.may_lose {
                 out.push_str(&format!("    may lose  {id}\n"));
+            }
+            for fact in &w.hangs_on {
+                out.push_str(&format!("    because  {}\n", hangs_on_line(fact)));
             }
         }
     }

@@ -113,6 +113,15 @@ pub(super) fn power_line(p: &super::reach::PowerGain) -> String {
     format!("{}: {}", p.spiffe_id, p.gains.join(", "))
 }
 
+/// What HEAD changes that a `may gain` (or a power only the cluster settles) hangs on, and
+/// what to do: `pod template spec.template as written: 1a2b3c4d5e6f changed: ...`.
+pub(super) fn hangs_on_line(fact: &str) -> String {
+    format!(
+        "{fact} changed, and what only the cluster settles of the SVID reads it: review what the pods now get, \
+         or settle it in the manifests"
+    )
+}
+
 /// One line: what changed, or that nothing did.
 pub(super) fn summary(diff: &Diff) -> String {
     let by = |change: &str| diff.identities.iter().filter(|c| c.change == change).count();

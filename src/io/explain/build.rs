@@ -31,7 +31,13 @@ impl From<&Ref> for WorkloadRef {
 
 /// The report of an outcome; `at` says where the input item at a position starts. Its
 /// `config` is left for the caller, who knows which was read.
-pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Report {
+/// `text` gives the item's text as written, for the digest of a pod template an unknown
+/// hangs on ([`template_fact`]).
+pub(super) fn report(
+    outcome: &Outcome,
+    at: &dyn Fn(usize) -> Option<At>,
+    text: &dyn Fn(usize) -> Option<String>,
+) -> Report {
     let places = Places::of(outcome);
     let rendered: HashMap<&str, &ClusterSpiffeId> = outcome
         .items
@@ -74,6 +80,18 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
             };
             let WorkloadRef { api_version, kind, namespace, name, path } =
                 places.workload(h.item, h.template)?;
+            // What an entry's unknowns hang on: its own facts, and the template as written
+            // when they may read it (made once per template).
+            let template = h
+                .entries
+                .iter()
+                .any(|e| e.reads_template)
+                .then(|| template_fact(text(h.item).as_deref(), path.as_deref()));
+            let hangs_on = |e: &crate::reconcile::spire::Entry| -> Vec<String> {
+                let mut facts = e.hangs_on.clone();
+                facts.extend(template.clone().filter(|_| e.reads_template));
+                facts
+            };
             Some(HeldReport {
                 at: at(h.item),
                 api_version,
@@ -90,6 +108,7 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
                     .map(|e| UnknownSvid {
                         spiffe_id: e.spiffe_id.text.clone(),
                         unknown: e.spiffe_id.unknown.clone(),
+                        hangs_on: hangs_on(e),
                     })
                     .collect(),
                 entries_not_made: h
@@ -109,11 +128,11 @@ pub(super) fn report(outcome: &Outcome, at: &dyn Fn(usize) -> Option<At>) -> Rep
                         cluster_spiffe_id: model.sources[e.source].name.clone(),
                         made_if: e.unsure.map(MadeIf::from),
                         attests_if: e.misses.clone(),
-                        hangs_on: e.hangs_on.clone(),
+                        hangs_on: hangs_on(e),
                         unknown: e.spiffe_id.unknown.clone(),
                     })
                     .collect(),
-                powers: powers(model, &h.entries),
+                powers: powers(model, &h.entries, &hangs_on),
                 text: HeldText {
                     svids: h.svids().map(|e| svid_line(&e.spiffe_id)).collect(),
                     ignored: h
@@ -218,7 +237,11 @@ pub(super) fn unjudged(
 
 /// Per entry of `entries` that carries a power, each object that declares it with the
 /// powers its entry would give, sorted by ID, entry and object.
-fn powers(model: &crate::reconcile::spire::Model, entries: &[crate::reconcile::spire::Entry]) -> Vec<Power> {
+fn powers(
+    model: &crate::reconcile::spire::Model,
+    entries: &[crate::reconcile::spire::Entry],
+    hangs_on: &dyn Fn(&crate::reconcile::spire::Entry) -> Vec<String>,
+) -> Vec<Power> {
     let mut out = Vec::new();
     for (n, e) in entries.iter().enumerate() {
         if e.declared().all(|(_, p)| p.is_empty()) {
@@ -236,6 +259,7 @@ fn powers(model: &crate::reconcile::spire::Model, entries: &[crate::reconcile::s
                 ttl: p.ttls[0].clone(),
                 jwt_ttl: p.ttls[1].clone(),
                 store_svid: p.store_svid,
+                hangs_on: hangs_on(e),
             });
         }
     }
@@ -345,5 +369,57 @@ impl<'o> Places<'o> {
             name: workload.name().to_string(),
             path: Some(path).filter(|p| !p.is_empty()),
         })
+    }
+}
+
+/// The pod template an entry's unknowns may read, as `hangsOn` names it: its path and a
+/// digest of it as written (read whole from the item's text, keys in order, so that only a
+/// change of what it says changes the digest; the item's whole text when it cannot be read
+/// or the path is not in it: a template a controller derives).
+fn template_fact(text: Option<&str>, path: Option<&str>) -> String {
+    use sha2::{Digest, Sha256};
+    let value = text.and_then(|t| crate::yaml::parse(t).ok());
+    let node = value.as_ref().and_then(|v| at_path(v, path.unwrap_or_default()));
+    let written = match node {
+        Some(node) => canonical(node),
+        None => text.unwrap_or_default().to_string(),
+    };
+    let digest: String =
+        Sha256::digest(written.as_bytes()).iter().take(6).map(|b| format!("{b:02x}")).collect();
+    match path {
+        Some(path) => format!("pod template {path} as written: {digest}"),
+        None => format!("pod template as written: {digest}"),
+    }
+}
+
+/// The node at a template's path (`spec.template`, `spec.roles[0].template`; empty: the item).
+fn at_path<'v>(value: &'v serde_json::Value, path: &str) -> Option<&'v serde_json::Value> {
+    let mut node = value;
+    for step in path.split('.').filter(|s| !s.is_empty()) {
+        let (key, indices) = step.split_once('[').map_or((step, ""), |(k, rest)| (k, rest));
+        node = node.get(key)?;
+        for index in indices.split('[').filter(|i| !i.is_empty()) {
+            node = node.get(index.trim_end_matches(']').parse::<usize>().ok()?)?;
+        }
+    }
+    Some(node)
+}
+
+/// A value as JSON with every mapping's keys sorted: the same for the same content.
+fn canonical(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let fields: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{}:{}", serde_json::Value::String(k.clone()), canonical(&map[k])))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        serde_json::Value::Array(list) => {
+            format!("[{}]", list.iter().map(canonical).collect::<Vec<_>>().join(","))
+        }
+        other => other.to_string(),
     }
 }

@@ -47,7 +47,8 @@ pub fn build_with_config(request: &Request) -> Result<(Report, Config), String> 
         return Err(wording::trust_domain_missing(Files::TRUST_DOMAIN_HINT));
     }
     let at = |item| files.location(item).map(At::from);
-    let mut report = build::report(&outcome, &at);
+    let text = |item| files.item_text(item).map(str::to_string);
+    let mut report = build::report(&outcome, &at, &text);
     report.unjudged = build::unjudged(&outcome, &files.unjudged, &at);
     report.config = files.config_source.take();
     Ok((report, config))

@@ -148,6 +148,7 @@ impl StaticEntryReport {
             ttl: self.x509_svid_ttl.clone(),
             jwt_ttl: self.jwt_svid_ttl.clone(),
             store_svid: self.store_svid,
+            hangs_on: Vec::new(),
         }
     }
 }
@@ -319,9 +320,12 @@ pub struct MayHold {
     pub made_if: Option<MadeIf>,
     /// The entry's workload selectors the build cannot judge: it attests only if they hold.
     pub attests_if: Vec<String>,
-    /// The pod template's containers as written (`container <name>: <image>`) that a
-    /// container or image selector of `attestsIf` hangs on: `diff` counts another of them as
-    /// a change of what the pods may hold. Left out when none.
+    /// What of the input the entry's unknowns hang on: the pod template's containers as
+    /// written (`container <name>: <image>`) that a container or image selector of
+    /// `attestsIf` reads, the declared namespace label a `k8s:ns-label` selector reads, and
+    /// the pod template as written (with a digest of it) when its SPIFFE ID, a DNS name or
+    /// a selector is unknown in a way the template may settle. `diff` counts a change of any
+    /// of them as a change of what the pods may hold. Left out when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hangs_on: Vec<String>,
     /// The actions of `spiffeID` only the cluster settles, as in `svidsWithUnknowns`.
@@ -331,7 +335,7 @@ pub struct MayHold {
 /// The powers one object's entry gives a pod template's pods over one SVID. Objects that
 /// declare the same entry (SPIFFE ID, parent, selectors) share its `entry` number: the manager
 /// keeps one of them, the oldest, which only the cluster knows.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, Default)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Power {
     #[serde(rename = "spiffeID")]
@@ -361,6 +365,11 @@ pub struct Power {
     /// (a ClusterStaticEntry's `storeSVID`).
     #[serde(default, rename = "storeSVID")]
     pub store_svid: bool,
+    /// What of the input its entry's unknowns hang on, as in `mayHold[].hangsOn`: `diff`
+    /// counts a DNS name only the cluster settles as gained when this changes. Left out when
+    /// none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hangs_on: Vec<String>,
 }
 
 /// Why the manager may or may not make an entry ([`crate::reconcile::spire::Unsure`]).
@@ -426,6 +435,11 @@ pub struct UnknownSvid {
     pub spiffe_id: String,
     /// The actions kept as written (`{{ .NodeMeta.Name }}`).
     pub unknown: Vec<String>,
+    /// What of the input those actions may read, as `mayHold[].hangsOn` says it (the pod
+    /// template as written, with a digest): `diff` counts a change of it as a change of the
+    /// SVID. Left out when none.
+    #[serde(default, rename = "hangsOn", skip_serializing_if = "Vec::is_empty")]
+    pub hangs_on: Vec<String>,
 }
 
 /// An entry the manager cannot make for a pod template's pods.

@@ -136,8 +136,12 @@ pub struct Entry {
     /// The selectors that cannot be judged at build time.
     pub misses: Vec<String>,
     /// The pods' containers as written (`container <name>: <image>`) that a container or
-    /// image selector of `misses` hangs on: another of them may make it hold.
+    /// image selector of `misses` hangs on: another of them may make it hold; and the
+    /// declared namespace label a `k8s:ns-label` selector of them reads.
     pub hangs_on: Vec<String>,
+    /// Whether its SPIFFE ID, a DNS name or a workload selector is unknown in a way the pod
+    /// template as written may settle ([`source::Made::reads_template`]).
+    pub reads_template: bool,
     pub spiffe_id: Evaluated,
     /// Objects whose entry for these pods is the same (same SPIFFE ID and selectors): the
     /// manager keeps one.
@@ -305,7 +309,7 @@ impl Model {
         };
         let Some(pod) = pod_at(seen, held.item, held.template) else { return Vec::new() };
         let labels = |key: &str| pod.label(key);
-        let data = pod.data(self.trust_domain.as_deref(), &labels);
+        let data = pod.data(self.trust_domain.as_deref(), &labels, seen);
         prepared.selectors(&data).map(|(_, misses)| misses).unwrap_or_default()
     }
 }
@@ -458,7 +462,7 @@ fn simulate_with(
                     (_, Answer::Unknown) => (Answer::Unknown, Some(Unsure::NamespaceLabels)),
                     _ => (Answer::Unknown, Some(Unsure::PodLabels)),
                 };
-                let data = pod.data(trust_domain, &labels);
+                let data = pod.data(trust_domain, &labels, seen);
                 if source.fallback {
                     match has_entry[p as usize] {
                         Answer::Yes => {
@@ -523,6 +527,7 @@ fn simulate_with(
                     attests: made.attests,
                     misses: made.misses,
                     hangs_on: made.hangs_on,
+                    reads_template: made.reads_template,
                     spiffe_id,
                     same_as: Vec::new(),
                     rival_powers: Vec::new(),
@@ -596,8 +601,12 @@ fn push_entry(held: &mut Held, entry: Entry) {
     // The same object's unsure entry from another namespace a template may land in.
     let again = |e: &&mut Entry| !e.is_sure() && e.source == entry.source && e.spiffe_id == entry.spiffe_id;
     match held.entries.iter_mut().find(|e| equal(e) || again(e)) {
-        Some(kept) if kept.source == entry.source => kept.powers.merge(&entry.powers),
+        Some(kept) if kept.source == entry.source => {
+            kept.powers.merge(&entry.powers);
+            kept.reads_template |= entry.reads_template;
+        }
         Some(kept) => {
+            kept.reads_template |= entry.reads_template;
             kept.same_as.push(entry.source);
             kept.rival_powers.push(entry.powers);
         }

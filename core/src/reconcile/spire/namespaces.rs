@@ -87,7 +87,7 @@ pub(super) fn named_namespaces(sources: &[Source]) -> Vec<String> {
 /// which it writes for every ancestor and removes where a user set them (kubernetes-sigs/hierarchical-namespaces
 /// `internal/hierarchyconfig/reconciler.go`, `syncLabels`; `api/v1alpha2/hierarchy_types.go`,
 /// `LabelTreeDepthSuffix`). Only the cluster knows them, for a declared Namespace too.
-const CONTROLLER_NAMESPACE_LABELS: [&str; 1] = [".tree.hnc.x-k8s.io/depth"];
+pub(super) const CONTROLLER_NAMESPACE_LABELS: [&str; 1] = [".tree.hnc.x-k8s.io/depth"];
 
 /// Whether `selector` selects `namespace`, judged by its Namespace object's labels when
 /// the input holds it, else by its name label alone: any other label is unknown, and so is

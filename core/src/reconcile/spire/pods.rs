@@ -52,10 +52,13 @@ impl<'a> Pod<'a> {
         Written { containers, exact: kept && containers.known() }
     }
 
+    /// What a template evaluates from for its pods; `seen` gives its namespace's declared
+    /// labels.
     pub(super) fn data<'d>(
         &self,
         trust_domain: Option<&'d str>,
         labels: &'d dyn Fn(&str) -> Lookup<'d>,
+        seen: &'d Seen<'_>,
     ) -> Data<'d>
     where
         'a: 'd,
@@ -68,6 +71,7 @@ impl<'a> Pod<'a> {
                 .filter(|a| *a != crate::reconcile::cluster::workload::ANY_ACCOUNT),
             pod_name: self.owner.pod_name,
             containers: Some(self.containers()),
+            namespace_labels: seen.namespaces.get(self.namespace),
         }
     }
 }

@@ -341,7 +341,7 @@ pub struct Prepared {
 }
 
 /// A rendered workload selector, read as the model judges it: `k8s:ns`, `k8s:sa`,
-/// `k8s:pod-name`, `k8s:pod-label` and the container and image selectors
+/// `k8s:pod-name`, `k8s:pod-label`, `k8s:ns-label` and the container and image selectors
 /// ([`containers`]) are judged; any other is unknown at build time; one that is not
 /// `type:value` gives no entry (entries.go:230-244).
 #[derive(Debug, Clone)]
@@ -350,6 +350,11 @@ enum Judged {
     ServiceAccount(String),
     PodName(String),
     PodLabel(String, String),
+    /// `k8s:ns-label:<key>:<value>`: reported only by agents whose attestor sets
+    /// `enable_namespace_labels` (spiffe/spire `pkg/agent/plugin/workloadattestor/k8s/k8s.go`,
+    /// `Attest`, `getSelectorValuesFromNamespaceLabels`), so at best unknown; it never holds
+    /// where the namespace's declared labels lack it.
+    NamespaceLabel(String, String),
     /// Judged with the entry's other container selectors, for one container.
     Container(containers::Selector),
     Unknown,
@@ -369,6 +374,11 @@ impl Judged {
             ("k8s", Some(("pod-label", label))) => match label.split_once(':') {
                 Some((k, v)) => Judged::PodLabel(k.to_string(), v.to_string()),
                 // `k8s:pod-label:key` without a value holds for no pod.
+                None => Judged::PodLabel(String::new(), String::new()),
+            },
+            ("k8s", Some(("ns-label", label))) => match label.split_once(':') {
+                Some((k, v)) => Judged::NamespaceLabel(k.to_string(), v.to_string()),
+                // Reported as `key:value`: one without a value holds for no pod.
                 None => Judged::PodLabel(String::new(), String::new()),
             },
             ("k8s", Some((kind, value))) => {
@@ -392,12 +402,71 @@ impl Judged {
                 Lookup::Absent => Answer::No,
                 Lookup::Unknown | Lookup::Present => Answer::Unknown,
             },
+            Judged::NamespaceLabel(k, v) => match namespace_label(k, data) {
+                Lookup::Value(have) if have != v => Answer::No,
+                Lookup::Absent => Answer::No,
+                // It holds only if the agents report namespace labels: the cluster's setting.
+                _ => Answer::Unknown,
+            },
             // Judged with the others ([`Pending`]).
             Judged::Container(_) => Answer::Yes,
             Judged::Unknown => Answer::Unknown,
             Judged::Invalid(why) => return Err(why.clone()),
         })
     }
+}
+
+/// Label `key` of the pods' namespace: its name label, one a controller writes (unknown),
+/// else the declared Namespace's (unknown when the input declares none).
+fn namespace_label<'d>(key: &str, data: &Data<'d>) -> Lookup<'d> {
+    use super::namespaces::CONTROLLER_NAMESPACE_LABELS;
+    match (data.namespace, data.namespace_labels) {
+        (Some(ns), _) if key == super::NAMESPACE_NAME_LABEL => Lookup::Value(ns),
+        _ if CONTROLLER_NAMESPACE_LABELS.iter().any(|s| key.ends_with(s)) => Lookup::Unknown,
+        (Some(_), Some(labels)) => labels.get(key).map_or(Lookup::Absent, |v| Lookup::Value(v)),
+        _ => Lookup::Unknown,
+    }
+}
+
+/// What an unknown `k8s:ns-label` selector hangs on, in the words of `hangsOn`: the declared
+/// label it reads, or the namespace's lack of a Namespace object.
+fn namespace_fact(key: &str, data: &Data<'_>) -> String {
+    let ns = data.namespace.unwrap_or("(not named)");
+    match namespace_label(key, data) {
+        Lookup::Value(v) => format!("namespace {ns} label {key}: {v}"),
+        _ if data.namespace_labels.is_some() => format!("namespace {ns} label {key}: set by a controller"),
+        _ => format!("namespace {ns}: no Namespace object"),
+    }
+}
+
+/// Whether an action kept as written reads only what the cluster alone sets, never the pod
+/// template: the pod's generated name, its UID, or one label (`index .PodMeta.Labels "key"`,
+/// `.PodMeta.Labels.key`), which is unknown only where its controller sets it with a value
+/// only it knows (a template's own labels are settled). Any other unknown may read a field
+/// the template writes (`.PodMeta.Annotations`, `.PodSpec.Hostname`), or the node the
+/// template places its pods on (`.NodeMeta`, through `nodeName`, `nodeSelector`, affinity).
+fn cluster_only(action: &str) -> bool {
+    let inner = action.trim_start_matches("{{").trim_end_matches("}}");
+    let inner = inner.trim_start_matches('-').trim_end_matches('-').trim();
+    let one_label = match inner.strip_prefix("index .PodMeta.Labels ") {
+        // One key, as one quoted string: nothing else read.
+        Some(key) => {
+            let key = key.trim();
+            key.len() >= 2
+                && key.starts_with('"')
+                && key.ends_with('"')
+                && !key[1..key.len() - 1].contains(['"', '\\'])
+        }
+        None => inner
+            .strip_prefix(".PodMeta.Labels.")
+            .is_some_and(|key| !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')),
+    };
+    one_label || matches!(inner, ".PodMeta.Name" | ".PodMeta.GetName" | ".PodMeta.UID" | ".PodMeta.GetUID")
+}
+
+/// Whether an evaluated text holds an action that may read the pod template.
+fn reads_template(text: &Evaluated) -> bool {
+    text.unknown.iter().any(|a| !cluster_only(a))
 }
 
 /// The entry an object renders for a pod template.
@@ -412,8 +481,14 @@ pub struct Made {
     /// With details only, and only when it may attest: what the entry lets its pods do.
     pub powers: Powers,
     /// With details only: the containers as written an unknown container or image selector
-    /// hangs on ([`containers::hold`]).
+    /// hangs on ([`containers::hold`]), and the declared namespace label an unknown
+    /// `k8s:ns-label` reads.
     pub hangs_on: Vec<String>,
+    /// With details only: whether its SPIFFE ID, a DNS name or a workload selector is
+    /// unknown in a way the pod template may settle ([`reads_template`]; a selector of a type
+    /// the model does not judge, such as `k8s:node-name` or `unix:uid`, by `nodeName` or
+    /// `securityContext`): a change of the template may change it.
+    pub reads_template: bool,
 }
 
 impl Made {
@@ -426,6 +501,7 @@ impl Made {
             selectors: 0,
             powers: Powers::default(),
             hangs_on: Vec::new(),
+            reads_template: false,
         }
     }
 }
@@ -548,23 +624,41 @@ impl Prepared {
                 Some(id)
             }
         };
+        let mut template = spiffe_id.as_ref().is_some_and(reads_template);
+        let mut facts = Vec::new();
         let mut dns_names = Vec::new();
         for dns in &self.dns {
             match dns.constant() {
                 Some(text) => dns_names.push(text.to_string()),
-                None => dns_names
-                    .push(dns.evaluate(data).map_err(|e| format!("its dnsNameTemplates fail: {e}"))?.text),
+                None => {
+                    let name = dns.evaluate(data).map_err(|e| format!("its dnsNameTemplates fail: {e}"))?;
+                    template |= reads_template(&name);
+                    dns_names.push(name.text)
+                }
             }
         }
         let mut attests = Answer::Yes;
         let mut pending = Vec::new();
+        // A judged selector's answer, noting what an unknown one hangs on.
+        let judge =
+            |judged: &Judged, facts: &mut Vec<String>, template: &mut bool| -> Result<Answer, String> {
+                let holds = judged.holds(data)?;
+                if holds == Answer::Unknown {
+                    match judged {
+                        Judged::NamespaceLabel(k, _) => facts.push(namespace_fact(k, data)),
+                        Judged::Unknown => *template = true,
+                        _ => {}
+                    }
+                }
+                Ok(holds)
+            };
         for (t, judged) in self.selectors.iter().zip(&self.judged) {
             let holds = match judged {
                 Some(Judged::Container(c)) => {
                     pending.push(c.clone());
                     continue;
                 }
-                Some(judged) => judged.holds(data)?,
+                Some(judged) => judge(judged, &mut facts, &mut template)?,
                 None => {
                     let s =
                         t.evaluate(data).map_err(|e| format!("its workloadSelectorTemplates fail: {e}"))?;
@@ -573,8 +667,11 @@ impl Prepared {
                             pending.push(c);
                             continue;
                         }
-                        Some(judged) => judged.holds(data)?,
-                        None => Answer::Unknown,
+                        Some(judged) => judge(&judged, &mut facts, &mut template)?,
+                        None => {
+                            template |= reads_template(&s);
+                            Answer::Unknown
+                        }
                     }
                 }
             };
@@ -604,6 +701,12 @@ impl Prepared {
             made.selectors = self.rendered_selectors(data);
             made.powers = Powers { dns_names, ..self.powers.clone() };
             made.hangs_on = hangs_on;
+            for fact in facts {
+                if !made.hangs_on.contains(&fact) {
+                    made.hangs_on.push(fact);
+                }
+            }
+            made.reads_template = template;
         }
         Ok(made)
     }
@@ -856,6 +959,56 @@ mod tests {
     }
 
     #[test]
+    fn a_namespace_label_selector_is_judged_by_the_declared_namespace() {
+        use super::{Answer, Data, Lookup};
+        use std::collections::BTreeMap;
+        fn holds(labels: Option<&BTreeMap<String, String>>, selector: &str) -> Answer {
+            let unknown = |_: &str| Lookup::Unknown;
+            let data = Data {
+                trust_domain: None,
+                namespace: Some("serving"),
+                labels: &unknown,
+                service_account: Some("sa"),
+                pod_name: None,
+                containers: None,
+                namespace_labels: labels,
+            };
+            Judged::of(selector).holds(&data).unwrap()
+        }
+        let pci: BTreeMap<String, String> = [("compliance".to_string(), "pci".to_string())].into();
+        let none: BTreeMap<String, String> = [("compliance".to_string(), "none".to_string())].into();
+        let selector = "k8s:ns-label:compliance:pci";
+        // Held only by agents that report namespace labels: at best unknown.
+        assert_eq!(holds(Some(&pci), selector), Answer::Unknown);
+        assert_eq!(holds(Some(&none), selector), Answer::No);
+        assert_eq!(holds(Some(&BTreeMap::new()), selector), Answer::No);
+        assert_eq!(holds(None, selector), Answer::Unknown, "a namespace the input does not declare");
+        assert_eq!(holds(None, "k8s:ns-label:kubernetes.io/metadata.name:other"), Answer::No);
+    }
+
+    #[test]
+    fn an_unknown_reads_the_template_unless_only_the_cluster_sets_it() {
+        use super::cluster_only;
+        for action in [
+            "{{ .PodMeta.Name }}",
+            "{{- .PodMeta.UID -}}",
+            r#"{{ index .PodMeta.Labels "batch.kubernetes.io/job-name" }}"#,
+            "{{ .PodMeta.Labels.app }}",
+        ] {
+            assert!(cluster_only(action), "{action}");
+        }
+        for action in [
+            r#"{{ index .PodMeta.Annotations "example.org/role" }}"#,
+            "{{ .PodSpec.Hostname }}",
+            "{{ .NodeMeta.Name }}",
+            r#"{{ index .PodMeta.Labels "a" | printf "%s" }}"#,
+            "{{ $x := .PodSpec }}",
+        ] {
+            assert!(!cluster_only(action), "{action}");
+        }
+    }
+
+    #[test]
     fn a_pod_name_holds_when_the_input_settles_it_and_a_label_without_value_never() {
         use super::{Answer, Data, Lookup};
         fn holds(selector: &str, pod_name: Option<&str>) -> Answer {
@@ -867,6 +1020,7 @@ mod tests {
                 service_account: Some("sa"),
                 pod_name,
                 containers: None,
+                namespace_labels: None,
             };
             Judged::of(selector).holds(&data).unwrap()
         }

@@ -51,6 +51,9 @@ pub struct Data<'a> {
     /// The pods' containers as written, which container and image selectors are judged by;
     /// `None` when the model does not know them.
     pub containers: Option<super::containers::Written<'a>>,
+    /// The labels the input's Namespace object declares for the pods' namespace; `None` when
+    /// the input declares none (its labels are the cluster's).
+    pub namespace_labels: Option<&'a std::collections::BTreeMap<String, String>>,
 }
 
 /// A template's text as far as it can be evaluated.

@@ -23,6 +23,7 @@ fn eval(template: &str) -> Result<Evaluated, String> {
         service_account: Some("llama"),
         pod_name: None,
         containers: None,
+        namespace_labels: None,
     };
     parse(template).and_then(|t| t.evaluate(&data))
 }
@@ -79,6 +80,7 @@ fn node_cluster_and_controller_data_stay_unknown_never_guessed() {
         service_account: Some("llama"),
         pod_name: None,
         containers: None,
+        namespace_labels: None,
     };
     assert!(!parse("spiffe://{{ .TrustDomain }}/x").unwrap().evaluate(&no_td).unwrap().is_known());
 }
