@@ -6,7 +6,8 @@
 //! SPIRE Controller Manager's own configuration); a ConfigMap's or Secret's text that embeds
 //! selected labels or a required service account; a scaler of a workload whose pods hang on
 //! its count, of any kind; a field a controller declaration does not judge; an `Endpoints`
-//! that names a pod where an identity gives DNS names ([`endpoints`]). Each is a record with a digest of what it depends on: `diff`
+//! that names a pod where an identity gives DNS names ([`endpoints`]); a List holding an item
+//! a rule judges only as an object of its own ([`lists`]). Each is a record with a digest of what it depends on: `diff`
 //! counts a record HEAD has and BASE has not as a possible grant.
 
 mod duplicates;
@@ -14,6 +15,7 @@ mod embedded;
 mod endpoints;
 mod guard;
 mod kinds;
+mod lists;
 mod scale;
 
 use crate::api::fields;
@@ -205,9 +207,14 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
     let any_pod: Vec<usize> = (0..reaches.len()).filter(|&r| reaches[r].any_pod).collect();
     let shared_only: Vec<usize> = (0..reaches.len()).filter(|&r| !reaches[r].shared.is_empty()).collect();
     let mut out = Vec::new();
+    let every: Vec<&Source> = reaches.iter().map(|r| r.source).collect();
     for (position, value) in input::values(items) {
         let text = |path: &str| fields::str_at(value, path).unwrap_or_default();
         let (api_version, kind) = (text("apiVersion"), text("kind"));
+        if let Some((field, message)) = lists::alone(value) {
+            out.push(record(position, value, field, message, &every));
+            continue;
+        }
         if let Some(what) = changes_what_is_applied(api_version, kind, value) {
             out.push(record(position, value, String::new(), what, &[]));
             continue;
