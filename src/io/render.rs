@@ -266,7 +266,8 @@ impl Files<'_> {
                     // it; it leaves the stream as kpt and kustomize leave it, out.
                     self.local.insert(items.len());
                 }
-                if is_resource_list(&part.head) && part.input.list().is_some() {
+                if is_resource_list(&part.head) && part.input.list().is_some_and(|list| !list.read.is_empty())
+                {
                     return Err(format!(
                         "{}: a {RESOURCE_LIST_API_VERSION} {RESOURCE_LIST_KIND}, what kpt hands a KRM function, \
                          not manifests: render, explain and diff read manifests, so the bindings, pools \

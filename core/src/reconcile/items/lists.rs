@@ -22,7 +22,7 @@ pub struct List {
     pub kind: String,
     /// Its items the reconcile would read, in order: the List is refused ([`check`]).
     pub read: Vec<Listed>,
-    /// Its items a rule reads only as objects of their own ([`judged_alone`]), in order:
+    /// Its items a rule reads only as objects of their own ([`kinds::judged_alone`]), in order:
     /// the List is a record of what the build cannot judge. Never empty when `read` is.
     pub alone: Vec<Listed>,
 }
@@ -55,11 +55,10 @@ pub fn is_list(value: &Value) -> bool {
 }
 
 /// The List an item is, when it holds items the reconcile reads (a kind it reads whole, or
-/// pod templates) or items its rules judge only alone ([`judged_alone`]); `None` for any
-/// other item. Of each item of the List it reads only its `apiVersion`, its `kind` and its
-/// pod templates, what a reader keeps of an item it only passes on. A List the reconcile
-/// does not read whole (one of a kind it judges, given an `items` sequence) cannot be a
-/// record: its items judged alone are refused with those it reads.
+/// pod templates) or items its rules judge only alone ([`kinds::judged_alone`], which makes
+/// the List one read whole, whatever its kind); `None` for any other item. Of each item of
+/// the List it reads only its `apiVersion`, its `kind` and its pod templates, what a reader
+/// keeps of an item it only passes on.
 pub fn of(value: &Value) -> Option<List> {
     if !is_list(value) {
         return None;
@@ -67,7 +66,6 @@ pub fn of(value: &Value) -> Option<List> {
     let items = value.get("items").and_then(Value::as_array).unwrap_or_default();
     let text =
         |item: &Value, key: &str| item.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
-    let recorded = kinds::reads_value_whole(value);
     let (mut read, mut alone) = (Vec::new(), Vec::new());
     for (index, item) in items.iter().enumerate() {
         let (api_version, kind) = (text(item, "apiVersion"), text(item, "kind"));
@@ -82,22 +80,11 @@ pub fn of(value: &Value) -> Option<List> {
         };
         if whole || workload::workload_of(item).is_some() {
             read.push(listed(!whole));
-        } else if !kind.is_empty() && judged_alone(item) {
-            if recorded { alone.push(listed(false)) } else { read.push(listed(false)) }
+        } else if !kind.is_empty() && kinds::judged_alone(item) {
+            alone.push(listed(false));
         }
     }
     (!read.is_empty() || !alone.is_empty()).then(|| List { kind: text(value, "kind"), read, alone })
-}
-
-/// Whether a rule reads `item` only as an object of its own, so that inside a List, which
-/// kubectl and Argo CD apply item by item (cli-runtime `pkg/resource/visitor.go`,
-/// `FlattenListVisitor`; argo-cd `reposerver/repository/repository.go`, `IsList`,
-/// `EachListItem`), it would go unjudged: every item the reconcile reads as a value
-/// ([`kinds::reads_value_whole`]: a Service, an Endpoints, a ConfigMap, a Secret, a scaler),
-/// any object with a scale target ([`kinds::is_scaler`]), and the kinds the admission guard
-/// writes.
-pub fn judged_alone(item: &Value) -> bool {
-    kinds::reads_value_whole(item) || kinds::is_scaler(item) || crate::api::admission::is_guard_kind(item)
 }
 
 /// Refuses the first of the Lists given, by input position, that holds an item the
@@ -131,8 +118,7 @@ fn message(list: &List) -> String {
     let kinds: Vec<String> = kinds::READ_WHOLE.iter().map(|k| plural(k)).collect();
     format!(
         "{} holds {what}{templates} as its own items[{}]{more}: the function reads {}, objects with \
-         pod templates, objects of kinds whose pods it cannot judge (and, in a List it does not read \
-         whole, Services, Endpoints, ConfigMaps, Secrets and scalers) only as documents of their own, \
+         pod templates and objects of kinds whose pods it cannot judge only as documents of their own, \
          never inside a List, so it would not see them; split the List: write each of its items as its \
          own document (kubectl and kustomize apply them as they apply the List's items)",
         list.kind,
@@ -202,25 +188,28 @@ mod tests {
     }
 
     #[test]
-    fn items_a_rule_reads_alone_make_a_list_a_record_or_refuse_one_not_read_whole() {
+    fn items_a_rule_reads_alone_make_a_list_a_record() {
         let service = json!({"apiVersion": "v1", "kind": "Service", "spec": {"selector": {"app": "web"}}});
         let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler"});
         let wpa = json!({"apiVersion": "datadoghq.com/v1alpha1", "kind": "WatermarkPodAutoscaler",
                          "spec": {"scaleTargetRef": {"kind": "StatefulSet", "name": "db"}}});
         let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role"});
         for item in [&service, &hpa, &wpa] {
-            assert!(judged_alone(item), "{item:?}");
+            assert!(kinds::judged_alone(item), "{item:?}");
         }
-        assert!(!judged_alone(&role));
+        assert!(!kinds::judged_alone(&role));
         let found = of(&list(json!([role, service, hpa]))).unwrap();
         assert!(found.read.is_empty());
         assert_eq!(found.alone.iter().map(|l| l.index).collect::<Vec<_>>(), [1, 2]);
         assert!(check_items(&[list(json!([role, service]))]).is_ok(), "a record, not refused");
         assert_eq!(of(&list(json!([role]))), None);
-        // An object of a kind the reconcile only passes on, given items, has no value to record.
+        // An object of a kind the reconcile only passes on, given such items, is a List read
+        // whole, whatever its kind.
         let passed =
             json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "items": [service]});
-        let e = check_items(&[passed]).unwrap_err();
-        assert!(e.message.starts_with("Role holds v1 Service as its own items[0]: "), "{}", e.message);
+        assert!(kinds::reads_value_whole(&passed));
+        let roles = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "items": [role]});
+        assert!(!kinds::reads_value_whole(&roles));
+        assert_eq!(of(&passed).map(|l| l.alone.len()), Some(1));
     }
 }

@@ -96,7 +96,7 @@ impl Build {
 
 /// An entry of a List's `items` as built ([`Build::Entry`]), kept as far as
 /// `reconcile::lists` reads it: its `apiVersion` and `kind` when it is of a kind the reconcile
-/// reads, of a kind it does not judge, of one a rule reads only alone (`lists::judged_alone`),
+/// reads, of a kind it does not judge, of one a rule reads only alone (`kinds::judged_alone`),
 /// or holds a pod template, and what else was built (a template's labels) in any case.
 /// The list reads in it what it reads in the whole entry.
 pub(super) fn entry(built: Vec<(Box<str>, Value)>) -> Option<Value> {
@@ -106,11 +106,11 @@ pub(super) fn entry(built: Vec<(Box<str>, Value)>) -> Option<Value> {
         return Some(Value::Object(Map::from_unique(built)));
     }
     // A kind a rule reads only as an object of its own (a Service, a ConfigMap, a scaler):
-    // the List is a record, or refused, by it.
+    // the List is read whole, and a record by it.
     if let Some(kind) = kind {
         let head = |k: &str, v: &str| (Box::<str>::from(k), Value::String(v.into()));
         let head = Value::Object(Map::from_unique(vec![head("apiVersion", api_version), head("kind", kind)]));
-        if crate::reconcile::lists::judged_alone(&head) {
+        if kinds::judged_alone(&head) {
             return Some(Value::Object(Map::from_unique(built)));
         }
     }
