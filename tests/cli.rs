@@ -109,6 +109,20 @@ fn a_local_config_object_kubectl_would_apply_that_changes_identities_is_refused_
     let out = run(&["render", "-", "--trust-domain", "example.org"], setters.as_bytes(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "");
+    // Any other object still reaches every rule (kubectl applies it), and leaves the stream.
+    let identity = "apiVersion: spire.spiffe.io/v1alpha1\nkind: ClusterSPIFFEID\nmetadata:\n  name: admin\nspec:\n  \
+                    spiffeIDTemplate: spiffe://example.org/admin\n  podSelector: {matchLabels: {role: admin}}\n";
+    let policy = "apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata:\n  name: p\n  \
+                  annotations: {config.kubernetes.io/local-config: \"true\"}\nspec: {}\n";
+    let input = format!("{identity}---\n{policy}");
+    let out = run(&["render", "-", "--trust-domain", "example.org"], input.as_bytes(), &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), identity);
+    let out = run(&["explain", "-", "--trust-domain", "example.org", "-o", "json"], input.as_bytes(), &[]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kinds: Vec<&str> =
+        report["unjudged"].as_array().unwrap().iter().filter_map(|u| u["object"]["kind"].as_str()).collect();
+    assert_eq!(kinds, ["ClusterPolicy"], "{report}");
 }
 
 #[test]

@@ -4,8 +4,10 @@
 //! `exec:` running it) configures the run as `kpt fn render` would, from the entry's
 //! `configPath` (relative to the Kptfile's folder, inside the folders given) or its inline
 //! `configMap` (the data of a ConfigMap). `--config` replaces it; flags still override.
-//! And the mutators of every Kptfile under the folders that run something else
-//! ([`mutators`]): kpt runs them before the package is applied, and the build does not.
+//! And the mutators of every Kptfile under the folders ([`mutators`]): kpt runs them before
+//! the package is applied, and the build does not run them. One that runs something else is
+//! not judged; one that runs this function is a record of what runs, so that another image
+//! or executable in its place is a change.
 
 use super::files::{self, Budget, quote};
 use crate::yaml;
@@ -62,9 +64,13 @@ pub fn config(paths: &[PathBuf], budget: &mut Budget) -> Result<Option<PackageCo
 }
 
 /// Every mutator of a Kptfile under `folders` (packages and subpackages alike, as `kpt fn
-/// render` runs them) that does not run this function: what it changes, labels among them,
-/// is applied and not judged. Each is a record with the entry and the file its `configPath`
-/// names as what tells BASE's from HEAD's.
+/// render` runs them; kpt `internal/util/render/executor.go`, `hydrate`, runs any `image` or
+/// `exec` of any Kptfile's pipeline): one that does not run this function ([`runs_this`])
+/// changes what is applied unjudged, labels among them, and is a record with the entry and
+/// the file its `configPath` names as what tells BASE's from HEAD's. One that runs this
+/// function is a record of its image or executable (and, in a Kptfile [`config`] does not
+/// read, of its config too): the build judges the package as this function renders it, which
+/// holds only while that is what runs.
 pub fn mutators(
     folders: &[PathBuf],
     skip: &[PathBuf],
@@ -88,32 +94,48 @@ pub fn mutators(
             .find_map(|root| kptfile.path.strip_prefix(root).ok())
             .unwrap_or(&kptfile.path)
             .to_path_buf();
+        // The Kptfiles `config` reads: the config of this function's entries there is judged.
+        let configured = folders.iter().any(|root| kptfile.path == under(root, "Kptfile"));
         for (i, entry) in entries.iter().enumerate() {
             let Some(map) = entry.as_object() else { continue };
-            if runs_this(map) {
-                continue;
-            }
             let what = ["image", "exec"]
                 .iter()
                 .find_map(|k| map.get(*k).and_then(Value::as_str).map(|v| format!("{k} {v}")))
                 .unwrap_or_else(|| "a function".to_string());
-            let mut digest_text = serde_json::to_string(entry).unwrap_or_default();
-            if let Some(config) = map.get("configPath").and_then(Value::as_str) {
+            let this = runs_this(map);
+            let mut digest_text = if this && configured {
+                what.clone()
+            } else {
+                serde_json::to_string(entry).unwrap_or_default()
+            };
+            if let Some(config) =
+                map.get("configPath").and_then(Value::as_str).filter(|_| !(this && configured))
+            {
                 let config = folder.join(config);
                 digest_text.push('\0');
                 digest_text.push_str(&files::read_named(&config, budget).unwrap_or_else(|e| e));
             }
             let needle = what.split_once(' ').map_or(what.as_str(), |(_, v)| v);
             let line = text.lines().position(|l| l.contains(needle)).map_or(1, |n| n + 1);
+            let message = if this {
+                format!(
+                    "kpt runs {what}, taken for this function, on the package before it is applied: the build \
+                     judges the package as this function renders it{}, so another image or executable here \
+                     changes what runs unjudged",
+                    if configured { "" } else { " with this entry's config, which it does not read" }
+                )
+            } else {
+                format!(
+                    "kpt runs {what} on the package before it is applied, and the build does not: what it \
+                     changes, labels among them, is not judged"
+                )
+            };
             out.push(super::render::FileUnjudged {
                 path: kptfile.path.clone(),
                 line,
                 relative: relative.clone(),
                 field: format!("pipeline.mutators[{i}]"),
-                message: format!(
-                    "kpt runs {what} on the package before it is applied, and the build does not: what it \
-                     changes, labels among them, is not judged"
-                ),
+                message,
                 text: digest_text,
             });
         }
@@ -139,15 +161,28 @@ fn entries(kptfile: &Value) -> impl Iterator<Item = &Map<String, Value>> {
         .filter(|entry| runs_this(entry))
 }
 
-/// Whether a pipeline entry runs this function: an image whose name holds it, or an
-/// executable of that file name.
+/// Whether a pipeline entry runs this function: an image whose repository's last path
+/// segment is its name (`ghcr.io/sonda-red/render-inference-identity:v0.1.0`, any registry,
+/// tag or digest; not `.../render-inference-identity-deps/set-labels`), or an executable
+/// named by its name alone, which kpt runs from `PATH` (kpt `internal/fnruntime/exec.go`,
+/// `ExecFn.Run`: Go's `exec.CommandContext` looks a bare name up in `PATH`, and runs a path
+/// with a `/`, which may name a file of the repository, as it is). Any other entry is a
+/// mutator the build does not judge; one of these is still a record of what runs.
 fn runs_this(entry: &Map<String, Value>) -> bool {
-    let image = entry.get("image").and_then(Value::as_str).is_some_and(|image| image.contains(FUNCTION));
-    let exec = entry.get("exec").and_then(Value::as_str).is_some_and(|exec| {
-        let program = exec.split_whitespace().next().unwrap_or_default();
-        Path::new(program).file_name().and_then(|n| n.to_str()) == Some(FUNCTION)
-    });
+    let image = entry.get("image").and_then(Value::as_str).is_some_and(|image| image_name(image) == FUNCTION);
+    let exec = entry
+        .get("exec")
+        .and_then(Value::as_str)
+        .is_some_and(|exec| exec.split_whitespace().next() == Some(FUNCTION));
     image || exec
+}
+
+/// The last path segment of an image reference's repository: without its digest
+/// (`@sha256:...`) and its tag (`:v1`, after the last `/`, where a registry's port cannot be).
+fn image_name(image: &str) -> &str {
+    let repository = image.split_once('@').map_or(image, |(repository, _)| repository);
+    let last = repository.rsplit('/').next().unwrap_or_default();
+    last.split_once(':').map_or(last, |(name, _)| name)
 }
 
 /// The config of one pipeline entry: its `configPath` file, or its `configMap`.
@@ -211,4 +246,34 @@ fn parse(text: &str, path: &Path) -> Result<Value, String> {
 /// `name` in `folder`, as the user would type it: without a leading `./`.
 fn under(folder: &Path, name: &str) -> PathBuf {
     if folder == Path::new(".") { PathBuf::from(name) } else { folder.join(name) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_image_or_executable_named_as_this_function_runs_it() {
+        let entry = |key: &str, value: &str| json!({ key: value }).as_object().cloned().unwrap();
+        for image in [
+            "ghcr.io/sonda-red/render-inference-identity:v0.1.0",
+            "render-inference-identity",
+            "registry.example:5000/mirror/render-inference-identity@sha256:ab",
+        ] {
+            assert!(runs_this(&entry("image", image)), "{image}");
+        }
+        for image in [
+            "registry.acme.dev/mirror/render-inference-identity-deps/set-labels:v0.2.4",
+            "ghcr.io/x/render-inference-identity-fork:v1",
+            "render-inference-identity/set-labels",
+        ] {
+            assert!(!runs_this(&entry("image", image)), "{image}");
+        }
+        assert!(runs_this(&entry("exec", "render-inference-identity --flag")));
+        for exec in
+            ["./render-inference-identity", "bin/render-inference-identity", "render-inference-identity.sh"]
+        {
+            assert!(!runs_this(&entry("exec", exec)), "{exec}: a file of the repository may be anything");
+        }
+    }
 }

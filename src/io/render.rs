@@ -16,6 +16,7 @@ use crate::io::wording::{self, ItemOrigin};
 use crate::io::write::Documents;
 use crate::reconcile::Outcome;
 use crate::reconcile::input::{Input, Passed};
+use crate::reconcile::item::Item;
 use crate::reconcile::lists::Listed;
 use crate::yaml;
 use std::collections::BTreeSet;
@@ -71,6 +72,10 @@ pub(super) struct Files<'r> {
     /// By position, the items an Argo CD directory application may leave unapplied
     /// ([`applier`]), which kubectl applies.
     unapplied: BTreeSet<usize>,
+    /// By position, the items marked `config.kubernetes.io/local-config: "true"`: judged by
+    /// every rule, as `kubectl apply` and Argo CD apply them, and left out of the stream
+    /// written, as kpt and kustomize leave them out.
+    local: BTreeSet<usize>,
 }
 
 /// The cluster's SPIRE as a side's config describes it: its Controller Manager and its trust
@@ -111,6 +116,7 @@ impl<'r> Files<'r> {
             kept: Vec::new(),
             unjudged: Vec::new(),
             unapplied: BTreeSet::new(),
+            local: BTreeSet::new(),
         }
     }
 
@@ -157,7 +163,13 @@ impl Mode for Files<'_> {
     /// The stream, unless the render stops or fails: nothing half-rendered is applied.
     fn written(self, run: Result<Outcome, Stop>) -> Stdout {
         let outcome = run.ok().filter(|o| !o.has_errors())?;
-        Some(Box::new(Documents { items: outcome.items, streams: self.streams, kept: self.kept }))
+        let local = self.local;
+        let items = outcome
+            .items
+            .into_iter()
+            .filter(|item| !matches!(item, Item::Input(position, _) if local.contains(position)))
+            .collect();
+        Some(Box::new(Documents { items, streams: self.streams, kept: self.kept }))
     }
 }
 
@@ -244,8 +256,11 @@ impl Files<'_> {
         for (f, (name, stream)) in self.names.iter().zip(&mut self.streams).enumerate() {
             let file_skipped = sources[f].is_some() && applier::skips_file(&stream.text);
             for (index, part) in stream.parts.iter_mut().enumerate() {
-                if is_local_config(&part.head) {
-                    if part.head.local_config && changes_identities(&part.head, &part.input) {
+                if is_kptfile(&part.head) {
+                    continue;
+                }
+                if part.head.local_config {
+                    if changes_identities(&part.head, &part.input) {
                         return Err(format!(
                             "{}: a {} marked config.kubernetes.io/local-config: \"true\", which kpt and \
                              kustomize leave out and `kubectl apply` applies all the same, so the identities it \
@@ -254,9 +269,12 @@ impl Files<'_> {
                             part.head.kind.as_deref().unwrap_or_default(),
                         ));
                     }
-                    continue;
+                    // Any other object goes to every rule, as `kubectl apply` and Argo CD apply
+                    // it; it leaves the stream as kpt and kustomize leave it, out.
+                    self.local.insert(items.len());
                 }
-                if is_resource_list(&part.head) && part.input.list().is_some() {
+                if is_resource_list(&part.head) && part.input.list().is_some_and(|list| !list.read.is_empty())
+                {
                     return Err(format!(
                         "{}: a {RESOURCE_LIST_API_VERSION} {RESOURCE_LIST_KIND}, what kpt hands a KRM function, \
                          not manifests: render, explain and diff read manifests, so the bindings, pools \
@@ -462,7 +480,12 @@ fn jsonnet_message(name: &str) -> String {
 /// Objects that configure the render and never go to a cluster: kpt's local-config
 /// annotation, and the Kptfile.
 fn is_local_config(head: &Head) -> bool {
-    let kptfile = head.kind.as_deref() == Some("Kptfile")
-        && head.api_version.as_deref().is_some_and(|v| v.starts_with("kpt.dev/"));
-    head.local_config || kptfile
+    head.local_config || is_kptfile(head)
+}
+
+/// Whether an object is a Kptfile, which no applier sends to a cluster (the API server
+/// serves no `kpt.dev` kind) and [`kptfile`] reads.
+fn is_kptfile(head: &Head) -> bool {
+    head.kind.as_deref() == Some("Kptfile")
+        && head.api_version.as_deref().is_some_and(|v| v.starts_with("kpt.dev/"))
 }

@@ -97,6 +97,8 @@ impl UnjudgedReport {
     pub fn words(&self) -> String {
         let what = match (&self.file, &self.object) {
             (Some(file), _) => file.clone(),
+            // A List needs no name: kubectl applies its items.
+            (None, Some(o)) if o.name.is_empty() => o.kind.clone(),
             (None, Some(o)) => match &o.namespace {
                 Some(ns) => format!("{} {ns}/{}", o.kind, o.name),
                 None => format!("{} {}", o.kind, o.name),

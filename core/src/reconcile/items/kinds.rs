@@ -164,7 +164,9 @@ pub const MANAGER_CONFIG: &str = "ControllerManagerConfig";
 /// Manager's `autoPopulateDNSNames`), an Endpoints (its addresses may name pods), a ConfigMap or a Secret (their texts may embed
 /// manifests, for the unjudged rule, `reconcile/unjudged/embedded.rs`), a scaler the build
 /// judges ([`SCALERS`]); none of these among [`READ_WHOLE`], so that a List of them stays a List the
-/// reconcile does not read.
+/// reconcile does not read; and a List (any object with an `items` sequence) holding an item
+/// [`judged_alone`], whatever its own kind, which the unjudged rule records
+/// (`reconcile/unjudged/lists.rs`).
 pub fn reads_value_whole(value: &Value) -> bool {
     let text = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
     let (api_version, kind) = (text("apiVersion"), text("kind"));
@@ -174,6 +176,21 @@ pub fn reads_value_whole(value: &Value) -> bool {
         || SCALERS
             .iter()
             .any(|(g, k)| api_version.rsplit_once('/').is_some_and(|(group, _)| group == *g) && *k == kind)
+        || value.get("items").and_then(Value::as_array).is_some_and(|items| {
+            items.iter().any(|item| {
+                item.get("kind").and_then(Value::as_str).is_some_and(|k| !k.is_empty()) && judged_alone(item)
+            })
+        })
+}
+
+/// Whether a rule reads `item` only as an object of its own, so that inside a List, which
+/// kubectl and Argo CD apply item by item (cli-runtime `pkg/resource/visitor.go`,
+/// `FlattenListVisitor`; argo-cd `reposerver/repository/repository.go`, `IsList`,
+/// `EachListItem`), it would go unjudged: every item the reconcile reads as a value
+/// ([`reads_value_whole`]: a Service, an Endpoints, a ConfigMap, a Secret, a scaler), any
+/// object with a scale target ([`is_scaler`]), and the kinds the admission guard writes.
+pub fn judged_alone(item: &Value) -> bool {
+    reads_value_whole(item) || is_scaler(item) || crate::api::admission::is_guard_kind(item)
 }
 
 /// The kind of a Service, read whole by [`reads_value_whole`].

@@ -3,7 +3,10 @@
 //! docs/reference.md#lists: kubectl and kustomize apply a List's items as objects of their
 //! own, but the reconcile reads objects only as items of the input. A binding, pool or pod
 //! template inside a List would go unseen, its identity silently lost, so a List holding an
-//! item the reconcile reads is unusable input; any other List passes through untouched.
+//! item the reconcile reads is unusable input. An item a rule judges only as an object of its
+//! own (a Service's DNS names, a scaler's count, a ConfigMap's text) makes the List a record
+//! of what the build cannot judge (`reconcile/unjudged/`); any other List passes through
+//! untouched.
 
 use crate::api::binding;
 use crate::api::value::Value;
@@ -11,13 +14,17 @@ use crate::reconcile::cluster::workload;
 use crate::reconcile::items::kinds;
 use crate::reconcile::items::unusable::InputError;
 
-/// A List that holds items the reconcile would read.
+/// A List that holds items the reconcile would read, or that its rules judge only as
+/// objects of their own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct List {
     /// The List's own `kind`: `List`, or a typed one (`ConfigMapList`).
     pub kind: String,
-    /// Its items the reconcile would read, in order; never empty.
+    /// Its items the reconcile would read, in order: the List is refused ([`check`]).
     pub read: Vec<Listed>,
+    /// Its items a rule reads only as objects of their own ([`kinds::judged_alone`]), in order:
+    /// the List is a record of what the build cannot judge. Never empty when `read` is.
+    pub alone: Vec<Listed>,
 }
 
 /// An item of a List that the reconcile would read, were it an item of its own.
@@ -48,9 +55,10 @@ pub fn is_list(value: &Value) -> bool {
 }
 
 /// The List an item is, when it holds items the reconcile reads (a kind it reads whole, or
-/// pod templates); `None` for any other item. Of each item of the List it reads only its
-/// `apiVersion`, its `kind` and its pod templates, what a reader keeps of an item it only
-/// passes on.
+/// pod templates) or items its rules judge only alone ([`kinds::judged_alone`], which makes
+/// the List one read whole, whatever its kind); `None` for any other item. Of each item of
+/// the List it reads only its `apiVersion`, its `kind` and its pod templates, what a reader
+/// keeps of an item it only passes on.
 pub fn of(value: &Value) -> Option<List> {
     if !is_list(value) {
         return None;
@@ -58,22 +66,25 @@ pub fn of(value: &Value) -> Option<List> {
     let items = value.get("items").and_then(Value::as_array).unwrap_or_default();
     let text =
         |item: &Value, key: &str| item.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
-    let read: Vec<Listed> = items
-        .iter()
-        .enumerate()
-        .filter_map(|(index, item)| {
-            let (api_version, kind) = (text(item, "apiVersion"), text(item, "kind"));
-            // A kind the build does not judge may make pods the gate must see: read like one
-            // it reads whole.
-            let read =
-                kinds::reads_whole(&kind) || (!kind.is_empty() && !kinds::is_judged(&api_version, &kind));
-            if !read && workload::workload_of(item).is_none() {
-                return None;
-            }
-            Some(Listed { index, api_version, kind, pod_templates: !read })
-        })
-        .collect();
-    (!read.is_empty()).then(|| List { kind: text(value, "kind"), read })
+    let (mut read, mut alone) = (Vec::new(), Vec::new());
+    for (index, item) in items.iter().enumerate() {
+        let (api_version, kind) = (text(item, "apiVersion"), text(item, "kind"));
+        // A kind the build does not judge may make pods the gate must see: read like one
+        // it reads whole.
+        let whole = kinds::reads_whole(&kind) || (!kind.is_empty() && !kinds::is_judged(&api_version, &kind));
+        let listed = |pod_templates| Listed {
+            index,
+            api_version: api_version.clone(),
+            kind: kind.clone(),
+            pod_templates,
+        };
+        if whole || workload::workload_of(item).is_some() {
+            read.push(listed(!whole));
+        } else if !kind.is_empty() && kinds::judged_alone(item) {
+            alone.push(listed(false));
+        }
+    }
+    (!read.is_empty() || !alone.is_empty()).then(|| List { kind: text(value, "kind"), read, alone })
 }
 
 /// Refuses the first of the Lists given, by input position, that holds an item the
@@ -81,7 +92,7 @@ pub fn of(value: &Value) -> Option<List> {
 pub fn check<'a>(
     lists: impl IntoIterator<Item = (usize, std::borrow::Cow<'a, List>)>,
 ) -> Result<(), InputError> {
-    match lists.into_iter().next() {
+    match lists.into_iter().find(|(_, list)| !list.read.is_empty()) {
         Some((i, list)) => Err(InputError::from((i, message(&list)))),
         None => Ok(()),
     }
@@ -174,5 +185,31 @@ mod tests {
         // kubectl decodes any object with an items sequence as a list, whatever its kind.
         let e = check_items(&[json!({"kind": "Thing", "items": [pool]})]).unwrap_err();
         assert!(e.message.starts_with("Thing holds InferencePool as its own items[0]: "), "{}", e.message);
+    }
+
+    #[test]
+    fn items_a_rule_reads_alone_make_a_list_a_record() {
+        let service = json!({"apiVersion": "v1", "kind": "Service", "spec": {"selector": {"app": "web"}}});
+        let hpa = json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler"});
+        let wpa = json!({"apiVersion": "datadoghq.com/v1alpha1", "kind": "WatermarkPodAutoscaler",
+                         "spec": {"scaleTargetRef": {"kind": "StatefulSet", "name": "db"}}});
+        let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role"});
+        for item in [&service, &hpa, &wpa] {
+            assert!(kinds::judged_alone(item), "{item:?}");
+        }
+        assert!(!kinds::judged_alone(&role));
+        let found = of(&list(json!([role, service, hpa]))).unwrap();
+        assert!(found.read.is_empty());
+        assert_eq!(found.alone.iter().map(|l| l.index).collect::<Vec<_>>(), [1, 2]);
+        assert!(check_items(&[list(json!([role, service]))]).is_ok(), "a record, not refused");
+        assert_eq!(of(&list(json!([role]))), None);
+        // An object of a kind the reconcile only passes on, given such items, is a List read
+        // whole, whatever its kind.
+        let passed =
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "items": [service]});
+        assert!(kinds::reads_value_whole(&passed));
+        let roles = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "items": [role]});
+        assert!(!kinds::reads_value_whole(&roles));
+        assert_eq!(of(&passed).map(|l| l.alone.len()), Some(1));
     }
 }

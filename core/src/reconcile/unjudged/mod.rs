@@ -6,7 +6,8 @@
 //! SPIRE Controller Manager's own configuration); a ConfigMap's or Secret's text that embeds
 //! selected labels or a required service account; a scaler of a workload whose pods hang on
 //! its count, of any kind; a field a controller declaration does not judge; an `Endpoints`
-//! that names a pod where an identity gives DNS names ([`endpoints`]). Each is a record with a digest of what it depends on: `diff`
+//! that names a pod where an identity gives DNS names ([`endpoints`]); a List holding an item
+//! a rule judges only as an object of its own ([`lists`]). Each is a record with a digest of what it depends on: `diff`
 //! counts a record HEAD has and BASE has not as a possible grant.
 
 mod duplicates;
@@ -14,6 +15,7 @@ mod embedded;
 mod endpoints;
 mod guard;
 mod kinds;
+mod lists;
 mod scale;
 
 use crate::api::fields;
@@ -212,9 +214,14 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         names.iter().filter_map(|n| declared.get_key_value(n)).map(words).collect()
     };
     let mut out = Vec::new();
+    let every: Vec<&Source> = reaches.iter().map(|r| r.source).collect();
     for (position, value) in input::values(items) {
         let text = |path: &str| fields::str_at(value, path).unwrap_or_default();
         let (api_version, kind) = (text("apiVersion"), text("kind"));
+        if let Some((field, message)) = lists::alone(value) {
+            out.push(record(position, value, field, message, &every, &landing(&[])));
+            continue;
+        }
         if let Some(what) = changes_what_is_applied(api_version, kind, value) {
             out.push(record(position, value, String::new(), what, &[], &[]));
             continue;
@@ -305,53 +312,58 @@ fn unknown_record(
         .filter(|(key, rs)| own_domain(key, group) && rs.iter().any(in_scope))
         .map(|(k, _)| k)
         .min();
-    let any_pod = met.iter().any(|&r| reaches[r].any_pod);
-    let shared = met.iter().find(|&&r| !reaches[r].shared.is_empty());
+    let any_pod = met.iter().copied().find(|&r| reaches[r].any_pod);
+    let shared = met.iter().copied().find(|&r| !reaches[r].shared.is_empty());
     let sources: Vec<&Source> = met.iter().map(|&r| reaches[r].source).collect();
-    let names = identities(&names_of(&sources));
+    let all = identities(&names_of(&sources));
+    let one = |r: usize| identities(&[reaches[r].source.name.as_str()]);
     let kind = kinds::unknown_kind(api_version, kind);
+    let lead = format!("no controller the build knows makes the pods of {kind}");
     let (path, message) = match (field, owned) {
         (Some((path, key)), _) => (
             path.clone(),
             format!(
-                "no controller the build knows makes the pods of {kind}, and it names the label {key} that \
-                 {names} selects: its pods may hold that identity; declare its controller, or keep the label \
-                 out of it"
+                "{lead}, and it names the label {key}, which {} selects: its pods may hold the identities of \
+                 {all}; declare its controller, or keep the label out of it",
+                identities(&names_of(
+                    &by_key[*key]
+                        .iter()
+                        .filter(|r| in_scope(r))
+                        .map(|&r| reaches[r].source)
+                        .collect::<Vec<_>>()
+                ))
             ),
         ),
         (None, Some(key)) => (
             "apiVersion".to_string(),
             format!(
-                "no controller the build knows makes the pods of {kind}, and its controller may label them in \
-                 its own domain, {group}: {names} selects {key}, so its pods may hold that identity; declare \
-                 its controller"
+                "{lead}, and its controller may label them in its own domain, {group}, where {key} is: its pods \
+                 may hold the identities of {all}; declare its controller"
             ),
         ),
-        (None, None) if any_pod => (
-            String::new(),
-            format!(
-                "no controller the build knows makes the pods of {kind}, and {names} selects pods by no label \
-                 there: its pods may hold that identity"
-            ),
-        ),
-        (None, None) if shared.is_some() => (
-            String::new(),
-            format!(
-                "no controller the build knows makes the pods of {kind}, and {names} selects pods only by labels any \
-                 controller may write ({}): its controller may put them on its pods without the item naming \
-                 them, so its pods may hold that identity; declare its controller, or select by a label of \
-                 your own domain",
-                shared.map(|&r| reaches[r].shared.join(", ")).unwrap_or_default()
-            ),
-        ),
-        (None, None) => (
-            String::new(),
-            format!(
-                "no controller the build knows makes the pods of {kind}: its controller may label them as it \
-                 likes, or apply manifests it fetches (a Helm chart, a bundle), where {names} selects pods, so \
-                 they may hold what it gives; declare its controller, or keep the item out of those namespaces"
-            ),
-        ),
+        (None, None) => {
+            let why = match (any_pod, shared) {
+                (Some(r), _) => format!("{} selects pods by no label there", one(r)),
+                (None, Some(r)) => format!(
+                    "{} selects pods only by labels any controller may write ({}), which its controller may put \
+                     on its pods without the item naming them",
+                    one(r),
+                    reaches[r].shared.join(", ")
+                ),
+                (None, None) => {
+                    "its controller may label its pods as it likes, or apply manifests it fetches (a \
+                                 Helm chart, a bundle)"
+                        .to_string()
+                }
+            };
+            (
+                String::new(),
+                format!(
+                    "{lead}, and {why}: its pods may hold the identities of {all}; declare its controller, or keep \
+                     the item out of the namespaces they select in"
+                ),
+            )
+        }
     };
     Some(record(position, value, path, message, &sources, &landing(&namespaces)))
 }

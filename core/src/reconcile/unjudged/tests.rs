@@ -64,7 +64,7 @@ fn an_unknown_kind_naming_a_label_an_identity_selects_is_recorded_at_that_field(
     let quiet = found(&[task_run("serving", json!({"team": "a"}))], &sources);
     assert_eq!(quiet.len(), 1);
     assert_eq!(quiet[0].field, "");
-    assert!(quiet[0].message.contains("may label them as it likes"), "{}", quiet[0].message);
+    assert!(quiet[0].message.contains("may label its pods as it likes"), "{}", quiet[0].message);
     // Where no identity selects, nothing.
     let pinned = [source("kleym-x", &[(variant, "prefill")], Some("serving"))];
     assert!(found(&[task_run("other", json!({"team": "a"}))], &pinned).is_empty());
@@ -494,7 +494,7 @@ fn an_unknown_kind_may_reach_an_identity_that_selects_only_by_labels_any_control
     // (the operator's `operator.prometheus.io/name`).
     let other = found(&[prometheus("serving")], &own);
     assert_eq!(other.len(), 1);
-    assert!(other[0].message.contains("may label them as it likes"), "{}", other[0].message);
+    assert!(other[0].message.contains("may label its pods as it likes"), "{}", other[0].message);
     for key in ["app", "app.kubernetes.io/name", "statefulset.kubernetes.io/pod-name", "node.k8s.io/x"] {
         assert!(shared_key(key), "{key}");
     }

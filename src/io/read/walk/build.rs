@@ -96,14 +96,23 @@ impl Build {
 
 /// An entry of a List's `items` as built ([`Build::Entry`]), kept as far as
 /// `reconcile::lists` reads it: its `apiVersion` and `kind` when it is of a kind the reconcile
-/// reads, of a kind it does not judge, or holds a pod template, and what else was built (a
-/// template's labels) in any case.
+/// reads, of a kind it does not judge, of one a rule reads only alone (`kinds::judged_alone`),
+/// or holds a pod template, and what else was built (a template's labels) in any case.
 /// The list reads in it what it reads in the whole entry.
 pub(super) fn entry(built: Vec<(Box<str>, Value)>) -> Option<Value> {
     let text = |name: &str| built.iter().find(|(key, _)| &**key == name).and_then(|(_, v)| v.as_str());
     let (api_version, kind) = (text("apiVersion").unwrap_or_default(), text("kind"));
     if kind.is_some_and(|kind| kinds::reads_whole(kind) || !kinds::is_judged(api_version, kind)) {
         return Some(Value::Object(Map::from_unique(built)));
+    }
+    // A kind a rule reads only as an object of its own (a Service, a ConfigMap, a scaler):
+    // the List is read whole, and a record by it.
+    if let Some(kind) = kind {
+        let head = |k: &str, v: &str| (Box::<str>::from(k), Value::String(v.into()));
+        let head = Value::Object(Map::from_unique(vec![head("apiVersion", api_version), head("kind", kind)]));
+        if kinds::judged_alone(&head) {
+            return Some(Value::Object(Map::from_unique(built)));
+        }
     }
     // Whether it holds a pod template does not hang on its head, which is kept only then.
     let (head, rest): (Vec<_>, Vec<_>) =

@@ -242,7 +242,7 @@ mod tests {
         assert_eq!(
             head["items"],
             serde_json::json!([
-                null,
+                {"apiVersion": "v1", "kind": "ConfigMap"},
                 {"metadata": {"labels": {"a": "b"}}},
                 null,
                 {"apiVersion": "v1", "kind": "Namespace"},
@@ -253,6 +253,7 @@ mod tests {
         let of = crate::reconcile::input::Input::of;
         let (head, whole) = (of(head), of(whole));
         assert_eq!(whole.list().map(|list| list.read.len()), Some(2), "the Namespace and the Deployment");
+        assert_eq!(whole.list().map(|list| list.alone.len()), Some(1), "the ConfigMap, judged alone");
         assert_eq!(head.list(), whole.list());
     }
 
@@ -379,5 +380,39 @@ mod tests {
             count("a: [1]\nb: [2]\nc: {d: [3]}\n", limits(3, 100)).is_some(),
             "depth is nesting, not a count"
         );
+    }
+
+    /// A label key or value is held to YAML 1.1 and 1.2 wherever it stands: a requirement's
+    /// `key` and `values` in any `matchExpressions`, and any `...Selector` mapping, not only
+    /// `labels`, `matchLabels` and `selector`.
+    #[test]
+    fn label_keys_and_values_are_held_in_expressions_and_every_selector() {
+        let doubted = |text: &str| divergence(text).map(|d| d.message(text));
+        let spec = |body: &str| format!("apiVersion: v1\nkind: X\nspec:\n{body}");
+        for (body, words) in [
+            (
+                "  podSelector:\n    matchExpressions:\n    - {key: a, operator: In, values: [b, yes]}\n",
+                "label value `yes`",
+            ),
+            (
+                "  namespaceSelector:\n    matchExpressions:\n    - key: on\n      operator: Exists\n",
+                "label key `on`",
+            ),
+            ("  template:\n    spec:\n      nodeSelector: {pool: No}\n", "label value `No`"),
+            ("  objectSelector:\n    matchLabels: {y: a}\n", "label key `y`"),
+            ("  clusterSPIFFEIDLabelSelector: {team: off}\n", "label value `off`"),
+        ] {
+            let message = doubted(&spec(body)).unwrap_or_else(|| panic!("{body:?} read as it stands"));
+            assert!(message.contains(words), "{body:?}: {message}");
+        }
+        for body in [
+            // Quoted, or a value that is no label (an operator, a key of another mapping).
+            "  podSelector:\n    matchExpressions:\n    - {key: a, operator: In, values: [\"yes\", b]}\n",
+            "  podSelector:\n    matchExpressions:\n    - {key: a, operator: NotIn, values: []}\n  on: x\n",
+            "  options: {values: [yes], key: on}\n",
+            "  matchExpressions:\n  - {key: a, operator: Exists, other: [yes]}\n",
+        ] {
+            assert_eq!(doubted(&spec(body)), None, "{body:?}");
+        }
     }
 }

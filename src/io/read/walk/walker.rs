@@ -28,6 +28,41 @@ impl<'t> Events<'t> {
     }
 }
 
+/// A collection that holds label keys or values, each of which is held to [`label_doubt`]
+/// (docs/yaml.md#label-keys-and-values): whatever reads it as a label selector or a set of
+/// labels, the API server stores the string kubectl or `kpt live apply` wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Labels {
+    /// A mapping of label keys to values: the value of `labels`, `matchLabels`, `selector`
+    /// or any key ending in `Selector` (`podSelector`, `namespaceSelector`, `objectSelector`,
+    /// `nodeSelector`, `clusterSPIFFEIDLabelSelector`), whose keys in a `LabelSelector`
+    /// (`matchLabels`, `matchExpressions`) hold collections, never scalars; and whether a
+    /// null value is refused (in `labels`).
+    Map { nulls: bool },
+    /// A `matchExpressions` sequence: each entry is an [`Labels::Expression`].
+    Expressions,
+    /// One requirement: its `key` is a label key, its `values` label values.
+    Expression,
+    /// The `values` of a requirement.
+    Values,
+}
+
+impl Labels {
+    /// What the value of `key` holds, in a mapping that is a requirement (`expression`) or
+    /// any other.
+    fn under(key: Option<&str>, expression: bool) -> Option<Labels> {
+        let key = key?;
+        match key {
+            "values" if expression => Some(Labels::Values),
+            "labels" => Some(Labels::Map { nulls: true }),
+            "matchExpressions" => Some(Labels::Expressions),
+            "matchLabels" | "selector" => Some(Labels::Map { nulls: false }),
+            _ if key.ends_with("Selector") => Some(Labels::Map { nulls: false }),
+            _ => None,
+        }
+    }
+}
+
 /// Walks the events of one text.
 pub struct Walker<'t> {
     events: Events<'t>,
@@ -46,10 +81,9 @@ pub struct Walker<'t> {
     end: usize,
     defined: HashSet<usize>,
     outside_alias: bool,
-    /// The depth of the mapping about to open when it is a label mapping (the value of
-    /// `labels`, `matchLabels` or `selector`), and whether a null value in it is refused
-    /// (in `labels`).
-    labels_at: Option<(usize, bool)>,
+    /// The depth of the collection about to open when it holds label keys or values
+    /// ([`Labels`]), and what it is.
+    labels_at: Option<(usize, Labels)>,
     /// The first place where kubectl reads the text otherwise ([`Divergence`]).
     pub divergence: Option<Divergence>,
 }
@@ -288,6 +322,7 @@ impl<'t> Walker<'t> {
         build: Build,
     ) -> Result<Option<Value>, Abandon> {
         let children = build.element();
+        let role = self.labels_at.take().filter(|(at, _)| *at == depth).map(|(_, role)| role);
         let mut out = Vec::new();
         let mut kept = false;
         loop {
@@ -306,7 +341,13 @@ impl<'t> Walker<'t> {
                 }
                 return Ok(Some(Value::Array(out.into_boxed_slice())));
             }
+            match role {
+                Some(Labels::Values) => self.note_label(&event, self.offset(&span.start), false, false),
+                Some(Labels::Expressions) => self.labels_at = Some((depth + 1, Labels::Expression)),
+                _ => {}
+            }
             let value = self.value(event, span, depth + 1, children)?;
+            self.labels_at = None;
             kept |= value.is_some();
             // An entry with nothing built keeps its place as a null, so paths count entries
             // right; a sequence built as nothing is never kept, so it collects nothing.
@@ -329,7 +370,12 @@ impl<'t> Walker<'t> {
             self.keys.resize_with(depth + 1, Keys::default);
         }
         self.keys[depth].clear();
-        let labels = self.labels_at.take().filter(|(at, _)| *at == depth).map(|(_, nulls)| nulls);
+        let role = self.labels_at.take().filter(|(at, _)| *at == depth).map(|(_, role)| role);
+        let labels = match role {
+            Some(Labels::Map { nulls }) => Some(nulls),
+            _ => None,
+        };
+        let expression = role == Some(Labels::Expression);
         let mut status = StatusAt::Absent;
         // Collected first, so the map is built at its exact size.
         let mut out = Vec::new();
@@ -356,12 +402,11 @@ impl<'t> Walker<'t> {
             if let Some(nulls) = labels {
                 self.note_label(&event, self.offset(&value_span.start), false, nulls);
             }
+            if expression && key.as_deref() == Some("key") {
+                self.note_label(&event, self.offset(&value_span.start), true, false);
+            }
             let child = key.as_deref().map_or(Build::Nothing, |k| build.child(k));
-            self.labels_at = match key.as_deref() {
-                Some("labels") => Some((depth + 1, true)),
-                Some("matchLabels" | "selector") => Some((depth + 1, false)),
-                _ => None,
-            };
+            self.labels_at = Labels::under(key.as_deref(), expression).map(|role| (depth + 1, role));
             let value = self.value(event, value_span, depth + 1, child)?;
             self.labels_at = None;
             if shape == Shape::Root && key.as_deref() == Some("status") {
@@ -374,8 +419,8 @@ impl<'t> Walker<'t> {
         }
     }
 
-    /// Notes a key or value of a label mapping, at `at` in `text`, that a YAML 1.1 reader
-    /// reads otherwise; `nulls`: whether a null value is refused there.
+    /// Notes a label key or value, at `at` in `text`, that a YAML 1.1 reader reads
+    /// otherwise; `nulls`: whether a null value is refused there.
     fn note_label(&mut self, event: &Event<'t>, at: usize, key: bool, nulls: bool) {
         if let Event::Scalar(text, style, ..) = event
             && label_doubt(text, *style, key, nulls)
