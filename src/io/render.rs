@@ -256,7 +256,15 @@ impl Files<'_> {
         for (f, (name, stream)) in self.names.iter().zip(&mut self.streams).enumerate() {
             let file_skipped = sources[f].is_some() && applier::skips_file(&stream.text);
             for (index, part) in stream.parts.iter_mut().enumerate() {
-                if is_kptfile(&part.head) {
+                // A Kptfile is kpt's, never applied; one holding `items` is a List to Argo CD,
+                // which applies each item whatever the List's kind (argo-cd
+                // `reposerver/repository/repository.go`, `findManifests`, `EachListItem`), so it
+                // goes on to the rules of Lists.
+                let listed = match &part.input {
+                    Input::Whole(value) => crate::reconcile::lists::is_list(value),
+                    Input::Passed(passed) => passed.list.is_some(),
+                };
+                if is_kptfile(&part.head) && !listed {
                     continue;
                 }
                 if part.head.local_config {

@@ -373,7 +373,6 @@ fn unquoted_yaml11_scalars_in_identity_fields_are_not_strings() {
     for (field, raw, kind, reason) in [
         ("variant", "on", "UnsafeSelector", "InvalidIdentityBoundary"),
         ("variant", "010", "UnsafeSelector", "InvalidIdentityBoundary"),
-        ("serviceAccountName", "yes", "RenderFailure", "InvalidServiceAccountName"),
     ] {
         let (pool, binding) = pool_and_binding(&Params::default());
         let binding = match field {
@@ -391,6 +390,16 @@ fn unquoted_yaml11_scalars_in_identity_fields_are_not_strings() {
         assert_eq!(condition(&doc["items"][1], kind)["reason"], reason, "{}", out.describe());
         assert!(out.stderr.contains("must be a string"), "{}", out.describe());
     }
+    // A service account name that YAML 1.1 and 1.2 read apart (`yes`: a boolean to kubectl,
+    // the string "yes" to `kpt live apply`) is refused where it stands, as a label value is.
+    let (pool, binding) = pool_and_binding(&Params::default());
+    let binding = binding.replace("serviceAccountName: \"sa-a\"", "serviceAccountName: yes");
+    let out = run(
+        "unquoted serviceAccountName yes",
+        &[],
+        resource_list(TYPED_CONFIG, &[pool.as_bytes(), binding.as_bytes()]),
+    );
+    out.assert_refused(&[&["service account `yes` is unquoted"], &["line"]]);
 }
 
 #[test]

@@ -109,6 +109,26 @@ mod tests {
     }
 
     #[test]
+    fn the_ignored_namespaces_are_worded_as_unknown_none_or_each_pattern() {
+        let manager = |ignore: Option<Vec<&str>>| super::Manager {
+            trust_domain: Some("example.org".into()),
+            class_name: None,
+            watch_classless: false,
+            ignore_namespaces: ignore.map(|l| l.into_iter().map(String::from).collect()),
+            label_selector: Default::default(),
+        };
+        let words = |ignore| manager(ignore).words();
+        assert_eq!(
+            words(None),
+            "trustDomain example.org, className not set, watchClassless false, ignoreNamespaces not set"
+        );
+        assert!(words(Some(vec![])).ends_with("ignoreNamespaces none"), "an empty list ignores none");
+        assert!(
+            words(Some(vec!["^kube-system$", "^spire$"])).ends_with("ignoreNamespaces ^kube-system$ ^spire$")
+        );
+    }
+
+    #[test]
     fn another_trust_domain_is_another_spire() {
         let at = |td: &str| Judge { spire: SpireManager::default(), trust_domain: Some(td.into()) };
         assert_eq!(compare(Some(&at("example.org")), Some(&at("example.org"))), None);

@@ -114,7 +114,7 @@ pub(super) fn power_line(p: &super::reach::PowerGain) -> String {
 }
 
 /// What HEAD changes that a `may gain` (or a power only the cluster settles) hangs on, and
-/// what to do: `pod template spec.template as written: 1a2b3c4d5e6f changed: ...`.
+/// what to do: `pod template spec.template, in its workload's spec as written: 1a2b3c4d5e6f changed: ...`.
 pub(super) fn hangs_on_line(fact: &str) -> String {
     format!(
         "{fact} changed, and what only the cluster settles of the SVID reads it: review what the pods now get, \

@@ -373,13 +373,20 @@ impl<'o> Places<'o> {
 }
 
 /// The pod template an entry's unknowns may read, as `hangsOn` names it: its path and a
-/// digest of it as written (read whole from the item's text, keys in order, so that only a
-/// change of what it says changes the digest; the item's whole text when it cannot be read
-/// or the path is not in it: a template a controller derives).
+/// digest of the workload's whole `spec` as written, the template among it (read whole from
+/// the item's text, keys in order, so that only a change of what it says changes the digest;
+/// the item's whole text when it cannot be read or the path is not in it: a template a
+/// controller derives). The whole spec, as a controller sets pod fields from outside the
+/// template too: a StatefulSet's `serviceName` is its pods' `subdomain`
+/// (`stateful_set_utils.go`, `initIdentity`).
 fn template_fact(text: Option<&str>, path: Option<&str>) -> String {
     use sha2::{Digest, Sha256};
     let value = text.and_then(|t| crate::yaml::parse(t).ok());
-    let node = value.as_ref().and_then(|v| at_path(v, path.unwrap_or_default()));
+    let path_text = path.unwrap_or_default();
+    let node = value.as_ref().and_then(|v| {
+        let spec = if path_text.starts_with("spec.") { v.get("spec") } else { None };
+        spec.or_else(|| at_path(v, path_text))
+    });
     let written = match node {
         Some(node) => canonical(node),
         None => text.unwrap_or_default().to_string(),
@@ -387,7 +394,7 @@ fn template_fact(text: Option<&str>, path: Option<&str>) -> String {
     let digest: String =
         Sha256::digest(written.as_bytes()).iter().take(6).map(|b| format!("{b:02x}")).collect();
     match path {
-        Some(path) => format!("pod template {path} as written: {digest}"),
+        Some(path) => format!("pod template {path}, in its workload's spec as written: {digest}"),
         None => format!("pod template as written: {digest}"),
     }
 }

@@ -54,6 +54,9 @@ pub enum Kind {
     /// A plain key or value of a label mapping that YAML 1.1 and YAML 1.2 readers read as
     /// different strings or as no string (docs/yaml.md#label-keys-and-values).
     Label { text: String, key: bool },
+    /// A plain service account name (`serviceAccountName`, `serviceAccount`) that YAML 1.1
+    /// and YAML 1.2 readers read differently: a `k8s:sa` selector reads it.
+    Account { text: String },
 }
 
 impl Divergence {
@@ -137,6 +140,10 @@ impl Kind {
                  (YAML 1.1 and YAML 1.2 type it differently): quote it (\"{text}\"), or write the number \
                  in decimal",
                 if *key { "key" } else { "value" }
+            ),
+            Kind::Account { text } => format!(
+                "the service account `{text}` is unquoted, and {YAML11} and YAML 1.2 readers (kustomize, `kpt \
+                 live apply`) read it differently, as another string or as no string: quote it (\"{text}\")"
             ),
             Kind::Label { text, key } => {
                 let shown = if text.is_empty() { "(nothing)" } else { text.as_str() };

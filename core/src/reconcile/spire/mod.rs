@@ -589,7 +589,22 @@ fn federation_parses(f: &Federation) -> bool {
 /// Adds an entry to a pod template's, or folds it into an equal one made for sure: the
 /// manager keys entries by SPIFFE ID, parent (the pod's node, the same) and sorted selectors,
 /// and keeps one object's entry of those that declare it, with that object's powers.
-fn push_entry(held: &mut Held, entry: Entry) {
+fn push_entry(held: &mut Held, mut entry: Entry) {
+    // Two objects whose entries share the manager's key but not what they attest by (`k:8sns:x`
+    // and `k8s:ns:x` hash alike: `makeEntryKey` writes each selector's type and value with
+    // nothing between) are one entry, with the selectors of the object the manager keeps,
+    // which only the cluster knows: each attests only if its own is kept, so neither is sure.
+    for e in held.entries.iter_mut() {
+        let one_key = e.source != entry.source
+            && e.spiffe_id.is_known()
+            && e.spiffe_id == entry.spiffe_id
+            && e.selectors == entry.selectors;
+        if one_key && e.misses != entry.misses {
+            let (mine, theirs) = (e.misses.clone(), entry.misses.clone());
+            share_key(e, &theirs);
+            share_key(&mut entry, &mine);
+        }
+    }
     let equal = |e: &&mut Entry| {
         e.is_sure()
             && entry.is_sure()
@@ -617,6 +632,19 @@ fn push_entry(held: &mut Held, entry: Entry) {
                 held.entries.reserve_exact(1);
             }
             held.entries.push(entry)
+        }
+    }
+}
+
+/// An entry that shares its key with another object's, which attests by `other` (what it
+/// misses): it attests only if the manager keeps its own.
+fn share_key(entry: &mut Entry, other: &[String]) {
+    if entry.attests == Answer::Yes {
+        entry.attests = Answer::Unknown;
+    }
+    for miss in other {
+        if !entry.misses.contains(miss) {
+            entry.misses.push(miss.clone());
         }
     }
 }

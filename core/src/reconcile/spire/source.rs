@@ -751,9 +751,15 @@ impl Prepared {
         Ok((attests, misses))
     }
 
+    /// The manager's key of its entry's selectors: each split at its first `:` into a type
+    /// and a value (`parseSelector`, entries.go), with the pod's own `k8s:pod-uid` one
+    /// (`renderPodEntry`), sorted by type then value, each type and value written one after
+    /// the other with nothing between (`makeEntryKey`, `sortSelectors`, reconciler.go): so
+    /// `k:8sns:serving` is one key with `k8s:ns:serving`, and two objects writing them declare
+    /// one entry.
     fn rendered_selectors(&self, data: &Data<'_>) -> u64 {
         use std::hash::{Hash, Hasher};
-        let mut texts: Vec<std::borrow::Cow<'_, str>> = self
+        let texts: Vec<std::borrow::Cow<'_, str>> = self
             .selectors
             .iter()
             .filter_map(|t| match t.constant() {
@@ -761,9 +767,12 @@ impl Prepared {
                 None => t.evaluate(data).ok().map(|e| std::borrow::Cow::Owned(e.text)),
             })
             .collect();
-        texts.sort();
+        let mut pairs: Vec<(&str, &str)> = texts.iter().filter_map(|t| t.split_once(':')).collect();
+        pairs.push(("k8s", "pod-uid:"));
+        pairs.sort_unstable();
+        let key: String = pairs.iter().flat_map(|(t, v)| [*t, *v]).collect();
         let mut hasher = std::hash::DefaultHasher::new();
-        texts.hash(&mut hasher);
+        key.hash(&mut hasher);
         hasher.finish()
     }
 }

@@ -100,6 +100,16 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
     {
         return Some(format!("{a} {kind}: {why}"));
     }
+    if let Some(why) = schema_of_a_judged_kind(api_version, kind, value) {
+        return Some(why);
+    }
+    if let Some(option) = recreated_spire_object(api_version, kind, value) {
+        return Some(format!(
+            "{a} {kind} that Argo CD deletes and creates again when it syncs ({option}): SPIRE Controller \
+             Manager keeps, of the objects declaring one entry, the oldest (sortDeclaredEntriesByPreference), \
+             and a new creation time makes another one the oldest"
+        ));
+    }
     if holds_manager_config(api_version, kind, value) {
         return Some(format!("a ConfigMap that holds a ControllerManagerConfig: {}", APPLYING_KINDS[5].2));
     }
@@ -132,6 +142,44 @@ fn holds_manager_config(api_version: &str, kind: &str, value: &Value) -> bool {
     super::embedded::texts(api_version, kind, value)
         .iter()
         .any(|(_, text)| names(text) || (text.contains('\\') && names(&super::quoted(text))))
+}
+
+/// Why a CustomResourceDefinition changes what is applied, when it defines a kind the build
+/// reads or judges (a ClusterSPIFFEID, an InferencePool, a binding, a controller's kind): the
+/// API server stores and serves those objects as its schema says, defaults filled in
+/// (`default: true` on `spec.admin` makes every ClusterSPIFFEID an admin one, those stored
+/// before too: apiextensions-apiserver `pkg/apiserver/customresource_handler.go`,
+/// `unstructuredDefaulter`), unknown fields pruned, versions converted by its webhook; the
+/// build reads the objects as written.
+fn schema_of_a_judged_kind(api_version: &str, kind: &str, value: &Value) -> Option<String> {
+    if kind != "CustomResourceDefinition" || !api_version.starts_with("apiextensions.k8s.io/") {
+        return None;
+    }
+    let text = |path: &str| crate::api::fields::str_at(value, path).unwrap_or_default();
+    let (group, defined) = (text("spec.group"), text("spec.names.kind"));
+    crate::reconcile::items::kinds::is_judged(&format!("{group}/v1"), defined).then(|| {
+        format!(
+            "a CustomResourceDefinition of {defined} ({group}), a kind the build reads: the API server stores \
+             and serves those objects as its schema says (defaults filled in, unknown fields pruned, versions \
+             converted), and the build reads them as written"
+        )
+    })
+}
+
+/// The Argo CD sync option that deletes and creates again a SPIRE Controller Manager object
+/// (`Replace=true`, `Force=true` in `argocd.argoproj.io/sync-options`: gitops-engine
+/// `pkg/sync/sync_context.go`, `applyObject`, which then replaces it, `kubectl replace
+/// --force`), if it carries one.
+fn recreated_spire_object<'v>(api_version: &str, kind: &str, value: &'v Value) -> Option<&'v str> {
+    if !api_version.starts_with(SPIRE_GROUP) || !matches!(kind, "ClusterSPIFFEID" | "ClusterStaticEntry") {
+        return None;
+    }
+    let options =
+        value.get("metadata")?.get("annotations")?.get("argocd.argoproj.io/sync-options")?.as_str()?;
+    options
+        .split(',')
+        .map(str::trim)
+        .find(|o| o.eq_ignore_ascii_case("Replace=true") || o.eq_ignore_ascii_case("Force=true"))
 }
 
 /// The API group of SPIRE Controller Manager's objects, as their text names it.

@@ -476,10 +476,18 @@ pub fn committed(items: &[Input], committed: &[(usize, Option<Vec<String>>)]) ->
 /// (Argo Events' Sensor creates its trigger's object in the namespace the object names, else
 /// its own: argo-events `pkg/sensors/triggers/standard-k8s/standard-k8s.go`, `Execute`; k3s'
 /// HelmChart installs its chart in `spec.targetNamespace`: k3s-io/helm-controller
-/// `pkg/apis/helm.cattle.io/v1/types.go`, `HelmChartSpec`).
-/// Empty: it names none, and may make pods anywhere.
+/// `pkg/apis/helm.cattle.io/v1/types.go`, `HelmChartSpec`). Empty: it names none, or holds a
+/// text that may hold or fetch a manifest of its own (a URL, a manifest as text): it may
+/// make pods anywhere.
 fn namespaces_named(value: &Value) -> Vec<&str> {
-    fn walk<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
+    /// Whether a text may hold or fetch a manifest, whose namespaces the walk cannot see: a
+    /// URL (`://`), or text over several lines that names a `namespace` (an Argo Events
+    /// trigger's `inline` or `url` source: argo-events `pkg/sensors/artifacts/store.go`,
+    /// `GetArtifactReader`).
+    fn hides(text: &str) -> bool {
+        text.contains("://") || (text.contains('\n') && tokens(text).any(|t| t == "namespace"))
+    }
+    fn walk<'v>(value: &'v Value, out: &mut Vec<&'v str>, hidden: &mut bool) {
         match value {
             Value::Object(map) => {
                 for (key, child) in map.iter() {
@@ -490,16 +498,20 @@ fn namespaces_named(value: &Value) -> Vec<&str> {
                         Value::Array(names) if many => {
                             out.extend(names.iter().filter_map(Value::as_str).filter(|ns| !ns.is_empty()))
                         }
-                        _ => walk(child, out),
+                        _ => walk(child, out, hidden),
                     }
                 }
             }
-            Value::Array(entries) => entries.iter().for_each(|e| walk(e, out)),
+            Value::Array(entries) => entries.iter().for_each(|e| walk(e, out, hidden)),
+            Value::String(text) => *hidden |= hides(text),
             _ => {}
         }
     }
-    let mut out = Vec::new();
-    walk(value, &mut out);
+    let (mut out, mut hidden) = (Vec::new(), false);
+    walk(value, &mut out, &mut hidden);
+    if hidden {
+        return Vec::new();
+    }
     out.sort_unstable();
     out.dedup();
     out

@@ -405,6 +405,13 @@ impl<'t> Walker<'t> {
             if expression && key.as_deref() == Some("key") {
                 self.note_label(&event, self.offset(&value_span.start), true, false);
             }
+            if matches!(key.as_deref(), Some("serviceAccountName" | "serviceAccount"))
+                && let Event::Scalar(text, style, ..) = &event
+                && label_doubt(text, *style, false, false)
+            {
+                let text = text.to_string();
+                self.note(self.offset(&value_span.start), || Kind::Account { text });
+            }
             let child = key.as_deref().map_or(Build::Nothing, |k| build.child(k));
             self.labels_at = Labels::under(key.as_deref(), expression).map(|role| (depth + 1, role));
             let value = self.value(event, value_span, depth + 1, child)?;

@@ -20,6 +20,11 @@ const TEMPLATE_REF: &str = "Argo Workflows runs the templates of the WorkflowTem
 const POD_SPEC_PATCH: &str = "Argo Workflows patches each pod's spec with it, its service account among \
      the fields (argo-workflows workflow/util/util.go, ApplyPodSpecPatch), where the build does not see";
 
+/// Why a `resource` template is not judged.
+const RESOURCE: &str = "Argo Workflows creates, applies, patches or replaces the object of its manifest \
+     with kubectl, as the workflow's service account (argo-workflows cmd/argoexec/commands/resource.go, \
+     execResource; workflow/executor/resource.go, ExecResource), and the build does not read that object";
+
 /// Why a label or service account with `{{` is not judged.
 const SUBSTITUTED: &str = "Argo Workflows substitutes the workflow's parameters and variables into it \
      before it makes the pod (argo-workflows workflow/controller/operator.go, substituteGlobalVariables; \
@@ -34,7 +39,8 @@ pub(super) fn rollout(item: &Value) -> Option<Unjudged> {
 
 /// The first field of a workflow spec (at `at` in its item) the build does not judge: a
 /// `workflowTemplateRef`, a `podSpecPatch` (the workflow's, its defaults', a template's), a
-/// `templateRef` in a template, a label or service account that Argo substitutes.
+/// `templateRef` in a template, a `resource` template (an object it makes of a manifest), a
+/// label or service account that Argo substitutes.
 pub(super) fn workflow(spec: Option<&Value>, at: &str) -> Option<Unjudged> {
     let spec = spec?;
     if spec.get("workflowTemplateRef").is_some_and(Value::is_object) {
@@ -60,6 +66,9 @@ pub(super) fn workflow(spec: Option<&Value>, at: &str) -> Option<Unjudged> {
     for (path, template) in &templates {
         if let Some(found) = template_ref(template, path) {
             return Some((found, TEMPLATE_REF));
+        }
+        if template.get("resource").is_some_and(Value::is_object) {
+            return Some((format!("{path}.resource"), RESOURCE));
         }
     }
     for (path, node) in &shaping {
@@ -110,6 +119,8 @@ mod tests {
     fn a_workflows_fields_the_build_does_not_judge_are_found_first_to_last() {
         let run = json!({"name": "main", "container": {"image": "x"}});
         assert_eq!(field(json!({"templates": [run]})), None);
+        let create = json!({"name": "make", "resource": {"action": "create", "manifest": "kind: Pod"}});
+        assert_eq!(field(json!({"templates": [run, create]})).as_deref(), Some("spec.templates[1].resource"));
         assert_eq!(
             field(json!({"workflowTemplateRef": {"name": "w"}, "podSpecPatch": "x"})).as_deref(),
             Some("spec.workflowTemplateRef")
