@@ -178,7 +178,9 @@ pub fn reads_value_whole(value: &Value) -> bool {
             .any(|(g, k)| api_version.rsplit_once('/').is_some_and(|(group, _)| group == *g) && *k == kind)
         || value.get("items").and_then(Value::as_array).is_some_and(|items| {
             items.iter().any(|item| {
-                item.get("kind").and_then(Value::as_str).is_some_and(|k| !k.is_empty()) && judged_alone(item)
+                let named = |key: &str| item.get(key).and_then(Value::as_str).is_some_and(|k| !k.is_empty());
+                // An item without its kind or apiVersion takes the List's (`lists::of`).
+                item.is_object() && (!named("kind") || !named("apiVersion") || judged_alone(item))
             })
         })
 }

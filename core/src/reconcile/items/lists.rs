@@ -67,8 +67,30 @@ pub fn of(value: &Value) -> Option<List> {
     let text =
         |item: &Value, key: &str| item.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
     let (mut read, mut alone) = (Vec::new(), Vec::new());
+    let (list_version, list_kind) = (text(value, "apiVersion"), text(value, "kind"));
     for (index, item) in items.iter().enumerate() {
-        let (api_version, kind) = (text(item, "apiVersion"), text(item, "kind"));
+        // An item without a kind or an apiVersion takes the List's, its kind without `List`
+        // (apimachinery `unstructured/helpers.go`, `decodeToList`: to kubectl, a
+        // `ClusterSPIFFEID` holding kindless `items` is a list of ClusterSPIFFEIDs).
+        let (mut api_version, mut kind) = (text(item, "apiVersion"), text(item, "kind"));
+        let filled;
+        let item = if item.is_object() && (kind.is_empty() || api_version.is_empty()) {
+            if kind.is_empty() {
+                kind = list_kind.strip_suffix("List").unwrap_or(&list_kind).to_string();
+            }
+            if api_version.is_empty() {
+                api_version = list_version.clone();
+            }
+            let mut copy = item.clone();
+            if let Some(map) = copy.as_object_mut() {
+                map.insert("kind", Value::String(kind.as_str().into()));
+                map.insert("apiVersion", Value::String(api_version.as_str().into()));
+            }
+            filled = copy;
+            &filled
+        } else {
+            item
+        };
         // A kind the build does not judge may make pods the gate must see: read like one
         // it reads whole.
         let whole = kinds::reads_whole(&kind) || (!kind.is_empty() && !kinds::is_judged(&api_version, &kind));

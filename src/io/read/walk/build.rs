@@ -102,6 +102,11 @@ impl Build {
 pub(super) fn entry(built: Vec<(Box<str>, Value)>) -> Option<Value> {
     let text = |name: &str| built.iter().find(|(key, _)| &**key == name).and_then(|(_, v)| v.as_str());
     let (api_version, kind) = (text("apiVersion").unwrap_or_default(), text("kind"));
+    // One without a kind or an apiVersion takes the List's (`reconcile::lists`): kept, so
+    // that the List is read whole.
+    if kind.is_none_or(str::is_empty) || api_version.is_empty() {
+        return Some(Value::Object(Map::from_unique(built)));
+    }
     if kind.is_some_and(|kind| kinds::reads_whole(kind) || !kinds::is_judged(api_version, kind)) {
         return Some(Value::Object(Map::from_unique(built)));
     }

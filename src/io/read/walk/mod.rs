@@ -243,7 +243,7 @@ mod tests {
             head["items"],
             serde_json::json!([
                 {"apiVersion": "v1", "kind": "ConfigMap"},
-                {"metadata": {"labels": {"a": "b"}}},
+                {"kind": "Secret", "metadata": {"labels": {"a": "b"}}},
                 null,
                 {"apiVersion": "v1", "kind": "Namespace"},
                 {"kind": "Deployment", "spec": {"template": {"spec": {"containers": []}}, "replicas": 1}}
@@ -253,7 +253,11 @@ mod tests {
         let of = crate::reconcile::input::Input::of;
         let (head, whole) = (of(head), of(whole));
         assert_eq!(whole.list().map(|list| list.read.len()), Some(2), "the Namespace and the Deployment");
-        assert_eq!(whole.list().map(|list| list.alone.len()), Some(1), "the ConfigMap, judged alone");
+        assert_eq!(
+            whole.list().map(|list| list.alone.len()),
+            Some(2),
+            "the ConfigMap and the Secret, which takes the List's apiVersion as kubectl gives it, judged alone"
+        );
         assert_eq!(head.list(), whole.list());
     }
 
