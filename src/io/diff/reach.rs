@@ -460,6 +460,36 @@ mod tests {
     }
 
     #[test]
+    fn either_of_two_entries_gives_each_power_of_one_and_both_only_what_each_gives() {
+        use super::super::testing::power;
+        use super::{both, either};
+        let mut a = power("spiffe://x/a", "o", true);
+        a.federates_with = vec!["p.org".into()];
+        a.dns_names = vec!["a.x".into()];
+        a.ttl = Some("10m".into());
+        let mut b = power("spiffe://x/a", "p", false);
+        b.downstream = true;
+        b.store_svid = true;
+        b.federates_with = vec!["q.org".into()];
+        b.dns_names = vec!["a.x".into(), "b.x".into()];
+        b.ttl = Some("2h".into());
+        let one = either(&a, &b);
+        assert!(one.admin && one.downstream && one.store_svid);
+        assert_eq!(one.federates_with, ["p.org", "q.org"]);
+        assert_eq!(one.dns_names, ["a.x", "b.x"]);
+        assert_eq!(one.ttl.as_deref(), Some("2h"), "the longer lifetime");
+        let each = both(&a, &b);
+        assert!(!each.admin && !each.downstream && !each.store_svid);
+        assert!(each.federates_with.is_empty());
+        assert_eq!(each.dns_names, ["a.x"]);
+        assert_eq!(each.ttl.as_deref(), Some("10m"), "the shorter lifetime");
+        // Of a lifetime and the server's default, which its own configuration may raise: the
+        // default is the longer, the lifetime the shorter.
+        assert_eq!(either(&b, &power("spiffe://x/a", "q", false)).ttl, None);
+        assert_eq!(both(&a, &power("spiffe://x/a", "q", false)).ttl.as_deref(), Some("10m"));
+    }
+
+    #[test]
     fn each_power_an_svids_entries_gain_is_a_grant_and_a_power_lost_is_none() {
         use super::super::testing::power;
         use super::{Power, TTL_NAMES, gained};
