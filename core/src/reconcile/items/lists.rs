@@ -23,8 +23,12 @@ pub struct List {
     /// Its items the reconcile would read, in order: the List is refused ([`check`]).
     pub read: Vec<Listed>,
     /// Its items a rule reads only as objects of their own ([`kinds::judged_alone`]), in order:
-    /// the List is a record of what the build cannot judge. Never empty when `read` is.
+    /// the List is a record of what the build cannot judge.
     pub alone: Vec<Listed>,
+    /// Whether the object is itself of a kind the reconcile reads (a ClusterSPIFFEID, a
+    /// workload), which its `items` field, whatever it holds, keeps from being applied: the
+    /// List is refused ([`check`]).
+    pub itself: bool,
 }
 
 /// An item of a List that the reconcile would read, were it an item of its own.
@@ -60,6 +64,18 @@ pub fn is_list(value: &Value) -> bool {
 /// the List it reads only its `apiVersion`, its `kind` and its pod templates, what a reader
 /// keeps of an item it only passes on.
 pub fn of(value: &Value) -> Option<List> {
+    // An object with an `items` field, even empty or null, is a List to kubectl (apimachinery
+    // `unstructured.go`, `unstructuredJSONScheme.decode`: `Items != nil`, `decodeToList`) and to
+    // Argo CD (`IsList`), which apply its items and never the object: one the reconcile reads
+    // as itself would be read, but not applied.
+    let own = |key: &str| value.get(key).and_then(Value::as_str).unwrap_or_default();
+    let own_kind = own("kind");
+    let controlled = crate::reconcile::cluster::controllers::of(own("apiVersion"), own_kind).is_some();
+    let itself = value.get("items").is_some() && (kinds::reads_whole(own_kind) || controlled);
+    if itself {
+        let kind = own_kind.to_string();
+        return Some(List { kind, read: Vec::new(), alone: Vec::new(), itself });
+    }
     if !is_list(value) {
         return None;
     }
@@ -106,7 +122,12 @@ pub fn of(value: &Value) -> Option<List> {
             alone.push(listed(false));
         }
     }
-    (!read.is_empty() || !alone.is_empty()).then(|| List { kind: text(value, "kind"), read, alone })
+    (!read.is_empty() || !alone.is_empty()).then(|| List {
+        kind: text(value, "kind"),
+        read,
+        alone,
+        itself: false,
+    })
 }
 
 /// Refuses the first of the Lists given, by input position, that holds an item the
@@ -114,7 +135,7 @@ pub fn of(value: &Value) -> Option<List> {
 pub fn check<'a>(
     lists: impl IntoIterator<Item = (usize, std::borrow::Cow<'a, List>)>,
 ) -> Result<(), InputError> {
-    match lists.into_iter().find(|(_, list)| !list.read.is_empty()) {
+    match lists.into_iter().find(|(_, list)| list.itself || !list.read.is_empty()) {
         Some((i, list)) => Err(InputError::from((i, message(&list)))),
         None => Ok(()),
     }
@@ -122,6 +143,14 @@ pub fn check<'a>(
 
 /// Why a List is refused, and what to do: the first item at fault, and how many more.
 fn message(list: &List) -> String {
+    if list.itself {
+        return format!(
+            "a {} with an `items` field: kubectl and Argo CD take any object with `items` for a List and \
+             apply its items, never the object itself, so the function would read what is not applied; \
+             remove the `items` field",
+            list.kind
+        );
+    }
     let first = &list.read[0];
     let what = match (first.api_version.as_str(), first.kind.as_str()) {
         (_, "") => "an item without a kind".to_string(),
