@@ -967,22 +967,32 @@ mod tests {
         assert!(matches!(Judged::of("unix:uid:0"), Judged::Unknown));
     }
 
+    /// What `selector` answers for a pod of service account `sa` in namespace `serving`,
+    /// whose labels are unknown, named `pod_name`, the namespace labelled `namespace_labels`.
+    fn judged_in_serving(
+        selector: &str,
+        pod_name: Option<&str>,
+        namespace_labels: Option<&std::collections::BTreeMap<String, String>>,
+    ) -> super::Answer {
+        let unknown = |_: &str| super::Lookup::Unknown;
+        let data = super::Data {
+            trust_domain: None,
+            namespace: Some("serving"),
+            labels: &unknown,
+            service_account: Some("sa"),
+            pod_name,
+            containers: None,
+            namespace_labels,
+        };
+        Judged::of(selector).holds(&data).unwrap()
+    }
+
     #[test]
     fn a_namespace_label_selector_is_judged_by_the_declared_namespace() {
-        use super::{Answer, Data, Lookup};
+        use super::Answer;
         use std::collections::BTreeMap;
         fn holds(labels: Option<&BTreeMap<String, String>>, selector: &str) -> Answer {
-            let unknown = |_: &str| Lookup::Unknown;
-            let data = Data {
-                trust_domain: None,
-                namespace: Some("serving"),
-                labels: &unknown,
-                service_account: Some("sa"),
-                pod_name: None,
-                containers: None,
-                namespace_labels: labels,
-            };
-            Judged::of(selector).holds(&data).unwrap()
+            judged_in_serving(selector, None, labels)
         }
         let pci: BTreeMap<String, String> = [("compliance".to_string(), "pci".to_string())].into();
         let none: BTreeMap<String, String> = [("compliance".to_string(), "none".to_string())].into();
@@ -1019,19 +1029,9 @@ mod tests {
 
     #[test]
     fn a_pod_name_holds_when_the_input_settles_it_and_a_label_without_value_never() {
-        use super::{Answer, Data, Lookup};
+        use super::Answer;
         fn holds(selector: &str, pod_name: Option<&str>) -> Answer {
-            let unknown = |_: &str| Lookup::Unknown;
-            let data = Data {
-                trust_domain: None,
-                namespace: Some("serving"),
-                labels: &unknown,
-                service_account: Some("sa"),
-                pod_name,
-                containers: None,
-                namespace_labels: None,
-            };
-            Judged::of(selector).holds(&data).unwrap()
+            judged_in_serving(selector, pod_name, None)
         }
         assert_eq!(holds("k8s:pod-name:llama-0", Some("llama-0")), Answer::Yes);
         assert_eq!(holds("k8s:pod-name:llama-0", Some("llama-1")), Answer::No);
