@@ -111,19 +111,27 @@ fn static_grants(before: Option<&StaticEntryReport>, after: &StaticEntryReport) 
     grants
 }
 
-/// What a federation gives that `before` did not: any bundle it fetches is trusted anew.
+/// What a federation gives that `before` did not: any bundle it fetches is trusted anew, and
+/// so is a `trustDomainBundle` it carries that `before` did not. The manager sends that bundle
+/// whenever it creates or updates the relationship (`ParseClusterFederatedTrustDomainSpec`;
+/// pkg/spirefederationrelationship `reconcile`): whether SPIRE holds the relationship already,
+/// which would keep the bundle out until its endpoint or profile changes, only the cluster
+/// knows.
 fn federation_grants(before: Option<&FederationReport>, after: &FederationReport) -> Vec<String> {
-    let trusts = || {
-        format!(
+    let mut grants = Vec::new();
+    let without_bundle = |f: &FederationReport| FederationReport { trust_domain_bundle: None, ..f.clone() };
+    if before.is_none_or(|b| without_bundle(b) != without_bundle(after)) {
+        grants.push(format!(
             "trusts {} from {} ({})",
             after.trust_domain, after.bundle_endpoint_url, after.bundle_endpoint_profile
-        )
-    };
-    match before {
-        None => vec![trusts()],
-        Some(b) if b != after => vec![trusts()],
-        Some(_) => Vec::new(),
+        ));
     }
+    if let Some(bundle) = &after.trust_domain_bundle
+        && before.is_none_or(|b| b.trust_domain_bundle.as_ref() != Some(bundle))
+    {
+        grants.push(format!("trusts {} by the trustDomainBundle it carries ({bundle})", after.trust_domain));
+    }
+    grants
 }
 
 #[cfg(test)]
@@ -188,6 +196,7 @@ mod tests {
             trust_domain: "p.org".into(),
             bundle_endpoint_url: url.into(),
             bundle_endpoint_profile: "https_web".into(),
+            trust_domain_bundle: None,
         };
         let report = |list: Vec<FederationReport>| Report {
             config: None,
@@ -208,6 +217,26 @@ mod tests {
         assert!(compare(&report(vec![]), &report(vec![f("https://a", false)])).is_empty(), "not read");
         let changes = compare(&report(vec![f("https://a", true)]), &report(vec![]));
         assert_eq!((changes[0].change, changes[0].grants()), ("removed", false));
+        // A bundle carried is trusted when SPIRE takes it: added or replaced it grants, gone it
+        // does not, and it grants beside an endpoint moved.
+        let carrying = |bundle: &str| FederationReport {
+            trust_domain_bundle: Some(bundle.into()),
+            ..f("https://a", true)
+        };
+        let grants = |b: FederationReport, a: FederationReport| {
+            compare(&report(vec![b]), &report(vec![a])).into_iter().flat_map(|c| c.grants).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            grants(f("https://a", true), carrying("sha256:1")),
+            ["trusts p.org by the trustDomainBundle it carries (sha256:1)"]
+        );
+        assert_eq!(grants(carrying("sha256:1"), carrying("sha256:2")).len(), 1, "replaced");
+        assert!(grants(carrying("sha256:1"), f("https://a", true)).is_empty(), "dropped");
+        assert!(grants(carrying("sha256:1"), carrying("sha256:1")).is_empty(), "kept");
+        let moved_with = FederationReport { bundle_endpoint_url: "https://b".into(), ..carrying("sha256:2") };
+        assert_eq!(grants(f("https://a", true), moved_with).len(), 2, "endpoint and bundle");
+        let added = compare(&report(vec![]), &report(vec![carrying("sha256:1")]));
+        assert_eq!(added[0].grants.len(), 2, "a new federation carrying a bundle");
         // The same object elsewhere in the files (each side's own path, another line) is none.
         use crate::io::explain::report::At;
         let moved = |line| FederationReport { at: Some(At { file: None, line }), ..f("https://a", true) };

@@ -180,6 +180,7 @@ pub(super) fn report(
             trust_domain: f.trust_domain.clone(),
             bundle_endpoint_url: f.bundle_endpoint_url.clone(),
             bundle_endpoint_profile: f.bundle_endpoint_profile.clone(),
+            trust_domain_bundle: f.trust_domain_bundle.clone(),
         })
         .collect();
     federated_trust_domains.sort_by(|a, b| a.name.cmp(&b.name));

@@ -170,6 +170,10 @@ pub struct FederationReport {
     pub bundle_endpoint_url: String,
     /// `https_web`, or `https_spiffe <endpointSPIFFEID>`.
     pub bundle_endpoint_profile: String,
+    /// The digest of the `trustDomainBundle` it carries (`sha256:<hex>`); a report saved
+    /// before the field was written reads as carrying none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust_domain_bundle: Option<String>,
 }
 
 /// Where an item starts: its file (`None` for standard input), its name's bytes as they

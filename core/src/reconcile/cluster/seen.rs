@@ -66,6 +66,9 @@ pub struct Federation {
     pub bundle_endpoint_url: String,
     /// `https_web`, or `https_spiffe <endpointSPIFFEID>`.
     pub bundle_endpoint_profile: String,
+    /// The `trustDomainBundle` it carries, by digest: SPIRE takes it as the foreign trust
+    /// domain's bundle whenever the manager creates or updates the relationship.
+    pub trust_domain_bundle: Option<String>,
 }
 
 /// What coverage reads beside the identities and pool uses.

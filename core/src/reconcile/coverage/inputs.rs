@@ -13,9 +13,11 @@ use crate::reconcile::cluster::kserve;
 use crate::reconcile::cluster::seen::{Federation, Other, Seen, Service};
 use crate::reconcile::cluster::selector::Selector;
 use crate::reconcile::items::input::{self, Input};
+use crate::reconcile::rules::identity::hex;
 use crate::reconcile::rules::renames::Renames;
 use crate::reconcile::rules::resolve::{self, PoolIndex};
 use crate::reconcile::rules::served::ServedApis;
+use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -174,12 +176,23 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                     trust_domain: text("spec.trustDomain"),
                     bundle_endpoint_url: text("spec.bundleEndpointURL"),
                     bundle_endpoint_profile: profile,
+                    trust_domain_bundle: fields::str_at(value, "spec.trustDomainBundle").map(bundle_digest),
                 });
             }
             _ => {}
         }
     }
     seen
+}
+
+/// A federation's `trustDomainBundle` by digest (`sha256:<hex>`), over its JSON as
+/// serde_json writes it back when it parses, so that spaces and line breaks are no change;
+/// over the text as written when it does not (the manager then ignores the object, and the
+/// gate errs towards a grant).
+fn bundle_digest(text: &str) -> String {
+    let json = serde_json::from_str::<serde_json::Value>(text).map(|v| v.to_string());
+    let digest = Sha256::digest(json.as_deref().unwrap_or(text).as_bytes());
+    format!("sha256:{}", hex(&digest))
 }
 
 /// The service accounts the templates of `seen` run as once kustomize has fixed name
@@ -242,6 +255,29 @@ mod tests {
             "metadata": {"name": "b", "namespace": namespace},
             "spec": {"poolRef": {"name": pool}, "identityBoundary": {"variant": variant}}
         })
+    }
+
+    /// A federation's bundle is known by digest: spaces and line breaks in its JSON are no
+    /// change, another key is, and no bundle is none.
+    #[test]
+    fn a_federation_knows_its_bundle_by_digest_of_its_json() {
+        let federation = |bundle: Option<&str>| {
+            let mut spec = json!({"trustDomain": "partner.org", "bundleEndpointURL": "https://p.org/b"});
+            if let Some(bundle) = bundle {
+                spec = json!({"trustDomain": "partner.org", "bundleEndpointURL": "https://p.org/b", "trustDomainBundle": bundle});
+            }
+            let item = Input::of(json!({
+                "apiVersion": "spire.spiffe.io/v1alpha1", "kind": "ClusterFederatedTrustDomain",
+                "metadata": {"name": "partner"}, "spec": spec
+            }));
+            seen(&[item], |_| true).federations.remove(0).trust_domain_bundle
+        };
+        let one = federation(Some(r#"{"keys": [{"kty": "EC"}]}"#));
+        assert!(one.as_deref().is_some_and(|d| d.starts_with("sha256:") && d.len() == 71), "{one:?}");
+        assert_eq!(one, federation(Some("{\n  \"keys\":[ {\"kty\":\"EC\"} ]\n}\n")), "spaces");
+        assert_ne!(one, federation(Some(r#"{"keys": [{"kty": "RSA"}]}"#)), "another key");
+        assert_ne!(federation(Some("not json")), federation(Some("not  json")), "text as written");
+        assert_eq!(federation(None), None);
     }
 
     /// An ExternalName Service gets no Endpoints, so its selector gives pods no DNS name.

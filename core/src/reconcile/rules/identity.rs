@@ -107,7 +107,8 @@ fn sanitize(s: &str) -> String {
     out.trim_matches('-').to_string()
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// Bytes as lower-case hexadecimal.
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

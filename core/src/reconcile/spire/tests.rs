@@ -880,6 +880,7 @@ fn federation(class: &str, trust_domain: &str, url: &str, profile: &str) -> Fede
         trust_domain: trust_domain.into(),
         bundle_endpoint_url: url.into(),
         bundle_endpoint_profile: profile.into(),
+        trust_domain_bundle: None,
     }
 }
 
