@@ -44,8 +44,22 @@ pub fn may_read_whole(text: &str) -> bool {
         .chain(controllers::derived_kinds())
         .chain(PRESETS)
         .chain([MANAGER_CONFIG, SERVICE, ENDPOINTS, GUARD_MARK])
+        .chain(SPIRE_COMPONENTS)
+        .chain(SPIRE_CONFIG_WORDS)
         .any(|kind| memchr::memmem::find(text.as_bytes(), kind.as_bytes()).is_some())
 }
+
+/// SPIRE's components, by the last segment of their images' repositories (those SPIRE
+/// publishes and its Helm chart installs): a workload that runs one is read whole, for the
+/// unjudged rule (`reconcile/unjudged/kinds.rs`), which judges its every field as a change of
+/// what SPIRE issues.
+pub const SPIRE_COMPONENTS: [&str; 4] =
+    ["spire-server", "spire-agent", "spire-controller-manager", "k8s-workload-registrar"];
+
+/// Words of SPIRE's configuration files (the manager's `clusterName`, the server's and agent's
+/// `trust_domain`): an item whose text holds one is read whole, its pod templates'
+/// annotations with it, which a `downwardAPI` volume may write as such a file.
+const SPIRE_CONFIG_WORDS: [&str; 2] = ["clusterName", "trust_domain"];
 
 /// Built-in kinds, by group, that make no pod: what they say reaches no identity. Validating
 /// admission only refuses requests, so it grants nothing (the admission guard's own objects
@@ -176,12 +190,31 @@ pub fn reads_value_whole(value: &Value) -> bool {
         || SCALERS
             .iter()
             .any(|(g, k)| api_version.rsplit_once('/').is_some_and(|(group, _)| group == *g) && *k == kind)
+        || names_spire(api_version, kind, value)
         || value.get("items").and_then(Value::as_array).is_some_and(|items| {
             items.iter().any(|item| {
                 let named = |key: &str| item.get(key).and_then(Value::as_str).is_some_and(|k| !k.is_empty());
                 // An item without its kind or apiVersion takes the List's (`lists::of`).
                 item.is_object() && (!named("kind") || !named("apiVersion") || judged_alone(item))
             })
+        })
+}
+
+/// Whether a workload's text names a SPIRE component's image or a word of SPIRE's
+/// configuration files, as [`may_read_whole`] searches a reader's text for them.
+fn names_spire(api_version: &str, kind: &str, value: &Value) -> bool {
+    fn any_text(value: &Value, found: &dyn Fn(&str) -> bool) -> bool {
+        match value {
+            Value::String(text) => found(text),
+            Value::Array(items) => items.iter().any(|item| any_text(item, found)),
+            Value::Object(map) => map.iter().any(|(key, item)| found(key) || any_text(item, found)),
+            _ => false,
+        }
+    }
+    let workload = controllers::of(api_version, kind).is_some() || (api_version, kind) == ("v1", "Pod");
+    workload
+        && any_text(value, &|text| {
+            SPIRE_COMPONENTS.iter().chain(&SPIRE_CONFIG_WORDS).any(|w| text.contains(w))
         })
 }
 

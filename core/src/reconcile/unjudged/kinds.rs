@@ -2,7 +2,7 @@
 //! kustomize, SPIRE Controller Manager's own configuration.
 
 use crate::api::value::Value;
-use crate::reconcile::items::kinds::MANAGER_CONFIG;
+use crate::reconcile::items::kinds::{MANAGER_CONFIG, SPIRE_COMPONENTS};
 
 /// Groups whose every kind changes what the cluster admits or applies, and why.
 const APPLYING_GROUPS: [(&str, &str); 14] = [
@@ -110,8 +110,24 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
              and a new creation time makes another one the oldest"
         ));
     }
-    if holds_manager_config(api_version, kind, value) {
-        return Some(format!("a ConfigMap that holds a ControllerManagerConfig: {}", APPLYING_KINDS[5].2));
+    if let Some(field) = holds_manager_config(api_version, kind, value) {
+        return Some(format!(
+            "{a} {kind} that holds a ControllerManagerConfig ({field}): {}",
+            APPLYING_KINDS[5].2
+        ));
+    }
+    if let Some(field) = holds_spire_config(api_version, kind, value) {
+        return Some(format!(
+            "{a} {kind} that holds a SPIRE server's or agent's configuration ({field}): its default SVID \
+             lifetimes, the trust domains it federates with and their bundle endpoints, and how its agents \
+             attest workloads decide what SPIRE issues, which the build does not judge"
+        ));
+    }
+    if let Some(image) = runs_spire(api_version, kind, value) {
+        return Some(format!(
+            "{a} {kind} that runs a SPIRE component ({image}): its arguments, environment, mounts and \
+             configuration decide which identities SPIRE issues and to whom, which the build does not judge"
+        ));
     }
     if holds_spire_objects(api_version, kind, value) {
         return Some(format!(
@@ -124,24 +140,99 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
     None
 }
 
-/// Whether an item is a ConfigMap whose text ([`super::embedded::texts`]: `data`, or
-/// `binaryData` decoded) may be SPIRE Controller Manager's configuration file: it names
-/// `ControllerManagerConfig`, or the two fields the manager requires, `clusterName` and
+/// The field of an item whose text may be SPIRE Controller Manager's configuration file: it
+/// names `ControllerManagerConfig`, or the two fields the manager requires, `clusterName` and
 /// `trustDomain`, plain or with a quoted string's escapes. The manager reads the file with
 /// or without its `apiVersion` and `kind` (spire-controller-manager
 /// `api/v1alpha1/controllermanagerconfig_loader.go`, `loadFile`), so a file that drops them is
-/// no less its configuration.
-fn holds_manager_config(api_version: &str, kind: &str, value: &Value) -> bool {
-    if (api_version, kind) != ("v1", "ConfigMap") {
-        return false;
-    }
+/// no less its configuration; and reads it from wherever its pod mounts it ([`spire_texts`]).
+fn holds_manager_config(api_version: &str, kind: &str, value: &Value) -> Option<String> {
     let names = |text: &str| {
         let words: Vec<&str> = super::tokens(text).collect();
         words.contains(&MANAGER_CONFIG) || (words.contains(&"clusterName") && words.contains(&"trustDomain"))
     };
-    super::embedded::texts(api_version, kind, value)
-        .iter()
-        .any(|(_, text)| names(text) || (text.contains('\\') && names(&super::quoted(text))))
+    spire_texts(api_version, kind, value)
+        .into_iter()
+        .find(|(_, text)| names(text) || (text.contains('\\') && names(&super::quoted(text))))
+        .map(|(field, _)| field)
+}
+
+/// The field of an item whose text may be a SPIRE server's or agent's configuration file
+/// (HCL or JSON: spire `cmd/spire-server/cli/run/run.go` and `cmd/spire-agent/cli/run/run.go`,
+/// `ParseConfig`): it names `trust_domain` and a `server` or `agent` block.
+fn holds_spire_config(api_version: &str, kind: &str, value: &Value) -> Option<String> {
+    let names = |text: &str| {
+        let words: Vec<&str> = super::tokens(text).collect();
+        words.contains(&"trust_domain") && (words.contains(&"server") || words.contains(&"agent"))
+    };
+    spire_texts(api_version, kind, value)
+        .into_iter()
+        .find(|(_, text)| names(text) || (text.contains('\\') && names(&super::quoted(text))))
+        .map(|(field, _)| field)
+}
+
+/// The texts a SPIRE component may read its configuration from, each with its field: a
+/// ConfigMap's or a Secret's ([`super::embedded::texts`]; a volume of either kind, projected
+/// or not, writes them as files: kubernetes `pkg/volume/configmap`, `pkg/volume/secret`,
+/// `MakePayload`), and the annotations of a workload's pod templates, which a `downwardAPI`
+/// volume writes as a file (kubernetes `pkg/volume/downwardapi`, `CollectData`).
+fn spire_texts<'v>(
+    api_version: &str,
+    kind: &str,
+    value: &'v Value,
+) -> Vec<(String, std::borrow::Cow<'v, str>)> {
+    let mut texts = super::embedded::texts(api_version, kind, value);
+    if crate::reconcile::cluster::controllers::of(api_version, kind).is_some()
+        || (api_version, kind) == ("v1", "Pod")
+    {
+        let mut annotations = Vec::new();
+        walk(value, "", &mut |path, key, value| {
+            if path.ends_with("metadata.annotations")
+                && let Some(text) = value.as_str()
+            {
+                annotations.push((format!("{path}.{key}"), std::borrow::Cow::Borrowed(text)));
+            }
+        });
+        texts.extend(annotations);
+    }
+    texts
+}
+
+/// The image of a SPIRE component a workload's container runs, known by the last segment of
+/// its repository ([`SPIRE_COMPONENTS`]); `None` for an item that runs none.
+fn runs_spire<'v>(api_version: &str, kind: &str, value: &'v Value) -> Option<&'v str> {
+    if crate::reconcile::cluster::controllers::of(api_version, kind).is_none()
+        && (api_version, kind) != ("v1", "Pod")
+    {
+        return None;
+    }
+    let mut found = None;
+    walk(value, "", &mut |_, key, value| {
+        let Some(image) = value.as_str().filter(|_| key == "image" && found.is_none()) else { return };
+        let repository = image.split('@').next().unwrap_or_default();
+        let last = repository.rsplit('/').next().unwrap_or_default();
+        let name = last.split(':').next().unwrap_or_default();
+        if SPIRE_COMPONENTS.iter().any(|c| name.contains(c)) {
+            found = Some(image);
+        }
+    });
+    found
+}
+
+/// Calls `visit` with the path (keys joined by `.`, sequences' items unnamed), key and value
+/// of every entry of every mapping under `value`.
+fn walk<'v>(value: &'v Value, path: &str, visit: &mut dyn FnMut(&str, &str, &'v Value)) {
+    if let Some(map) = value.as_object() {
+        for (key, entry) in map.iter() {
+            visit(path, key, entry);
+            let inner = if path.is_empty() { key.to_string() } else { format!("{path}.{key}") };
+            walk(entry, &inner, visit);
+        }
+    } else if let Some(items) = value.as_array() {
+        for item in items {
+            walk(item, path, visit);
+        }
+    }
 }
 
 /// Why a CustomResourceDefinition changes what is applied, when it defines a kind the build

@@ -149,6 +149,54 @@ fn kinds_that_change_what_is_applied_are_recorded_whatever_they_say() {
     assert!(records[2].message.contains("ControllerManagerConfig"), "{}", records[2].message);
 }
 
+/// SPIRE's own components and their configuration, wherever it sits: a Secret, a pod
+/// template's annotation, a server's HCL file; a workload known by its image.
+#[test]
+fn spire_components_and_their_configuration_are_recorded_wherever_they_sit() {
+    let deployment = |annotations: Value, image: &str| {
+        Input::of(
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "m", "namespace": "spire"},
+            "spec": {"template": {"metadata": {"labels": {"app": "m"}, "annotations": annotations},
+                                  "spec": {"containers": [{"name": "m", "image": image}]}}}}),
+        )
+    };
+    let manager = "clusterName: prod\ntrustDomain: example.org\n";
+    let items = [
+        Input::of(
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "stringData": {"c.yaml": manager}}),
+        ),
+        deployment(json!({"example.org/config": manager}), "registry.example.org/app:1"),
+        deployment(json!({}), "localhost:5000/mirror/spire-agent:1.9@sha256:00"),
+        Input::of(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "server"},
+            "data": {"server.conf": "server {\n  trust_domain = \"example.org\"\n}\n"}})),
+        // Neither: an image whose registry host, not its repository, says spire-server; a
+        // trust_domain without a server or agent block; clusterName alone.
+        deployment(json!({"note": "clusterName: prod"}), "spire-server.example.org/app:1"),
+        Input::of(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "other"},
+            "data": {"a": "trust_domain = \"example.org\""}})),
+    ];
+    let records = found(&items, &[]);
+    let said: Vec<(&str, &str)> =
+        records.iter().map(|r| (r.about.kind.as_str(), r.message.as_str())).collect();
+    assert_eq!(said.len(), 4, "{said:#?}");
+    assert!(said[0].1.contains("holds a ControllerManagerConfig (stringData.c.yaml)"), "{}", said[0].1);
+    assert!(said[1].1.contains("(spec.template.metadata.annotations.example.org/config)"), "{}", said[1].1);
+    assert!(
+        said[2].1.contains("runs a SPIRE component (localhost:5000/mirror/spire-agent:1.9@sha256:00)"),
+        "{}",
+        said[2].1
+    );
+    assert!(
+        said[3].1.contains("a SPIRE server's or agent's configuration (data.server.conf)"),
+        "{}",
+        said[3].1
+    );
+    // The SPIRE component's workload is read whole, its arguments in its digest.
+    assert!(items[2].value().is_some() && items[1].value().is_some());
+    let plain = deployment(json!({}), "registry.example.org/app:1");
+    assert!(plain.value().is_none(), "a workload that names no SPIRE component is passed on");
+}
+
 #[test]
 fn judged_kinds_are_never_recorded() {
     let sources = [source("any", &[], None)];
