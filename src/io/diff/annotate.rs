@@ -69,6 +69,7 @@ fn object_grant(o: &SpireObjectChange, head: &Report) -> Annotation {
     } else {
         head.federated_trust_domains.iter().find(|f| f.name == o.name).and_then(|f| f.at.clone())
     };
-    let message = format!("{} {} {}: {}", o.kind, o.name, o.change, o.grants.join("; "));
+    let message =
+        format!("{} {} {}{}: {}", o.kind, o.name, o.change, words::in_place_of(o), o.grants.join("; "));
     annotations::grant(annotations::SPIRE_OBJECT_GRANTS, message, at, &[o.kind, &o.name])
 }

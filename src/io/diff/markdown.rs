@@ -2,7 +2,9 @@
 //! limit; when the rows do not all fit, what grants is kept first.
 
 use super::changes::Diff;
-use super::words::{count, hangs_on_line, identity_line, qualified, severity, summary, workload_name};
+use super::words::{
+    count, hangs_on_line, identity_line, in_place_of, qualified, severity, summary, workload_name,
+};
 
 /// Most characters of the markdown: under GitHub's 65,536-character limit of a comment,
 /// with room for what a workflow adds around it.
@@ -63,12 +65,13 @@ pub(super) fn markdown(diff: &Diff, limit: usize) -> String {
         rows.push(Row { section: 0, rank: u8::from(!c.grants()), text });
     }
     for c in &diff.spire_objects {
-        let text = format!(
-            "| {} | {} | {} |\n",
-            c.change,
-            code(&format!("{} {}", c.kind, c.name)),
-            md(&c.grants.join("; "))
-        );
+        let over = in_place_of(c);
+        let grants = match over.trim_start() {
+            "" => c.grants.join("; "),
+            over => format!("{over}: {}", c.grants.join("; ")),
+        };
+        let text =
+            format!("| {} | {} | {} |\n", c.change, code(&format!("{} {}", c.kind, c.name)), md(&grants));
         rows.push(Row { section: 1, rank: u8::from(!c.grants()), text });
     }
     for w in &diff.workloads {

@@ -3,8 +3,10 @@
 //! saved `explain -o json` report (`side.rs`); both become the report's document
 //! ([`explain::report`]), and the diff compares those: identities per binding
 //! (`identities.rs`), the SPIFFE IDs each pod template gets or may get, the report's `reach`
-//! and `workloads[].mayHold` (`reach.rs`), what the build cannot judge (`unjudged.rs`),
-//! findings (`findings.rs`) and the admission guard (`guard.rs`). Text, markdown
+//! and `workloads[].mayHold` (`reach.rs`), and the powers of their entries (`powers.rs`),
+//! static entries and federations (`spire_objects.rs`), each read by the one rule of which
+//! declaration the manager applies (`preference.rs`), what the build cannot judge
+//! (`unjudged.rs`), findings (`findings.rs`) and the admission guard (`guard.rs`). Text, markdown
 //! (a pull request comment), JSON, or HEAD's new failures, findings and grants as annotations
 //! (`annotate.rs`); the exit status says whether the sides differ (`fail_on.rs`).
 mod annotate;
@@ -16,6 +18,8 @@ mod identities;
 mod json;
 mod manager;
 mod markdown;
+mod powers;
+mod preference;
 mod reach;
 mod side;
 mod spire_objects;

@@ -1,9 +1,12 @@
-//! SPIRE Controller Manager's other objects compared by name: a `ClusterStaticEntry` or
-//! `ClusterFederatedTrustDomain` added, removed or changed (the report's `staticEntries` and
-//! `federatedTrustDomains`). Each reaches past the pod templates of the input (a static entry
-//! every pod on its parent's node whose selectors hold, a federation every workload that
-//! gets its bundle), so what grants is judged on the object itself.
+//! SPIRE Controller Manager's other objects compared: a `ClusterStaticEntry` or
+//! `ClusterFederatedTrustDomain` added, removed or changed, by name (the report's
+//! `staticEntries` and `federatedTrustDomains`), and one the manager may apply now in place of
+//! another that declares the same entry or trust domain (`promoted`). Each reaches past the
+//! pod templates of the input (a static entry every pod on its parent's node whose selectors
+//! hold, a federation every workload that gets its bundle), so what grants is judged on the
+//! object itself.
 
+use super::preference;
 use crate::api::cluster_spiffe_id::{FEDERATED_TRUST_DOMAIN_KIND, STATIC_ENTRY_KIND};
 use crate::io::explain::Report;
 use crate::io::explain::report::{FederationReport, StaticEntryReport};
@@ -17,9 +20,16 @@ pub struct SpireObjectChange {
     pub kind: &'static str,
     pub name: String,
     /// `added`, `removed` or `changed`; an object the manager does not read counts as absent.
+    /// `promoted`: unchanged itself, it declares an entry (a trust domain) with objects BASE
+    /// held, and the manager, which applies the oldest of them, may apply it now in place of
+    /// one it may have applied before.
     pub change: &'static str,
     /// What the change gives that was not there: empty when it only takes away.
     pub grants: Vec<String>,
+    /// The objects of its entry (its trust domain) whose declaration BASE may have applied,
+    /// and HEAD may apply this one's instead: what it grants is over theirs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub in_place_of: Vec<String>,
 }
 
 impl SpireObjectChange {
@@ -28,24 +38,129 @@ impl SpireObjectChange {
     }
 }
 
-/// The objects that differ from `before` to `after`, static entries first, each by name.
+/// The objects that differ from `before` to `after`, static entries first, each kind by name.
 pub(super) fn compare(before: &Report, after: &Report) -> Vec<SpireObjectChange> {
     // Where an object stands (its file and line) is no change to it.
     let entry = |e: &StaticEntryReport| StaticEntryReport { at: None, ..e.clone() };
     let federation = |f: &FederationReport| FederationReport { at: None, ..f.clone() };
-    let mut out = by_name(&before.static_entries, &after.static_entries, |e| &e.name, |e| e.read)
-        .map(|(name, b, a)| {
+    let (entries, federations) = (
+        Declarations {
+            before: &before.static_entries,
+            after: &after.static_entries,
+            kind: STATIC_ENTRY_KIND,
+        },
+        Declarations {
+            before: &before.federated_trust_domains,
+            after: &after.federated_trust_domains,
+            kind: FEDERATED_TRUST_DOMAIN_KIND,
+        },
+    );
+    let mut out = by_name(entries.before, entries.after, |e| &e.name, |e| e.read)
+        .filter_map(|(name, b, a)| {
             change(STATIC_ENTRY_KIND, name, b.map(entry).as_ref(), a.map(entry).as_ref(), static_grants)
         })
         .collect::<Vec<_>>();
-    out.extend(
-        by_name(&before.federated_trust_domains, &after.federated_trust_domains, |f| &f.name, |f| f.read)
-            .map(|(name, b, a)| {
-                let (b, a) = (b.map(federation), a.map(federation));
-                change(FEDERATED_TRUST_DOMAIN_KIND, name, b.as_ref(), a.as_ref(), federation_grants)
-            }),
-    );
-    out.into_iter().flatten().collect()
+    entries.by_thing(&mut out, |e| &e.name, |e| e.read, entry_key, static_grants);
+    let mut trust = by_name(federations.before, federations.after, |f| &f.name, |f| f.read)
+        .filter_map(|(name, b, a)| {
+            let (b, a) = (b.map(federation), a.map(federation));
+            change(FEDERATED_TRUST_DOMAIN_KIND, name, b.as_ref(), a.as_ref(), federation_grants)
+        })
+        .collect::<Vec<_>>();
+    federations.by_thing(&mut trust, |f| &f.name, |f| f.read, |f| f.trust_domain.clone(), federation_grants);
+    out.extend(trust);
+    out
+}
+
+/// The objects of one kind on the two sides, each declaring one thing of which the manager
+/// applies the oldest declaration: a static entry its entry, a federation its trust domain.
+struct Declarations<'r, T> {
+    before: &'r [T],
+    after: &'r [T],
+    kind: &'static str,
+}
+
+impl<'r, T> Declarations<'r, T> {
+    /// Judges the objects HEAD reads of each thing (`key`) that BASE's declared too by the
+    /// pairs of declarations the manager may apply on the two sides ([`preference::pairs`]):
+    /// each such object's record in `changes` (this kind's, by name) grants what it gives over
+    /// the declaration BASE may have applied in its place, or over its own, and nothing when
+    /// it is never the oldest (an object HEAD adds beside one BASE held); an object unchanged
+    /// itself that grants so is `promoted`. A thing BASE did not declare keeps its objects'
+    /// by-name records, which already say what each gives anew.
+    fn by_thing(
+        &self,
+        changes: &mut Vec<SpireObjectChange>,
+        name: impl Fn(&T) -> &String,
+        read: impl Fn(&T) -> bool,
+        key: impl Fn(&T) -> String,
+        grants: fn(Option<&T>, &T) -> Vec<String>,
+    ) {
+        // Every object BASE held, read or not: its creation time is the cluster's, before HEAD's.
+        let older: BTreeSet<&str> = self.before.iter().map(|t| name(t).as_str()).collect();
+        let [was, is] = [self.before, self.after].map(|list: &'r [T]| {
+            let mut out: BTreeMap<String, Vec<&'r T>> = BTreeMap::new();
+            for t in list.iter().filter(|t| read(t)) {
+                out.entry(key(t)).or_default().push(t);
+            }
+            out
+        });
+        for (thing, declared) in &is {
+            let Some(base) = was.get(thing) else { continue };
+            let (base_names, head_names): (Vec<&str>, Vec<&str>) = (
+                base.iter().map(|t| name(t).as_str()).collect(),
+                declared.iter().map(|t| name(t).as_str()).collect(),
+            );
+            // Per HEAD object: what it grants, and over which other objects' declarations.
+            let mut judged: Vec<(Vec<String>, Vec<String>)> = vec![Default::default(); declared.len()];
+            for (b, a) in preference::pairs(&base_names, &head_names, &older) {
+                let Some(b) = b else { continue };
+                let gains = grants(Some(base[b]), declared[a]);
+                if gains.is_empty() {
+                    continue;
+                }
+                let (given, over) = &mut judged[a];
+                for g in gains {
+                    if !given.contains(&g) {
+                        given.push(g);
+                    }
+                }
+                let other = base_names[b].to_string();
+                if other != head_names[a] && !over.contains(&other) {
+                    over.push(other);
+                }
+            }
+            for (a, (given, over)) in judged.into_iter().enumerate() {
+                match changes.iter_mut().find(|c| c.name == head_names[a]) {
+                    Some(record) => (record.grants, record.in_place_of) = (given, over),
+                    None if !given.is_empty() => changes.push(SpireObjectChange {
+                        kind: self.kind,
+                        name: head_names[a].to_string(),
+                        change: "promoted",
+                        grants: given,
+                        in_place_of: over,
+                    }),
+                    None => {}
+                }
+            }
+        }
+        changes.sort_by(|x, y| x.name.cmp(&y.name));
+    }
+}
+
+/// The manager's key of a static entry's entry (`makeEntryKey`, pkg/spireentry/reconciler.go):
+/// its SPIFFE ID, its parent ID, and each selector split at its first `:` into a type and a
+/// value (`parseSelector`, entries.go), sorted by type then value, all written one after the
+/// other with nothing between.
+fn entry_key(e: &StaticEntryReport) -> String {
+    let mut pairs: Vec<(&str, &str)> = e.selectors.iter().filter_map(|s| s.split_once(':')).collect();
+    pairs.sort_unstable();
+    let mut key = format!("{}{}", e.spiffe_id, e.parent_id);
+    for (t, v) in pairs {
+        key.push_str(t);
+        key.push_str(v);
+    }
+    key
 }
 
 /// Per name on either side, the object the manager reads there, if any.
@@ -79,7 +194,7 @@ fn change<T: PartialEq>(
         (Some(b), Some(a)) if b != a => ("changed", grants(Some(b), a)),
         _ => return None,
     };
-    Some(SpireObjectChange { kind, name, change, grants })
+    Some(SpireObjectChange { kind, name, change, grants, in_place_of: Vec::new() })
 }
 
 /// What a static entry gives that `before` did not: its SPIFFE ID to the pods its parent and
@@ -107,7 +222,7 @@ fn static_grants(before: Option<&StaticEntryReport>, after: &StaticEntryReport) 
     }
     // Its powers are an entry's, compared as a pod template's are.
     let power = before.map(StaticEntryReport::power);
-    grants.extend(super::reach::gained(power.as_ref(), &after.power(), ["x509SVIDTTL", "jwtSVIDTTL"]));
+    grants.extend(super::powers::gained(power.as_ref(), &after.power(), ["x509SVIDTTL", "jwtSVIDTTL"]));
     grants
 }
 
@@ -119,8 +234,11 @@ fn static_grants(before: Option<&StaticEntryReport>, after: &StaticEntryReport) 
 /// knows.
 fn federation_grants(before: Option<&FederationReport>, after: &FederationReport) -> Vec<String> {
     let mut grants = Vec::new();
-    let without_bundle = |f: &FederationReport| FederationReport { trust_domain_bundle: None, ..f.clone() };
-    if before.is_none_or(|b| without_bundle(b) != without_bundle(after)) {
+    // The relationship the manager sends SPIRE (`FederationRelationship.Equal`), its bundle apart.
+    let endpoint = |f: &FederationReport| {
+        (f.trust_domain.clone(), f.bundle_endpoint_url.clone(), f.bundle_endpoint_profile.clone())
+    };
+    if before.is_none_or(|b| endpoint(b) != endpoint(after)) {
         grants.push(format!(
             "trusts {} from {} ({})",
             after.trust_domain, after.bundle_endpoint_url, after.bundle_endpoint_profile
@@ -154,6 +272,114 @@ mod tests {
             jwt_svid_ttl: None,
             store_svid: false,
         }
+    }
+
+    /// A report of those static entries and federations, sorted by name as `explain` sorts them.
+    fn sides(mut static_entries: Vec<StaticEntryReport>, mut federations: Vec<FederationReport>) -> Report {
+        static_entries.sort_by(|a, b| a.name.cmp(&b.name));
+        federations.sort_by(|a, b| a.name.cmp(&b.name));
+        Report {
+            config: None,
+            bindings: Vec::new(),
+            workloads: Vec::new(),
+            findings: Vec::new(),
+            reach: Vec::new(),
+            static_entries,
+            federated_trust_domains: federations,
+            unjudged: Vec::new(),
+            object_names: Vec::new(),
+            admission_guard: None,
+        }
+    }
+
+    /// (kind of change, name, grants, in place of) of each record.
+    fn records(before: &Report, after: &Report) -> Vec<(&'static str, String, Vec<String>, Vec<String>)> {
+        compare(before, after).into_iter().map(|c| (c.change, c.name, c.grants, c.in_place_of)).collect()
+    }
+
+    #[test]
+    fn static_entries_of_one_entry_are_judged_by_the_declaration_the_manager_may_apply() {
+        let named = |name: &str, admin: bool| StaticEntryReport { name: name.into(), admin, ..entry() };
+        let (plain, admin) = (named("plain", false), named("admin", true));
+        let side =
+            |list: &[&StaticEntryReport]| sides(list.iter().map(|e| (*e).clone()).collect(), Vec::new());
+        let both = side(&[&plain, &admin]);
+        // The pair unchanged: whichever the manager applied, it still applies.
+        assert!(compare(&both, &both).is_empty());
+        // The one it may have applied deleted: the other is promoted, with its powers.
+        let promoted = records(&both, &side(&[&admin]));
+        let admin_record =
+            ("promoted", "admin".to_string(), vec!["admin".to_string()], vec!["plain".to_string()]);
+        assert_eq!(promoted, [admin_record.clone(), ("removed", "plain".into(), vec![], vec![])]);
+        // So, too, when it leaves the entry: another key (a selector added), another class.
+        let mut moved = plain.clone();
+        moved.selectors.push("k8s:pod-label:app:x".into());
+        assert_eq!(records(&both, &side(&[&moved, &admin]))[0], admin_record);
+        let unread = StaticEntryReport { read: false, ..plain.clone() };
+        assert_eq!(records(&both, &side(&[&unread, &admin]))[0], admin_record);
+        // One HEAD adds beside one BASE held is younger: never applied, no grant.
+        let added = records(&side(&[&plain]), &side(&[&plain, &admin]));
+        assert_eq!(added, [("added", "admin".to_string(), vec![], vec![])]);
+        // One BASE held that joins the entry (its selectors now the entry's) may be the older.
+        let mut elsewhere = admin.clone();
+        elsewhere.selectors.truncate(1);
+        let joined = records(&side(&[&plain, &elsewhere]), &side(&[&plain, &admin]));
+        assert_eq!(
+            joined,
+            [("changed", "admin".to_string(), vec!["admin".to_string()], vec!["plain".to_string()])]
+        );
+        // Another parent is another entry: a new one, judged by name.
+        let mut other_parent = admin.clone();
+        other_parent.parent_id = "spiffe://x/other-agent".into();
+        assert_eq!(
+            entry_key(&plain),
+            entry_key(&StaticEntryReport {
+                selectors: vec!["k8s:sa:b".into(), "k8s:ns:a".into()],
+                ..plain.clone()
+            })
+        );
+        assert_ne!(entry_key(&plain), entry_key(&other_parent));
+        let elsewhere = records(&side(&[&plain]), &side(&[&plain, &other_parent]));
+        assert_eq!((elsewhere[0].0, elsewhere[0].2.len()), ("added", 2), "issues it, with admin");
+    }
+
+    #[test]
+    fn federations_of_one_trust_domain_are_judged_by_the_one_the_manager_may_use() {
+        let f = |name: &str, url: &str| FederationReport {
+            at: None,
+            name: name.into(),
+            read: true,
+            trust_domain: "p.org".into(),
+            bundle_endpoint_url: url.into(),
+            bundle_endpoint_profile: "https_web".into(),
+            trust_domain_bundle: None,
+        };
+        let (real, standby) = (f("real", "https://real"), f("standby", "https://standby"));
+        let side =
+            |list: &[&FederationReport]| sides(Vec::new(), list.iter().map(|f| (*f).clone()).collect());
+        let both = side(&[&real, &standby]);
+        assert!(compare(&both, &both).is_empty(), "unchanged");
+        let promoted = records(&both, &side(&[&standby]));
+        assert_eq!(
+            promoted[1],
+            (
+                "promoted",
+                "standby".to_string(),
+                vec!["trusts p.org from https://standby (https_web)".to_string()],
+                vec!["real".to_string()]
+            )
+        );
+        // A standby HEAD adds is younger than the one BASE used: the manager skips it.
+        assert_eq!(
+            records(&side(&[&real]), &side(&[&real, &standby])),
+            [("added", "standby".to_string(), vec![], vec![])]
+        );
+        // Two that agree on the relationship: none is promoted over the other.
+        let same = f("same", "https://real");
+        assert_eq!(
+            records(&side(&[&real, &same]), &side(&[&same])),
+            [("removed", "real".to_string(), vec![], vec![])]
+        );
     }
 
     #[test]
@@ -198,18 +424,7 @@ mod tests {
             bundle_endpoint_profile: "https_web".into(),
             trust_domain_bundle: None,
         };
-        let report = |list: Vec<FederationReport>| Report {
-            config: None,
-            bindings: Vec::new(),
-            workloads: Vec::new(),
-            findings: Vec::new(),
-            reach: Vec::new(),
-            static_entries: Vec::new(),
-            federated_trust_domains: list,
-            unjudged: Vec::new(),
-            object_names: Vec::new(),
-            admission_guard: None,
-        };
+        let report = |list: Vec<FederationReport>| sides(Vec::new(), list);
         let changes = compare(&report(vec![]), &report(vec![f("https://a", true)]));
         assert_eq!((changes[0].change, changes[0].grants()), ("added", true));
         let changes = compare(&report(vec![f("https://a", true)]), &report(vec![f("https://b", true)]));

@@ -3,7 +3,8 @@
 
 use super::changes::Diff;
 use super::words::{
-    finding_line, hangs_on_line, identity_line, power_line, qualified, summary, unjudged_line, workload_name,
+    finding_line, hangs_on_line, identity_line, in_place_of, power_line, qualified, summary, unjudged_line,
+    workload_name,
 };
 
 /// The diff as text for a terminal.
@@ -30,7 +31,7 @@ pub(super) fn text(diff: &Diff) -> String {
     if !diff.spire_objects.is_empty() {
         out.push_str("\nSPIRE objects\n");
         for c in &diff.spire_objects {
-            out.push_str(&format!("  {:<8} {} {}\n", c.change, c.kind, c.name));
+            out.push_str(&format!("  {:<8} {} {}{}\n", c.change, c.kind, c.name, in_place_of(c)));
             for grant in &c.grants {
                 out.push_str(&format!("    grants  {grant}\n"));
             }

@@ -4,6 +4,7 @@
 use super::changes::Diff;
 use super::identities::{Identity, IdentityChange};
 use super::reach::WorkloadChange;
+use super::spire_objects::SpireObjectChange;
 use crate::io::explain::{FindingReport, LabelSelector};
 use crate::io::wording;
 
@@ -11,6 +12,16 @@ pub(super) fn qualified(namespace: &Option<String>, name: &str) -> String {
     match namespace {
         Some(ns) => format!("{ns}/{name}"),
         None => name.to_string(),
+    }
+}
+
+/// The objects of a SPIRE object's entry (trust domain) the manager may apply it in place
+/// of, as ` in place of a, b`; empty when there are none.
+pub(super) fn in_place_of(c: &SpireObjectChange) -> String {
+    if c.in_place_of.is_empty() {
+        String::new()
+    } else {
+        format!(" in place of {}", c.in_place_of.join(", "))
     }
 }
 
@@ -137,7 +148,7 @@ pub(super) fn summary(diff: &Diff) -> String {
             parts.push(format!("{} {change}", count(n, "identity", "identities")));
         }
     }
-    for change in ["added", "removed", "changed"] {
+    for change in ["added", "removed", "changed", "promoted"] {
         let n = diff.spire_objects.iter().filter(|c| c.change == change).count();
         if n > 0 {
             parts.push(format!("{} {change}", count(n, "SPIRE object", "SPIRE objects")));

@@ -586,9 +586,10 @@ fn federation_parses(f: &Federation) -> bool {
         && profile
 }
 
-/// Adds an entry to a pod template's, or folds it into an equal one made for sure: the
-/// manager keys entries by SPIFFE ID, parent (the pod's node, the same) and sorted selectors,
-/// and keeps one object's entry of those that declare it, with that object's powers.
+/// Adds an entry to a pod template's, or folds it into an equal one made for sure, or into
+/// another static entry's of one key: the manager keys entries by SPIFFE ID, parent (the
+/// pod's node, the same; a static entry's own) and sorted selectors, and keeps one object's
+/// entry of those that declare it, with that object's powers.
 fn push_entry(held: &mut Held, mut entry: Entry) {
     // Two objects whose entries share the manager's key but not what they attest by (`k:8sns:x`
     // and `k8s:ns:x` hash alike: `makeEntryKey` writes each selector's type and value with
@@ -605,13 +606,13 @@ fn push_entry(held: &mut Held, mut entry: Entry) {
             share_key(&mut entry, &mine);
         }
     }
+    // Two static entries of one key are one entry wherever they may attest: the manager makes
+    // a static entry whatever the pods, and their one parent names one node.
+    let is_static = |e: &Entry| e.unsure == Some(Unsure::ParentNode);
     let equal = |e: &&mut Entry| {
-        e.is_sure()
-            && entry.is_sure()
-            && e.spiffe_id.is_known()
-            && e.spiffe_id == entry.spiffe_id
-            && e.misses.is_empty()
-            && e.selectors == entry.selectors
+        let both =
+            (e.is_sure() && entry.is_sure() && e.misses.is_empty()) || (is_static(e) && is_static(&entry));
+        both && e.spiffe_id.is_known() && e.spiffe_id == entry.spiffe_id && e.selectors == entry.selectors
     };
     // The same object's unsure entry from another namespace a template may land in.
     let again = |e: &&mut Entry| !e.is_sure() && e.source == entry.source && e.spiffe_id == entry.spiffe_id;

@@ -338,6 +338,8 @@ pub struct Prepared {
     trust_domain: Option<String>,
     /// The powers every entry of the object carries; its DNS names are rendered per pod.
     powers: Powers,
+    /// A ClusterStaticEntry's parent ID, part of its entry's key.
+    parent: Option<String>,
 }
 
 /// A rendered workload selector, read as the model judges it: `k8s:ns`, `k8s:sa`,
@@ -583,6 +585,7 @@ impl Prepared {
                 ttls: source.ttls.clone(),
                 store_svid: source.store_svid,
             },
+            parent: source.static_parent.clone(),
         })
     }
 
@@ -756,7 +759,9 @@ impl Prepared {
     /// (`renderPodEntry`), sorted by type then value, each type and value written one after
     /// the other with nothing between (`makeEntryKey`, `sortSelectors`, reconciler.go): so
     /// `k:8sns:serving` is one key with `k8s:ns:serving`, and two objects writing them declare
-    /// one entry.
+    /// one entry. A static entry's parent is its own, not the pod's node's, and it has no
+    /// `k8s:pod-uid`: its parent is part of the key (`renderStaticEntry`, `makeEntryKey`),
+    /// so two static entries of one parent, SPIFFE ID and selectors are one entry.
     fn rendered_selectors(&self, data: &Data<'_>) -> u64 {
         use std::hash::{Hash, Hasher};
         let texts: Vec<std::borrow::Cow<'_, str>> = self
@@ -768,11 +773,13 @@ impl Prepared {
             })
             .collect();
         let mut pairs: Vec<(&str, &str)> = texts.iter().filter_map(|t| t.split_once(':')).collect();
-        pairs.push(("k8s", "pod-uid:"));
+        if self.parent.is_none() {
+            pairs.push(("k8s", "pod-uid:"));
+        }
         pairs.sort_unstable();
         let key: String = pairs.iter().flat_map(|(t, v)| [*t, *v]).collect();
         let mut hasher = std::hash::DefaultHasher::new();
-        key.hash(&mut hasher);
+        (self.parent.as_deref(), key).hash(&mut hasher);
         hasher.finish()
     }
 }

@@ -804,6 +804,30 @@ fn a_static_entry_may_reach_every_pod_its_selectors_hold_for_in_any_namespace() 
 }
 
 #[test]
+fn static_entries_of_one_parent_id_and_selectors_are_one_entry_declared_twice() {
+    // makeEntryKey (reconciler.go) hashes a static entry's parent with its SPIFFE ID and
+    // selectors: two ClusterStaticEntries that agree on all three declare one entry, and the
+    // manager keeps one of them (sortDeclaredEntriesByPreference), with its powers.
+    let items = [prefill("serving")];
+    let id = "spiffe://example.org/tools";
+    let plain = static_entry(8, "plain", id, &["k8s:ns:serving", "k8s:sa:llama"]);
+    let mut admin = static_entry(9, "admin", id, &["k8s:sa:llama", "k8s:ns:serving"]);
+    admin.admin = true;
+    let model =
+        simulate(vec![plain.clone(), admin.clone()], &seen(&items, &[]), &SpireManager::default(), Some(TD));
+    let entries = &model.held[0].entries;
+    assert_eq!(entries.len(), 1, "one key, one entry");
+    let declared: Vec<(&str, bool)> =
+        entries[0].declared().map(|(s, p)| (model.sources[s].name.as_str(), p.admin)).collect();
+    assert_eq!(declared, [("admin", true), ("plain", false)]);
+    // Another parent is another entry, each with its own powers.
+    admin.static_parent = Some("spiffe://example.org/spire/agent/k8s_psat/c/node-uid-2".into());
+    let model = simulate(vec![plain, admin], &seen(&items, &[]), &SpireManager::default(), Some(TD));
+    assert_eq!(model.held[0].entries.len(), 2);
+    assert!(model.held[0].entries.iter().all(|e| e.same_as.is_empty()));
+}
+
+#[test]
 fn a_template_without_a_namespace_may_hold_what_it_would_in_each_namespace_it_may_land_in() {
     // kubectl apply -n, or an Argo CD destination, decides where it lands: the binding's
     // namespace (named by its k8s:ns selector) is one.

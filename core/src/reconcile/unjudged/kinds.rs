@@ -104,10 +104,14 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
         return Some(why);
     }
     if let Some(option) = recreated_spire_object(api_version, kind, value) {
+        let keeps = if kind == "ClusterFederatedTrustDomain" {
+            "uses, of the objects of one trust domain, the oldest (listClusterFederatedTrustDomains)"
+        } else {
+            "keeps, of the objects declaring one entry, the oldest (sortDeclaredEntriesByPreference)"
+        };
         return Some(format!(
             "{a} {kind} that Argo CD deletes and creates again when it syncs ({option}): SPIRE Controller \
-             Manager keeps, of the objects declaring one entry, the oldest (sortDeclaredEntriesByPreference), \
-             and a new creation time makes another one the oldest"
+             Manager {keeps}, and a new creation time makes another one the oldest"
         ));
     }
     if let Some(field) = holds_manager_config(api_version, kind, value) {
@@ -260,9 +264,12 @@ fn schema_of_a_judged_kind(api_version: &str, kind: &str, value: &Value) -> Opti
 /// The Argo CD sync option that deletes and creates again a SPIRE Controller Manager object
 /// (`Replace=true`, `Force=true` in `argocd.argoproj.io/sync-options`: gitops-engine
 /// `pkg/sync/sync_context.go`, `applyObject`, which then replaces it, `kubectl replace
-/// --force`), if it carries one.
+/// --force`), if it carries one. Every kind of which the manager applies the oldest of several
+/// declarations: a ClusterSPIFFEID's or ClusterStaticEntry's entry, a federation's trust domain.
 fn recreated_spire_object<'v>(api_version: &str, kind: &str, value: &'v Value) -> Option<&'v str> {
-    if !api_version.starts_with(SPIRE_GROUP) || !matches!(kind, "ClusterSPIFFEID" | "ClusterStaticEntry") {
+    let judged_by_age =
+        matches!(kind, "ClusterSPIFFEID" | "ClusterStaticEntry" | "ClusterFederatedTrustDomain");
+    if !api_version.starts_with(SPIRE_GROUP) || !judged_by_age {
         return None;
     }
     let options =

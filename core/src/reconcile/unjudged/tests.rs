@@ -622,3 +622,25 @@ fn the_namespace_index_answers_as_each_identitys_scope() {
     assert_eq!(scopes.within(Some("other")), [1, 4]);
     assert_eq!(scopes.within(Some("elsewhere")), [1]);
 }
+
+#[test]
+fn a_spire_object_argo_cd_recreates_changes_which_declaration_is_the_oldest() {
+    // Of the objects declaring one entry, or one trust domain, the manager applies the oldest.
+    let object = |kind: &str, options: &str| {
+        json!({"apiVersion": "spire.spiffe.io/v1alpha1", "kind": kind, "metadata": {"name": "x",
+               "annotations": {"argocd.argoproj.io/sync-options": options}}, "spec": {}})
+    };
+    for kind in ["ClusterSPIFFEID", "ClusterStaticEntry", "ClusterFederatedTrustDomain"] {
+        let why = changes_what_is_applied(
+            "spire.spiffe.io/v1alpha1",
+            kind,
+            &object(kind, "Prune=false,Replace=true"),
+        )
+        .unwrap_or_else(|| panic!("{kind}"));
+        assert!(why.contains("(Replace=true)") && why.contains("the oldest"), "{why}");
+        assert_eq!(why.contains("trust domain"), kind == "ClusterFederatedTrustDomain", "{why}");
+        assert!(
+            changes_what_is_applied("spire.spiffe.io/v1alpha1", kind, &object(kind, "Prune=false")).is_none()
+        );
+    }
+}
