@@ -1,16 +1,18 @@
-//! Workloads declared more than once: which copy a cluster runs hangs on the order an applier
-//! meets them in, which the build does not judge.
+//! Objects declared more than once: which copy a cluster runs or holds hangs on the order an
+//! applier meets them in, which the build does not judge.
 
 use super::Unjudged;
 use crate::api::fields;
-use crate::reconcile::cluster::workload::Workload;
+use crate::api::value::Value;
 use crate::reconcile::findings::Ref;
 use crate::reconcile::items::input::Input;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 
 /// The records of the workloads `items` declares more than once (one API group, kind,
-/// namespace and name) with pod templates that differ: `kubectl apply` applies each copy in
+/// namespace and name) with pod templates that differ, and of the other items it reads whole
+/// (a Namespace, whose labels namespace selectors read; the admission guard's objects) whose
+/// copies differ: `kubectl apply` applies each copy in
 /// the order it reads the files (by name, cli-runtime's `ExpandPathsToFileVisitors`) and the
 /// last one stays; Argo CD keeps the last of its target objects (`DeduplicateTargetObjects`).
 /// So renaming a file changes what runs without changing a line. A copy without a namespace
@@ -61,47 +63,91 @@ pub fn find(items: &[Input]) -> Vec<Unjudged> {
             .collect::<Vec<_>>()
     });
     let groups = clashes.filter(|p| p.len() > 1).filter_map(|p| {
-        let copies: Vec<(usize, Workload)> =
-            p.into_iter().filter_map(|i| Some((i, items[i].workload()?.into_owned()))).collect();
+        let copies: Vec<Copy> = p.into_iter().filter_map(|i| Copy::of(i, &items[i])).collect();
         (copies.len() > 1).then_some(copies)
     });
     let mut out: Vec<Unjudged> = Vec::new();
     for copies in groups {
-        let first = copies[0].1.templates();
-        if copies.iter().all(|(_, w)| w.templates() == first) {
+        if copies.iter().all(|c| c.content == copies[0].content) {
             continue;
         }
         let mut hash = Sha256::new();
-        for (_, w) in &copies {
-            hash.update(format!("{:?}\0", w.templates()).as_bytes());
+        for c in &copies {
+            hash.update(c.content.as_bytes());
+            hash.update(b"\0");
         }
         let digest: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
-        for (n, (position, w)) in copies.iter().enumerate().skip(1) {
+        for (n, copy) in copies.iter().enumerate().skip(1) {
             // A copy without a namespace clashes in each namespace: recorded once.
-            if out.iter().any(|u| u.about.item == *position) {
+            if out.iter().any(|u| u.about.item == copy.about.item) {
                 continue;
             }
             out.push(Unjudged {
-                about: Ref {
-                    item: *position,
-                    api_version: w.api_version().to_string(),
-                    kind: w.kind().to_string(),
-                    namespace: w.namespace().map(str::to_string),
-                    name: w.name().to_string(),
-                    path: None,
-                },
+                about: copy.about.clone(),
                 field: "metadata.name".to_string(),
                 message: format!(
-                    "declared {} times with other pod templates, this copy {} of them: kubectl and Argo CD keep \
-                     the copy they apply last, so which pods run hangs on the order of the files; declare it once",
+                    "declared {} times with {}, this copy {} of them: kubectl and Argo CD keep the copy they \
+                     apply last, so {} hangs on the order of the files; declare it once",
                     copies.len(),
-                    n + 1
+                    if copy.pods { "other pod templates" } else { "other contents" },
+                    n + 1,
+                    if copy.pods { "which pods run" } else { "what the cluster holds" },
                 ),
                 digest: format!("{digest}{n}"),
             });
         }
     }
     out
+}
+
+/// One copy of an object declared more than once: what it is, and what of it tells copies
+/// apart (a workload's pod templates; any other item read whole, all of it but the
+/// annotations that only say where a reader met it).
+struct Copy {
+    about: Ref,
+    pods: bool,
+    content: String,
+}
+
+impl Copy {
+    fn of(position: usize, item: &Input) -> Option<Copy> {
+        if let Some(w) = item.workload() {
+            let about = Ref {
+                item: position,
+                api_version: w.api_version().to_string(),
+                kind: w.kind().to_string(),
+                namespace: w.namespace().map(str::to_string),
+                name: w.name().to_string(),
+                path: None,
+            };
+            return Some(Copy { about, pods: true, content: format!("{:?}", w.templates()) });
+        }
+        let mut value = item.value()?.clone();
+        if let Some(annotations) =
+            value.get("metadata").and_then(|m| m.get("annotations")).and_then(Value::as_object)
+        {
+            let kept: Vec<(Box<str>, Value)> = annotations
+                .iter()
+                .filter(|(k, _)| !super::where_it_sits(k))
+                .map(|(k, v)| (k.into(), v.clone()))
+                .collect();
+            if let Some(metadata) =
+                value.as_object_mut().map(|m| m.entry("metadata")).and_then(Value::as_object_mut)
+            {
+                metadata.insert("annotations", Value::Object(kept.into_iter().collect()));
+            }
+        }
+        let text = |path: &str| fields::str_at(&value, path).unwrap_or_default().to_string();
+        let about = Ref {
+            item: position,
+            api_version: text("apiVersion"),
+            kind: text("kind"),
+            namespace: Some(text("metadata.namespace")).filter(|ns| !ns.is_empty()),
+            name: text("metadata.name"),
+            path: None,
+        };
+        Some(Copy { about, pods: false, content: format!("{value:?}") })
+    }
 }
 
 /// The API group of `api_version` (empty for the core group).

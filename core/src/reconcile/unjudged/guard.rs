@@ -71,33 +71,48 @@ pub fn edits(items: &[Input], guard: &str, fresh: &[GuardObject]) -> Edits {
 /// order the API server and the appliers read them: `spec` and `data` (all the admission
 /// plugin reads), any other field beside `metadata` (an `items` field makes kubectl and Argo CD
 /// take the object for a List and never apply it: apimachinery `unstructured/helpers.go`,
-/// `decodeToList`; Argo CD `IsList`), then its annotations, by which appliers skip, defer or
-/// delete an object (`config.kubernetes.io/local-config`, Argo CD's hooks and sync options).
-/// The annotations a reader adds to say where an item sits (kpt's and kustomize's
-/// `config.kubernetes.io/index`, `path` and `internal.config.kubernetes.io/`) are no edit.
+/// `decodeToList`; Argo CD `IsList`), then each field of its `metadata`: appliers skip, defer or
+/// delete an object by its annotations (`config.kubernetes.io/local-config`, Argo CD's hooks and
+/// sync options), `kubectl apply --prune -l` by its labels, and the garbage collector deletes
+/// one whose `ownerReferences` name no live owner (kubernetes
+/// `pkg/controller/garbagecollector/garbagecollector.go`, `attemptToDeleteItem`). The
+/// annotations a reader adds to say where an item sits ([`super::where_it_sits`]) are no edit.
 fn edited(rendered: &serde_json::Value, written: &serde_json::Value) -> Option<String> {
-    let differs = |field: &str| rendered.get(field) != written.get(field);
-    let keys =
-        |v: &serde_json::Value| v.as_object().into_iter().flat_map(|m| m.keys().cloned()).collect::<Vec<_>>();
-    let mut others: Vec<String> = keys(rendered).into_iter().chain(keys(written)).collect();
-    others.retain(|k| !["spec", "data", "metadata"].contains(&k.as_str()));
-    others.sort();
-    let top = ["spec".to_string(), "data".to_string()].into_iter().chain(others);
-    if let Some(field) = top.into_iter().find(|f| differs(f)) {
-        return Some(field);
-    }
-    let annotations = |v: &serde_json::Value| -> std::collections::BTreeMap<String, serde_json::Value> {
-        let map = v.pointer("/metadata/annotations").and_then(serde_json::Value::as_object);
-        map.into_iter()
-            .flatten()
-            .filter(|(k, _)| {
-                !k.starts_with("internal.config.kubernetes.io/")
-                    && !["config.kubernetes.io/index", "config.kubernetes.io/path"].contains(&k.as_str())
-            })
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect()
+    let keys = |v: Option<&serde_json::Value>| {
+        v.and_then(|v| v.as_object()).into_iter().flat_map(|m| m.keys().cloned()).collect::<Vec<_>>()
     };
-    (annotations(rendered) != annotations(written)).then(|| "metadata.annotations".to_string())
+    let sorted_keys = |a: Option<&serde_json::Value>, b: Option<&serde_json::Value>, first: &[&str]| {
+        let mut others: Vec<String> =
+            keys(a).into_iter().chain(keys(b)).filter(|k| !first.contains(&k.as_str())).collect();
+        others.sort();
+        others.dedup();
+        first.iter().map(|k| k.to_string()).chain(others).collect::<Vec<_>>()
+    };
+    for field in sorted_keys(Some(rendered), Some(written), &["spec", "data", "metadata"]) {
+        if field != "metadata" && rendered.get(&field) != written.get(&field) {
+            return Some(field);
+        }
+    }
+    let (r, w) = (rendered.get("metadata"), written.get("metadata"));
+    let annotations =
+        |v: Option<&serde_json::Value>| -> std::collections::BTreeMap<String, serde_json::Value> {
+            let map = v.and_then(|m| m.get("annotations")).and_then(serde_json::Value::as_object);
+            map.into_iter()
+                .flatten()
+                .filter(|(k, _)| !super::where_it_sits(k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        };
+    for field in sorted_keys(r, w, &["annotations"]) {
+        let differs = match field.as_str() {
+            "annotations" => annotations(r) != annotations(w),
+            _ => r.and_then(|m| m.get(&field)) != w.and_then(|m| m.get(&field)),
+        };
+        if differs {
+            return Some(format!("metadata.{field}"));
+        }
+    }
+    None
 }
 
 /// The guard as committed: whether the input holds any of its objects, and the records of
@@ -112,7 +127,7 @@ mod tests {
     use super::edited;
     use serde_json::json;
 
-    /// What appliers read is an edit; where a reader says an item sits is not.
+    /// What appliers and controllers read is an edit; where a reader says an item sits is not.
     #[test]
     fn a_guard_object_is_edited_by_any_field_an_applier_reads() {
         let rendered = json!({
@@ -145,11 +160,15 @@ mod tests {
         ] {
             assert_eq!(with(&annotate(where_it_sits)), None, "{where_it_sits}");
         }
+        let labels = json!({"a": "b"});
         assert_eq!(
-            with(&|w| w["metadata"]["labels"] = json!({"a": "b"})),
-            None,
-            "labels are read by no applier"
+            with(&|w| w["metadata"]["labels"] = labels.clone()).as_deref(),
+            Some("metadata.labels"),
+            "prune -l"
         );
+        let owner = json!([{"apiVersion": "v1", "kind": "Namespace", "name": "serving", "uid": "0"}]);
+        let owned = with(&|w| w["metadata"]["ownerReferences"] = owner.clone());
+        assert_eq!(owned.as_deref(), Some("metadata.ownerReferences"), "the garbage collector");
         // A field the render has and the file lacks is an edit too.
         assert_eq!(
             with(&|w| w.as_object_mut().unwrap().remove("data").map(drop).unwrap()).as_deref(),

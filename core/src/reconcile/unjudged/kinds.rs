@@ -130,7 +130,8 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
     if let Some(image) = runs_spire(api_version, kind, value) {
         return Some(format!(
             "{a} {kind} that runs a SPIRE component ({image}): its arguments, environment, mounts and \
-             configuration decide which identities SPIRE issues and to whom, which the build does not judge"
+             configuration (the ConfigMaps and Secrets of its namespace) decide which identities SPIRE \
+             issues and to whom, which the build does not judge"
         ));
     }
     if holds_spire_objects(api_version, kind, value) {
@@ -165,8 +166,10 @@ fn holds_manager_config(api_version: &str, kind: &str, value: &Value) -> Option<
 /// (HCL or JSON: spire `cmd/spire-server/cli/run/run.go` and `cmd/spire-agent/cli/run/run.go`,
 /// `ParseConfig`): it names `trust_domain` and a `server` or `agent` block.
 fn holds_spire_config(api_version: &str, kind: &str, value: &Value) -> Option<String> {
+    // HCL v1 matches keys in any case (hashicorp/hcl `ObjectList.Filter`, `strings.EqualFold`).
     let names = |text: &str| {
-        let words: Vec<&str> = super::tokens(text).collect();
+        let lower = text.to_ascii_lowercase();
+        let words: Vec<&str> = super::tokens(&lower).collect();
         words.contains(&"trust_domain") && (words.contains(&"server") || words.contains(&"agent"))
     };
     spire_texts(api_version, kind, value)
@@ -204,7 +207,7 @@ fn spire_texts<'v>(
 
 /// The image of a SPIRE component a workload's container runs, known by the last segment of
 /// its repository ([`SPIRE_COMPONENTS`]); `None` for an item that runs none.
-fn runs_spire<'v>(api_version: &str, kind: &str, value: &'v Value) -> Option<&'v str> {
+pub(super) fn runs_spire<'v>(api_version: &str, kind: &str, value: &'v Value) -> Option<&'v str> {
     if crate::reconcile::cluster::controllers::of(api_version, kind).is_none()
         && (api_version, kind) != ("v1", "Pod")
     {

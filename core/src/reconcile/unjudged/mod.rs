@@ -222,11 +222,18 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             out.push(record(position, value, field, message, &every, &landing(&[])));
             continue;
         }
+        let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
         if let Some(what) = changes_what_is_applied(api_version, kind, value) {
-            out.push(record(position, value, String::new(), what, &[], &[]));
+            // A SPIRE component reads its configuration from the ConfigMaps and Secrets it
+            // mounts or takes its environment from, whatever their text says (YAML's binary
+            // keys, `--expand-env`): those of its namespace are in its digest.
+            let also = match kinds::runs_spire(api_version, kind, value) {
+                Some(_) => configuration_of(items, namespace),
+                None => Vec::new(),
+            };
+            out.push(record(position, value, String::new(), what, &[], &also));
             continue;
         }
-        let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
         if endpoints::is_endpoints(api_version, kind) {
             if let Some((field, message, sources)) =
                 endpoints::names_pods(value, namespace, || sources_within(namespace))
@@ -274,6 +281,27 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         out.extend(unknown_record(position, value, &reaches, &scopes, &by_key, &landing));
     }
     out
+}
+
+/// The ConfigMaps and Secrets of `namespace` (`None`: those without one), each in words: its
+/// name and what a volume or an environment takes of it.
+fn configuration_of(items: &[Input], namespace: Option<&str>) -> Vec<String> {
+    input::values(items)
+        .filter(|&(_, v)| {
+            let kind = fields::str_at(v, "kind");
+            fields::str_at(v, "apiVersion") == Some("v1") && matches!(kind, Some("ConfigMap" | "Secret"))
+        })
+        .filter(|&(_, v)| fields::str_at(v, "metadata.namespace").filter(|ns| !ns.is_empty()) == namespace)
+        .map(|(_, v)| {
+            let taken = ["data", "binaryData", "stringData"].map(|field| format!("{:?}", v.get(field)));
+            format!(
+                "{:?}\0{}\0{}",
+                fields::str_at(v, "metadata.name"),
+                fields::str_at(v, "kind").unwrap_or_default(),
+                taken.join("\0")
+            )
+        })
+        .collect()
 }
 
 /// The record of an item of a kind no controller declaration names (`position`, `value`):
@@ -837,6 +865,14 @@ fn dotted(word: &str) -> Vec<String> {
 /// Whether `c` may stand in a label key.
 fn is_key_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/')
+}
+
+/// Whether an annotation only says where a reader met an item (kpt's and kustomize's
+/// `config.kubernetes.io/index` and `path`, and every `internal.config.kubernetes.io/` one):
+/// no applier reads it, so two copies apart only in those are the same object.
+pub(super) fn where_it_sits(annotation: &str) -> bool {
+    annotation.starts_with("internal.config.kubernetes.io/")
+        || ["config.kubernetes.io/index", "config.kubernetes.io/path"].contains(&annotation)
 }
 
 /// The runs of label-key characters (letters, digits, `.`, `_`, `-`, `/`) of `text`.

@@ -589,6 +589,75 @@ fn a_workload_declared_twice_with_other_templates_is_recorded_and_its_order_is_i
     assert_eq!(twice.iter().map(|r| r.about.item).collect::<Vec<_>>(), [2]);
 }
 
+/// Any other item read whole and declared twice with other contents is recorded too (a
+/// Namespace's labels, the guard's objects); copies apart only in where a reader met them
+/// are one.
+#[test]
+fn an_item_read_whole_declared_twice_with_other_contents_is_recorded() {
+    let namespace = |labels: Value, path: &str| {
+        Input::of(json!({"apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": "serving", "labels": labels,
+                         "annotations": {"internal.config.kubernetes.io/path": path, "config.kubernetes.io/index": path}}}))
+    };
+    let records = duplicates(&[namespace(json!({}), "a.yaml"), namespace(json!({"tier": "ops"}), "b.yaml")]);
+    assert_eq!(records.len(), 1);
+    assert_eq!((records[0].about.kind.as_str(), records[0].about.item), ("Namespace", 1));
+    assert!(records[0].message.contains("other contents"), "{}", records[0].message);
+    let same = duplicates(&[
+        namespace(json!({"tier": "ops"}), "a.yaml"),
+        namespace(json!({"tier": "ops"}), "b.yaml"),
+    ]);
+    assert!(same.is_empty(), "where a reader met them is no difference");
+    let swapped = duplicates(&[namespace(json!({"tier": "ops"}), "b.yaml"), namespace(json!({}), "a.yaml")]);
+    assert_ne!(records[0].digest, swapped[0].digest, "the order is what changes");
+}
+
+/// A SPIRE component's record follows the ConfigMaps and Secrets of its namespace, whatever
+/// their text says, and no others.
+#[test]
+fn a_spire_components_digest_follows_the_configuration_of_its_namespace() {
+    let manager = Input::of(json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "m", "namespace": "spire"},
+        "spec": {"template": {"metadata": {"labels": {"app": "m"}},
+                              "spec": {"containers": [{"name": "m", "image": "ghcr.io/spiffe/spire-controller-manager:0.6.6"}]}}}}));
+    let env = |namespace: &str, value: &str| {
+        Input::of(
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "env", "namespace": namespace},
+            "data": {"WATCH_CLASSLESS": value}}),
+        )
+    };
+    let digest = |items: &[Input]| {
+        let records = found(items, &[]);
+        records
+            .iter()
+            .find(|r| r.about.kind == "Deployment")
+            .map(|r| r.digest.clone())
+            .expect("the component")
+    };
+    let base = digest(&[manager.clone(), env("spire", "false"), env("other", "false")]);
+    assert_ne!(
+        base,
+        digest(&[manager.clone(), env("spire", "true"), env("other", "false")]),
+        "its namespace's"
+    );
+    assert_eq!(base, digest(&[manager, env("spire", "false"), env("other", "true")]), "another namespace's");
+}
+
+/// HCL reads a SPIRE server's keys in any case.
+#[test]
+fn a_spire_servers_configuration_is_known_in_any_case_of_its_keys() {
+    let server = |text: &str| {
+        Input::of(
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "s"}, "data": {"server.conf": text}}),
+        )
+    };
+    let records = found(&[server("Server {\n  Trust_Domain = \"example.org\"\n}\n")], &[]);
+    assert!(
+        records.len() == 1 && records[0].message.contains("SPIRE server's or agent's configuration"),
+        "{records:?}"
+    );
+}
+
 #[test]
 fn the_namespace_index_answers_as_each_identitys_scope() {
     let mut by_selector = source("by-selector", &[("app", "a")], None);
