@@ -5,6 +5,7 @@
 
 use crate::io::explain::Report;
 use crate::io::explain::report::Power;
+use crate::reconcile::spire::lifetime::{Lifetime, whole_seconds};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -84,66 +85,41 @@ pub(super) fn gained(before: Option<&Power>, after: &Power, ttl_names: [&str; 2]
 /// `default_jwt_svid_ttl`) unless its configuration sets others, which the build does not see.
 const DEFAULT_TTLS: [&str; 2] = ["1h", "5m"];
 
-/// A lifetime as the SPIRE server reads an entry's: the manager sends whole seconds
-/// (spire-controller-manager `pkg/spireapi/types.go`, `entryToAPI`: `int32(ttl / time.Second)`),
-/// and the server issues its own default for 0 or less (spire `pkg/server/credtemplate/builder.go`,
-/// `computeX509SVIDLifetime`: `if ttl <= 0`; the JWT builder alike). So an unset lifetime and
-/// one under a second are the server's default, which its configuration may raise.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Life {
-    ServerDefault,
-    /// Whole seconds; one that is no Go duration counts as endless.
-    Seconds(f64),
-}
-
-impl Life {
-    fn of(written: Option<&str>) -> Life {
-        use crate::reconcile::spire::source::seconds;
-        match written.map(seconds) {
-            None => Life::ServerDefault,
-            Some(None) => Life::Seconds(f64::INFINITY),
-            Some(Some(s)) if s < 1.0 => Life::ServerDefault,
-            Some(Some(s)) => Life::Seconds(s.trunc()),
-        }
-    }
-
-    /// Its length for choosing among entries: the server's default, unknown, counts as endless.
-    fn length(self) -> f64 {
-        match self {
-            Life::ServerDefault => f64::INFINITY,
-            Life::Seconds(s) => s,
-        }
-    }
-}
-
-/// The lifetimes of `after` longer than those of `before`, each named by `names`: an
-/// explicit one longer than before (than the server's usual default where BASE had none), and
+/// The lifetimes of `after` longer than those of `before`, each named by `names`, as the SPIRE
+/// server reads them ([`Lifetime`]: whole seconds, cast to int32 as the manager sends them):
+/// an explicit one longer than before (than the server's usual default where BASE had none),
 /// the server's default where BASE had an explicit one (its length is the server's
-/// configuration, which the build does not see).
+/// configuration, which the build does not see), and any where BASE's made the server refuse
+/// the entry.
 fn longer_ttls(before: &[Option<String>; 2], after: &[Option<String>; 2], names: [&str; 2]) -> Vec<String> {
     let mut out = Vec::new();
     for i in 0..2 {
-        let (was, now) = (Life::of(before[i].as_deref()), Life::of(after[i].as_deref()));
+        let (was, now) = (Lifetime::of(before[i].as_deref()), Lifetime::of(after[i].as_deref()));
         let longer = match (was, now) {
-            (Life::ServerDefault, Life::ServerDefault) => false,
-            (Life::Seconds(_), Life::ServerDefault) => true,
-            (Life::ServerDefault, Life::Seconds(n)) => Life::of(Some(DEFAULT_TTLS[i])).length() < n,
-            (Life::Seconds(w), Life::Seconds(n)) => w < n,
+            (_, Lifetime::Refused(_)) => false,
+            (Lifetime::Refused(_), _) => true,
+            (Lifetime::ServerDefault, Lifetime::ServerDefault) => false,
+            (_, Lifetime::ServerDefault) => true,
+            (Lifetime::ServerDefault, n) => Lifetime::of(Some(DEFAULT_TTLS[i])).length() < n.length(),
+            (w, n) => w.length() < n.length(),
         };
         if !longer {
             continue;
         }
-        out.push(match (now, &after[i]) {
-            (Life::Seconds(_), Some(written)) => format!("{} {written}", names[i]),
-            (_, Some(written)) => {
+        let name = names[i];
+        let default = "the SPIRE server's default, which the build does not know";
+        out.push(match (now, after[i].as_deref()) {
+            (Lifetime::Seconds(sent), Some(written)) if whole_seconds(written) != Some(i64::from(sent)) => {
+                format!("{name} {written}: the manager's int32 conversion wraps it to {sent} seconds")
+            }
+            (_, Some(written)) if now != Lifetime::ServerDefault => format!("{name} {written}"),
+            (_, Some(written)) if whole_seconds(written).is_some_and(|s| s != 0) => {
                 format!(
-                    "{} {written}: 0 whole seconds, so the SPIRE server's default, which the build does not know",
-                    names[i]
+                    "{name} {written}: the manager's int32 conversion wraps it to 0 seconds, so {default}"
                 )
             }
-            (_, None) => {
-                format!("{} unset: the SPIRE server's default, which the build does not know", names[i])
-            }
+            (_, Some(written)) => format!("{name} {written}: 0 whole seconds, so {default}"),
+            (_, None) => format!("{name} unset: {default}"),
         });
     }
     out
@@ -222,18 +198,27 @@ enum Bound {
 
 /// Per pod template, per SPIFFE ID it holds or may hold, the powers its entries give, by the
 /// manager's preference among the objects that declare one entry (`Bound`); `older` names
-/// the objects BASE held, for [`Bound::Possibly`].
+/// the objects BASE held, for [`Bound::Possibly`]. With `sure_only`, only the entries the pods
+/// surely hold: an object's entry its `mayHold` names (made only if the cluster allows, or
+/// stored only if the SPIRE server takes it) is left out.
 fn powers(
     report: &Report,
     bound: Bound,
     older: &BTreeSet<&str>,
+    sure_only: bool,
 ) -> BTreeMap<TemplateKey, BTreeMap<String, Power>> {
     let mut out: BTreeMap<TemplateKey, BTreeMap<String, Power>> = BTreeMap::new();
     for w in report.workloads.iter().filter(|w| !w.powers.is_empty()) {
         let key =
             (w.namespace.clone(), w.kind.clone(), w.name.clone(), w.path.clone(), w.api_version.clone());
+        let unsure: BTreeSet<(&str, &str)> = w
+            .may_hold
+            .iter()
+            .filter(|_| sure_only)
+            .map(|m| (m.cluster_spiffe_id.as_str(), m.spiffe_id.as_str()))
+            .collect();
         let mut entries: BTreeMap<(&str, u32), Vec<&Power>> = BTreeMap::new();
-        for p in &w.powers {
+        for p in w.powers.iter().filter(|p| !unsure.contains(&(p.object.as_str(), p.spiffe_id.as_str()))) {
             entries.entry((p.spiffe_id.as_str(), p.entry)).or_default().push(p);
         }
         let ids = out.entry(key).or_default();
@@ -305,9 +290,9 @@ fn both(a: &Power, b: &Power) -> Power {
 }
 
 /// Of two lifetimes as written (`None`: the server's default), the longer (`longer`) or the
-/// shorter, as [`Life::length`] orders them.
+/// shorter, as [`Lifetime::length`] orders them.
 fn ttl(a: &Option<String>, b: &Option<String>, longer: bool) -> Option<String> {
-    let length = |t: &Option<String>| Life::of(t.as_deref()).length();
+    let length = |t: &Option<String>| Lifetime::of(t.as_deref()).length();
     let a_wins = if longer { length(a) >= length(b) } else { length(a) <= length(b) };
     if a_wins { a.clone() } else { b.clone() }
 }
@@ -327,7 +312,11 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
     let (old, new) = (held(before), held(after));
     let older: BTreeSet<&str> = before.object_names.iter().map(String::as_str).collect();
     let (old_powers, new_powers) =
-        (powers(before, Bound::Surely, &older), powers(after, Bound::Possibly, &older));
+        (powers(before, Bound::Surely, &older, false), powers(after, Bound::Possibly, &older, false));
+    // What the pods surely had and surely have: a power only an entry they may hold gave BASE's
+    // pods (one the server may refuse) is gained when HEAD's pods surely hold it.
+    let (old_sure, new_sure) =
+        (powers(before, Bound::Surely, &older, true), powers(after, Bound::Possibly, &older, true));
     let no_powers = BTreeMap::new();
     let templates: BTreeSet<&TemplateKey> = old.keys().chain(new.keys()).collect();
     let empty = BTreeMap::new();
@@ -350,6 +339,7 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
                 hangs_on: Vec::new(),
             };
             let (pb, pa) = (old_powers.get(t).unwrap_or(&no_powers), new_powers.get(t).unwrap_or(&no_powers));
+            let (sb, sa) = (old_sure.get(t).unwrap_or(&no_powers), new_sure.get(t).unwrap_or(&no_powers));
             let no = (Held::No, BTreeSet::new());
             for id in ids {
                 let (was, hung) = b.get(id).unwrap_or(&no);
@@ -364,7 +354,17 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
                     && let Some(after) = after
                 {
                     let before = pb.get(id.as_str());
-                    let gains = gained(before, after, TTL_NAMES);
+                    let mut gains = gained(before, after, TTL_NAMES);
+                    // Held for sure on both sides: what the entries it surely holds give.
+                    if (was, is) == (Held::Sure, Held::Sure)
+                        && let Some(surely) = sa.get(id.as_str()).or(sb.get(id.as_str()).map(|_| &bare))
+                    {
+                        for gain in gained(sb.get(id.as_str()), surely, TTL_NAMES) {
+                            if !gains.contains(&gain) {
+                                gains.push(gain);
+                            }
+                        }
+                    }
                     if gains.iter().any(|g| g.starts_with("dnsName ") && g.contains("{{")) {
                         let had = before.map(|p| p.hangs_on.as_slice()).unwrap_or_default();
                         note(&mut change.hangs_on, after.hangs_on.iter().filter(|f| !had.contains(f)));
@@ -547,6 +547,53 @@ mod tests {
         assert!(gained(Some(&with(None)), &with(Some("0s")), TTL_NAMES).is_empty());
         assert!(gained(Some(&short), &with(Some("1s")), TTL_NAMES).is_empty());
         assert!(gained(Some(&short), &with(Some("600999ms")), TTL_NAMES).is_empty(), "truncated to 600 s");
+    }
+
+    #[test]
+    fn lifetimes_compare_as_the_manager_sends_them_cast_to_int32() {
+        use super::{TTL_NAMES, gained};
+        let with = |ttl: &str| {
+            let mut p = super::super::testing::power("spiffe://x/a", "o", false);
+            p.ttl = Some(ttl.to_string());
+            p
+        };
+        // 2^32 + 60 seconds reaches the server as 60.
+        assert_eq!(gained(Some(&with("4294967356s")), &with("20h"), TTL_NAMES), ["ttl 20h"]);
+        assert!(gained(Some(&with("60s")), &with("4294967356s"), TTL_NAMES).is_empty());
+        assert_eq!(
+            gained(Some(&with("30s")), &with("4294967356s"), TTL_NAMES),
+            ["ttl 4294967356s: the manager's int32 conversion wraps it to 60 seconds"]
+        );
+        let zero = gained(Some(&with("10m")), &with("4294967296s"), TTL_NAMES);
+        assert!(
+            zero.len() == 1 && zero[0].contains("wraps it to 0 seconds, so the SPIRE server's default"),
+            "{zero:?}"
+        );
+        // One the server refuses gives nothing; any lifetime after one it refused is gained.
+        assert!(gained(Some(&with("1h")), &with("2147483648s"), TTL_NAMES).is_empty());
+        assert_eq!(gained(Some(&with("-1h")), &with("1m"), TTL_NAMES), ["ttl 1m"]);
+    }
+
+    #[test]
+    fn a_power_only_an_entry_they_may_hold_gave_is_gained_when_they_surely_hold_it() {
+        use super::super::testing::{held, power};
+        let id = "spiffe://x/a";
+        // Entry 0 of `plain`, without power, gives the SVID for sure; entry 1 of `c`, with
+        // admin, may be made (`held` names `c` in mayHold) or is made for sure.
+        let side = |admin_may: bool| {
+            let may: &[&str] = if admin_may { &[id] } else { &[] };
+            let mut r = held(&[id], may);
+            let mut admin = power(id, "c", true);
+            admin.entry = 1;
+            admin.federates_with = if admin_may { vec!["p.org".into()] } else { Vec::new() };
+            r.workloads[0].powers = vec![power(id, "plain", false), admin];
+            r.object_names = vec!["plain".into(), "c".into()];
+            r
+        };
+        let diff = compare(&side(true), &side(false));
+        assert_eq!(diff.workloads[0].gains_powers[0].gains, ["admin"]);
+        assert!(compare(&side(true), &side(true)).workloads.is_empty(), "nothing changed");
+        assert!(compare(&side(false), &side(false)).workloads.is_empty());
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //! renders for one pod template (`renderPodEntry`, pkg/spireentry/entries.go:72-131).
 
 use super::containers;
+use super::lifetime::Lifetime;
+use super::server::{self, Verdict};
 use super::spiffe_id;
 use super::template::{self, Data, Evaluated, Template};
 use crate::api::cluster_spiffe_id::OutputLabels;
@@ -94,7 +96,7 @@ impl Powers {
     }
 
     /// Both sets of powers: the entries of two objects folded into one (the longer of two
-    /// lifetimes).
+    /// lifetimes, as the server reads them: [`Lifetime`]).
     pub fn merge(&mut self, other: &Powers) {
         self.admin |= other.admin;
         self.downstream |= other.downstream;
@@ -103,9 +105,7 @@ impl Powers {
             let longer = match (&self.ttls[i], theirs) {
                 (_, None) => false,
                 (None, Some(_)) => true,
-                (Some(mine), Some(t)) => {
-                    seconds(t).unwrap_or(f64::INFINITY) > seconds(mine).unwrap_or(f64::INFINITY)
-                }
+                (Some(mine), Some(t)) => Lifetime::of(Some(t)).length() > Lifetime::of(Some(mine)).length(),
             };
             if longer {
                 self.ttls[i].clone_from(theirs);
@@ -131,36 +131,6 @@ fn selects_more(mine: Option<&Selector>, theirs: Option<&Selector>) -> bool {
         return false;
     }
     !mine.expressions.is_empty() || theirs.match_labels.iter().any(|l| !mine.match_labels.contains(l))
-}
-
-/// A Go duration (`metav1.Duration`: `1h30m`, `90s`, `1.5h`, `300ms`) in seconds; `None` when
-/// it is not one.
-pub fn seconds(text: &str) -> Option<f64> {
-    let mut rest = text.trim();
-    match rest {
-        "0" => return Some(0.0),
-        "" => return None,
-        _ => {}
-    }
-    let mut total = 0.0;
-    while !rest.is_empty() {
-        let number_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
-        let value: f64 = rest[..number_end].parse().ok()?;
-        rest = &rest[number_end..];
-        let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
-        let unit = match &rest[..unit_end] {
-            "ns" => 1e-9,
-            "us" | "µs" | "μs" => 1e-6,
-            "ms" => 1e-3,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            _ => return None,
-        };
-        total += value * unit;
-        rest = &rest[unit_end..];
-    }
-    Some(total)
 }
 
 /// What a binding renders, for [`Source::rendered`].
@@ -303,8 +273,8 @@ impl Source {
         }
         for (i, name) in ["ttl", "jwtTtl"].iter().enumerate() {
             if let Some(mine) = &self.ttls[i] {
-                let theirs = fresh.ttls[i].as_deref().and_then(seconds).unwrap_or(0.0);
-                if seconds(mine).is_none_or(|s| s > theirs) && fresh.ttls[i].as_ref() != Some(mine) {
+                let theirs = fresh.ttls[i].as_deref().map_or(0.0, |t| Lifetime::of(Some(t)).length());
+                if Lifetime::of(Some(mine)).length() > theirs && fresh.ttls[i].as_ref() != Some(mine) {
                     out.push(format!("{name} {mine}"));
                 }
             }
@@ -338,6 +308,9 @@ pub struct Prepared {
     trust_domain: Option<String>,
     /// The powers every entry of the object carries; its DNS names are rendered per pod.
     powers: Powers,
+    /// What the SPIRE server does with every entry of the object, as far as the object
+    /// settles it ([`server::of_object`]); a DNS name rendered per pod is judged per pod.
+    server: Verdict,
 }
 
 /// A rendered workload selector, read as the model judges it: `k8s:ns`, `k8s:sa`,
@@ -445,7 +418,7 @@ fn namespace_fact(key: &str, data: &Data<'_>) -> String {
 /// only it knows (a template's own labels are settled). Any other unknown may read a field
 /// the template writes (`.PodMeta.Annotations`, `.PodSpec.Hostname`), or the node the
 /// template places its pods on (`.NodeMeta`, through `nodeName`, `nodeSelector`, affinity).
-fn cluster_only(action: &str) -> bool {
+pub(super) fn cluster_only(action: &str) -> bool {
     let inner = action.trim_start_matches("{{").trim_end_matches("}}");
     let inner = inner.trim_start_matches('-').trim_end_matches('-').trim();
     let one_label = match inner.strip_prefix("index .PodMeta.Labels ") {
@@ -489,6 +462,8 @@ pub struct Made {
     /// the model does not judge, such as `k8s:node-name` or `unix:uid`, by `nodeName` or
     /// `securityContext`): a change of the template may change it.
     pub reads_template: bool,
+    /// With details only, and only when it may attest: what the SPIRE server does with it.
+    pub server: Verdict,
 }
 
 impl Made {
@@ -502,6 +477,7 @@ impl Made {
             powers: Powers::default(),
             hangs_on: Vec::new(),
             reads_template: false,
+            server: Verdict::Takes,
         }
     }
 }
@@ -564,6 +540,7 @@ impl Prepared {
             check_id(&known, trust_domain).map(|()| known.text)
         });
         let judged: Vec<Option<Judged>> = selectors.iter().map(|t| t.constant().map(Judged::of)).collect();
+        let server = server::of_object(source, dns.iter().filter_map(Template::constant), trust_domain);
         let all_judged = judged.iter().all(|j| matches!(j, Some(j) if !matches!(j, Judged::Invalid(_))));
         Ok(Prepared {
             pods,
@@ -583,6 +560,7 @@ impl Prepared {
                 ttls: source.ttls.clone(),
                 store_svid: source.store_svid,
             },
+            server,
         })
     }
 
@@ -627,12 +605,14 @@ impl Prepared {
         let mut template = spiffe_id.as_ref().is_some_and(reads_template);
         let mut facts = Vec::new();
         let mut dns_names = Vec::new();
+        let mut server = Verdict::Takes;
         for dns in &self.dns {
             match dns.constant() {
                 Some(text) => dns_names.push(text.to_string()),
                 None => {
                     let name = dns.evaluate(data).map_err(|e| format!("its dnsNameTemplates fail: {e}"))?;
                     template |= reads_template(&name);
+                    server = server.and(server::of_dns_name(&name.text, &name.unknown));
                     dns_names.push(name.text)
                 }
             }
@@ -707,6 +687,7 @@ impl Prepared {
                 }
             }
             made.reads_template = template;
+            made.server = server.and(self.server.clone());
         }
         Ok(made)
     }
@@ -859,7 +840,7 @@ fn never_valid(runs: &[&str], own: Option<&str>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Judged, Powers, seconds};
+    use super::{Judged, Powers};
 
     /// renderSPIFFEID (entries.go) parses with go-spiffe's `spiffeid.FromString` and compares
     /// trust domains: the scheme in lower case only, a lower-case trust domain of any length.
@@ -923,20 +904,6 @@ mod tests {
                 "{runs:?}: {:?}",
                 never_valid(&runs, own)
             );
-        }
-    }
-
-    #[test]
-    fn go_durations_read_as_seconds() {
-        for (text, want) in
-            [("1h", 3600.0), ("1h30m", 5400.0), ("1.5h", 5400.0), ("90s", 90.0), ("300ms", 0.3), ("0", 0.0)]
-                .into_iter()
-                .chain([("1ns", 1e-9), ("2us", 2e-6), ("4µs", 4e-6), ("8μs", 8e-6), ("1s2ms", 1.002)])
-        {
-            assert_eq!(seconds(text), Some(want), "{text}");
-        }
-        for text in ["", "1", "1d", "h", "1h x"] {
-            assert_eq!(seconds(text), None, "{text}");
         }
     }
 
