@@ -273,8 +273,14 @@ impl Source {
         }
         for (i, name) in ["ttl", "jwtTtl"].iter().enumerate() {
             if let Some(mine) = &self.ttls[i] {
-                let theirs = fresh.ttls[i].as_deref().map_or(0.0, |t| Lifetime::of(Some(t)).length());
-                if Lifetime::of(Some(mine)).length() > theirs && fresh.ttls[i].as_ref() != Some(mine) {
+                // As the server reads them: a lifetime it refuses gives nothing, and any other
+                // beside the fresh render's default may be longer than that default.
+                let longer = match (Lifetime::of(Some(mine)), Lifetime::of(fresh.ttls[i].as_deref())) {
+                    (Lifetime::Refused(_), _) | (Lifetime::ServerDefault, Lifetime::ServerDefault) => false,
+                    (_, Lifetime::ServerDefault) => true,
+                    (mine, theirs) => mine.length() > theirs.length(),
+                };
+                if longer && fresh.ttls[i].as_ref() != Some(mine) {
                     out.push(format!("{name} {mine}"));
                 }
             }
@@ -905,6 +911,43 @@ mod tests {
                 never_valid(&runs, own)
             );
         }
+    }
+
+    #[test]
+    fn a_committed_lifetime_is_an_addition_where_the_server_may_issue_longer() {
+        use super::{Origin, Source};
+        let object = |ttl: Option<&str>| Source {
+            name: "o".into(),
+            origin: Origin::Input { item: 0 },
+            class_name: String::new(),
+            labels: Default::default(),
+            fallback: false,
+            pods: None,
+            namespaces: None,
+            spiffe_id_template: "spiffe://example.org/o".into(),
+            selector_templates: Vec::new(),
+            dns_name_templates: Vec::new(),
+            federates_with: Vec::new(),
+            admin: false,
+            downstream: false,
+            static_parent: None,
+            ttls: [ttl.map(str::to_string), None],
+            narrow: None,
+            auto_dns: false,
+            store_svid: false,
+            committed: true,
+        };
+        let fresh = object(None);
+        // The fresh render leaves the server's default, which the build does not know.
+        for ttl in ["10m", "4294967356s", "forever"] {
+            assert_eq!(object(Some(ttl)).additions(&fresh), [format!("ttl {ttl}")], "{ttl}");
+        }
+        // The server's default too, or an entry it refuses: nothing more.
+        for ttl in ["0s", "999ms", "4294967296s", "-1h", "2147483648s"] {
+            assert!(object(Some(ttl)).additions(&fresh).is_empty(), "{ttl}");
+        }
+        assert!(object(Some("1h")).additions(&object(Some("4294970896s"))).is_empty(), "both 3600 s");
+        assert_eq!(object(Some("2h")).additions(&object(Some("4294970896s"))), ["ttl 2h"]);
     }
 
     #[test]
