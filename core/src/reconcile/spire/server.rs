@@ -5,7 +5,11 @@
 //! in this order:
 //!
 //! - the entry API converts it (`pkg/server/api/entry.go`, `ProtoToRegistrationEntryWithMask`):
-//!   every DNS name must be one the server takes ([`super::dns`]);
+//!   its parent must be of the server's trust domain with a path (`TrustDomainMemberIDFromProto`,
+//!   `pkg/server/api/id.go`: a static entry's `parentID`; a pod's is the manager's agent ID), its
+//!   SPIFFE ID must have a path outside SPIRE's reserved `/spire` namespace
+//!   (`VerifyTrustDomainWorkloadID`, `idutil.IsReservedPath`), and every DNS name must be one
+//!   the server takes ([`super::dns`]);
 //! - the datastore checks it (`pkg/server/datastore/sqlstore/sqlstore.go`,
 //!   `validateRegistrationEntry`): an X.509 or JWT lifetime received below 0 is refused
 //!   ([`super::lifetime`]);
@@ -19,6 +23,7 @@ use super::Unsure;
 use super::dns;
 use super::lifetime::{Lifetime, whole_seconds};
 use super::source::Source;
+use super::spiffe_id;
 
 /// The server's answer for an entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,8 +46,9 @@ impl Verdict {
     }
 }
 
-/// What the object settles for every entry it makes: its DNS names without actions, its
-/// lifetimes, and its `federatesWith` (of a trust domain other than `own`, when given).
+/// What the object settles for every entry it makes: a static entry's parent, its DNS names
+/// without actions, its lifetimes, and its `federatesWith` (of a trust domain other than
+/// `own`, when given).
 pub fn of_object<'a>(
     source: &Source,
     constant_dns_names: impl Iterator<Item = &'a str>,
@@ -51,7 +57,41 @@ pub fn of_object<'a>(
     let fields =
         if source.static_parent.is_some() { ["x509SVIDTTL", "jwtSVIDTTL"] } else { ["ttl", "jwtTtl"] };
     let ttls = [(fields[0], source.ttls[0].as_deref()), (fields[1], source.ttls[1].as_deref())];
-    of_entry(constant_dns_names, ttls, &source.federates_with, own)
+    let parent = match source.static_parent.as_deref().map(|p| (p, spiffe_id::parse(p))) {
+        Some((parent, Ok((td, _)))) if own.is_some_and(|own| own != td) => Verdict::Refuses(format!(
+            "the SPIRE server refuses its entry: its parentID {parent} is not of its trust domain"
+        )),
+        Some((parent, Ok((_, "")))) => {
+            Verdict::Refuses(format!("the SPIRE server refuses its entry: its parentID {parent} has no path"))
+        }
+        _ => Verdict::Takes,
+    };
+    parent.and(of_entry(constant_dns_names, ttls, &source.federates_with, own))
+}
+
+/// What the server does with an entry of this SPIFFE ID (`text`, with actions only the cluster
+/// settles kept as written when `known` is false): it refuses an ID without a path, or one in
+/// SPIRE's reserved namespace (`/spire`, `/spire/...`). A partly known ID is judged only when
+/// its known beginning already puts it under `/spire/`.
+pub fn of_spiffe_id(text: &str, known: bool) -> Verdict {
+    let refused = |why: &str| {
+        Verdict::Refuses(format!("the SPIRE server refuses its entry: its SPIFFE ID {text} {why}"))
+    };
+    let reserved = "is in SPIRE's reserved /spire namespace";
+    if known {
+        return match spiffe_id::parse(text) {
+            Ok((_, "")) => refused("has no path"),
+            Ok((_, path)) if path == "/spire" || path.starts_with("/spire/") => refused(reserved),
+            _ => Verdict::Takes,
+        };
+    }
+    let path = text.strip_prefix(spiffe_id::SCHEME).and_then(|rest| rest.find('/').map(|at| &rest[at..]));
+    match path {
+        Some(path) if path.split("{{").next().is_some_and(|known| known.starts_with("/spire/")) => {
+            refused(reserved)
+        }
+        _ => Verdict::Takes,
+    }
 }
 
 /// What the server does with an entry of these known DNS names, lifetimes (each with the
@@ -178,6 +218,32 @@ mod tests {
             verdict(&object([Some("-1h"), None], &["partner.org"], false)),
             Verdict::Refuses(_)
         ));
+    }
+
+    #[test]
+    fn an_id_without_a_path_or_in_spires_reserved_namespace_is_refused() {
+        use super::of_spiffe_id;
+        for id in ["spiffe://example.org", "spiffe://example.org/spire", "spiffe://example.org/spire/agent/x"]
+        {
+            assert!(matches!(of_spiffe_id(id, true), Verdict::Refuses(_)), "{id}");
+        }
+        for id in ["spiffe://example.org/spirex", "spiffe://example.org/ns/spire", "spiffe://example.org/a"] {
+            assert_eq!(of_spiffe_id(id, true), Verdict::Takes, "{id}");
+        }
+        let node = "{{ .NodeMeta.Name }}";
+        assert!(matches!(
+            of_spiffe_id(&format!("spiffe://example.org/spire/{node}"), false),
+            Verdict::Refuses(_)
+        ));
+        assert_eq!(of_spiffe_id(&format!("spiffe://example.org/spire{node}"), false), Verdict::Takes);
+        assert_eq!(of_spiffe_id(&format!("spiffe://example.org/{node}"), false), Verdict::Takes);
+        // A static entry's parent: of the trust domain, with a path.
+        let mut edge = object([None, None], &[], true);
+        assert_eq!(verdict(&edge), Verdict::Takes);
+        for parent in ["spiffe://other.org/spire/agent/x", "spiffe://example.org"] {
+            edge.static_parent = Some(parent.into());
+            assert!(matches!(verdict(&edge), Verdict::Refuses(w) if w.contains("parentID")), "{parent}");
+        }
     }
 
     #[test]

@@ -546,7 +546,10 @@ impl Prepared {
             check_id(&known, trust_domain).map(|()| known.text)
         });
         let judged: Vec<Option<Judged>> = selectors.iter().map(|t| t.constant().map(Judged::of)).collect();
-        let server = server::of_object(source, dns.iter().filter_map(Template::constant), trust_domain);
+        let mut server = server::of_object(source, dns.iter().filter_map(Template::constant), trust_domain);
+        if let Some(Ok(id)) = &id_constant {
+            server = server::of_spiffe_id(id, true).and(server);
+        }
         let all_judged = judged.iter().all(|j| matches!(j, Some(j) if !matches!(j, Judged::Invalid(_))));
         Ok(Prepared {
             pods,
@@ -611,7 +614,8 @@ impl Prepared {
         let mut template = spiffe_id.as_ref().is_some_and(reads_template);
         let mut facts = Vec::new();
         let mut dns_names = Vec::new();
-        let mut server = Verdict::Takes;
+        let mut server =
+            spiffe_id.as_ref().map_or(Verdict::Takes, |id| server::of_spiffe_id(&id.text, id.is_known()));
         for dns in &self.dns {
             match dns.constant() {
                 Some(text) => dns_names.push(text.to_string()),

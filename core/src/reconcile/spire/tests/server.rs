@@ -39,7 +39,13 @@ fn an_entry_the_server_refuses_gives_nothing_and_still_skips_the_fallback() {
             "DNS name",
         ),
     ];
-    for (edit, why) in refusals {
+    for (edit, why) in refusals.into_iter().chain([
+        (
+            (|s| s.spiffe_id_template = "spiffe://example.org/spire/agent/x".into()) as Edit,
+            "is in SPIRE's reserved /spire namespace",
+        ),
+        (|s| s.spiffe_id_template = "spiffe://{{ .TrustDomain }}".into(), "has no path"),
+    ]) {
         let model = with_fallback(edit);
         let held = &model.held[0];
         assert!(svids(&model, 0).is_empty(), "{why}: {:?}", svids(&model, 0));
