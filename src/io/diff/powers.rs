@@ -6,6 +6,7 @@
 
 use super::preference;
 use crate::io::explain::report::Power;
+use crate::reconcile::spire::lifetime::{Lifetime, whole_seconds};
 
 /// The names a pod template's powers give the two lifetimes (`ttl`, `jwtTtl`).
 pub(super) const TTL_NAMES: [&str; 2] = ["ttl", "jwtTtl"];
@@ -45,66 +46,41 @@ pub(super) fn gained(before: Option<&Power>, after: &Power, ttl_names: [&str; 2]
 /// `default_jwt_svid_ttl`) unless its configuration sets others, which the build does not see.
 const DEFAULT_TTLS: [&str; 2] = ["1h", "5m"];
 
-/// A lifetime as the SPIRE server reads an entry's: the manager sends whole seconds
-/// (spire-controller-manager `pkg/spireapi/types.go`, `entryToAPI`: `int32(ttl / time.Second)`),
-/// and the server issues its own default for 0 or less (spire `pkg/server/credtemplate/builder.go`,
-/// `computeX509SVIDLifetime`: `if ttl <= 0`; the JWT builder alike). So an unset lifetime and
-/// one under a second are the server's default, which its configuration may raise.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Life {
-    ServerDefault,
-    /// Whole seconds; one that is no Go duration counts as endless.
-    Seconds(f64),
-}
-
-impl Life {
-    fn of(written: Option<&str>) -> Life {
-        use crate::reconcile::spire::source::seconds;
-        match written.map(seconds) {
-            None => Life::ServerDefault,
-            Some(None) => Life::Seconds(f64::INFINITY),
-            Some(Some(s)) if s < 1.0 => Life::ServerDefault,
-            Some(Some(s)) => Life::Seconds(s.trunc()),
-        }
-    }
-
-    /// Its length for choosing among entries: the server's default, unknown, counts as endless.
-    fn length(self) -> f64 {
-        match self {
-            Life::ServerDefault => f64::INFINITY,
-            Life::Seconds(s) => s,
-        }
-    }
-}
-
-/// The lifetimes of `after` longer than those of `before`, each named by `names`: an
-/// explicit one longer than before (than the server's usual default where BASE had none), and
+/// The lifetimes of `after` longer than those of `before`, each named by `names`, as the SPIRE
+/// server reads them ([`Lifetime`]: whole seconds, cast to int32 as the manager sends them):
+/// an explicit one longer than before (than the server's usual default where BASE had none),
 /// the server's default where BASE had an explicit one (its length is the server's
-/// configuration, which the build does not see).
+/// configuration, which the build does not see), and any where BASE's made the server refuse
+/// the entry.
 fn longer_ttls(before: &[Option<String>; 2], after: &[Option<String>; 2], names: [&str; 2]) -> Vec<String> {
     let mut out = Vec::new();
     for i in 0..2 {
-        let (was, now) = (Life::of(before[i].as_deref()), Life::of(after[i].as_deref()));
+        let (was, now) = (Lifetime::of(before[i].as_deref()), Lifetime::of(after[i].as_deref()));
         let longer = match (was, now) {
-            (Life::ServerDefault, Life::ServerDefault) => false,
-            (Life::Seconds(_), Life::ServerDefault) => true,
-            (Life::ServerDefault, Life::Seconds(n)) => Life::of(Some(DEFAULT_TTLS[i])).length() < n,
-            (Life::Seconds(w), Life::Seconds(n)) => w < n,
+            (_, Lifetime::Refused(_)) => false,
+            (Lifetime::Refused(_), _) => true,
+            (Lifetime::ServerDefault, Lifetime::ServerDefault) => false,
+            (_, Lifetime::ServerDefault) => true,
+            (Lifetime::ServerDefault, n) => Lifetime::of(Some(DEFAULT_TTLS[i])).length() < n.length(),
+            (w, n) => w.length() < n.length(),
         };
         if !longer {
             continue;
         }
-        out.push(match (now, &after[i]) {
-            (Life::Seconds(_), Some(written)) => format!("{} {written}", names[i]),
-            (_, Some(written)) => {
+        let name = names[i];
+        let default = "the SPIRE server's default, which the build does not know";
+        out.push(match (now, after[i].as_deref()) {
+            (Lifetime::Seconds(sent), Some(written)) if whole_seconds(written) != Some(i64::from(sent)) => {
+                format!("{name} {written}: the manager's int32 conversion wraps it to {sent} seconds")
+            }
+            (_, Some(written)) if now != Lifetime::ServerDefault => format!("{name} {written}"),
+            (_, Some(written)) if whole_seconds(written).is_some_and(|s| s != 0) => {
                 format!(
-                    "{} {written}: 0 whole seconds, so the SPIRE server's default, which the build does not know",
-                    names[i]
+                    "{name} {written}: the manager's int32 conversion wraps it to 0 seconds, so {default}"
                 )
             }
-            (_, None) => {
-                format!("{} unset: the SPIRE server's default, which the build does not know", names[i])
-            }
+            (_, Some(written)) => format!("{name} {written}: 0 whole seconds, so {default}"),
+            (_, None) => format!("{name} unset: {default}"),
         });
     }
     out
@@ -209,9 +185,9 @@ fn both(a: &Power, b: &Power) -> Power {
 }
 
 /// Of two lifetimes as written (`None`: the server's default), the longer (`longer`) or the
-/// shorter, as [`Life::length`] orders them.
+/// shorter, as [`Lifetime::length`] orders them.
 fn ttl(a: &Option<String>, b: &Option<String>, longer: bool) -> Option<String> {
-    let length = |t: &Option<String>| Life::of(t.as_deref()).length();
+    let length = |t: &Option<String>| Lifetime::of(t.as_deref()).length();
     let a_wins = if longer { length(a) >= length(b) } else { length(a) <= length(b) };
     if a_wins { a.clone() } else { b.clone() }
 }
@@ -227,6 +203,31 @@ pub(super) fn note<'f>(list: &mut Vec<String>, facts: impl Iterator<Item = &'f S
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn lifetimes_compare_as_the_manager_sends_them_cast_to_int32() {
+        use super::{TTL_NAMES, gained};
+        let with = |ttl: &str| {
+            let mut p = super::super::testing::power("spiffe://x/a", "o", false);
+            p.ttl = Some(ttl.to_string());
+            p
+        };
+        // 2^32 + 60 seconds reaches the server as 60.
+        assert_eq!(gained(Some(&with("4294967356s")), &with("20h"), TTL_NAMES), ["ttl 20h"]);
+        assert!(gained(Some(&with("60s")), &with("4294967356s"), TTL_NAMES).is_empty());
+        assert_eq!(
+            gained(Some(&with("30s")), &with("4294967356s"), TTL_NAMES),
+            ["ttl 4294967356s: the manager's int32 conversion wraps it to 60 seconds"]
+        );
+        let zero = gained(Some(&with("10m")), &with("4294967296s"), TTL_NAMES);
+        assert!(
+            zero.len() == 1 && zero[0].contains("wraps it to 0 seconds, so the SPIRE server's default"),
+            "{zero:?}"
+        );
+        // One the server refuses gives nothing; any lifetime after one it refused is gained.
+        assert!(gained(Some(&with("1h")), &with("2147483648s"), TTL_NAMES).is_empty());
+        assert_eq!(gained(Some(&with("-1h")), &with("1m"), TTL_NAMES), ["ttl 1m"]);
+    }
+
     #[test]
     fn either_of_two_entries_gives_each_power_of_one_and_both_only_what_each_gives() {
         use super::super::testing::power;

@@ -112,13 +112,22 @@ fn held(report: &Report) -> BTreeMap<TemplateKey, BTreeMap<String, HeldWith>> {
 type Entries<'r> = Vec<Vec<&'r Power>>;
 
 /// Per pod template, per SPIFFE ID, its entries that carry a power (`workloads[].powers`).
-fn declared(report: &Report) -> BTreeMap<TemplateKey, BTreeMap<&str, Entries<'_>>> {
+/// With `sure_only`, only the entries the pods surely hold: an object's entry its `mayHold`
+/// names (made only if the cluster allows, or stored only if the SPIRE server takes it) is
+/// left out.
+fn declared(report: &Report, sure_only: bool) -> BTreeMap<TemplateKey, BTreeMap<&str, Entries<'_>>> {
     let mut out: BTreeMap<TemplateKey, BTreeMap<&str, Entries<'_>>> = BTreeMap::new();
     for w in report.workloads.iter().filter(|w| !w.powers.is_empty()) {
         let key =
             (w.namespace.clone(), w.kind.clone(), w.name.clone(), w.path.clone(), w.api_version.clone());
+        let unsure: BTreeSet<(&str, &str)> = w
+            .may_hold
+            .iter()
+            .filter(|_| sure_only)
+            .map(|m| (m.cluster_spiffe_id.as_str(), m.spiffe_id.as_str()))
+            .collect();
         let mut entries: BTreeMap<(&str, u32), Vec<&Power>> = BTreeMap::new();
-        for p in &w.powers {
+        for p in w.powers.iter().filter(|p| !unsure.contains(&(p.object.as_str(), p.spiffe_id.as_str()))) {
             entries.entry((p.spiffe_id.as_str(), p.entry)).or_default().push(p);
         }
         let ids = out.entry(key).or_default();
@@ -134,7 +143,10 @@ fn declared(report: &Report) -> BTreeMap<TemplateKey, BTreeMap<&str, Entries<'_>
 pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
     let (old, new) = (held(before), held(after));
     let older: BTreeSet<&str> = before.object_names.iter().map(String::as_str).collect();
-    let (old_powers, new_powers) = (declared(before), declared(after));
+    let (old_powers, new_powers) = (declared(before, false), declared(after, false));
+    // What the pods surely had and surely have: a power only an entry they may hold gave BASE's
+    // pods (one the server may refuse) is gained when HEAD's pods surely hold it.
+    let (old_sure, new_sure) = (declared(before, true), declared(after, true));
     let no_powers = BTreeMap::new();
     let templates: BTreeSet<&TemplateKey> = old.keys().chain(new.keys()).collect();
     let empty = BTreeMap::new();
@@ -167,7 +179,17 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
                     let none = Vec::new();
                     let (before, after) =
                         (pb.get(id.as_str()).unwrap_or(&none), pa.get(id.as_str()).unwrap_or(&none));
-                    let gains = powers::gains(id, before, after, &older, &mut change.hangs_on);
+                    let mut gains = powers::gains(id, before, after, &older, &mut change.hangs_on);
+                    if (was, is) == (Held::Sure, Held::Sure) {
+                        let none = Vec::new();
+                        let sb = old_sure.get(t).and_then(|ids| ids.get(id.as_str())).unwrap_or(&none);
+                        let sa = new_sure.get(t).and_then(|ids| ids.get(id.as_str())).unwrap_or(&none);
+                        for gain in powers::gains(id, sb, sa, &older, &mut change.hangs_on) {
+                            if !gains.contains(&gain) {
+                                gains.push(gain);
+                            }
+                        }
+                    }
                     if !gains.is_empty() {
                         change.gains_powers.push(PowerGain { spiffe_id: id.clone(), gains });
                     }
@@ -198,6 +220,28 @@ mod tests {
     use super::super::changes::compare;
     use super::super::testing::{held, report};
     use serde_json::json;
+
+    #[test]
+    fn a_power_only_an_entry_they_may_hold_gave_is_gained_when_they_surely_hold_it() {
+        use super::super::testing::power;
+        let id = "spiffe://x/a";
+        // Entry 0 of `plain`, without power, gives the SVID for sure; entry 1 of `c`, with
+        // admin, may be made (`held` names `c` in mayHold) or is made for sure.
+        let side = |admin_may: bool| {
+            let may: &[&str] = if admin_may { &[id] } else { &[] };
+            let mut r = held(&[id], may);
+            let mut admin = power(id, "c", true);
+            admin.entry = 1;
+            admin.federates_with = if admin_may { vec!["p.org".into()] } else { Vec::new() };
+            r.workloads[0].powers = vec![power(id, "plain", false), admin];
+            r.object_names = vec!["plain".into(), "c".into()];
+            r
+        };
+        let diff = compare(&side(true), &side(false));
+        assert_eq!(diff.workloads[0].gains_powers[0].gains, ["admin"]);
+        assert!(compare(&side(true), &side(true)).workloads.is_empty(), "nothing changed");
+        assert!(compare(&side(false), &side(false)).workloads.is_empty());
+    }
 
     #[test]
     fn reach_changes_are_gains_and_losses_per_template() {

@@ -10,6 +10,8 @@ use super::preference;
 use crate::api::cluster_spiffe_id::{FEDERATED_TRUST_DOMAIN_KIND, STATIC_ENTRY_KIND};
 use crate::io::explain::Report;
 use crate::io::explain::report::{FederationReport, StaticEntryReport};
+use crate::reconcile::spire::server::{self, Verdict};
+use crate::reconcile::spire::spiffe_id;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -55,7 +57,11 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<SpireObjectChange>
             kind: FEDERATED_TRUST_DOMAIN_KIND,
         },
     );
-    let mut out = by_name(entries.before, entries.after, |e| &e.name, |e| e.read)
+    // A static entry the SPIRE server refuses is no entry, as one the manager does not read;
+    // among the declarations of one entry it still counts, as the manager may keep it (and
+    // then the server refuses the entry) or another.
+    let stored = |e: &StaticEntryReport| e.read && !matches!(server(e), Verdict::Refuses(_));
+    let mut out = by_name(entries.before, entries.after, |e| &e.name, stored)
         .filter_map(|(name, b, a)| {
             change(STATIC_ENTRY_KIND, name, b.map(entry).as_ref(), a.map(entry).as_ref(), static_grants)
         })
@@ -200,6 +206,8 @@ fn change<T: PartialEq>(
 /// What a static entry gives that `before` did not: its SPIFFE ID to the pods its parent and
 /// selectors reach, more pods (another parent, a selector dropped), more power.
 fn static_grants(before: Option<&StaticEntryReport>, after: &StaticEntryReport) -> Vec<String> {
+    // An entry the SPIRE server refused gave nothing: what `after` gives is all new.
+    let before = before.filter(|b| !matches!(server(b), Verdict::Refuses(_)));
     let mut grants = Vec::new();
     match before {
         None => grants.push(format!(
@@ -220,10 +228,26 @@ fn static_grants(before: Option<&StaticEntryReport>, after: &StaticEntryReport) 
             }
         }
     }
+    // Stored for sure where BASE's was stored only if the server took it.
+    if let (Some(Verdict::MayRefuse(why)), Verdict::Takes) = (before.map(server), server(after)) {
+        grants.push(format!(
+            "the SPIRE server surely stores its entry, where it stored BASE's only {}",
+            why.condition()
+        ));
+    }
     // Its powers are an entry's, compared as a pod template's are.
     let power = before.map(StaticEntryReport::power);
     grants.extend(super::powers::gained(power.as_ref(), &after.power(), ["x509SVIDTTL", "jwtSVIDTTL"]));
     grants
+}
+
+/// What the SPIRE server does with a static entry's entry: its DNS names, lifetimes and
+/// federations, its own trust domain being its SPIFFE ID's.
+fn server(entry: &StaticEntryReport) -> Verdict {
+    let own = spiffe_id::parse(&entry.spiffe_id).ok().map(|(td, _)| td);
+    let ttls =
+        [("x509SVIDTTL", entry.x509_svid_ttl.as_deref()), ("jwtSVIDTTL", entry.jwt_svid_ttl.as_deref())];
+    server::of_entry(entry.dns_names.iter().map(String::as_str), ttls, &entry.federates_with, own)
 }
 
 /// What a federation gives that `before` did not: any bundle it fetches is trusted anew, and
@@ -404,13 +428,48 @@ mod tests {
             assert!(
                 static_grants(Some(&head), &base).iter().all(|g| g.starts_with("issues")
                     || g.starts_with("parentID")
-                    || g.contains("server's default")),
+                    || g.contains("server's default")
+                    || g.starts_with("the SPIRE server surely stores its entry")),
                 "{word} undone"
             );
         }
         let mut narrowed = entry();
         narrowed.selectors.push("k8s:pod-label:app:x".into());
         assert!(static_grants(Some(&base), &narrowed).is_empty(), "a selector added narrows");
+    }
+
+    #[test]
+    fn a_static_entry_the_spire_server_refuses_is_none_and_one_it_may_refuse_is_a_may() {
+        let side = |edit: fn(&mut StaticEntryReport)| {
+            let mut report = crate::io::diff::testing::report(serde_json::json!([]), serde_json::json!([]));
+            let mut e = entry();
+            edit(&mut e);
+            report.static_entries = vec![e];
+            report
+        };
+        let changes = |before, after| compare(&side(before), &side(after));
+        // A lifetime received below 0 (here after the int32 conversion): no entry in BASE.
+        for refused in [
+            (|e: &mut StaticEntryReport| e.x509_svid_ttl = Some("-1h".into())) as fn(&mut StaticEntryReport),
+            |e| e.jwt_svid_ttl = Some("2147483648s".into()),
+            |e| e.dns_names = vec!["a..x".into()],
+        ] {
+            let fixed = changes(refused, |_| {});
+            assert_eq!((fixed[0].change, fixed[0].grants[0].starts_with("issues")), ("added", true));
+            assert_eq!(changes(|_| {}, refused)[0].change, "removed");
+        }
+        // A federation whose bundle the server may not hold, or a DNS name some servers
+        // refuse: dropping it makes the entry sure.
+        for may in [
+            (|e: &mut StaticEntryReport| e.federates_with = vec!["p.org".into()])
+                as fn(&mut StaticEntryReport),
+            |e| e.dns_names = vec!["a_b.x".into()],
+        ] {
+            let sure = changes(may, |_| {});
+            assert!(sure[0].grants[0].starts_with("the SPIRE server surely stores its entry"), "{sure:?}");
+        }
+        // Its own trust domain's bundle the server holds.
+        assert!(changes(|e| e.federates_with = vec!["x".into()], |_| {})[0].grants.is_empty());
     }
 
     #[test]

@@ -401,6 +401,12 @@ pub enum MadeIf {
     /// If their object is applied: one applier of the folder leaves it unapplied, another
     /// applies it.
     Applied,
+    /// If the SPIRE server holds the bundle of every trust domain of the object's
+    /// `federatesWith`: it refuses the entry otherwise.
+    FederatedBundlesHeld,
+    /// If the SPIRE server takes the entry's DNS names: some SPIRE versions refuse one, or
+    /// only the cluster settles one.
+    DnsNamesTaken,
 }
 
 impl From<Unsure> for MadeIf {
@@ -414,6 +420,8 @@ impl From<Unsure> for MadeIf {
             Unsure::Committed => MadeIf::AppliedAsCommitted,
             Unsure::NamespaceMayBeIgnored => MadeIf::NamespaceNotIgnored,
             Unsure::Unapplied => MadeIf::Applied,
+            Unsure::FederatedBundles => MadeIf::FederatedBundlesHeld,
+            Unsure::DnsNames => MadeIf::DnsNamesTaken,
         }
     }
 }
@@ -429,6 +437,8 @@ impl From<MadeIf> for Unsure {
             MadeIf::AppliedAsCommitted => Unsure::Committed,
             MadeIf::NamespaceNotIgnored => Unsure::NamespaceMayBeIgnored,
             MadeIf::Applied => Unsure::Unapplied,
+            MadeIf::FederatedBundlesHeld => Unsure::FederatedBundles,
+            MadeIf::DnsNamesTaken => Unsure::DnsNames,
         }
     }
 }
@@ -666,7 +676,13 @@ mod tests {
         missing[0].as_object_mut().unwrap().remove("madeIf");
         let missing = Report::read(&workload(Some(missing))).unwrap_err();
         assert!(missing.starts_with("workloads[0].mayHold[0]: missing field `madeIf`"), "{missing}");
-        for unsure in [Unsure::NamespaceLabels, Unsure::PodLabels, Unsure::FallbackSkipped] {
+        for unsure in [
+            Unsure::NamespaceLabels,
+            Unsure::PodLabels,
+            Unsure::FallbackSkipped,
+            Unsure::FederatedBundles,
+            Unsure::DnsNames,
+        ] {
             assert_eq!(Unsure::from(MadeIf::from(unsure)), unsure);
         }
     }

@@ -26,7 +26,12 @@
 //!   does not parse or is of another trust domain, a selector that is not `type:value` give
 //!   that pod no entry (entries.go:72-131), and so do not make a fallback skip it;
 //! - entries with the same SPIFFE ID, parent and selectors are one entry (reconciler.go:
-//!   213-224, 702-712): two objects giving a pod the same ID and selectors give it one SVID.
+//!   213-224, 702-712): two objects giving a pod the same ID and selectors give it one SVID;
+//! - the SPIRE server stores an entry only when it takes it ([`server`]): a lifetime it
+//!   receives below 0, or a DNS name every server since v1.5.0 refuses, gives the pods nothing
+//!   (still declared: no fallback steps in); a DNS name only some servers take, or a
+//!   `federatesWith` trust domain whose bundle it may not hold, makes the entry one it may
+//!   refuse.
 //!
 //! A pod template stands for its pods. Namespaces are judged by the input's Namespace
 //! objects and the `kubernetes.io/metadata.name` label every namespace carries; a
@@ -43,10 +48,13 @@
 
 mod about;
 pub mod containers;
+pub mod dns;
 pub mod findings;
 mod group;
+pub mod lifetime;
 mod namespaces;
 mod pods;
+pub mod server;
 mod unlabelled;
 
 pub mod source;
@@ -92,6 +100,12 @@ pub enum Unsure {
     /// The pods' item is one an applier of the folder may leave unapplied and another
     /// applies ([`crate::reconcile::context::Context::unapplied`]).
     Unapplied,
+    /// The SPIRE server refuses the entry unless it holds the bundle of each trust domain of
+    /// its `federatesWith`, which only the cluster knows ([`server`]).
+    FederatedBundles,
+    /// Some SPIRE servers refuse one of its DNS names, or only the cluster settles one that
+    /// reads the pod template ([`dns`]).
+    DnsNames,
 }
 
 impl Unsure {
@@ -117,6 +131,14 @@ impl Unsure {
             Unsure::Unapplied => {
                 "if their object is applied: Argo CD leaves it unapplied (a hook no sync runs, or a file \
                  marked +argocd:skip-file-rendering), kubectl applies it"
+            }
+            Unsure::FederatedBundles => {
+                "if the SPIRE server holds the bundle of every trust domain its federatesWith names: it \
+                 refuses the entry otherwise, and which bundles it holds only the cluster knows"
+            }
+            Unsure::DnsNames => {
+                "if the SPIRE server takes its DNS names: some SPIRE versions refuse one of them, or only the \
+                 cluster settles one"
             }
         }
     }
@@ -179,7 +201,8 @@ pub struct Skipped {
     pub spiffe_id: Evaluated,
 }
 
-/// An entry the manager cannot make for a pod template's pods: by source, why.
+/// An entry the manager cannot make for a pod template's pods, or one it sends that the SPIRE
+/// server refuses (`why` then starts "the SPIRE server refuses"): by source, why.
 #[derive(Debug, Clone)]
 pub struct Failed {
     pub source: usize,
@@ -510,6 +533,21 @@ fn simulate_with(
                         totals.never += 1;
                     }
                     continue;
+                }
+                // Declared whatever the server does with it: any fallback is skipped above.
+                match made.server {
+                    server::Verdict::Takes => {}
+                    server::Verdict::Refuses(why) => {
+                        if !h.failed.iter().any(|f| f.source == s && f.why == why) {
+                            h.failed.push(Failed { source: s, why });
+                        }
+                        continue;
+                    }
+                    server::Verdict::MayRefuse(why) => {
+                        if selected == Answer::Yes {
+                            (selected, unsure) = (Answer::Unknown, Some(why));
+                        }
+                    }
                 }
                 let spiffe_id = made.spiffe_id.unwrap_or_else(|| prepared.constant_id());
                 let mut powers = made.powers;

@@ -4,6 +4,8 @@
 //! renders for one pod template (`renderPodEntry`, pkg/spireentry/entries.go:72-131).
 
 use super::containers;
+use super::lifetime::Lifetime;
+use super::server::{self, Verdict};
 use super::spiffe_id;
 use super::template::{self, Data, Evaluated, Template};
 use crate::api::cluster_spiffe_id::OutputLabels;
@@ -94,7 +96,7 @@ impl Powers {
     }
 
     /// Both sets of powers: the entries of two objects folded into one (the longer of two
-    /// lifetimes).
+    /// lifetimes, as the server reads them: [`Lifetime`]).
     pub fn merge(&mut self, other: &Powers) {
         self.admin |= other.admin;
         self.downstream |= other.downstream;
@@ -103,9 +105,7 @@ impl Powers {
             let longer = match (&self.ttls[i], theirs) {
                 (_, None) => false,
                 (None, Some(_)) => true,
-                (Some(mine), Some(t)) => {
-                    seconds(t).unwrap_or(f64::INFINITY) > seconds(mine).unwrap_or(f64::INFINITY)
-                }
+                (Some(mine), Some(t)) => Lifetime::of(Some(t)).length() > Lifetime::of(Some(mine)).length(),
             };
             if longer {
                 self.ttls[i].clone_from(theirs);
@@ -131,36 +131,6 @@ fn selects_more(mine: Option<&Selector>, theirs: Option<&Selector>) -> bool {
         return false;
     }
     !mine.expressions.is_empty() || theirs.match_labels.iter().any(|l| !mine.match_labels.contains(l))
-}
-
-/// A Go duration (`metav1.Duration`: `1h30m`, `90s`, `1.5h`, `300ms`) in seconds; `None` when
-/// it is not one.
-pub fn seconds(text: &str) -> Option<f64> {
-    let mut rest = text.trim();
-    match rest {
-        "0" => return Some(0.0),
-        "" => return None,
-        _ => {}
-    }
-    let mut total = 0.0;
-    while !rest.is_empty() {
-        let number_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
-        let value: f64 = rest[..number_end].parse().ok()?;
-        rest = &rest[number_end..];
-        let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
-        let unit = match &rest[..unit_end] {
-            "ns" => 1e-9,
-            "us" | "µs" | "μs" => 1e-6,
-            "ms" => 1e-3,
-            "s" => 1.0,
-            "m" => 60.0,
-            "h" => 3600.0,
-            _ => return None,
-        };
-        total += value * unit;
-        rest = &rest[unit_end..];
-    }
-    Some(total)
 }
 
 /// What a binding renders, for [`Source::rendered`].
@@ -303,8 +273,14 @@ impl Source {
         }
         for (i, name) in ["ttl", "jwtTtl"].iter().enumerate() {
             if let Some(mine) = &self.ttls[i] {
-                let theirs = fresh.ttls[i].as_deref().and_then(seconds).unwrap_or(0.0);
-                if seconds(mine).is_none_or(|s| s > theirs) && fresh.ttls[i].as_ref() != Some(mine) {
+                // As the server reads them: a lifetime it refuses gives nothing, and any other
+                // beside the fresh render's default may be longer than that default.
+                let longer = match (Lifetime::of(Some(mine)), Lifetime::of(fresh.ttls[i].as_deref())) {
+                    (Lifetime::Refused(_), _) | (Lifetime::ServerDefault, Lifetime::ServerDefault) => false,
+                    (_, Lifetime::ServerDefault) => true,
+                    (mine, theirs) => mine.length() > theirs.length(),
+                };
+                if longer && fresh.ttls[i].as_ref() != Some(mine) {
                     out.push(format!("{name} {mine}"));
                 }
             }
@@ -340,6 +316,9 @@ pub struct Prepared {
     powers: Powers,
     /// A ClusterStaticEntry's parent ID, part of its entry's key.
     parent: Option<String>,
+    /// What the SPIRE server does with every entry of the object, as far as the object
+    /// settles it ([`server::of_object`]); a DNS name rendered per pod is judged per pod.
+    server: Verdict,
 }
 
 /// A rendered workload selector, read as the model judges it: `k8s:ns`, `k8s:sa`,
@@ -447,7 +426,7 @@ fn namespace_fact(key: &str, data: &Data<'_>) -> String {
 /// only it knows (a template's own labels are settled). Any other unknown may read a field
 /// the template writes (`.PodMeta.Annotations`, `.PodSpec.Hostname`), or the node the
 /// template places its pods on (`.NodeMeta`, through `nodeName`, `nodeSelector`, affinity).
-fn cluster_only(action: &str) -> bool {
+pub(super) fn cluster_only(action: &str) -> bool {
     let inner = action.trim_start_matches("{{").trim_end_matches("}}");
     let inner = inner.trim_start_matches('-').trim_end_matches('-').trim();
     let one_label = match inner.strip_prefix("index .PodMeta.Labels ") {
@@ -491,6 +470,8 @@ pub struct Made {
     /// the model does not judge, such as `k8s:node-name` or `unix:uid`, by `nodeName` or
     /// `securityContext`): a change of the template may change it.
     pub reads_template: bool,
+    /// With details only, and only when it may attest: what the SPIRE server does with it.
+    pub server: Verdict,
 }
 
 impl Made {
@@ -504,6 +485,7 @@ impl Made {
             powers: Powers::default(),
             hangs_on: Vec::new(),
             reads_template: false,
+            server: Verdict::Takes,
         }
     }
 }
@@ -566,6 +548,10 @@ impl Prepared {
             check_id(&known, trust_domain).map(|()| known.text)
         });
         let judged: Vec<Option<Judged>> = selectors.iter().map(|t| t.constant().map(Judged::of)).collect();
+        let mut server = server::of_object(source, dns.iter().filter_map(Template::constant), trust_domain);
+        if let Some(Ok(id)) = &id_constant {
+            server = server::of_spiffe_id(id, true).and(server);
+        }
         let all_judged = judged.iter().all(|j| matches!(j, Some(j) if !matches!(j, Judged::Invalid(_))));
         Ok(Prepared {
             pods,
@@ -586,6 +572,7 @@ impl Prepared {
                 store_svid: source.store_svid,
             },
             parent: source.static_parent.clone(),
+            server,
         })
     }
 
@@ -630,12 +617,15 @@ impl Prepared {
         let mut template = spiffe_id.as_ref().is_some_and(reads_template);
         let mut facts = Vec::new();
         let mut dns_names = Vec::new();
+        let mut server =
+            spiffe_id.as_ref().map_or(Verdict::Takes, |id| server::of_spiffe_id(&id.text, id.is_known()));
         for dns in &self.dns {
             match dns.constant() {
                 Some(text) => dns_names.push(text.to_string()),
                 None => {
                     let name = dns.evaluate(data).map_err(|e| format!("its dnsNameTemplates fail: {e}"))?;
                     template |= reads_template(&name);
+                    server = server.and(server::of_dns_name(&name.text, &name.unknown));
                     dns_names.push(name.text)
                 }
             }
@@ -710,6 +700,7 @@ impl Prepared {
                 }
             }
             made.reads_template = template;
+            made.server = server.and(self.server.clone());
         }
         Ok(made)
     }
@@ -866,7 +857,7 @@ fn never_valid(runs: &[&str], own: Option<&str>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Judged, Powers, seconds};
+    use super::{Judged, Powers};
 
     /// renderSPIFFEID (entries.go) parses with go-spiffe's `spiffeid.FromString` and compares
     /// trust domains: the scheme in lower case only, a lower-case trust domain of any length.
@@ -934,17 +925,40 @@ mod tests {
     }
 
     #[test]
-    fn go_durations_read_as_seconds() {
-        for (text, want) in
-            [("1h", 3600.0), ("1h30m", 5400.0), ("1.5h", 5400.0), ("90s", 90.0), ("300ms", 0.3), ("0", 0.0)]
-                .into_iter()
-                .chain([("1ns", 1e-9), ("2us", 2e-6), ("4µs", 4e-6), ("8μs", 8e-6), ("1s2ms", 1.002)])
-        {
-            assert_eq!(seconds(text), Some(want), "{text}");
+    fn a_committed_lifetime_is_an_addition_where_the_server_may_issue_longer() {
+        use super::{Origin, Source};
+        let object = |ttl: Option<&str>| Source {
+            name: "o".into(),
+            origin: Origin::Input { item: 0 },
+            class_name: String::new(),
+            labels: Default::default(),
+            fallback: false,
+            pods: None,
+            namespaces: None,
+            spiffe_id_template: "spiffe://example.org/o".into(),
+            selector_templates: Vec::new(),
+            dns_name_templates: Vec::new(),
+            federates_with: Vec::new(),
+            admin: false,
+            downstream: false,
+            static_parent: None,
+            ttls: [ttl.map(str::to_string), None],
+            narrow: None,
+            auto_dns: false,
+            store_svid: false,
+            committed: true,
+        };
+        let fresh = object(None);
+        // The fresh render leaves the server's default, which the build does not know.
+        for ttl in ["10m", "4294967356s", "forever"] {
+            assert_eq!(object(Some(ttl)).additions(&fresh), [format!("ttl {ttl}")], "{ttl}");
         }
-        for text in ["", "1", "1d", "h", "1h x"] {
-            assert_eq!(seconds(text), None, "{text}");
+        // The server's default too, or an entry it refuses: nothing more.
+        for ttl in ["0s", "999ms", "4294967296s", "-1h", "2147483648s"] {
+            assert!(object(Some(ttl)).additions(&fresh).is_empty(), "{ttl}");
         }
+        assert!(object(Some("1h")).additions(&object(Some("4294970896s"))).is_empty(), "both 3600 s");
+        assert_eq!(object(Some("2h")).additions(&object(Some("4294970896s"))), ["ttl 2h"]);
     }
 
     #[test]

@@ -12,6 +12,8 @@ use crate::reconcile::cluster::selector::{Lookup, Selector};
 use crate::reconcile::cluster::workload::workload_of;
 use std::borrow::Cow;
 
+mod server;
+
 const TD: &str = "example.org";
 const HELM_DEFAULT: &str =
     "spiffe://{{ .TrustDomain }}/ns/{{ .PodMeta.Namespace }}/sa/{{ .PodSpec.ServiceAccountName }}";

@@ -1,0 +1,483 @@
+//! A DNS name as the SPIRE server takes it in an entry. The server's entry API checks each
+//! name before it stores the entry, and refuses the whole entry for one it does not take
+//! (spiffe/spire `pkg/server/api/entry.go`, `ProtoToRegistrationEntryWithMask`: "invalid DNS
+//! name"). Which names it takes hangs on the server's version, and on the Go release it was
+//! built with, so each of the three rule sets SPIRE servers since v1.5.0 apply is held here:
+//!
+//! - v1.5.0 to v1.8.x: `x509util.ValidateDNS` (`pkg/common/x509util/dns.go` before commit
+//!   acf500ab): trimmed of white space, at most 255 bytes, every label 1 to 63 bytes matching
+//!   `^[a-zA-Z0-9]([-]*[a-zA-Z0-9])+$`;
+//! - v1.9.0 and later: `x509util.ValidateLabel` (same file): ASCII only, one wildcard at most
+//!   and only as a leading `*.`, then `validNonwildcardLabel`: trimmed, not empty, no trailing
+//!   dot, and golang.org/x/net/idna's `ToASCII` under a profile with `StrictDomainName`,
+//!   `ValidateLabels`, `VerifyDNSLength`, `CheckJoiners`, `BidiRule` and `CheckHyphens`
+//!   (idna `Profile.process`, `validateLabel`, punycode `decode` and `encode`), whose output
+//!   must be the name itself. Under Unicode 15's tables (Go 1.26 and earlier) that profile
+//!   checks no ASCII character but the hyphen: `ops_admin` and `Web` pass. Under Unicode 16's
+//!   and later (Go 1.27 on: `unicode16` in idna.go), `validateLabel` also refuses an upper-case
+//!   letter and any character outside `a-z`, `0-9`, `-`.
+//!
+//! A name every rule set refuses is refused; one some refuse is refused by some servers only.
+//! A label `xn--...` whose punycode decodes to non-ASCII text is judged further by Unicode's
+//! tables (normalization, IDNA categories, the Bidi and joiner rules), which the build does not
+//! carry: what is left after the checks that need none is unknown.
+
+/// What one rule set answers for a name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Check {
+    Takes,
+    Refuses(String),
+    /// Only Unicode's tables settle it.
+    Unknown,
+}
+
+/// What the SPIRE servers the model knows answer for one DNS name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Every one takes it.
+    Taken,
+    /// Every one refuses it, for this reason (the current rules').
+    Refused(String),
+    /// Some refuse it, or only Unicode's tables settle it: which, in words.
+    Varies(String),
+}
+
+/// The answer of every SPIRE server since v1.5.0 for `name`.
+pub fn judge(name: &str) -> Answer {
+    let checks = [
+        ("SPIRE v1.9.0 and later built with Go 1.26 or earlier", label(name, false)),
+        ("SPIRE v1.9.0 and later built with Go 1.27 or later", label(name, true)),
+        ("SPIRE v1.5.0 to v1.8", legacy(name)),
+    ];
+    if checks.iter().all(|(_, c)| *c == Check::Takes) {
+        return Answer::Taken;
+    }
+    if let (Check::Refuses(why), true) =
+        (&checks[0].1, checks.iter().all(|(_, c)| matches!(c, Check::Refuses(_))))
+    {
+        return Answer::Refused(why.clone());
+    }
+    let refusing: Vec<String> = checks
+        .iter()
+        .filter_map(|(servers, c)| match c {
+            Check::Refuses(why) => Some(format!("{servers} ({why})")),
+            _ => None,
+        })
+        .collect();
+    let unknown = checks.iter().any(|(_, c)| *c == Check::Unknown);
+    let mut words =
+        if refusing.is_empty() { String::new() } else { format!("refused by {}", refusing.join(", ")) };
+    if unknown {
+        if !words.is_empty() {
+            words.push_str("; ");
+        }
+        words.push_str("an internationalized label only Unicode's tables settle");
+    }
+    Answer::Varies(words)
+}
+
+/// Go's `strings.TrimSpace`: Unicode white space at both ends.
+fn trim_space(text: &str) -> &str {
+    text.trim_matches(char::is_whitespace)
+}
+
+/// `ValidateDNS`, SPIRE v1.5.0 to v1.8.x.
+fn legacy(name: &str) -> Check {
+    let name = trim_space(name);
+    if name.is_empty() {
+        return Check::Refuses("empty or only white space".into());
+    }
+    if name.len() > 255 {
+        return Check::Refuses("longer than 255 bytes".into());
+    }
+    for label in name.split('.') {
+        // `^[a-zA-Z0-9]([-]*[a-zA-Z0-9])+$`: two characters at least, letters, digits and
+        // hyphens, a letter or digit at each end.
+        let ends = |b: Option<&u8>| b.is_some_and(u8::is_ascii_alphanumeric);
+        let bytes = label.as_bytes();
+        let why = if label.is_empty() {
+            "an empty label"
+        } else if label.len() > 63 {
+            "a label longer than 63 bytes"
+        } else if bytes.len() < 2
+            || !ends(bytes.first())
+            || !ends(bytes.last())
+            || !bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-')
+        {
+            "a label that is not letters, digits and inner hyphens, two characters at least"
+        } else {
+            continue;
+        };
+        return Check::Refuses(why.into());
+    }
+    Check::Takes
+}
+
+/// `ValidateLabel`, SPIRE v1.9.0 and later, under Unicode 16's IDNA tables or later
+/// (`unicode16`) or earlier ones.
+fn label(name: &str, unicode16: bool) -> Check {
+    if !name.is_ascii() {
+        return Check::Refuses("not ASCII".into());
+    }
+    let rest = match name.matches('*').count() {
+        0 => name,
+        1 => match name.strip_prefix("*.") {
+            Some(rest) => rest,
+            None => return Check::Refuses("a wildcard that is not a leading *.".into()),
+        },
+        _ => return Check::Refuses("more than one wildcard".into()),
+    };
+    // `validNonwildcardLabel`; an ASCII name trims ASCII white space only.
+    let domain = rest.trim_matches(|c: char| c.is_ascii_whitespace() || c == '\u{0B}');
+    if domain.is_empty() {
+        return Check::Refuses("empty or only white space".into());
+    }
+    if domain.ends_with('.') {
+        return Check::Refuses("a trailing dot".into());
+    }
+    if domain.starts_with("*.") {
+        return Check::Refuses("a wildcard after the first label".into());
+    }
+    idna(domain, unicode16)
+}
+
+/// idna's `Profile.process` with `ToASCII`, for an ASCII domain without a trailing dot,
+/// then `validNonwildcardLabel`'s check that its output is the domain itself. Every error
+/// refuses, whichever comes first, so the checks run in any order.
+fn idna(domain: &str, unicode16: bool) -> Check {
+    let mut unknown = false;
+    for label in domain.split('.') {
+        if label.is_empty() {
+            return Check::Refuses("an empty label".into());
+        }
+        if let Some(encoded) = label.strip_prefix("xn--") {
+            match punycode_label(encoded, label) {
+                Check::Takes => {}
+                Check::Unknown => unknown = true,
+                refused => return refused,
+            }
+            continue;
+        }
+        let bytes = label.as_bytes();
+        // `validateLabel`, CheckHyphens.
+        if bytes.len() > 4 && bytes[2] == b'-' && bytes[3] == b'-' {
+            return Check::Refuses(format!("label {label:?} has hyphens in its third and fourth places"));
+        }
+        if bytes[0] == b'-' || bytes[bytes.len() - 1] == b'-' {
+            return Check::Refuses(format!("label {label:?} starts or ends with a hyphen"));
+        }
+        // Unicode 16 on: an upper-case letter is mapped, so not valid (V7); any other
+        // character outside a-z, 0-9 and the hyphen fails StrictDomainName (U1).
+        if unicode16 && let Some(c) = label.chars().find(|c| !matches!(c, 'a'..='z' | '0'..='9' | '-')) {
+            return Check::Refuses(format!("label {label:?} holds {c:?}"));
+        }
+        if label.len() > 63 {
+            return Check::Refuses(format!("label {label:?} is longer than 63 bytes"));
+        }
+    }
+    if domain.len() > 253 {
+        return Check::Refuses("longer than 253 bytes".into());
+    }
+    if unknown { Check::Unknown } else { Check::Takes }
+}
+
+/// A label `xn--<encoded>`: what the checks that need no Unicode table say of it. Its
+/// punycode must decode, to text that is not ASCII, whose encoding gives the label back (the
+/// output is compared with the input) in 63 bytes at most; Unicode's tables judge the rest.
+fn punycode_label(encoded: &str, label: &str) -> Check {
+    let refused = |why: &str| Check::Refuses(format!("label {label:?} {why}"));
+    let Some(decoded) = punycode::decode(encoded) else { return refused("is not valid punycode") };
+    if decoded.is_empty() {
+        return refused("decodes to nothing");
+    }
+    if decoded.iter().all(|&c| c < 0x80) {
+        return refused("is the punycode of ASCII text");
+    }
+    // A surrogate comes out of Go's `string([]rune)` as U+FFFD, which IDNA disallows.
+    let Some(text) = decoded.iter().map(|&c| char::from_u32(c)).collect::<Option<String>>() else {
+        return refused("decodes to a surrogate");
+    };
+    if text.contains('\u{FFFD}') {
+        return refused("decodes to U+FFFD");
+    }
+    match punycode::encode(&text) {
+        Some(again) if again == encoded && label.len() <= 63 => Check::Unknown,
+        Some(_) if label.len() > 63 => refused("is longer than 63 bytes"),
+        _ => refused("is not the punycode idna would write"),
+    }
+}
+
+mod punycode {
+    //! RFC 3492 as golang.org/x/net/idna's punycode.go implements it, in int32 arithmetic
+    //! with its overflow checks and its 1024-rune limit on a decoded label.
+
+    const BASE: i32 = 36;
+    const DAMP: i32 = 700;
+    const INITIAL_BIAS: i32 = 72;
+    const INITIAL_N: i32 = 128;
+    const SKEW: i32 = 38;
+    const TMAX: i32 = 26;
+    const TMIN: i32 = 1;
+
+    /// `a + b * c`, `None` past int32.
+    fn madd(a: i32, b: i32, c: i32) -> Option<i32> {
+        let p = i64::from(b) * i64::from(c);
+        (p <= i64::from(i32::MAX) - i64::from(a)).then(|| a + p as i32)
+    }
+
+    fn digit_of(b: u8) -> Option<i32> {
+        match b {
+            b'0'..=b'9' => Some(i32::from(b - b'0') + 26),
+            b'A'..=b'Z' => Some(i32::from(b - b'A')),
+            b'a'..=b'z' => Some(i32::from(b - b'a')),
+            _ => None,
+        }
+    }
+
+    fn digit_char(d: i32) -> u8 {
+        if d < 26 { b'a' + d as u8 } else { b'0' + (d - 26) as u8 }
+    }
+
+    fn threshold(k: i32, bias: i32) -> i32 {
+        if k <= bias {
+            TMIN
+        } else if k >= bias + TMAX {
+            TMAX
+        } else {
+            k - bias
+        }
+    }
+
+    fn adapt(mut delta: i32, points: i32, first: bool) -> i32 {
+        delta /= if first { DAMP } else { 2 };
+        delta += delta / points;
+        let mut k = 0;
+        while delta > ((BASE - TMIN) * TMAX) / 2 {
+            delta /= BASE - TMIN;
+            k += BASE;
+        }
+        k + (BASE - TMIN + 1) * delta / (delta + SKEW)
+    }
+
+    /// `decode`: the code points of an encoded label (ASCII), `None` where Go errs.
+    pub(super) fn decode(encoded: &str) -> Option<Vec<u32>> {
+        if encoded.is_empty() {
+            return Some(Vec::new());
+        }
+        let bytes = encoded.as_bytes();
+        let mut pos = encoded.rfind('-').map_or(0, |at| at + 1);
+        if pos == 1 {
+            return None;
+        }
+        if pos == bytes.len() {
+            return Some(bytes[..bytes.len() - 1].iter().map(|&b| u32::from(b)).collect());
+        }
+        let mut output: Vec<u32> =
+            if pos == 0 { Vec::new() } else { bytes[..pos - 1].iter().map(|&b| u32::from(b)).collect() };
+        let (mut i, mut n, mut bias) = (0i32, INITIAL_N, INITIAL_BIAS);
+        while pos < bytes.len() {
+            let (old, mut w) = (i, 1i32);
+            let mut k = BASE;
+            loop {
+                let digit = digit_of(*bytes.get(pos)?)?;
+                pos += 1;
+                i = madd(i, digit, w)?;
+                let t = threshold(k, bias);
+                if digit < t {
+                    break;
+                }
+                w = madd(0, w, BASE - t)?;
+                k += BASE;
+            }
+            if output.len() >= 1024 {
+                return None;
+            }
+            let x = output.len() as i32 + 1;
+            bias = adapt(i - old, x, old == 0);
+            n += i / x;
+            i %= x;
+            if !(0..=0x10FFFF).contains(&n) {
+                return None;
+            }
+            output.insert(i as usize, n as u32);
+            i += 1;
+        }
+        Some(output)
+    }
+
+    /// `encode`, without the prefix: `None` where Go errs.
+    pub(super) fn encode(text: &str) -> Option<String> {
+        let runes: Vec<i32> = text.chars().map(|c| c as i32).collect();
+        let mut output: Vec<u8> = runes.iter().filter(|&&r| r < 0x80).map(|&r| r as u8).collect();
+        let basic = output.len() as i32;
+        let mut remaining = runes.len() as i32 - basic;
+        if basic > 0 {
+            output.push(b'-');
+        }
+        let (mut delta, mut n, mut bias, mut h) = (0i32, INITIAL_N, INITIAL_BIAS, basic);
+        while remaining != 0 {
+            let m = runes.iter().copied().filter(|&r| r >= n).min().unwrap_or(i32::MAX);
+            delta = madd(delta, m - n, h + 1)?;
+            n = m;
+            for &r in &runes {
+                if r < n {
+                    delta = delta.checked_add(1)?;
+                    continue;
+                }
+                if r > n {
+                    continue;
+                }
+                let mut q = delta;
+                let mut k = BASE;
+                loop {
+                    let t = threshold(k, bias);
+                    if q < t {
+                        break;
+                    }
+                    output.push(digit_char(t + (q - t) % (BASE - t)));
+                    q = (q - t) / (BASE - t);
+                    k += BASE;
+                }
+                output.push(digit_char(q));
+                bias = adapt(delta, h + 1, h == basic);
+                delta = 0;
+                h += 1;
+                remaining -= 1;
+            }
+            delta += 1;
+            n += 1;
+        }
+        String::from_utf8(output).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Answer, Check, judge, label, legacy, punycode};
+
+    fn refused(check: Check) -> bool {
+        matches!(check, Check::Refuses(_))
+    }
+
+    #[test]
+    fn names_every_server_takes() {
+        for name in [
+            "example.org",
+            "web.serving.svc",
+            "web.serving.svc.cluster.local",
+            "a1-b2.example",
+            " web.example ",
+            &format!("{}.example", "a".repeat(63)),
+        ] {
+            assert_eq!(judge(name), Answer::Taken, "{name}");
+        }
+    }
+
+    #[test]
+    fn names_every_server_refuses() {
+        for name in [
+            "",
+            "   ",
+            "web.example.",
+            "web..example",
+            ".web.example",
+            "-web.example",
+            "web-.example",
+            "web.*.example",
+            "*.*.example",
+            "w*b.example",
+            "wéb.example",
+            &format!("{}.example", "a".repeat(64)),
+            &format!("{}.example", ["abcdefgh"; 29].join(".")),
+        ] {
+            assert!(matches!(judge(name), Answer::Refused(_)), "{name}: {:?}", judge(name));
+        }
+    }
+
+    #[test]
+    fn the_current_rules_take_what_older_servers_refused() {
+        // ValidateDNS wanted two characters a label and no wildcard, and took 254 bytes.
+        assert!(refused(legacy("a.example")) && label("a.example", true) == Check::Takes);
+        assert!(refused(legacy("*.example")) && label("*.example", true) == Check::Takes);
+        assert!(matches!(judge("a.example"), Answer::Varies(w) if w.contains("v1.5.0 to v1.8")));
+        // ...and took hyphens in the third and fourth places, which idna's CheckHyphens refuses.
+        assert_eq!(legacy("ab--cd.example"), Check::Takes);
+        assert!(refused(label("ab--cd.example", false)));
+        assert!(refused(label("ab--", false)), "a hyphen at the end");
+        assert_eq!(label("a--b", false), Check::Takes, "four bytes: no third-and-fourth rule");
+        let long = format!("{}.abc", ["abcdefgh"; 28].join("."));
+        assert_eq!(long.len(), 255);
+        assert_eq!(legacy(&long), Check::Takes);
+        assert!(refused(label(&long, false)));
+    }
+
+    #[test]
+    fn unicode_16_tables_refuse_what_earlier_ones_take() {
+        // Under Unicode 15's tables the profile checks no ASCII character but the hyphen.
+        for name in ["ops_admin.serving.svc", "Web.example", "a b.example", "<no value>.svc"] {
+            assert_eq!(label(name, false), Check::Takes, "{name}");
+            assert!(refused(label(name, true)), "{name}");
+            assert!(matches!(judge(name), Answer::Varies(w) if w.contains("Go 1.27")), "{name}");
+        }
+        // Upper case is one ValidateDNS took.
+        assert_eq!(legacy("Web.example"), Check::Takes);
+        assert!(refused(legacy("ops_admin.serving.svc")));
+    }
+
+    #[test]
+    fn white_space_is_trimmed_before_the_checks() {
+        assert_eq!(label("\t web.example \n", true), Check::Takes);
+        assert_eq!(legacy("\u{a0}web.example\u{3000}"), Check::Takes, "Go's TrimSpace trims Unicode spaces");
+        assert!(refused(label("\u{a0}web.example", false)), "but ValidateLabel wants ASCII first");
+        // A wildcard must start the name itself, before any white space.
+        assert!(refused(label(" *.example", false)));
+        assert_eq!(label("*. example", false), Check::Takes);
+    }
+
+    #[test]
+    fn punycode_labels_are_judged_as_far_as_no_table_is_needed() {
+        // bücher: decodes to non-ASCII text and encodes back; Unicode's tables judge the rest,
+        // and refuse the C1 controls `abc` decodes to, which the build cannot tell apart.
+        assert_eq!(label("xn--bcher-kva.example", false), Check::Unknown);
+        assert_eq!(label("xn--abc.example", false), Check::Unknown);
+        assert_eq!(
+            label("xn--BCHER-kva.example", false),
+            Check::Unknown,
+            "its upper case comes back as written"
+        );
+        assert!(
+            matches!(judge("xn--bcher-kva.example"), Answer::Varies(w) if w.contains("Unicode's tables"))
+        );
+        for bad in [
+            "xn--zz",         // ends inside a number
+            "xn--abc-",       // ASCII only
+            "xn--",           // nothing
+            "xn---",          // a delimiter with nothing before
+            "xn--bcher-KVA",  // decodes, but encodes back in lower case
+            "xn--bcher-kva!", // not a digit
+        ] {
+            assert!(refused(label(&format!("{bad}.example"), false)), "{bad}");
+        }
+        // `XN--` is no punycode prefix: its hyphens are in the third and fourth places.
+        assert!(refused(label("XN--bcher-kva.example", false)));
+    }
+
+    #[test]
+    fn punycode_round_trips_as_rfc_3492_writes_it() {
+        for (text, encoded) in [
+            ("bücher", "bcher-kva"),
+            ("ü", "tda"),
+            ("例え", "r8jz45g"),
+            ("aé-x", "a-x-bma"),
+            ("a-é", "a--cja"),
+        ] {
+            assert_eq!(punycode::encode(text).as_deref(), Some(encoded), "{text}");
+            let decoded: String =
+                punycode::decode(encoded).unwrap().into_iter().map(|c| char::from_u32(c).unwrap()).collect();
+            assert_eq!(decoded, text);
+        }
+        assert_eq!(punycode::decode("abc"), Some(vec![0x82, 0x81, 0x80]));
+        assert_eq!(punycode::decode("zz"), None, "ends inside a number");
+        assert_eq!(punycode::decode(&"9".repeat(20)), None, "an overflow");
+    }
+}
