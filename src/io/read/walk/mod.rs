@@ -208,6 +208,17 @@ mod tests {
         assert_eq!(counts.nodes, 18);
     }
 
+    /// A List's item of which nothing is built (no kind, no apiVersion, nothing a rule reads)
+    /// takes the List's kind: it keeps its place, so that the head says the List is read
+    /// whole, as the whole item says.
+    #[test]
+    fn a_list_entry_with_nothing_built_keeps_its_place() {
+        let text = "- apiVersion: example.org/v1\n  kind: WidgetList\n  items:\n  - metadata: {name: w, namespace: serving}\n    spec: {a: 1}\n";
+        let head = entry(text, 0, Build::Head, LIMITS).unwrap().0.value.unwrap();
+        assert_eq!(head["items"], serde_json::json!([{}]));
+        assert!(crate::reconcile::items::kinds::reads_value_whole(&head));
+    }
+
     #[test]
     fn a_head_holds_the_pod_templates_the_whole_item_holds() {
         let text = "- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web, namespace: serving, labels: {app: web}}\n  \

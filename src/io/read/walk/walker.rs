@@ -387,8 +387,10 @@ impl<'t> Walker<'t> {
                     self.end = self.offset(&span.end);
                 }
                 let value = match build {
-                    sparse if sparse.sparse() && out.is_empty() => None,
+                    // A List's entry with nothing built has no kind: it takes the List's, and
+                    // keeps its place (`build::entry`).
                     Build::Entry => build::entry(out),
+                    sparse if sparse.sparse() && out.is_empty() => None,
                     _ => Some(Value::Object(Map::from_unique(out))),
                 };
                 return Ok((value, status));
