@@ -690,6 +690,18 @@ fn the_namespace_index_answers_as_each_identitys_scope() {
     assert_eq!(scopes.within(Some("batch")), [1, 2, 5]);
     assert_eq!(scopes.within(Some("other")), [1, 4]);
     assert_eq!(scopes.within(Some("elsewhere")), [1]);
+    // An `In` on another label, or another operator on the name label, pins nothing.
+    let expression = |key: &str, operator: &str| Selector {
+        match_labels: Vec::new(),
+        expressions: vec![crate::reconcile::cluster::selector::Expression {
+            key: key.into(),
+            operator: operator.into(),
+            values: vec!["serving".into()],
+        }],
+    };
+    assert_eq!(pinned(&expression("tier", "In")), None);
+    assert_eq!(pinned(&expression(spire::NAMESPACE_NAME_LABEL, "NotIn")), None);
+    assert_eq!(pinned(&expression(spire::NAMESPACE_NAME_LABEL, "In")), Some(vec!["serving"]));
 }
 
 #[test]
