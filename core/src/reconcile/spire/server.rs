@@ -158,29 +158,14 @@ pub fn of_dns_name(text: &str, unknown: &[String]) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::{Unsure, Verdict, of_dns_name, of_object};
-    use crate::reconcile::spire::source::{Origin, Source};
+    use crate::reconcile::spire::source::Source;
 
     fn object(ttls: [Option<&str>; 2], federates_with: &[&str], static_entry: bool) -> Source {
         Source {
-            name: "o".into(),
-            origin: Origin::Input { item: 0 },
-            class_name: String::new(),
-            labels: Default::default(),
-            fallback: false,
-            pods: None,
-            namespaces: None,
-            spiffe_id_template: "spiffe://example.org/o".into(),
-            selector_templates: Vec::new(),
-            dns_name_templates: Vec::new(),
             federates_with: federates_with.iter().map(|td| td.to_string()).collect(),
-            admin: false,
-            downstream: false,
             static_parent: static_entry.then(|| "spiffe://example.org/spire/agent/x".to_string()),
             ttls: ttls.map(|t| t.map(str::to_string)),
-            narrow: None,
-            auto_dns: false,
-            store_svid: false,
-            committed: false,
+            ..Source::bare("o")
         }
     }
 

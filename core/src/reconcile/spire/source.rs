@@ -855,6 +855,36 @@ fn never_valid(runs: &[&str], own: Option<&str>) -> Option<String> {
     None
 }
 
+/// What tests build a Source on.
+#[cfg(test)]
+impl Source {
+    /// A ClusterSPIFFEID of the input (item 0) named `name`, of ID `spiffe://example.org/<name>`,
+    /// that reads no selector and asks for nothing more.
+    pub(crate) fn bare(name: &str) -> Source {
+        Source {
+            name: name.to_string(),
+            origin: Origin::Input { item: 0 },
+            class_name: String::new(),
+            labels: Default::default(),
+            fallback: false,
+            pods: None,
+            namespaces: None,
+            spiffe_id_template: format!("spiffe://example.org/{name}"),
+            selector_templates: Vec::new(),
+            dns_name_templates: Vec::new(),
+            federates_with: Vec::new(),
+            admin: false,
+            downstream: false,
+            static_parent: None,
+            ttls: [None, None],
+            narrow: None,
+            auto_dns: false,
+            store_svid: false,
+            committed: false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Judged, Powers};
@@ -926,27 +956,11 @@ mod tests {
 
     #[test]
     fn a_committed_lifetime_is_an_addition_where_the_server_may_issue_longer() {
-        use super::{Origin, Source};
+        use super::Source;
         let object = |ttl: Option<&str>| Source {
-            name: "o".into(),
-            origin: Origin::Input { item: 0 },
-            class_name: String::new(),
-            labels: Default::default(),
-            fallback: false,
-            pods: None,
-            namespaces: None,
-            spiffe_id_template: "spiffe://example.org/o".into(),
-            selector_templates: Vec::new(),
-            dns_name_templates: Vec::new(),
-            federates_with: Vec::new(),
-            admin: false,
-            downstream: false,
-            static_parent: None,
             ttls: [ttl.map(str::to_string), None],
-            narrow: None,
-            auto_dns: false,
-            store_svid: false,
             committed: true,
+            ..Source::bare("o")
         };
         let fresh = object(None);
         // The fresh render leaves the server's default, which the build does not know.

@@ -71,25 +71,12 @@ fn rendered(binding: usize, namespace: &str, account: &str, variant: &str, scope
 
 fn foreign(item: usize, name: &str, template: &str, fallback: bool) -> Source {
     Source {
-        name: name.to_string(),
         origin: Origin::Input { item },
-        class_name: String::new(),
-        labels: Default::default(),
         fallback,
         pods: Some(Selector::default()),
         namespaces: Some(Selector::default()),
         spiffe_id_template: template.to_string(),
-        selector_templates: Vec::new(),
-        dns_name_templates: Vec::new(),
-        federates_with: Vec::new(),
-        admin: false,
-        downstream: false,
-        static_parent: None,
-        ttls: [None, None],
-        narrow: None,
-        committed: false,
-        auto_dns: false,
-        store_svid: false,
+        ..Source::bare(name)
     }
 }
 

@@ -137,15 +137,7 @@ impl Copy {
                 metadata.insert("annotations", Value::Object(kept.into_iter().collect()));
             }
         }
-        let text = |path: &str| fields::str_at(&value, path).unwrap_or_default().to_string();
-        let about = Ref {
-            item: position,
-            api_version: text("apiVersion"),
-            kind: text("kind"),
-            namespace: Some(text("metadata.namespace")).filter(|ns| !ns.is_empty()),
-            name: text("metadata.name"),
-            path: None,
-        };
+        let about = super::reference(position, &value);
         Some(Copy { about, pods: false, content: format!("{value:?}") })
     }
 }

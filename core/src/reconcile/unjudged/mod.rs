@@ -609,7 +609,6 @@ fn record(
     sources: &[&Source],
     also: &[String],
 ) -> Unjudged {
-    let text = |path: &str| fields::str_at(value, path).unwrap_or_default().to_string();
     let mut hash = Sha256::new();
     digest(value, &mut hash, true);
     hash.update(b"\0field\0");
@@ -623,14 +622,7 @@ fn record(
         hash.update(words.as_bytes());
     }
     Unjudged {
-        about: Ref {
-            item: position,
-            api_version: text("apiVersion"),
-            kind: text("kind"),
-            namespace: Some(text("metadata.namespace")).filter(|ns| !ns.is_empty()),
-            name: text("metadata.name"),
-            path: None,
-        },
+        about: reference(position, value),
         field,
         message,
         digest: hash.finalize().iter().map(|b| format!("{b:02x}")).collect(),
@@ -865,6 +857,19 @@ fn dotted(word: &str) -> Vec<String> {
 /// Whether `c` may stand in a label key.
 fn is_key_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/')
+}
+
+/// How a record names the item at `position`: its apiVersion, kind, namespace and name.
+pub(super) fn reference(position: usize, value: &Value) -> Ref {
+    let text = |path: &str| fields::str_at(value, path).unwrap_or_default().to_string();
+    Ref {
+        item: position,
+        api_version: text("apiVersion"),
+        kind: text("kind"),
+        namespace: Some(text("metadata.namespace")).filter(|ns| !ns.is_empty()),
+        name: text("metadata.name"),
+        path: None,
+    }
 }
 
 /// Whether an annotation only says where a reader met an item (kpt's and kustomize's

@@ -16,25 +16,11 @@ fn source(name: &str, labels: &[(&str, &str)], namespace: Option<&str>) -> Sourc
         namespaces.match_labels.push((spire::NAMESPACE_NAME_LABEL.to_string(), ns.to_string()));
     }
     Source {
-        name: name.to_string(),
         origin: Origin::Input { item: 99 },
-        class_name: String::new(),
-        labels: Default::default(),
-        fallback: false,
         pods: Some(pods),
         namespaces: Some(namespaces),
         spiffe_id_template: "spiffe://example.org/x".into(),
-        selector_templates: Vec::new(),
-        dns_name_templates: Vec::new(),
-        federates_with: Vec::new(),
-        admin: false,
-        downstream: false,
-        static_parent: None,
-        ttls: [None, None],
-        narrow: None,
-        committed: false,
-        auto_dns: false,
-        store_svid: false,
+        ..Source::bare(name)
     }
 }
 
