@@ -141,6 +141,83 @@ pub fn binding_of<T: Tree>(item: &T) -> Option<(&str, &str)> {
     Some((label(LABEL_BINDING_NAMESPACE)?, label(LABEL_BINDING_NAME)?))
 }
 
+/// JSON types a SPIRE object's `spec` fields must have: the API server refuses an object whose
+/// field has another (the CRDs' `openAPIV3Schema`; spire-controller-manager
+/// `config/crd/bases/`, as the `api/v1alpha1` types make them), where the build would read a
+/// field of another type as absent.
+const SPEC_TYPES: [(&str, &[(&str, &str)]); 3] = [
+    (
+        KIND,
+        &[
+            ("admin", "boolean"),
+            ("autoPopulateDNSNames", "boolean"),
+            ("className", "string"),
+            ("dnsNameTemplates", "array of strings"),
+            ("downstream", "boolean"),
+            ("fallback", "boolean"),
+            ("federatesWith", "array of strings"),
+            ("hint", "string"),
+            ("jwtTtl", "string"),
+            ("namespaceSelector", "object"),
+            ("podSelector", "object"),
+            ("spiffeIDTemplate", "string"),
+            ("ttl", "string"),
+            ("workloadSelectorTemplates", "array of strings"),
+        ],
+    ),
+    (
+        STATIC_ENTRY_KIND,
+        &[
+            ("admin", "boolean"),
+            ("className", "string"),
+            ("dnsNames", "array of strings"),
+            ("downstream", "boolean"),
+            ("federatesWith", "array of strings"),
+            ("hint", "string"),
+            ("jwtSVIDTTL", "string"),
+            ("parentID", "string"),
+            ("selectors", "array of strings"),
+            ("spiffeID", "string"),
+            ("storeSVID", "boolean"),
+            ("x509SVIDTTL", "string"),
+        ],
+    ),
+    (
+        FEDERATED_TRUST_DOMAIN_KIND,
+        &[
+            ("bundleEndpointProfile", "object"),
+            ("bundleEndpointURL", "string"),
+            ("className", "string"),
+            ("trustDomain", "string"),
+            ("trustDomainBundle", "string"),
+        ],
+    ),
+];
+
+/// Why the API server refuses a SPIRE object of `kind` for its `spec` (a field of another
+/// JSON type than its schema's; a null is no field, as the API server prunes it), if it does.
+pub fn schema_refusal(kind: &str, value: &crate::api::value::Value) -> Option<String> {
+    use crate::api::value::Value;
+    let (_, fields) = SPEC_TYPES.iter().find(|(k, _)| *k == kind)?;
+    let spec = value.get("spec")?;
+    for (field, want) in fields.iter() {
+        let Some(v) = spec.get(field).filter(|v| !v.is_null()) else { continue };
+        let fits = match *want {
+            "boolean" => v.as_bool().is_some(),
+            "string" => v.as_str().is_some(),
+            "object" => v.is_object(),
+            _ => v.as_array().is_some_and(|items| items.iter().all(Value::is_string)),
+        };
+        if !fits {
+            return Some(format!(
+                "the API server refuses it: its spec.{field} is not a{} {want}, as the {kind} schema requires",
+                if want.starts_with(['a', 'o']) { "n" } else { "" }
+            ));
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,5 +246,35 @@ mod tests {
         assert!(is_operators(&object(API_VERSION, KIND, both)));
         assert!(is_operators(&object(API_VERSION, KIND, json!({ANNOTATION_OWNERSHIP_CLAIM: "claim"}))));
         assert!(!is_operators(&object(API_VERSION, KIND, json!({}))));
+    }
+
+    /// A field of another JSON type than the schema's is refused; a null is no field.
+    #[test]
+    fn the_api_server_refuses_a_spire_object_whose_field_has_another_type() {
+        use crate::api::value::item_json as json;
+        let csid =
+            |spec: crate::api::value::Value| json!({"apiVersion": API_VERSION, "kind": KIND, "spec": spec});
+        assert_eq!(
+            schema_refusal(KIND, &csid(json!({"ttl": "1h", "admin": true, "federatesWith": ["a"]}))),
+            None
+        );
+        assert_eq!(schema_refusal(KIND, &csid(json!({"ttl": null}))), None, "null is pruned");
+        for (spec, field) in [
+            (json!({"ttl": 3600}), "ttl"),
+            (json!({"hint": 7}), "hint"),
+            (json!({"fallback": "false"}), "fallback"),
+            (json!({"federatesWith": ["a", 1]}), "federatesWith"),
+            (json!({"podSelector": []}), "podSelector"),
+        ] {
+            let why = schema_refusal(KIND, &csid(spec)).expect(field);
+            assert!(why.contains(&format!("spec.{field} ")), "{why}");
+        }
+        let entry = json!({"spec": {"storeSVID": "yes"}});
+        assert!(schema_refusal(STATIC_ENTRY_KIND, &entry).is_some_and(|w| w.contains("a boolean")));
+        let federation = json!({"spec": {"trustDomainBundle": {"keys": []}}});
+        assert!(
+            schema_refusal(FEDERATED_TRUST_DOMAIN_KIND, &federation).is_some_and(|w| w.contains("a string"))
+        );
+        assert_eq!(schema_refusal("Other", &entry), None);
     }
 }

@@ -142,7 +142,22 @@ fn declared(report: &Report, sure_only: bool) -> BTreeMap<TemplateKey, BTreeMap<
 /// or whose entries for an ID held on both sides gain a power.
 pub(super) fn compare(before: &Report, after: &Report) -> Vec<WorkloadChange> {
     let (old, new) = (held(before), held(after));
-    let older: BTreeSet<&str> = before.object_names.iter().map(String::as_str).collect();
+    // A name a static entry and a ClusterSPIFFEID share (listed twice) on either side, or that
+    // is one kind's in BASE and the other's in HEAD, names two objects: neither is surely the
+    // older for the other.
+    let twice = |r: &Report| -> BTreeSet<String> {
+        r.object_names.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0].clone()).collect()
+    };
+    let (twice_before, twice_after) = (twice(before), twice(after));
+    let static_before: BTreeSet<&str> = before.static_entries.iter().map(|e| e.name.as_str()).collect();
+    let static_after: BTreeSet<&str> = after.static_entries.iter().map(|e| e.name.as_str()).collect();
+    let older: BTreeSet<&str> = before
+        .object_names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| static_before.contains(n) == static_after.contains(n))
+        .filter(|n| !twice_before.contains(*n) && !twice_after.contains(*n))
+        .collect();
     let (old_powers, new_powers) = (declared(before, false), declared(after, false));
     // What the pods surely had and surely have: a power only an entry they may hold gave BASE's
     // pods (one the server may refuse) is gained when HEAD's pods surely hold it.

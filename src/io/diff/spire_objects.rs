@@ -102,8 +102,12 @@ impl<'r, T> Declarations<'r, T> {
         key: impl Fn(&T) -> String,
         grants: fn(Option<&T>, &T) -> Vec<String>,
     ) {
-        // Every object BASE held, read or not: its creation time is the cluster's, before HEAD's.
-        let older: BTreeSet<&str> = self.before.iter().map(|t| name(t).as_str()).collect();
+        // Every object BASE held that the manager read: its creation time is the cluster's,
+        // before HEAD's. One it did not read may never have been stored (a spec its webhook
+        // refuses, a bundle it cannot read), so it is not surely older; leaving out one that was
+        // only of another class counts more of HEAD's as possibly the oldest.
+        let older: BTreeSet<&str> =
+            self.before.iter().filter(|t| read(t)).map(|t| name(t).as_str()).collect();
         let [was, is] = [self.before, self.after].map(|list: &'r [T]| {
             let mut out: BTreeMap<String, Vec<&'r T>> = BTreeMap::new();
             for t in list.iter().filter(|t| read(t)) {
@@ -262,7 +266,12 @@ fn federation_grants(before: Option<&FederationReport>, after: &FederationReport
     let endpoint = |f: &FederationReport| {
         (f.trust_domain.clone(), f.bundle_endpoint_url.clone(), f.bundle_endpoint_profile.clone())
     };
-    if before.is_none_or(|b| endpoint(b) != endpoint(after)) {
+    // A bundle the manager cannot read (`ParseClusterFederatedTrustDomainSpec`,
+    // `spiffebundle.Read`) leaves the object ignored, which the build does not judge: BASE's,
+    // carrying one HEAD drops or replaces, may never have made the relationship.
+    let unread = before.is_some_and(|b| b.trust_domain_bundle.is_some())
+        && before.is_some_and(|b| b.trust_domain_bundle != after.trust_domain_bundle);
+    if before.is_none_or(|b| endpoint(b) != endpoint(after)) || unread {
         grants.push(format!(
             "trusts {} from {} ({})",
             after.trust_domain, after.bundle_endpoint_url, after.bundle_endpoint_profile
@@ -504,8 +513,14 @@ mod tests {
             grants(f("https://a", true), carrying("sha256:1")),
             ["trusts p.org by the trustDomainBundle it carries (sha256:1)"]
         );
-        assert_eq!(grants(carrying("sha256:1"), carrying("sha256:2")).len(), 1, "replaced");
-        assert!(grants(carrying("sha256:1"), f("https://a", true)).is_empty(), "dropped");
+        // BASE's bundle may have been one the manager could not read, and its relationship
+        // never made: replaced or dropped, the federation may be made now.
+        assert_eq!(grants(carrying("sha256:1"), carrying("sha256:2")).len(), 2, "replaced");
+        assert_eq!(
+            grants(carrying("sha256:1"), f("https://a", true)),
+            ["trusts p.org from https://a (https_web)"],
+            "dropped"
+        );
         assert!(grants(carrying("sha256:1"), carrying("sha256:1")).is_empty(), "kept");
         let moved_with = FederationReport { bundle_endpoint_url: "https://b".into(), ..carrying("sha256:2") };
         assert_eq!(grants(f("https://a", true), moved_with).len(), 2, "endpoint and bundle");

@@ -194,9 +194,18 @@ pub(super) fn report(
         federated_trust_domains,
         unjudged: Vec::new(),
         object_names: {
-            let mut names: Vec<String> = model.sources.iter().map(|s| s.name.clone()).collect();
+            // An object whose spec does not parse the manager's webhook refused: the cluster
+            // never stored it, so it is no older than what HEAD adds.
+            let stored = |s: &usize| model.refused.get(*s).is_none_or(|why| why.is_none());
+            // Each kind's names once; a name both kinds use, twice (two objects).
+            let mut names: Vec<(bool, String)> = (0..model.sources.len())
+                .filter(stored)
+                .map(|s| (model.sources[s].static_parent.is_some(), model.sources[s].name.clone()))
+                .collect();
             names.sort();
             names.dedup();
+            let mut names: Vec<String> = names.into_iter().map(|(_, name)| name).collect();
+            names.sort();
             names
         },
         admission_guard: outcome.guard.as_ref().map(|g| GuardReport {

@@ -42,6 +42,9 @@ pub struct Other {
     /// A ClusterStaticEntry's `spec.storeSVID`: the SPIRE server hands its SVID and key to an
     /// SVIDStore plugin, out of the cluster.
     pub store_svid: bool,
+    /// Why the API server refuses the object (`csid::schema_refusal`), if it does: then the
+    /// cluster never holds it.
+    pub refusal: Option<String>,
 }
 
 /// A Service of the input that selects pods: the endpoints controller makes its Endpoints of
@@ -69,6 +72,8 @@ pub struct Federation {
     /// The `trustDomainBundle` it carries, by digest: SPIRE takes it as the foreign trust
     /// domain's bundle whenever the manager creates or updates the relationship.
     pub trust_domain_bundle: Option<String>,
+    /// Why the API server refuses the object (`csid::schema_refusal`), if it does.
+    pub refusal: Option<String>,
 }
 
 /// What coverage reads beside the identities and pool uses.

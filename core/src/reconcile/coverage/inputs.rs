@@ -137,6 +137,7 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 committed: !stays(value),
                 auto_dns: flag("/spec/autoPopulateDNSNames"),
                 store_svid: false,
+                refusal: csid::schema_refusal(csid::KIND, value),
             }),
             // A static entry is one entry, not one per pod: it reaches every pod on the node of
             // its parent whose selectors hold (docs/reference.md#what-spire-will-do).
@@ -159,6 +160,7 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 committed: false,
                 auto_dns: false,
                 store_svid: flag("/spec/storeSVID"),
+                refusal: csid::schema_refusal(csid::STATIC_ENTRY_KIND, value),
             }),
             _ if csid::is_spire_kind(value, csid::FEDERATED_TRUST_DOMAIN_KIND) => {
                 let text = |path: &str| fields::str_at(value, path).unwrap_or_default().to_string();
@@ -177,6 +179,7 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                     bundle_endpoint_url: text("spec.bundleEndpointURL"),
                     bundle_endpoint_profile: profile,
                     trust_domain_bundle: fields::str_at(value, "spec.trustDomainBundle").map(bundle_digest),
+                    refusal: csid::schema_refusal(csid::FEDERATED_TRUST_DOMAIN_KIND, value),
                 });
             }
             _ => {}

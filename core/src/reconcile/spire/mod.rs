@@ -619,7 +619,8 @@ fn federation_parses(f: &Federation) -> bool {
         None => f.bundle_endpoint_profile == "https_web",
         _ => false,
     };
-    spiffe_id::trust_domain(&f.trust_domain).is_ok()
+    f.refusal.is_none()
+        && spiffe_id::trust_domain(&f.trust_domain).is_ok()
         && f.bundle_endpoint_url.starts_with("https://")
         && profile
 }

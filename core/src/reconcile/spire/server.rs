@@ -108,6 +108,16 @@ pub fn of_entry<'a>(
     }
     for (field, written) in ttls {
         let Some(written) = written else { continue };
+        if Lifetime::of(Some(written)) == Lifetime::NotADuration {
+            // The field is a metav1.Duration: the manager's webhook cannot decode the object
+            // and refuses it (controller-runtime `validator_custom.go`, `Handle`: a decode
+            // error is a denial), so no entry is made of it.
+            verdict = verdict.and(Verdict::Refuses(format!(
+                "its {field} {written:?} is no Go duration: the manager's webhook cannot decode the object and \
+                 refuses it"
+            )));
+            continue;
+        }
         if let Lifetime::Refused(sent) = Lifetime::of(Some(written)) {
             let wrapped = match whole_seconds(written) {
                 Some(whole) if whole != i64::from(sent) => {
@@ -186,8 +196,13 @@ mod tests {
         let Verdict::Refuses(why) = verdict(&object([None, Some("-1s")], &[], true)) else { panic!() };
         assert!(why.contains("jwtSVIDTTL"), "a static entry's field: {why}");
         // Under a second rounds to 0, the server's default; a wrap to a positive count is taken.
-        for ttls in [[Some("-999ms"), None], [Some("4294967356s"), Some("1h")], [Some("forever"), None]] {
+        for ttls in [[Some("-999ms"), None], [Some("4294967356s"), Some("1h")]] {
             assert_eq!(verdict(&object(ttls, &[], false)), Verdict::Takes, "{ttls:?}");
+        }
+        // Text that is no Go duration fails the manager's decoding: the object is refused.
+        for ttls in [[Some("forever"), None], [None, Some("1 hour")], [Some("3600"), None]] {
+            let Verdict::Refuses(why) = verdict(&object(ttls, &[], false)) else { panic!("{ttls:?}") };
+            assert!(why.contains("is no Go duration"), "{why}");
         }
     }
 

@@ -59,6 +59,9 @@ pub struct Source {
     /// One of this function's outputs, as committed, that a render replaces (with another
     /// spec) or removes: it reaches pods only if the folder is applied without a render.
     pub committed: bool,
+    /// Why the API server refuses the object for its schema, if it does: the cluster never
+    /// holds it, and no entry is made of it.
+    pub refusal: Option<String>,
 }
 
 impl Source {
@@ -189,6 +192,7 @@ impl Source {
             committed: false,
             auto_dns: false,
             store_svid: false,
+            refusal: None,
         }
     }
 
@@ -214,6 +218,7 @@ impl Source {
             committed: other.committed,
             auto_dns: other.auto_dns,
             store_svid: other.store_svid,
+            refusal: other.refusal.clone(),
         }
     }
 
@@ -494,6 +499,9 @@ impl Prepared {
     /// The spec of `source` as `ParseClusterSPIFFEIDSpec` reads it, in its order; `Err` says
     /// why the manager (and its admission webhook) refuses the object.
     pub fn of(source: &Source, trust_domain: Option<&str>) -> Result<Prepared, String> {
+        if let Some(why) = &source.refusal {
+            return Err(why.clone());
+        }
         if let Some(parent) = &source.static_parent {
             // renderStaticEntry (pkg/spireentry/entries.go): the IDs must parse; its spiffeID
             // and selectors are no templates.
@@ -881,6 +889,7 @@ impl Source {
             auto_dns: false,
             store_svid: false,
             committed: false,
+            refusal: None,
         }
     }
 }

@@ -894,6 +894,7 @@ fn federation(class: &str, trust_domain: &str, url: &str, profile: &str) -> Fede
         bundle_endpoint_url: url.into(),
         bundle_endpoint_profile: profile.into(),
         trust_domain_bundle: None,
+        refusal: None,
     }
 }
 
@@ -946,6 +947,7 @@ fn a_trust_domain_written_as_a_spiffe_id_is_held_by_its_name() {
         committed: false,
         auto_dns: false,
         store_svid: false,
+        refusal: None,
     };
     let id_form = Source::of_input(&other(&["spiffe://partner.org", "spiffe://vendor.example/x"]));
     assert_eq!(id_form.federates_with, ["partner.org", "vendor.example"]);

@@ -110,7 +110,7 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
             "keeps, of the objects declaring one entry, the oldest (sortDeclaredEntriesByPreference)"
         };
         return Some(format!(
-            "{a} {kind} that Argo CD deletes and creates again when it syncs ({option}): SPIRE Controller \
+            "{a} {kind} that its applier deletes and creates again ({option}): SPIRE Controller \
              Manager {keeps}, and a new creation time makes another one the oldest"
         ));
     }
@@ -275,8 +275,17 @@ fn recreated_spire_object<'v>(api_version: &str, kind: &str, value: &'v Value) -
     if !api_version.starts_with(SPIRE_GROUP) || !judged_by_age {
         return None;
     }
-    let options =
-        value.get("metadata")?.get("annotations")?.get("argocd.argoproj.io/sync-options")?.as_str()?;
+    let annotations = value.get("metadata")?.get("annotations")?;
+    // A hook is deleted and created again on every sync or upgrade by default (gitops-engine
+    // `pkg/sync/hook/delete_policy.go`, `DeletePolicies`: `BeforeHookCreation`; Helm
+    // `pkg/action/hooks.go`, `execHook`; Argo CD takes Helm's hooks for its own,
+    // `hook/helm/type.go`); Flux's `force: enabled` replaces an object it cannot patch.
+    for hook in ["argocd.argoproj.io/hook", "helm.sh/hook", "kustomize.toolkit.fluxcd.io/force"] {
+        if annotations.get(hook).is_some() {
+            return Some(hook);
+        }
+    }
+    let options = annotations.get("argocd.argoproj.io/sync-options")?.as_str()?;
     options
         .split(',')
         .map(str::trim)

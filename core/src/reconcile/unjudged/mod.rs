@@ -283,15 +283,20 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
     out
 }
 
-/// The ConfigMaps and Secrets of `namespace` (`None`: those without one), each in words: its
-/// name and what a volume or an environment takes of it.
+/// The ConfigMaps and Secrets of `namespace` and those without one, each in words: its name
+/// and what a volume or an environment takes of it.
 fn configuration_of(items: &[Input], namespace: Option<&str>) -> Vec<String> {
     input::values(items)
         .filter(|&(_, v)| {
             let kind = fields::str_at(v, "kind");
             fields::str_at(v, "apiVersion") == Some("v1") && matches!(kind, Some("ConfigMap" | "Secret"))
         })
-        .filter(|&(_, v)| fields::str_at(v, "metadata.namespace").filter(|ns| !ns.is_empty()) == namespace)
+        // One without a namespace lands in the one it is applied to (`kubectl apply -n`, an Argo
+        // CD destination): any.
+        .filter(|&(_, v)| {
+            let own = fields::str_at(v, "metadata.namespace").filter(|ns| !ns.is_empty());
+            own.is_none() || own == namespace
+        })
         .map(|(_, v)| {
             let taken = ["data", "binaryData", "stringData"].map(|field| format!("{:?}", v.get(field)));
             format!(
