@@ -316,6 +316,30 @@ fn an_unknown_item_reaches_every_namespace_it_names() {
     assert!(found(&[sensor("other")], &sources).is_empty());
     let value = json!({"metadata": {"namespace": "a"}, "spec": {"match": {"namespaces": ["b", "a"]}}});
     assert_eq!(namespaces_named(&value), ["a", "b"]);
+    // A text that may hold or fetch a manifest hides where its pods land: anywhere.
+    let holding = |text: &str| json!({"metadata": {"namespace": "a"}, "spec": {"source": text}});
+    assert!(namespaces_named(&holding("https://example.org/pod.yaml")).is_empty(), "a URL");
+    assert!(namespaces_named(&holding("kind: Pod\nmetadata:\n  namespace: b\n")).is_empty(), "a manifest");
+    assert_eq!(namespaces_named(&holding("namespace b, on one line")), ["a"], "one line is no manifest");
+    assert_eq!(namespaces_named(&holding("two\nlines")), ["a"], "lines that name no namespace");
+    let listed = json!({"metadata": {"namespace": "a"}, "spec": {"sources": ["https://example.org/x"]}});
+    assert!(namespaces_named(&listed).is_empty(), "a URL in a list");
+}
+
+/// A record's digest follows the declared Namespaces, and only those: a ConfigMap that shares
+/// a Namespace's name is none.
+#[test]
+fn a_records_digest_follows_declared_namespaces_only() {
+    let sources = [source("any", &[], None)];
+    let widget = Input::of(json!({"apiVersion": "example.org/v1", "kind": "Widget",
+                                  "metadata": {"name": "w", "namespace": "serving"}}));
+    let named = |kind: &str, tier: &str| {
+        Input::of(json!({"apiVersion": "v1", "kind": kind,
+                         "metadata": {"name": "serving", "labels": {"tier": tier}}}))
+    };
+    let digest = |other: Input| found(&[widget.clone(), other], &sources)[0].digest.clone();
+    assert_ne!(digest(named("Namespace", "a")), digest(named("Namespace", "b")), "its Namespace relabelled");
+    assert_eq!(digest(named("ConfigMap", "a")), digest(named("ConfigMap", "b")), "a ConfigMap of that name");
 }
 
 #[test]
