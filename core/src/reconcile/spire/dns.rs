@@ -182,178 +182,34 @@ fn idna(domain: &str, unicode16: bool) -> Check {
 }
 
 /// A label `xn--<encoded>`: what the checks that need no Unicode table say of it. Its
-/// punycode must decode, to text that is not ASCII, whose encoding gives the label back (the
-/// output is compared with the input) in 63 bytes at most; Unicode's tables judge the rest.
+/// punycode must decode (the idna crate's RFC 3492, as golang.org/x/net/idna's punycode.go;
+/// a code point no char holds, a surrogate, Go makes U+FFFD, which IDNA disallows), to text
+/// that is not ASCII, whose encoding gives the label back (the output is compared with the
+/// input) in 63 bytes at most; Unicode's tables judge the rest.
 fn punycode_label(encoded: &str, label: &str) -> Check {
     let refused = |why: &str| Check::Refuses(format!("label {label:?} {why}"));
-    let Some(decoded) = punycode::decode(encoded) else { return refused("is not valid punycode") };
-    if decoded.is_empty() {
+    let Some(text) = idna::punycode::decode_to_string(encoded) else {
+        return refused("is not valid punycode");
+    };
+    if text.is_empty() {
         return refused("decodes to nothing");
     }
-    if decoded.iter().all(|&c| c < 0x80) {
+    if text.is_ascii() {
         return refused("is the punycode of ASCII text");
     }
-    // A surrogate comes out of Go's `string([]rune)` as U+FFFD, which IDNA disallows.
-    let Some(text) = decoded.iter().map(|&c| char::from_u32(c)).collect::<Option<String>>() else {
-        return refused("decodes to a surrogate");
-    };
     if text.contains('\u{FFFD}') {
         return refused("decodes to U+FFFD");
     }
-    match punycode::encode(&text) {
+    match idna::punycode::encode_str(&text) {
         Some(again) if again == encoded && label.len() <= 63 => Check::Unknown,
         Some(_) if label.len() > 63 => refused("is longer than 63 bytes"),
         _ => refused("is not the punycode idna would write"),
     }
 }
 
-mod punycode {
-    //! RFC 3492 as golang.org/x/net/idna's punycode.go implements it, in int32 arithmetic
-    //! with its overflow checks and its 1024-rune limit on a decoded label.
-
-    const BASE: i32 = 36;
-    const DAMP: i32 = 700;
-    const INITIAL_BIAS: i32 = 72;
-    const INITIAL_N: i32 = 128;
-    const SKEW: i32 = 38;
-    const TMAX: i32 = 26;
-    const TMIN: i32 = 1;
-
-    /// `a + b * c`, `None` past int32.
-    fn madd(a: i32, b: i32, c: i32) -> Option<i32> {
-        let p = i64::from(b) * i64::from(c);
-        (p <= i64::from(i32::MAX) - i64::from(a)).then(|| a + p as i32)
-    }
-
-    fn digit_of(b: u8) -> Option<i32> {
-        match b {
-            b'0'..=b'9' => Some(i32::from(b - b'0') + 26),
-            b'A'..=b'Z' => Some(i32::from(b - b'A')),
-            b'a'..=b'z' => Some(i32::from(b - b'a')),
-            _ => None,
-        }
-    }
-
-    fn digit_char(d: i32) -> u8 {
-        if d < 26 { b'a' + d as u8 } else { b'0' + (d - 26) as u8 }
-    }
-
-    fn threshold(k: i32, bias: i32) -> i32 {
-        if k <= bias {
-            TMIN
-        } else if k >= bias + TMAX {
-            TMAX
-        } else {
-            k - bias
-        }
-    }
-
-    fn adapt(mut delta: i32, points: i32, first: bool) -> i32 {
-        delta /= if first { DAMP } else { 2 };
-        delta += delta / points;
-        let mut k = 0;
-        while delta > ((BASE - TMIN) * TMAX) / 2 {
-            delta /= BASE - TMIN;
-            k += BASE;
-        }
-        k + (BASE - TMIN + 1) * delta / (delta + SKEW)
-    }
-
-    /// `decode`: the code points of an encoded label (ASCII), `None` where Go errs.
-    pub(super) fn decode(encoded: &str) -> Option<Vec<u32>> {
-        if encoded.is_empty() {
-            return Some(Vec::new());
-        }
-        let bytes = encoded.as_bytes();
-        let mut pos = encoded.rfind('-').map_or(0, |at| at + 1);
-        if pos == 1 {
-            return None;
-        }
-        if pos == bytes.len() {
-            return Some(bytes[..bytes.len() - 1].iter().map(|&b| u32::from(b)).collect());
-        }
-        let mut output: Vec<u32> =
-            if pos == 0 { Vec::new() } else { bytes[..pos - 1].iter().map(|&b| u32::from(b)).collect() };
-        let (mut i, mut n, mut bias) = (0i32, INITIAL_N, INITIAL_BIAS);
-        while pos < bytes.len() {
-            let (old, mut w) = (i, 1i32);
-            let mut k = BASE;
-            loop {
-                let digit = digit_of(*bytes.get(pos)?)?;
-                pos += 1;
-                i = madd(i, digit, w)?;
-                let t = threshold(k, bias);
-                if digit < t {
-                    break;
-                }
-                w = madd(0, w, BASE - t)?;
-                k += BASE;
-            }
-            if output.len() >= 1024 {
-                return None;
-            }
-            let x = output.len() as i32 + 1;
-            bias = adapt(i - old, x, old == 0);
-            n += i / x;
-            i %= x;
-            if !(0..=0x10FFFF).contains(&n) {
-                return None;
-            }
-            output.insert(i as usize, n as u32);
-            i += 1;
-        }
-        Some(output)
-    }
-
-    /// `encode`, without the prefix: `None` where Go errs.
-    pub(super) fn encode(text: &str) -> Option<String> {
-        let runes: Vec<i32> = text.chars().map(|c| c as i32).collect();
-        let mut output: Vec<u8> = runes.iter().filter(|&&r| r < 0x80).map(|&r| r as u8).collect();
-        let basic = output.len() as i32;
-        let mut remaining = runes.len() as i32 - basic;
-        if basic > 0 {
-            output.push(b'-');
-        }
-        let (mut delta, mut n, mut bias, mut h) = (0i32, INITIAL_N, INITIAL_BIAS, basic);
-        while remaining != 0 {
-            let m = runes.iter().copied().filter(|&r| r >= n).min().unwrap_or(i32::MAX);
-            delta = madd(delta, m - n, h + 1)?;
-            n = m;
-            for &r in &runes {
-                if r < n {
-                    delta = delta.checked_add(1)?;
-                    continue;
-                }
-                if r > n {
-                    continue;
-                }
-                let mut q = delta;
-                let mut k = BASE;
-                loop {
-                    let t = threshold(k, bias);
-                    if q < t {
-                        break;
-                    }
-                    output.push(digit_char(t + (q - t) % (BASE - t)));
-                    q = (q - t) / (BASE - t);
-                    k += BASE;
-                }
-                output.push(digit_char(q));
-                bias = adapt(delta, h + 1, h == basic);
-                delta = 0;
-                h += 1;
-                remaining -= 1;
-            }
-            delta += 1;
-            n += 1;
-        }
-        String::from_utf8(output).ok()
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{Answer, Check, judge, label, legacy, punycode};
+    use super::{Answer, Check, judge, label, legacy};
 
     fn refused(check: Check) -> bool {
         matches!(check, Check::Refuses(_))
@@ -471,13 +327,13 @@ mod tests {
             ("aé-x", "a-x-bma"),
             ("a-é", "a--cja"),
         ] {
-            assert_eq!(punycode::encode(text).as_deref(), Some(encoded), "{text}");
-            let decoded: String =
-                punycode::decode(encoded).unwrap().into_iter().map(|c| char::from_u32(c).unwrap()).collect();
-            assert_eq!(decoded, text);
+            assert_eq!(idna::punycode::encode_str(text).as_deref(), Some(encoded), "{text}");
+            assert_eq!(idna::punycode::decode_to_string(encoded).as_deref(), Some(text));
         }
-        assert_eq!(punycode::decode("abc"), Some(vec![0x82, 0x81, 0x80]));
-        assert_eq!(punycode::decode("zz"), None, "ends inside a number");
-        assert_eq!(punycode::decode(&"9".repeat(20)), None, "an overflow");
+        assert_eq!(idna::punycode::decode_to_string("abc").as_deref(), Some("\u{82}\u{81}\u{80}"));
+        for bad in ["zz", &"9".repeat(20)] {
+            assert!(idna::punycode::decode_to_string(bad).is_none(), "{bad}");
+            assert!(matches!(label(&format!("xn--{bad}.example"), false), Check::Refuses(_)), "{bad}");
+        }
     }
 }
