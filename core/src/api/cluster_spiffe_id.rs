@@ -199,6 +199,9 @@ const SPEC_TYPES: [(&str, &[(&str, &str)]); 3] = [
 pub fn schema_refusal(kind: &str, value: &crate::api::value::Value) -> Option<String> {
     use crate::api::value::Value;
     let (_, fields) = SPEC_TYPES.iter().find(|(k, _)| *k == kind)?;
+    if let Some(why) = metadata_refusal(value) {
+        return Some(why);
+    }
     let spec = value.get("spec")?;
     for (field, want) in fields.iter() {
         let Some(v) = spec.get(field).filter(|v| !v.is_null()) else { continue };
@@ -216,6 +219,54 @@ pub fn schema_refusal(kind: &str, value: &crate::api::value::Value) -> Option<St
         }
     }
     None
+}
+
+/// Why the API server refuses an object for its `metadata`, if it does: a name that is no
+/// DNS subdomain (apiextensions-apiserver `pkg/registry/customresource/validator.go`,
+/// `NameIsDNSSubdomain`), or a label whose key or value is not one (apimachinery
+/// `pkg/api/validation/objectmeta.go`, `ValidateObjectMetaAccessor`, `ValidateLabels`).
+fn metadata_refusal(value: &crate::api::value::Value) -> Option<String> {
+    let metadata = value.get("metadata")?;
+    let name = metadata.get("name").and_then(|n| n.as_str()).unwrap_or_default();
+    if !name.is_empty() && !dns_subdomain(name) {
+        return Some(format!("the API server refuses it: its name {name:?} is no DNS subdomain"));
+    }
+    let labels = metadata.get("labels").and_then(|l| l.as_object());
+    for (key, v) in labels.into_iter().flat_map(|l| l.iter()) {
+        let (prefix, name) = key.rsplit_once('/').map_or((None, key), |(p, n)| (Some(p), n));
+        let key_ok = prefix.is_none_or(dns_subdomain) && qualified_name(name);
+        let value_ok = v.as_str().is_some_and(|v| v.is_empty() || qualified_name(v)) || v.is_null();
+        if !key_ok || !value_ok {
+            return Some(format!("the API server refuses it: its label {key:?} is no valid label"));
+        }
+    }
+    None
+}
+
+/// A DNS subdomain (RFC 1123, as apimachinery's `IsDNS1123Subdomain`): at most 253 bytes of
+/// lower-case letters, digits, `-` and `.`, each dot-separated part starting and ending with a
+/// letter or digit.
+fn dns_subdomain(text: &str) -> bool {
+    text.len() <= 253
+        && text.split('.').all(|part| {
+            let bytes = part.as_bytes();
+            !bytes.is_empty()
+                && bytes.iter().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
+                && bytes[0].is_ascii_alphanumeric()
+                && bytes[bytes.len() - 1].is_ascii_alphanumeric()
+        })
+}
+
+/// A label name or value (apimachinery's `IsQualifiedName` name part, `IsValidLabelValue`): at
+/// most 63 bytes of letters, digits, `-`, `_` and `.`, starting and ending with a letter or
+/// digit.
+fn qualified_name(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 63
+        && bytes.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        && bytes[0].is_ascii_alphanumeric()
+        && bytes[bytes.len() - 1].is_ascii_alphanumeric()
 }
 
 #[cfg(test)]
@@ -276,5 +327,20 @@ mod tests {
             schema_refusal(FEDERATED_TRUST_DOMAIN_KIND, &federation).is_some_and(|w| w.contains("a string"))
         );
         assert_eq!(schema_refusal("Other", &entry), None);
+        // Its metadata as the API server validates it.
+        let named = |name: &str, labels: crate::api::value::Value| json!({"metadata": {"name": name, "labels": labels}, "spec": {}});
+        assert_eq!(
+            schema_refusal(KIND, &named("tools-admin.v1", json!({"a.b/c_d": "x.Y-1", "e": ""}))),
+            None
+        );
+        for (name, labels) in [
+            ("Tools_Admin", json!({})),
+            ("tools-", json!({})),
+            ("ok", json!({"team": "ml platform"})),
+            ("ok", json!({"Bad_Prefix/x": "y"})),
+            ("ok", json!({"x": "a".repeat(64)})),
+        ] {
+            assert!(schema_refusal(KIND, &named(name, labels.clone())).is_some(), "{name} {labels:?}");
+        }
     }
 }

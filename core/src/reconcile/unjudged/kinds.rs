@@ -275,12 +275,26 @@ fn recreated_spire_object<'v>(api_version: &str, kind: &str, value: &'v Value) -
     if !api_version.starts_with(SPIRE_GROUP) || !judged_by_age {
         return None;
     }
-    let annotations = value.get("metadata")?.get("annotations")?;
+    // An owner makes the garbage collector delete it once the owner is gone, or named under
+    // another UID (kubernetes `pkg/controller/garbagecollector/garbagecollector.go`,
+    // `attemptToDeleteItem`): another object becomes the oldest.
+    let metadata = value.get("metadata")?;
+    if metadata.get("ownerReferences").is_some() {
+        return Some("ownerReferences");
+    }
+    let annotations = metadata.get("annotations")?;
     // A hook is deleted and created again on every sync or upgrade by default (gitops-engine
     // `pkg/sync/hook/delete_policy.go`, `DeletePolicies`: `BeforeHookCreation`; Helm
     // `pkg/action/hooks.go`, `execHook`; Argo CD takes Helm's hooks for its own,
     // `hook/helm/type.go`); Flux's `force: enabled` replaces an object it cannot patch.
-    for hook in ["argocd.argoproj.io/hook", "helm.sh/hook", "kustomize.toolkit.fluxcd.io/force"] {
+    // kapp replaces an object so marked (carvel-dev/kapp `pkg/kapp/clusterapply/
+    // add_or_update_change.go`: `always-replace`, `fallback-on-replace`).
+    for hook in [
+        "argocd.argoproj.io/hook",
+        "helm.sh/hook",
+        "kustomize.toolkit.fluxcd.io/force",
+        "kapp.k14s.io/update-strategy",
+    ] {
         if annotations.get(hook).is_some() {
             return Some(hook);
         }
