@@ -156,10 +156,7 @@ fn holds_manager_config(api_version: &str, kind: &str, value: &Value) -> Option<
         let words: Vec<&str> = super::tokens(text).collect();
         words.contains(&MANAGER_CONFIG) || (words.contains(&"clusterName") && words.contains(&"trustDomain"))
     };
-    spire_texts(api_version, kind, value)
-        .into_iter()
-        .find(|(_, text)| names(text) || (text.contains('\\') && names(&super::quoted(text))))
-        .map(|(field, _)| field)
+    first_naming(api_version, kind, value, names)
 }
 
 /// The field of an item whose text may be a SPIRE server's or agent's configuration file
@@ -172,6 +169,17 @@ fn holds_spire_config(api_version: &str, kind: &str, value: &Value) -> Option<St
         let words: Vec<&str> = super::tokens(&lower).collect();
         words.contains(&"trust_domain") && (words.contains(&"server") || words.contains(&"agent"))
     };
+    first_naming(api_version, kind, value, names)
+}
+
+/// The field of the first of an item's [`spire_texts`] that `names` says holds a file, read
+/// plain or with a quoted string's escapes undone.
+fn first_naming(
+    api_version: &str,
+    kind: &str,
+    value: &Value,
+    names: impl Fn(&str) -> bool,
+) -> Option<String> {
     spire_texts(api_version, kind, value)
         .into_iter()
         .find(|(_, text)| names(text) || (text.contains('\\') && names(&super::quoted(text))))
