@@ -4,6 +4,7 @@
 
 use super::fields;
 use super::labels::Labels;
+use super::names;
 use crate::api::fields::Tree;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -228,45 +229,11 @@ pub fn schema_refusal(kind: &str, value: &crate::api::value::Value) -> Option<St
 fn metadata_refusal(value: &crate::api::value::Value) -> Option<String> {
     let metadata = value.get("metadata")?;
     let name = metadata.get("name").and_then(|n| n.as_str()).unwrap_or_default();
-    if !name.is_empty() && !dns_subdomain(name) {
+    if !name.is_empty() && names::dns1123_subdomain(name).is_err() {
         return Some(format!("the API server refuses it: its name {name:?} is no DNS subdomain"));
     }
-    let labels = metadata.get("labels").and_then(|l| l.as_object());
-    for (key, v) in labels.into_iter().flat_map(|l| l.iter()) {
-        let (prefix, name) = key.rsplit_once('/').map_or((None, key), |(p, n)| (Some(p), n));
-        let key_ok = prefix.is_none_or(dns_subdomain) && qualified_name(name);
-        let value_ok = v.as_str().is_some_and(|v| v.is_empty() || qualified_name(v)) || v.is_null();
-        if !key_ok || !value_ok {
-            return Some(format!("the API server refuses it: its label {key:?} is no valid label"));
-        }
-    }
-    None
-}
-
-/// A DNS subdomain (RFC 1123, as apimachinery's `IsDNS1123Subdomain`): at most 253 bytes of
-/// lower-case letters, digits, `-` and `.`, each dot-separated part starting and ending with a
-/// letter or digit.
-fn dns_subdomain(text: &str) -> bool {
-    text.len() <= 253
-        && text.split('.').all(|part| {
-            let bytes = part.as_bytes();
-            !bytes.is_empty()
-                && bytes.iter().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
-                && bytes[0].is_ascii_alphanumeric()
-                && bytes[bytes.len() - 1].is_ascii_alphanumeric()
-        })
-}
-
-/// A label name or value (apimachinery's `IsQualifiedName` name part, `IsValidLabelValue`): at
-/// most 63 bytes of letters, digits, `-`, `_` and `.`, starting and ending with a letter or
-/// digit.
-fn qualified_name(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    !bytes.is_empty()
-        && bytes.len() <= 63
-        && bytes.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-        && bytes[0].is_ascii_alphanumeric()
-        && bytes[bytes.len() - 1].is_ascii_alphanumeric()
+    let (key, _) = names::labels_refusal(metadata.get("labels"))?;
+    Some(format!("the API server refuses it: its label {key:?} is no valid label"))
 }
 
 #[cfg(test)]

@@ -1,6 +1,8 @@
 //! Kubernetes name and label rules (DNS-1123 labels and subdomains, label values,
 //! qualified label keys). Each check returns why a value is invalid, for messages.
 
+use crate::api::value::Value;
+
 /// The service account a pod runs as when its spec names none.
 pub const DEFAULT_SERVICE_ACCOUNT: &str = "default";
 
@@ -104,6 +106,32 @@ pub fn qualified_name(s: &str) -> Result<(), String> {
         "name part must consist of letters, digits, '-', '_' or '.', \
          starting and ending with a letter or digit"
             .into()
+    })
+}
+
+/// Why the API server refuses the label `key: value` (apimachinery `ValidateLabels`: the key a
+/// qualified name, the value empty or a valid label value).
+pub fn label_refusal(key: &str, value: &str) -> Option<String> {
+    if let Err(e) = qualified_name(key) {
+        return Some(format!("label key {key:?}: {e}"));
+    }
+    // An empty value is a valid label value.
+    let checked = if value.is_empty() { Ok(()) } else { label_value(value) };
+    checked.err().map(|e| format!("label value {value:?} of {key}: {e}"))
+}
+
+/// The first label of a `labels` mapping the API server refuses, and why. A value that is no
+/// string (but null, which decodes as empty) cannot be decoded into a label at all. A
+/// `labels` that is no mapping is not judged here.
+pub fn labels_refusal(labels: Option<&Value>) -> Option<(&str, String)> {
+    let labels = labels.and_then(Value::as_object)?;
+    labels.iter().find_map(|(key, value)| {
+        let why = match value {
+            Value::String(v) => label_refusal(key, v),
+            Value::Null => label_refusal(key, ""),
+            _ => Some(format!("the value of {key} is no string")),
+        };
+        why.map(|why| (key, why))
     })
 }
 

@@ -4,6 +4,7 @@
 //! everything, as SPIRE Controller Manager reads it; one that apimachinery's
 //! `LabelSelectorAsSelector` refuses makes the manager skip the object ([`Selector::problem`]).
 
+use crate::api::names;
 use crate::api::value::Value;
 
 /// Whether a selector selects.
@@ -129,17 +130,7 @@ impl Selector {
     /// `labels.NewRequirement`): an unknown operator, `In` or `NotIn` without values,
     /// `Exists` or `DoesNotExist` with values, a key or value that is not a valid label.
     pub fn problem(&self) -> Option<String> {
-        let label = |key: &str, value: Option<&str>| {
-            crate::api::names::qualified_name(key)
-                .map_err(|e| format!("label key {key:?}: {e}"))
-                .and_then(|()| match value {
-                    // An empty value is a valid label value.
-                    Some(v) if !v.is_empty() => crate::api::names::label_value(v)
-                        .map_err(|e| format!("label value {v:?} of {key}: {e}")),
-                    _ => Ok(()),
-                })
-                .err()
-        };
+        let label = |key: &str, value: Option<&str>| names::label_refusal(key, value.unwrap_or_default());
         for (k, v) in &self.match_labels {
             if let Some(why) = label(k, Some(v)) {
                 return Some(why);

@@ -288,6 +288,10 @@ pub fn workload_of(item: &Value) -> Option<Workload> {
         return None;
     }
     let controller = controllers::of_item(item);
+    // The API server never stores an item it refuses: no pods.
+    if controller.and_then(|c| c.refusal).is_some_and(|refused| refused(item).is_some()) {
+        return None;
+    }
     let mut templates = Vec::new();
     let mut path = Vec::new();
     collect(item, &mut path, &mut templates);

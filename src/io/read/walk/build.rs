@@ -161,17 +161,19 @@ mod tests {
     #[test]
     fn a_head_holds_what_the_reconcile_reads_of_every_item() {
         let shapes = "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: web, namespace: s}\nspec:\n  \
-                      replicas: 3\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: []}\n\
+                      replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: []}\n\
                       ---\napiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\nspec:\n  \
                       podLabels: {app: llama}\n  serviceAccountName: llama\n\
                       ---\napiVersion: example.com/v1\nkind: Other\nmetadata: {name: o}\nspec:\n  \
                       podMetadata:\n    labels: {app: llama}\n    annotations: {a: b}\n\
                       ---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: one, namespace: s}\nspec:\n  \
-                      ordinals: {start: 5}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: []}\n\
+                      ordinals: {start: 5}\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: []}\n\
                       ---\napiVersion: batch/v1\nkind: Job\nmetadata: {generateName: run-, namespace: s}\nspec:\n  \
-                      manualSelector: true\n  completionMode: Indexed\n  template:\n    spec: {containers: []}\n\
+                      manualSelector: true\n  completionMode: Indexed\n  selector: {matchLabels: {app: run}}\n  \
+                      template:\n    metadata: {labels: {app: run}}\n    spec: {containers: []}\n\
                       ---\napiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c, namespace: s}\nspec:\n  \
-                      jobTemplate:\n    spec:\n      manualSelector: true\n      template:\n        spec: {containers: []}\n\
+                      jobTemplate:\n    spec:\n      manualSelector: true\n      selector: {matchLabels: {app: c}}\n      \
+                      template:\n        metadata: {labels: {app: c}}\n        spec: {containers: []}\n\
                       ---\napiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: l}\nspec:\n  \
                       leaderWorkerTemplate:\n    size: 1\n    leaderTemplate:\n      spec: {containers: []}\n    \
                       workerTemplate:\n      spec: {containers: []}\n\

@@ -241,7 +241,11 @@ mod tests {
             Some(2),
             "a StatefulSet's replicas settle its pods' names"
         );
-        assert!(head["spec"].get("selector").is_none(), "{head}");
+        assert_eq!(
+            head["spec"]["selector"],
+            serde_json::json!({"matchLabels": {"app": "web"}}),
+            "a selector decides whether the API server takes the workload at all"
+        );
     }
 
     #[test]

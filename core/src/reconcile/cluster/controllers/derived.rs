@@ -80,6 +80,7 @@ pub const ROLLOUT: Controller = Controller {
     unjudged: Some(unjudged::rollout),
     kustomize_fixes_account: false,
     containers_as_written: true,
+    refusal: None,
 };
 
 /// What Argo Workflows puts on a workflow's pods: `workflows.argoproj.io/...`, values only
@@ -102,6 +103,7 @@ pub const WORKFLOW: Controller = Controller {
     unjudged: Some(|item| unjudged::workflow(item.get("spec"), "spec")),
     kustomize_fixes_account: false,
     containers_as_written: false,
+    refusal: None,
 };
 
 pub const CRON_WORKFLOW: Controller = Controller {
@@ -120,6 +122,7 @@ pub const CRON_WORKFLOW: Controller = Controller {
     }),
     kustomize_fixes_account: false,
     containers_as_written: false,
+    refusal: None,
 };
 
 pub const INFERENCE_SERVICE: Controller = Controller {
@@ -137,6 +140,7 @@ pub const INFERENCE_SERVICE: Controller = Controller {
     unjudged: None,
     kustomize_fixes_account: false,
     containers_as_written: false,
+    refusal: None,
 };
 
 /// The templates the controller of a kind no declaration names makes pods from, beside those

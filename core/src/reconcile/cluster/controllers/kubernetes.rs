@@ -5,7 +5,7 @@
 //! `generateSelector`; kubernetes-sigs/lws `pkg/utils/...` and its labels): the labels each
 //! puts on its pods over the template's, and the name its pods get when the item settles it.
 
-use super::{Controller, Facts, Owner};
+use super::{Controller, Facts, Owner, refusals};
 use crate::api::fields;
 use crate::api::value::Value;
 use crate::reconcile::cluster::selector::Lookup;
@@ -37,6 +37,7 @@ pub const POD: Controller = Controller {
     unjudged: None,
     kustomize_fixes_account: true,
     containers_as_written: true,
+    refusal: Some(refusals::pod),
 };
 
 pub const REPLICATION_CONTROLLER: Controller = Controller {
@@ -44,7 +45,7 @@ pub const REPLICATION_CONTROLLER: Controller = Controller {
     kinds: &["ReplicationController"],
     maker: "Kubernetes' replication controller",
     templates: &["spec.template"],
-    shapes: &[],
+    shapes: &["spec.selector"],
     derive: None,
     keeps: None,
     facts: no_facts,
@@ -53,6 +54,7 @@ pub const REPLICATION_CONTROLLER: Controller = Controller {
     unjudged: None,
     kustomize_fixes_account: true,
     containers_as_written: true,
+    refusal: Some(refusals::replication_controller),
 };
 
 pub const REPLICA_SET: Controller = Controller {
@@ -60,7 +62,7 @@ pub const REPLICA_SET: Controller = Controller {
     kinds: &["ReplicaSet"],
     maker: "Kubernetes' ReplicaSet controller",
     templates: &["spec.template"],
-    shapes: &[],
+    shapes: &["spec.selector"],
     derive: None,
     keeps: None,
     facts: no_facts,
@@ -70,6 +72,7 @@ pub const REPLICA_SET: Controller = Controller {
     unjudged: None,
     kustomize_fixes_account: true,
     containers_as_written: true,
+    refusal: Some(refusals::apps),
 };
 
 pub const DEPLOYMENT: Controller = Controller {
@@ -77,7 +80,7 @@ pub const DEPLOYMENT: Controller = Controller {
     kinds: &["Deployment"],
     maker: "Kubernetes' Deployment controller, through a ReplicaSet",
     templates: &["spec.template"],
-    shapes: &[],
+    shapes: &["spec.selector"],
     derive: None,
     keeps: None,
     facts: no_facts,
@@ -88,6 +91,7 @@ pub const DEPLOYMENT: Controller = Controller {
     unjudged: None,
     kustomize_fixes_account: true,
     containers_as_written: true,
+    refusal: Some(refusals::apps),
 };
 
 pub const STATEFUL_SET: Controller = Controller {
@@ -95,7 +99,7 @@ pub const STATEFUL_SET: Controller = Controller {
     kinds: &["StatefulSet"],
     maker: "Kubernetes' StatefulSet controller",
     templates: &["spec.template"],
-    shapes: &["spec.replicas", "spec.ordinals"],
+    shapes: &["spec.replicas", "spec.ordinals", "spec.selector"],
     derive: None,
     keeps: None,
     facts: stateful_set_facts,
@@ -115,6 +119,7 @@ pub const STATEFUL_SET: Controller = Controller {
     unjudged: None,
     kustomize_fixes_account: true,
     containers_as_written: true,
+    refusal: Some(refusals::apps),
 };
 
 /// A StatefulSet of one replica has one pod, `<name>-<ordinal>`, its ordinal
@@ -140,7 +145,7 @@ pub const DAEMON_SET: Controller = Controller {
     kinds: &["DaemonSet"],
     maker: "Kubernetes' DaemonSet controller",
     templates: &["spec.template"],
-    shapes: &[],
+    shapes: &["spec.selector"],
     derive: None,
     keeps: None,
     facts: no_facts,
@@ -151,6 +156,7 @@ pub const DAEMON_SET: Controller = Controller {
     unjudged: None,
     kustomize_fixes_account: true,
     containers_as_written: true,
+    refusal: Some(refusals::apps),
 };
 
 pub const JOB: Controller = Controller {
@@ -158,7 +164,7 @@ pub const JOB: Controller = Controller {
     kinds: &["Job"],
     maker: "Kubernetes' Job controller",
     templates: &["spec.template"],
-    shapes: &["spec.manualSelector", "spec.completionMode", "metadata.generateName"],
+    shapes: &["spec.manualSelector", "spec.completionMode", "metadata.generateName", "spec.selector"],
     derive: None,
     keeps: None,
     facts: |item| {
@@ -173,6 +179,7 @@ pub const JOB: Controller = Controller {
     unjudged: None,
     kustomize_fixes_account: true,
     containers_as_written: true,
+    refusal: Some(|item| refusals::job(item, &["spec"])),
 };
 
 pub const CRON_JOB: Controller = Controller {
@@ -180,7 +187,11 @@ pub const CRON_JOB: Controller = Controller {
     kinds: &["CronJob"],
     maker: "Kubernetes' CronJob controller, through a Job",
     templates: &["spec.jobTemplate.spec.template"],
-    shapes: &["spec.jobTemplate.spec.manualSelector", "spec.jobTemplate.spec.completionMode"],
+    shapes: &[
+        "spec.jobTemplate.spec.manualSelector",
+        "spec.jobTemplate.spec.completionMode",
+        "spec.jobTemplate.spec.selector",
+    ],
     derive: None,
     keeps: None,
     facts: |item| {
@@ -194,6 +205,7 @@ pub const CRON_JOB: Controller = Controller {
     unjudged: None,
     kustomize_fixes_account: true,
     containers_as_written: true,
+    refusal: Some(|item| refusals::job(item, &["spec", "jobTemplate", "spec"])),
 };
 
 /// The detail letters of a Job's (or a CronJob's Jobs') facts.
@@ -258,6 +270,7 @@ pub const LEADER_WORKER_SET: Controller = Controller {
     unjudged: None,
     kustomize_fixes_account: false,
     containers_as_written: true,
+    refusal: None,
 };
 
 /// Where a LeaderWorkerSet holds its templates.

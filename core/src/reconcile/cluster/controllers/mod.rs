@@ -10,6 +10,7 @@
 
 mod derived;
 mod kubernetes;
+mod refusals;
 mod unjudged;
 
 pub(super) use derived::{Derived, unknown};
@@ -29,7 +30,8 @@ pub struct Controller {
     /// Where its items hold pod templates (the generic search of `workload.rs` finds them
     /// there; `derive` adds the others).
     pub templates: &'static [&'static str],
-    /// Fields of its items beside the templates that shape its pods' names or labels. Every
+    /// Fields of its items beside the templates that shape its pods' names or labels, or
+    /// whether it makes any (a selector the API server refuses: [`Controller::refusal`]). Every
     /// reader builds them whole ([`shape_keys`]), so no reader drops what its pods depend on.
     pub shapes: &'static [&'static str],
     /// The templates it makes pods from in shapes that are no pod template (ephemeral
@@ -57,6 +59,9 @@ pub struct Controller {
     /// (SPIRE's container and image selectors are then judged by them); `false` for one that
     /// adds or renames containers (Argo Workflows' `wait` and `init`, KServe's).
     pub containers_as_written: bool,
+    /// Why the API server refuses an item for its own validation (`refusals.rs`), which so
+    /// makes no pods; `None` when the build judges no refusal of its kinds.
+    pub refusal: Option<fn(&Value) -> Option<String>>,
 }
 
 /// A field of an item its controller does not judge: its path, and why.
