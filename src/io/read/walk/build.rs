@@ -172,7 +172,7 @@ mod tests {
                       manualSelector: true\n  completionMode: Indexed\n  selector: {matchLabels: {app: run}}\n  \
                       template:\n    metadata: {labels: {app: run}}\n    spec: {containers: []}\n\
                       ---\napiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c, namespace: s}\nspec:\n  \
-                      jobTemplate:\n    spec:\n      manualSelector: true\n      selector: {matchLabels: {app: c}}\n      \
+                      jobTemplate:\n    spec:\n      completionMode: Indexed\n      \
                       template:\n        metadata: {labels: {app: c}}\n        spec: {containers: []}\n\
                       ---\napiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: l}\nspec:\n  \
                       leaderWorkerTemplate:\n    size: 1\n    leaderTemplate:\n      spec: {containers: []}\n    \
@@ -214,7 +214,7 @@ mod tests {
         // The fields a controller's declaration names, which a head builds too.
         assert_eq!(of(3).pod_name(), Some("one-5"), "a StatefulSet's ordinals");
         assert_eq!(of(4).owner().detail, "mig", "a Job's manualSelector, completionMode, generateName");
-        assert_eq!(of(5).owner().detail, "mg", "a CronJob's Jobs' manualSelector");
+        assert_eq!(of(5).owner().detail, "ig", "a CronJob's Jobs' completionMode");
         assert_eq!(of(6).templates().len(), 1, "a group of one has no workers");
         // Every container counts, those with nothing the head builds too.
         let containers: Vec<_> = of(7).templates()[0].containers().iter().map(|c| c.0.to_string()).collect();

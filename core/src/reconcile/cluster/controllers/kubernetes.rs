@@ -62,7 +62,7 @@ pub const REPLICA_SET: Controller = Controller {
     kinds: &["ReplicaSet"],
     maker: "Kubernetes' ReplicaSet controller",
     templates: &["spec.template"],
-    shapes: &["spec.selector"],
+    shapes: &["spec.selector", "spec.template.spec.restartPolicy"],
     derive: None,
     keeps: None,
     facts: no_facts,
@@ -80,7 +80,7 @@ pub const DEPLOYMENT: Controller = Controller {
     kinds: &["Deployment"],
     maker: "Kubernetes' Deployment controller, through a ReplicaSet",
     templates: &["spec.template"],
-    shapes: &["spec.selector"],
+    shapes: &["spec.selector", "spec.template.spec.restartPolicy"],
     derive: None,
     keeps: None,
     facts: no_facts,
@@ -99,7 +99,7 @@ pub const STATEFUL_SET: Controller = Controller {
     kinds: &["StatefulSet"],
     maker: "Kubernetes' StatefulSet controller",
     templates: &["spec.template"],
-    shapes: &["spec.replicas", "spec.ordinals", "spec.selector"],
+    shapes: &["spec.replicas", "spec.ordinals", "spec.selector", "spec.template.spec.restartPolicy"],
     derive: None,
     keeps: None,
     facts: stateful_set_facts,
@@ -145,7 +145,7 @@ pub const DAEMON_SET: Controller = Controller {
     kinds: &["DaemonSet"],
     maker: "Kubernetes' DaemonSet controller",
     templates: &["spec.template"],
-    shapes: &["spec.selector"],
+    shapes: &["spec.selector", "spec.template.spec.restartPolicy"],
     derive: None,
     keeps: None,
     facts: no_facts,
@@ -179,7 +179,10 @@ pub const JOB: Controller = Controller {
     unjudged: None,
     kustomize_fixes_account: true,
     containers_as_written: true,
-    refusal: Some(|item| refusals::job(item, &["spec"])),
+    refusal: Some(|item| {
+        let name = fields::str_at(item, "metadata.name").filter(|n| !n.is_empty());
+        refusals::job(item, &["spec"], name.map_or(refusals::JobName::Generated, refusals::JobName::Exact))
+    }),
 };
 
 pub const CRON_JOB: Controller = Controller {
@@ -205,7 +208,10 @@ pub const CRON_JOB: Controller = Controller {
     unjudged: None,
     kustomize_fixes_account: true,
     containers_as_written: true,
-    refusal: Some(|item| refusals::job(item, &["spec", "jobTemplate", "spec"])),
+    refusal: Some(|item| {
+        let name = fields::str_at(item, "metadata.name").unwrap_or_default();
+        refusals::job(item, &["spec", "jobTemplate", "spec"], refusals::JobName::Scheduled(name))
+    }),
 };
 
 /// The detail letters of a Job's (or a CronJob's Jobs') facts.

@@ -1,9 +1,11 @@
 //! What the API server refuses of a Kubernetes workload for its own validation, so that it is
 //! never stored and makes no pods (kubernetes `pkg/apis/apps/validation/validation.go`,
 //! `pkg/apis/batch/validation/validation.go`, `pkg/apis/core/validation/validation.go`): a
-//! template label that is no label, a selector its template's labels do not match. Only what
-//! every Kubernetes release refuses is judged; anything less sure counts as stored, so a
-//! refusal never hides a workload the cluster runs.
+//! template label that is no label, a container name that is no DNS label, a selector its
+//! template's labels do not match, a Job's labels that are not those the API server
+//! generates, a negative `replicas`, a `restartPolicy` its kind does not take. Only what every Kubernetes release
+//! refuses is judged; anything less sure counts as stored, so a refusal never hides a
+//! workload the cluster runs.
 
 use crate::api::fields;
 use crate::api::names;
@@ -13,6 +15,7 @@ use crate::reconcile::cluster::selector::{Answer, Lookup, Selector};
 /// Why the API server refuses a Pod: a label of its own that is no label (`ValidateObjectMeta`).
 pub fn pod(item: &Value) -> Option<String> {
     template_labels(fields::child(item, &["metadata"]), "metadata.labels")
+        .or_else(|| containers(item.get("spec"), "spec"))
 }
 
 /// Why the API server refuses a ReplicationController: a template label that is no label;
@@ -21,8 +24,12 @@ pub fn pod(item: &Value) -> Option<String> {
 /// match (`ValidatePodTemplateSpecForRC`).
 pub fn replication_controller(item: &Value) -> Option<String> {
     let template = fields::child(item, &["spec", "template", "metadata"]);
-    if let Some(why) = template_labels(template, "spec.template.metadata.labels") {
-        return Some(why);
+    let pod_spec = fields::child(item, &["spec", "template", "spec"]);
+    let refused = template_labels(template, "spec.template.metadata.labels")
+        .or_else(|| replicas(item.get("spec")))
+        .or_else(|| containers(pod_spec, "spec.template.spec"));
+    if refused.is_some() {
+        return refused;
     }
     let labels = template.and_then(|m| m.get("labels")).and_then(Value::as_object);
     let selector = match item.pointer("/spec/selector") {
@@ -56,22 +63,125 @@ pub fn apps(item: &Value) -> Option<String> {
     }
     let spec = item.get("spec");
     let template = spec.and_then(|s| fields::child(s, &["template", "metadata"]));
-    template_labels(template, "spec.template.metadata.labels").or_else(|| selector(spec, template, true))
+    let pod_spec = spec.and_then(|s| fields::child(s, &["template", "spec"]));
+    let restart = pod_spec.and_then(|s| s.get("restartPolicy")).and_then(Value::as_str);
+    template_labels(template, "spec.template.metadata.labels")
+        .or_else(|| replicas(spec))
+        .or_else(|| containers(pod_spec, "spec.template.spec"))
+        .or_else(|| {
+            // An unset policy is defaulted to the only one these kinds take.
+            restart.filter(|p| *p != "Always").map(|p| format!("its restartPolicy {p:?} is not Always"))
+        })
+        .or_else(|| selector(spec, template, true))
+}
+
+/// A negative `replicas` (`ValidateNonnegativeField`).
+fn replicas(spec: Option<&Value>) -> Option<String> {
+    let replicas = spec.and_then(|s| s.get("replicas")).and_then(Value::as_i64)?;
+    (replicas < 0).then(|| format!("its spec.replicas {replicas} is negative"))
+}
+
+/// A container of a pod `spec` (at `path`) named with no DNS-1123 label, or two of one name
+/// (`validateContainers`, `validateInitContainers`). A container whose name is no string
+/// is not judged.
+fn containers(spec: Option<&Value>, path: &str) -> Option<String> {
+    let list = |key: &str| spec.and_then(|s| s.get(key)).and_then(Value::as_array).unwrap_or(&[]);
+    let mut seen = std::collections::HashSet::new();
+    for name in list("containers").iter().chain(list("initContainers")).filter_map(|c| c.get("name")) {
+        let Some(name) = name.as_str() else { continue };
+        if let Err(e) = names::dns1123_label(name) {
+            return Some(format!("its {path} holds a container named {name:?}, which {e}"));
+        }
+        if !seen.insert(name) {
+            return Some(format!("its {path} holds two containers named {name:?}"));
+        }
+    }
+    None
+}
+
+/// The name of the Jobs whose pods a template makes.
+#[derive(Debug, Clone, Copy)]
+pub enum JobName<'a> {
+    /// A Job's own `metadata.name`.
+    Exact(&'a str),
+    /// A CronJob's, `<name>-<minutes since the epoch>` by the schedule.
+    Scheduled(&'a str),
+    /// A Job named by the API server from its `generateName`.
+    Generated,
 }
 
 /// Why the API server refuses a Job (a CronJob's Jobs: `job_spec` is where the Job spec
-/// stands): a template label that is no label; with `manualSelector: true`, a selector its
-/// template's labels do not match (`validateJobSpec`). A Job whose selector the
-/// API server generates is not judged further.
-pub fn job(item: &Value, job_spec: &[&str]) -> Option<String> {
+/// stands, `name` what they are named): a template label that is no label; with
+/// `manualSelector: true`, a selector its template's labels do not match (`ValidateJobSpec`);
+/// in a CronJob, `manualSelector: true` or any selector (`ValidateJobTemplateSpec`); without, the selector and labels the
+/// API server generates (`pkg/registry/batch/job/strategy.go`, `generateSelector`) refused
+/// (`validateGeneratedSelector`): a template `controller-uid`, which can never be the Job's
+/// UID, a template `job-name` that is not its name, a selector the generated labels do not
+/// match.
+pub fn job(item: &Value, job_spec: &[&str], name: JobName<'_>) -> Option<String> {
     let spec = fields::child(item, job_spec);
     let template = spec.and_then(|s| fields::child(s, &["template", "metadata"]));
-    let path = format!("{}.template.metadata.labels", job_spec.join("."));
-    if let Some(why) = template_labels(template, &path) {
-        return Some(why);
+    let at = job_spec.join(".");
+    let pod_spec = spec.and_then(|s| fields::child(s, &["template", "spec"]));
+    let refused = template_labels(template, &format!("{at}.template.metadata.labels"))
+        .or_else(|| containers(pod_spec, &format!("{at}.template.spec")));
+    if refused.is_some() {
+        return refused;
     }
     let manual = spec.and_then(|s| s.get("manualSelector")).and_then(Value::as_bool) == Some(true);
-    if manual { selector(spec, template, false) } else { None }
+    let given = spec.and_then(|s| s.get("selector")).filter(|v| !v.is_null());
+    if let JobName::Scheduled(_) = name {
+        if manual {
+            return Some(format!("its {at}.manualSelector is true, which a CronJob does not take"));
+        }
+        if given.is_some() {
+            return Some(format!("its {at}.selector is set, which a CronJob generates"));
+        }
+    }
+    if manual {
+        return selector(spec, template, false);
+    }
+    let label = |key: &str| template.and_then(|m| m.get("labels")).and_then(|l| l.get(key));
+    if label(LEGACY_UID).is_some() {
+        return Some(format!(
+            "its {at}.template.metadata.labels sets {LEGACY_UID}, which must be the Job's UID"
+        ));
+    }
+    if let Some(given) = label(LEGACY_NAME) {
+        let is_name = match (name, given.as_str()) {
+            (JobName::Exact(name), Some(given)) => given == name,
+            (JobName::Scheduled(cron), Some(given)) => scheduled_name(cron, given),
+            _ => false,
+        };
+        if !is_name {
+            return Some(format!(
+                "its {at}.template.metadata.labels sets {LEGACY_NAME} to another name than its Job's"
+            ));
+        }
+    }
+    let generated = |key: &str| match key {
+        LEGACY_UID | "batch.kubernetes.io/controller-uid" => Lookup::Present,
+        LEGACY_NAME | "batch.kubernetes.io/job-name" => match name {
+            JobName::Exact(name) => Lookup::Value(name),
+            _ => Lookup::Present,
+        },
+        _ => Lookup::Absent,
+    };
+    let selector = given.and_then(|v| Selector::read(Some(v)))?;
+    (selector.problem().is_none() && selector.selects(&generated) == Answer::No)
+        .then(|| format!("its {at}.selector is not the one the API server generates"))
+}
+
+/// The template labels the API server checks against the Job it generates them for.
+const LEGACY_UID: &str = "controller-uid";
+const LEGACY_NAME: &str = "job-name";
+
+/// Whether `given` is the name of one of a CronJob's Jobs: `<cronjob>-<minutes>`.
+fn scheduled_name(cron: &str, given: &str) -> bool {
+    given
+        .strip_prefix(cron)
+        .and_then(|rest| rest.strip_prefix('-'))
+        .is_some_and(|minutes| !minutes.is_empty() && minutes.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Why the API server refuses the labels of a pod template's `metadata` at `path`.
@@ -160,6 +270,31 @@ mod tests {
     }
 
     #[test]
+    fn containers_replicas_and_restart_policy_as_the_api_server_takes_them() {
+        let with = |edit: &dyn Fn(&mut Value)| {
+            let mut d = deployment(json!({"matchLabels": {"app": "a"}}), json!({"app": "a"}));
+            edit(&mut d);
+            apps(&d)
+        };
+        assert_eq!(with(&|_| {}), None);
+        let pod_spec = |d: &mut Value, key: &str, v: Value| {
+            d["spec"]["template"]["spec"].as_object_mut().unwrap().insert(key, v);
+        };
+        assert!(with(&|d| pod_spec(d, "containers", json!([{"name": "API_Server"}]))).is_some());
+        assert!(with(&|d| pod_spec(d, "containers", json!([{"name": "a"}, {"name": "a"}]))).is_some());
+        assert!(with(&|d| pod_spec(d, "initContainers", json!([{"name": "a."}]))).is_some());
+        assert_eq!(with(&|d| pod_spec(d, "containers", json!([{"image": "x"}, {"name": 7}]))), None);
+        assert!(with(&|d| pod_spec(d, "restartPolicy", json!("Never"))).is_some());
+        assert_eq!(with(&|d| pod_spec(d, "restartPolicy", json!("Always"))), None);
+        assert!(
+            with(&|d| {
+                d["spec"].as_object_mut().unwrap().insert("replicas", json!(-1));
+            })
+            .is_some()
+        );
+    }
+
+    #[test]
     fn a_replication_controller_defaults_its_selector_from_its_template() {
         let rc = |selector: Value, labels: Value| {
             json!({"apiVersion": "v1", "kind": "ReplicationController",
@@ -173,14 +308,39 @@ mod tests {
     }
 
     #[test]
-    fn a_job_is_judged_by_its_selector_only_when_it_is_manual() {
-        let job_of = |manual: bool, selector: Value| {
-            json!({"apiVersion": "batch/v1", "kind": "Job", "spec": {"manualSelector": manual,
-                   "selector": selector, "template": {"metadata": {"labels": {"app": "a"}}}}})
+    fn a_jobs_selector_is_its_own_when_manual_and_the_generated_one_else() {
+        let job_of = |manual: bool, selector: Value, labels: Value| {
+            json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "run"},
+                   "spec": {"manualSelector": manual, "selector": selector,
+                            "template": {"metadata": {"labels": labels}}}})
         };
-        assert_eq!(job(&job_of(false, json!({"matchLabels": {"app": "b"}})), &["spec"]), None);
-        assert!(job(&job_of(true, json!({"matchLabels": {"app": "b"}})), &["spec"]).is_some());
-        assert_eq!(job(&job_of(true, json!({"matchLabels": {"app": "a"}})), &["spec"]), None);
-        assert_eq!(job(&job_of(true, json!({})), &["spec"]), None, "an empty selector selects all");
+        let run = |item: &Value| job(item, &["spec"], JobName::Exact("run"));
+        let app = json!({"app": "a"});
+        assert!(run(&job_of(true, json!({"matchLabels": {"app": "b"}}), app.clone())).is_some());
+        assert_eq!(run(&job_of(true, json!({"matchLabels": {"app": "a"}}), app.clone())), None);
+        assert_eq!(run(&job_of(true, json!({}), app.clone())), None, "an empty selector selects all");
+        assert_eq!(run(&job_of(false, json!(null), app.clone())), None);
+        assert!(run(&job_of(false, json!({"matchLabels": {"app": "a"}}), app.clone())).is_some());
+        assert_eq!(run(&job_of(false, json!({"matchLabels": {"job-name": "run"}}), app.clone())), None);
+        assert!(run(&job_of(false, json!(null), json!({"controller-uid": "x"}))).is_some());
+        assert!(run(&job_of(false, json!(null), json!({"job-name": "other"}))).is_some());
+        assert_eq!(run(&job_of(false, json!(null), json!({"job-name": "run"}))), None);
+    }
+
+    #[test]
+    fn a_cronjobs_jobs_are_named_by_its_schedule() {
+        let cron = |manual: bool, labels: Value| {
+            json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "report"},
+                   "spec": {"jobTemplate": {"spec": {"manualSelector": manual,
+                            "template": {"metadata": {"labels": labels}}}}}})
+        };
+        let jobs = |item: &Value| job(item, &["spec", "jobTemplate", "spec"], JobName::Scheduled("report"));
+        assert!(jobs(&cron(false, json!({"job-name": "report"}))).is_some());
+        assert_eq!(jobs(&cron(false, json!({"job-name": "report-29000000"}))), None, "one of its Jobs");
+        assert!(jobs(&cron(true, json!({"app": "a"}))).is_some_and(|w| w.contains("manualSelector")));
+        assert_eq!(jobs(&cron(false, json!({"app": "a"}))), None);
+        let mut selected = cron(false, json!({"app": "a"}));
+        selected["spec"]["jobTemplate"]["spec"].as_object_mut().unwrap().insert("selector", json!({}));
+        assert!(jobs(&selected).is_some_and(|w| w.contains("selector")));
     }
 }

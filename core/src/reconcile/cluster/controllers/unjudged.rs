@@ -1,6 +1,7 @@
 //! The fields of Argo's items that shape their pods in ways the build does not judge
 //! ([`super::Controller::unjudged`]): the template another object holds, a patch of the pod
-//! spec, a value substituted at run time. An item that sets one is may gain.
+//! spec, a value substituted at run time, a pod another object or the workflow's agent makes.
+//! An item that sets one is may gain.
 
 use super::Unjudged;
 use crate::api::value::Value;
@@ -30,11 +31,32 @@ const SUBSTITUTED: &str = "Argo Workflows substitutes the workflow's parameters 
      before it makes the pod (argo-workflows workflow/controller/operator.go, substituteGlobalVariables; \
      workflow/common/util.go, ProcessArgs), so its value is only known at run time";
 
-/// A Rollout's `spec.workloadRef`.
+/// Why a Rollout's canary `experiment` step is not judged.
+const EXPERIMENT: &str = "Argo Rollouts makes an Experiment of the step, whose ReplicaSets run the Rollout's \
+     pod template under the labels and metadata each of its templates gives (argo-rollouts \
+     rollout/experiment.go, GetExperimentFromTemplate; experiments/replicaset.go, newReplicaSetFromTemplate), \
+     and the build does not derive those pods";
+
+/// Why a template run by the workflow's agent is not judged.
+const AGENT: &str = "Argo Workflows runs `http` and `plugin` templates in an agent pod it makes per \
+     workflow, under the workflow's pod metadata and service account (argo-workflows \
+     workflow/controller/agent.go, createAgentPod), and the build does not derive that pod";
+
+/// Why a step's or task's `inline` template is not judged.
+const INLINE: &str = "Argo Workflows runs the template a step or task holds inline, under its own metadata \
+     (argo-workflows workflow/templateresolution/context.go, GetTemplate), and the build derives pods only \
+     of `templates[]`";
+
+/// A Rollout's `spec.workloadRef`, or its first canary `experiment` step.
 pub(super) fn rollout(item: &Value) -> Option<Unjudged> {
-    item.pointer("/spec/workloadRef")
-        .filter(|r| r.is_object())
-        .map(|_| ("spec.workloadRef".into(), WORKLOAD_REF))
+    if item.pointer("/spec/workloadRef").is_some_and(Value::is_object) {
+        return Some(("spec.workloadRef".into(), WORKLOAD_REF));
+    }
+    let steps = item.pointer("/spec/strategy/canary/steps").and_then(Value::as_array).unwrap_or(&[]);
+    steps
+        .iter()
+        .position(|step| step.get("experiment").is_some_and(Value::is_object))
+        .map(|i| (format!("spec.strategy.canary.steps[{i}].experiment"), EXPERIMENT))
 }
 
 /// The first field of a workflow spec (at `at` in its item) the build does not judge: a
@@ -64,11 +86,16 @@ pub(super) fn workflow(spec: Option<&Value>, at: &str) -> Option<Unjudged> {
         }
     }
     for (path, template) in &templates {
-        if let Some(found) = template_ref(template, path) {
-            return Some((found, TEMPLATE_REF));
+        if let Some(found) = nested(template, path) {
+            return Some(found);
         }
         if template.get("resource").is_some_and(Value::is_object) {
             return Some((format!("{path}.resource"), RESOURCE));
+        }
+        if let Some(key) =
+            ["http", "plugin"].into_iter().find(|k| template.get(k).is_some_and(Value::is_object))
+        {
+            return Some((format!("{path}.{key}"), AGENT));
         }
     }
     for (path, node) in &shaping {
@@ -92,15 +119,20 @@ fn substituted(text: &str) -> bool {
     text.contains("{{")
 }
 
-/// The path of the first `templateRef` under a template (in its `steps` or `dag`).
-fn template_ref(node: &Value, path: &str) -> Option<String> {
+/// The first template a template's `steps` or `dag` name in another object (`templateRef`) or
+/// hold inline (`inline`): its path, and why it is not judged.
+fn nested(node: &Value, path: &str) -> Option<Unjudged> {
     match node {
         Value::Object(map) => map.iter().find_map(|(key, child)| {
             let at = format!("{path}.{key}");
-            if key == "templateRef" && child.is_object() { Some(at) } else { template_ref(child, &at) }
+            match key.as_ref() {
+                "templateRef" if child.is_object() => Some((at, TEMPLATE_REF)),
+                "inline" if child.is_object() => Some((at, INLINE)),
+                _ => nested(child, &at),
+            }
         }),
         Value::Array(entries) => {
-            entries.iter().enumerate().find_map(|(i, child)| template_ref(child, &format!("{path}[{i}]")))
+            entries.iter().enumerate().find_map(|(i, child)| nested(child, &format!("{path}[{i}]")))
         }
         _ => None,
     }
@@ -147,6 +179,17 @@ mod tests {
         );
         // An empty patch patches nothing.
         assert_eq!(field(json!({"podSpecPatch": " ", "templates": [run]})), None);
+        for (agent, key) in [
+            (json!({"name": "h", "http": {"url": "x"}}), "http"),
+            (json!({"name": "p", "plugin": {"x": {}}}), "plugin"),
+        ] {
+            assert_eq!(field(json!({"templates": [run, agent]})), Some(format!("spec.templates[1].{key}")));
+        }
+        assert_eq!(
+            field(json!({"templates": [{"name": "d", "dag": {"tasks": [{"name": "a", "inline": {"container": {}}}]}}]}))
+                .as_deref(),
+            Some("spec.templates[0].dag.tasks[0].inline")
+        );
     }
 
     #[test]
@@ -155,5 +198,11 @@ mod tests {
             json!({"spec": {"workloadRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"}}});
         assert_eq!(rollout(&with).map(|(f, _)| f).as_deref(), Some("spec.workloadRef"));
         assert_eq!(rollout(&json!({"spec": {"template": {}}})), None);
+        let experiment = json!({"spec": {"strategy": {"canary": {"steps": [{"setWeight": 20},
+            {"experiment": {"templates": [{"name": "e", "specRef": "canary"}]}}]}}}});
+        assert_eq!(
+            rollout(&experiment).map(|(f, _)| f).as_deref(),
+            Some("spec.strategy.canary.steps[1].experiment")
+        );
     }
 }
