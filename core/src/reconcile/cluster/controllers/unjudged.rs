@@ -125,7 +125,7 @@ fn nested(node: &Value, path: &str) -> Option<Unjudged> {
     match node {
         Value::Object(map) => map.iter().find_map(|(key, child)| {
             let at = format!("{path}.{key}");
-            match key.as_ref() {
+            match key {
                 "templateRef" if child.is_object() => Some((at, TEMPLATE_REF)),
                 "inline" if child.is_object() => Some((at, INLINE)),
                 _ => nested(child, &at),
