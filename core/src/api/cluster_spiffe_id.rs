@@ -4,7 +4,7 @@
 
 use super::fields;
 use super::labels::Labels;
-use super::names;
+use super::object_meta;
 use crate::api::fields::Tree;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
@@ -200,6 +200,9 @@ const SPEC_TYPES: [(&str, &[(&str, &str)]); 3] = [
 pub fn schema_refusal(kind: &str, value: &crate::api::value::Value) -> Option<String> {
     use crate::api::value::Value;
     let (_, fields) = SPEC_TYPES.iter().find(|(k, _)| *k == kind)?;
+    if let Some(version) = unserved_version(fields::str_at(value, "apiVersion").unwrap_or_default(), kind) {
+        return Some(format!("the API server serves no version {version} of it, only {SERVED_VERSION}"));
+    }
     if let Some(why) = metadata_refusal(value) {
         return Some(why);
     }
@@ -222,18 +225,62 @@ pub fn schema_refusal(kind: &str, value: &crate::api::value::Value) -> Option<St
     None
 }
 
-/// Why the API server refuses an object for its `metadata`, if it does: a name that is no
-/// DNS subdomain (apiextensions-apiserver `pkg/registry/customresource/validator.go`,
-/// `NameIsDNSSubdomain`), or a label whose key or value is not one (apimachinery
-/// `pkg/api/validation/objectmeta.go`, `ValidateObjectMetaAccessor`, `ValidateLabels`).
-fn metadata_refusal(value: &crate::api::value::Value) -> Option<String> {
-    let metadata = value.get("metadata")?;
-    let name = metadata.get("name").and_then(|n| n.as_str()).unwrap_or_default();
-    if !name.is_empty() && names::dns1123_subdomain(name).is_err() {
-        return Some(format!("the API server refuses it: its name {name:?} is no DNS subdomain"));
+/// The one version of its group SPIRE Controller Manager's CRDs serve.
+pub const SERVED_VERSION: &str = "v1alpha1";
+
+/// The version of a SPIRE object of `kind` (`apiVersion` its) that the CRDs do not serve, if
+/// it is of another than [`SERVED_VERSION`].
+pub fn unserved_version<'a>(api_version: &'a str, kind: &str) -> Option<&'a str> {
+    let (group, version) = api_version.split_once('/')?;
+    let spire_kind = SPEC_TYPES.iter().any(|(k, _)| *k == kind);
+    (group == GROUP && spire_kind && version != SERVED_VERSION).then_some(version)
+}
+
+/// Why the cluster may not keep a SPIRE object of `kind` that the manifests declare, if it
+/// may not: it names an owner, and the garbage collector deletes it once the owner is gone or
+/// stands under another UID (kubernetes `pkg/controller/garbagecollector/garbagecollector.go`,
+/// `attemptToDeleteItem`); or it holds a field its schema does not know, which `kubectl
+/// apply` refuses (its field validation is `Strict` by default: kubectl `AddValidateFlags`)
+/// while Argo CD, which asks for none, has the API server prune it and store the rest.
+pub fn may_not_be_kept(kind: &str, value: &crate::api::value::Value) -> Option<String> {
+    use crate::api::value::Value;
+    let metadata = value.get("metadata");
+    if metadata
+        .and_then(|m| m.get("ownerReferences"))
+        .and_then(Value::as_array)
+        .is_some_and(|o| !o.is_empty())
+    {
+        return Some("it names an owner, and the garbage collector deletes it once the owner is gone".into());
     }
-    let (key, _) = names::labels_refusal(metadata.get("labels"))?;
-    Some(format!("the API server refuses it: its label {key:?} is no valid label"))
+    let (_, fields) = SPEC_TYPES.iter().find(|(k, _)| *k == kind)?;
+    let unknown = |map: Option<&Value>, known: &[&str], at: &str| {
+        let map = map.and_then(Value::as_object)?;
+        map.iter().find(|(key, _)| !known.contains(key)).map(|(key, _)| format!("{at}{key}"))
+    };
+    let spec_fields: Vec<&str> = fields.iter().map(|(name, _)| *name).collect();
+    let selector = |at: &str| {
+        let selector = value.get("spec").and_then(|s| s.get(at));
+        let expressions = selector.and_then(|s| s.get("matchExpressions")).and_then(Value::as_array);
+        unknown(selector, &["matchLabels", "matchExpressions"], &format!("spec.{at}.")).or_else(|| {
+            expressions.into_iter().flatten().find_map(|e| {
+                unknown(Some(e), &["key", "operator", "values"], &format!("spec.{at}.matchExpressions[]."))
+            })
+        })
+    };
+    let field = unknown(Some(value), &["apiVersion", "kind", "metadata", "spec", "status"], "")
+        .or_else(|| metadata.and_then(object_meta::unknown_field).map(|f| format!("metadata.{f}")))
+        .or_else(|| unknown(value.get("spec"), &spec_fields, "spec."))
+        .or_else(|| selector("podSelector"))
+        .or_else(|| selector("namespaceSelector"))?;
+    Some(format!("its field {field} is not in its schema: kubectl refuses it, Argo CD stores the rest"))
+}
+
+/// Why the API server refuses an object for its `metadata` (apiextensions-apiserver
+/// `pkg/registry/customresource/validator.go`, which runs apimachinery's
+/// `ValidateObjectMetaAccessor`: [`object_meta::refusal`]).
+fn metadata_refusal(value: &crate::api::value::Value) -> Option<String> {
+    let why = object_meta::refusal(value.get("metadata")?)?;
+    Some(format!("the API server refuses it: {why}"))
 }
 
 #[cfg(test)]
@@ -243,6 +290,35 @@ mod tests {
 
     fn object(api_version: &str, kind: &str, annotations: Value) -> Value {
         json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "n", "annotations": annotations}})
+    }
+
+    #[test]
+    fn an_owner_or_an_unknown_field_may_leave_the_object_out() {
+        let csid = |metadata: Value, spec: Value, extra: Option<Value>| {
+            let mut v = json!({"apiVersion": "spire.spiffe.io/v1alpha1", "kind": KIND, "metadata": metadata,
+                               "spec": spec});
+            if let Some(extra) = extra {
+                v.as_object_mut().unwrap().insert("specs", extra);
+            }
+            may_not_be_kept(KIND, &v)
+        };
+        let spec = json!({"spiffeIDTemplate": "x", "podSelector": {"matchLabels": {"a": "b"}}});
+        let named = json!({"name": "a"});
+        assert_eq!(csid(named.clone(), spec.clone(), None), None);
+        let owned = json!({"name": "a", "ownerReferences": [{"uid": "u"}]});
+        assert!(csid(owned, spec.clone(), None).is_some_and(|w| w.contains("owner")));
+        assert_eq!(csid(json!({"name": "a", "ownerReferences": []}), spec.clone(), None), None);
+        let field = |metadata: Value, spec: Value, extra: Option<Value>| {
+            csid(metadata, spec, extra).unwrap_or_default()
+        };
+        assert!(
+            field(named.clone(), json!({"spiffeIDTemplate": "x", "federatesWth": []}), None)
+                .contains("spec.federatesWth")
+        );
+        assert!(field(json!({"name": "a", "lables": {}}), spec.clone(), None).contains("metadata.lables"));
+        assert!(field(named.clone(), spec.clone(), Some(json!({}))).contains("specs"));
+        let selector = json!({"spiffeIDTemplate": "x", "podSelector": {"matchLabel": {}}});
+        assert!(field(named, selector, None).contains("spec.podSelector.matchLabel"));
     }
 
     #[test]

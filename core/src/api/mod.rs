@@ -8,5 +8,6 @@ pub mod crd;
 pub mod fields;
 pub mod labels;
 pub mod names;
+pub mod object_meta;
 pub mod pool;
 pub mod value;

@@ -401,6 +401,9 @@ pub enum MadeIf {
     /// If their object is applied: one applier of the folder leaves it unapplied, another
     /// applies it.
     Applied,
+    /// If the cluster keeps the object: an owner's deletion or a field its schema does not know
+    /// may leave it out.
+    Kept,
     /// If the SPIRE server holds the bundle of every trust domain of the object's
     /// `federatesWith`: it refuses the entry otherwise.
     FederatedBundlesHeld,
@@ -420,6 +423,7 @@ impl From<Unsure> for MadeIf {
             Unsure::Committed => MadeIf::AppliedAsCommitted,
             Unsure::NamespaceMayBeIgnored => MadeIf::NamespaceNotIgnored,
             Unsure::Unapplied => MadeIf::Applied,
+            Unsure::NotKept => MadeIf::Kept,
             Unsure::FederatedBundles => MadeIf::FederatedBundlesHeld,
             Unsure::DnsNames => MadeIf::DnsNamesTaken,
         }
@@ -437,6 +441,7 @@ impl From<MadeIf> for Unsure {
             MadeIf::AppliedAsCommitted => Unsure::Committed,
             MadeIf::NamespaceNotIgnored => Unsure::NamespaceMayBeIgnored,
             MadeIf::Applied => Unsure::Unapplied,
+            MadeIf::Kept => Unsure::NotKept,
             MadeIf::FederatedBundlesHeld => Unsure::FederatedBundles,
             MadeIf::DnsNamesTaken => Unsure::DnsNames,
         }

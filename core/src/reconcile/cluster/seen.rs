@@ -36,6 +36,9 @@ pub struct Other {
     /// Whether it is one of this function's outputs that a render replaces or removes: it is
     /// applied only when the folder is applied as committed, without a render first.
     pub committed: bool,
+    /// Why the cluster may not keep it though the manifests declare it
+    /// (`csid::may_not_be_kept`): an owner, a field its schema does not know.
+    pub may_not_be_kept: Option<String>,
     /// `spec.autoPopulateDNSNames`: its entries carry the DNS names of the Services whose
     /// endpoints are the pod.
     pub auto_dns: bool,

@@ -100,6 +100,9 @@ pub enum Unsure {
     /// The pods' item is one an applier of the folder may leave unapplied and another
     /// applies ([`crate::reconcile::context::Context::unapplied`]).
     Unapplied,
+    /// The object is one the cluster may not keep: an owner the garbage collector follows,
+    /// a field its schema does not know ([`source::Source::may_not_be_kept`]).
+    NotKept,
     /// The SPIRE server refuses the entry unless it holds the bundle of each trust domain of
     /// its `federatesWith`, which only the cluster knows ([`server`]).
     FederatedBundles,
@@ -131,6 +134,10 @@ impl Unsure {
             Unsure::Unapplied => {
                 "if their object is applied: Argo CD leaves it unapplied (a hook no sync runs, or a file \
                  marked +argocd:skip-file-rendering), kubectl applies it"
+            }
+            Unsure::NotKept => {
+                "if the cluster keeps their object: the garbage collector deletes it once an owner it names \
+                 is gone, and kubectl refuses a field its schema does not know where Argo CD stores it"
             }
             Unsure::FederatedBundles => {
                 "if the SPIRE server holds the bundle of every trust domain its federatesWith names: it \
@@ -476,6 +483,7 @@ fn simulate_with(
                 let (mut selected, mut unsure) = match (by_pod, by_namespace) {
                     _ if is_static => (Answer::Unknown, Some(Unsure::ParentNode)),
                     _ if source.committed => (Answer::Unknown, Some(Unsure::Committed)),
+                    _ if source.may_not_be_kept.is_some() => (Answer::Unknown, Some(Unsure::NotKept)),
                     _ if pod.unapplied => (Answer::Unknown, Some(Unsure::Unapplied)),
                     _ if pod_may_be_ignored[p as usize] => {
                         (Answer::Unknown, Some(Unsure::NamespaceMayBeIgnored))

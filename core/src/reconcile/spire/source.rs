@@ -59,6 +59,8 @@ pub struct Source {
     /// One of this function's outputs, as committed, that a render replaces (with another
     /// spec) or removes: it reaches pods only if the folder is applied without a render.
     pub committed: bool,
+    /// Why the cluster may not keep the object ([`crate::reconcile::cluster::seen::Other`]).
+    pub may_not_be_kept: Option<String>,
     /// Why the API server refuses the object for its schema, if it does: the cluster never
     /// holds it, and no entry is made of it.
     pub refusal: Option<String>,
@@ -190,6 +192,7 @@ impl Source {
             narrow: (scope == SelectorScope::Pool)
                 .then(|| (out.namespace.to_string(), out.variant.to_string())),
             committed: false,
+            may_not_be_kept: None,
             auto_dns: false,
             store_svid: false,
             refusal: None,
@@ -216,6 +219,7 @@ impl Source {
             ttls: other.ttls.clone(),
             narrow: None,
             committed: other.committed,
+            may_not_be_kept: other.may_not_be_kept.clone(),
             auto_dns: other.auto_dns,
             store_svid: other.store_svid,
             refusal: other.refusal.clone(),
@@ -889,6 +893,7 @@ impl Source {
             auto_dns: false,
             store_svid: false,
             committed: false,
+            may_not_be_kept: None,
             refusal: None,
         }
     }

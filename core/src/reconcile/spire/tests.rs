@@ -945,6 +945,7 @@ fn a_trust_domain_written_as_a_spiffe_id_is_held_by_its_name() {
         static_parent: None,
         ttls: [None, None],
         committed: false,
+        may_not_be_kept: None,
         auto_dns: false,
         store_svid: false,
         refusal: None,

@@ -1,6 +1,7 @@
 //! The kinds that change what gets applied, whatever they say: admission, GitOps tools,
 //! kustomize, SPIRE Controller Manager's own configuration.
 
+use crate::api::cluster_spiffe_id as csid;
 use crate::api::value::Value;
 use crate::reconcile::items::kinds::{MANAGER_CONFIG, SPIRE_COMPONENTS};
 
@@ -102,6 +103,13 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
     }
     if let Some(why) = schema_of_a_judged_kind(api_version, kind, value) {
         return Some(why);
+    }
+    if let Some(version) = csid::unserved_version(api_version, kind) {
+        return Some(format!(
+            "{a} {kind} of version {version}, which SPIRE Controller Manager's CRDs do not serve: the build \
+             reads none of it, and whether the cluster holds a CRD that serves it, and as what, only the \
+             cluster knows"
+        ));
     }
     if let Some(option) = recreated_spire_object(api_version, kind, value) {
         let keeps = if kind == "ClusterFederatedTrustDomain" {

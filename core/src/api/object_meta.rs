@@ -1,0 +1,144 @@
+//! What the API server refuses of any object's `metadata`, and which fields of an object its
+//! schema does not know (apimachinery `pkg/api/validation/objectmeta.go`,
+//! `ValidateObjectMetaAccessor`; `pkg/apis/meta/v1/types.go`, `ObjectMeta`).
+
+use crate::api::names;
+use crate::api::value::Value;
+
+/// The most the annotations of one object may hold, keys and values together
+/// (`TotalAnnotationSizeLimitB`).
+const ANNOTATIONS_LIMIT: usize = 256 * 1024;
+
+/// The fields of `metadata` the API server knows.
+pub const FIELDS: [&str; 15] = [
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+];
+
+/// Why the API server refuses an object for its `metadata`, if it does: a name or
+/// `generateName` that is no DNS subdomain (`NameIsDNSSubdomain`), a label it refuses
+/// (`ValidateLabels`), an annotation key that is no qualified name or annotations over
+/// 256 KiB (`ValidateAnnotations`), a finalizer that is no qualified name
+/// (`ValidateFinalizerName`), an owner reference without a version, kind, name or UID, or
+/// two controllers (`ValidateOwnerReferences`). Values of other types than the API's are
+/// not judged here.
+pub fn refusal(metadata: &Value) -> Option<String> {
+    let text = |key: &str| metadata.get(key).and_then(Value::as_str).unwrap_or_default();
+    let name = text("name");
+    if !name.is_empty() && names::dns1123_subdomain(name).is_err() {
+        return Some(format!("its name {name:?} is no DNS subdomain"));
+    }
+    let generate = text("generateName");
+    // A prefix may end in `-`: the API server checks it as if a letter followed.
+    let masked = generate.strip_suffix('-').map_or_else(|| generate.to_string(), |p| format!("{p}-a"));
+    if !generate.is_empty() && names::dns1123_subdomain(&masked).is_err() {
+        return Some(format!("its generateName {generate:?} is no DNS subdomain prefix"));
+    }
+    if let Some((key, _)) = names::labels_refusal(metadata.get("labels")) {
+        return Some(format!("its label {key:?} is no valid label"));
+    }
+    annotations(metadata.get("annotations"))
+        .or_else(|| strings(metadata.get("finalizers")).find_map(finalizer))
+        .or_else(|| owners(metadata.get("ownerReferences")))
+}
+
+fn annotations(annotations: Option<&Value>) -> Option<String> {
+    let map = annotations.and_then(Value::as_object)?;
+    let mut size = 0;
+    for (key, value) in map.iter() {
+        // Keys are checked lower-cased.
+        if names::qualified_name(&key.to_lowercase()).is_err() {
+            return Some(format!("its annotation key {key:?} is no qualified name"));
+        }
+        size += key.len() + value.as_str().map_or(0, str::len);
+    }
+    (size > ANNOTATIONS_LIMIT).then(|| format!("its annotations hold {size} bytes, over 256 KiB"))
+}
+
+fn finalizer(name: &str) -> Option<String> {
+    names::qualified_name(name).err().map(|_| format!("its finalizer {name:?} is no qualified name"))
+}
+
+fn owners(owners: Option<&Value>) -> Option<String> {
+    let owners = owners.and_then(Value::as_array)?;
+    let mut controllers = 0;
+    for owner in owners {
+        let text = |key: &str| owner.get(key).and_then(Value::as_str).unwrap_or_default();
+        let api_version = text("apiVersion");
+        let version = api_version.rsplit_once('/').map_or(api_version, |(_, v)| v);
+        for (field, value) in
+            [("apiVersion", version), ("kind", text("kind")), ("name", text("name")), ("uid", text("uid"))]
+        {
+            if value.is_empty() {
+                return Some(format!("an owner reference of it has no {field}"));
+            }
+        }
+        controllers += usize::from(owner.get("controller").and_then(Value::as_bool) == Some(true));
+    }
+    (controllers > 1).then(|| "two of its owner references are controllers".to_string())
+}
+
+/// The strings of a list.
+fn strings(list: Option<&Value>) -> impl Iterator<Item = &str> {
+    list.and_then(Value::as_array).unwrap_or(&[]).iter().filter_map(Value::as_str)
+}
+
+/// The first field of `metadata` the API server does not know.
+pub fn unknown_field(metadata: &Value) -> Option<&str> {
+    let map = metadata.as_object()?;
+    map.iter().map(|(key, _)| key).find(|key| !FIELDS.contains(key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::value::item_json as json;
+
+    #[test]
+    fn what_the_api_server_refuses_of_metadata() {
+        assert_eq!(refusal(&json!({"name": "a", "generateName": "tools-", "labels": {"a": ""}})), None);
+        for (bad, why) in [
+            (json!({"name": "Tools_Admin"}), "name"),
+            (json!({"generateName": "Tools_"}), "generateName"),
+            (json!({"labels": {"team": "ml platform"}}), "label"),
+            (json!({"annotations": {"not a key": "x"}}), "annotation key"),
+            (json!({"annotations": {"a": "x".repeat(ANNOTATIONS_LIMIT)}}), "256 KiB"),
+            (json!({"finalizers": ["not valid!"]}), "finalizer"),
+            (
+                json!({"ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "c", "uid": ""}]}),
+                "uid",
+            ),
+            (
+                json!({"ownerReferences": [{"apiVersion": "apps/", "kind": "D", "name": "c", "uid": "u"}]}),
+                "apiVersion",
+            ),
+        ] {
+            let got = refusal(&bad).unwrap_or_default();
+            assert!(got.contains(why), "{bad}: {got}");
+        }
+        let two =
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "name": "c", "uid": "u", "controller": true});
+        assert!(refusal(&json!({"ownerReferences": [two.clone(), two]})).is_some());
+        assert_eq!(refusal(&json!({"annotations": {"Example.com/Key": "x"}})), None, "keys are lower-cased");
+        assert_eq!(refusal(&json!({"finalizers": ["example.com/keep", "kubernetes"]})), None);
+    }
+
+    #[test]
+    fn unknown_metadata_fields() {
+        assert_eq!(unknown_field(&json!({"name": "a", "labels": {}})), None);
+        assert_eq!(unknown_field(&json!({"name": "a", "lables": {}})), Some("lables"));
+    }
+}
