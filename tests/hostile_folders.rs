@@ -963,19 +963,156 @@ fn an_identity_a_pull_request_hides_where_kpt_does_not_look_is_a_possible_grant(
             assert_eq!(out.code, Some(0), "{file}: {}", out.describe());
         }
     }
-    // What kubectl could not apply, or does not change identities, is no such file: a CI
-    // workflow, a ConfigMap, anything under .git.
-    let root = TempDir::new("passed-over-harmless");
-    common::write(
-        &root.path().join("base/inference.yaml"),
-        &repo_file("fn-config/kustomize/exec-plugin/inference.yaml"),
-    );
-    let head = root.path().join("head");
-    common::write(&head.join("inference.yaml"), &repo_file("fn-config/kustomize/exec-plugin/inference.yaml"));
+    // What kubectl applies nothing of is no such file: a CI workflow or settings file, whose
+    // documents hold no kind, anything under .git. Any object kubectl may apply is one.
+    let (root, head) = passed_over_sides("passed-over-harmless");
     common::write(&head.join(".github/workflows/ci.yml"), "on: push\njobs: {}\n");
-    common::write(&head.join(".hidden.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n");
+    common::write(&head.join(".settings.json"), "{\"tabSize\": 2}\n");
     common::write(&head.join(".git/objects/x.yaml"), SNEAKY);
-    let out =
-        run(root.path(), &["diff", "base", "head", "--trust-domain", "example.org", "--fail-on", "grant"]);
+    let diff = ["diff", "base", "head", "--trust-domain", "example.org", "--fail-on", "grant"];
+    let out = run(root.path(), &diff);
     assert_eq!(out.code, Some(0), "{}", out.describe());
+    common::write(&head.join(".hidden.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n");
+    let out = run(root.path(), &diff);
+    assert_eq!(out.code, Some(2), "{}", out.describe());
+    assert!(out.stdout.contains("a ConfigMap in head/.hidden.yaml"), "{}", out.describe());
+}
+
+/// A `base` and a `head` folder under a folder of their own, each holding the samples'
+/// pool and binding; the `head` folder.
+fn passed_over_sides(label: &str) -> (TempDir, PathBuf) {
+    let root = TempDir::new(label);
+    for side in ["base", "head"] {
+        root.write(
+            &format!("{side}/inference.yaml"),
+            &repo_file("fn-config/kustomize/exec-plugin/inference.yaml"),
+        );
+    }
+    let head = root.path().join("head");
+    (root, head)
+}
+
+/// A link kpt passes over is followed as `kubectl apply -R` and Argo CD follow it, to its
+/// target's content whatever the target's name; a link that leads nowhere inside the folders
+/// given is a possible grant itself, its target never read or quoted. Argo CD's parameter
+/// file is one whatever its encoding, or behind a link.
+#[test]
+fn a_link_kpt_passes_over_is_followed_as_kubectl_follows_it() {
+    let outside = TempDir::new("passed-over-outside");
+    let secret =
+        outside.write("secret.yaml", "apiVersion: v1\nkind: Secret\nmetadata: {name: outside-secret}\n");
+    let utf16: Vec<u8> =
+        "\u{feff}directory: {include: '*.txt'}\n".encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let cases: [PassedOverCase; 7] = [
+        (
+            ".x/w.yaml",
+            &|head| link_to_notes(head, "../notes.txt", ".x/w.yaml"),
+            &["a ClusterSPIFFEID in head/.x/w.yaml", "a symbolic link (to ../notes.txt)"],
+        ),
+        (
+            "w.yaml",
+            &|head| {
+                common::write(&head.join(".krmignore"), "w.yaml\n");
+                link_to_notes(head, "notes.txt", "w.yaml");
+            },
+            &["a ClusterSPIFFEID in head/w.yaml", "a symbolic link (to notes.txt)"],
+        ),
+        (
+            ".out.yaml",
+            &|head| symlink(&secret, head.join(".out.yaml")).unwrap(),
+            &["a symbolic link that points outside the folders given"],
+        ),
+        (
+            ".gone.yaml",
+            &|head| symlink("missing.yaml", head.join(".gone.yaml")).unwrap(),
+            &["a symbolic link whose target does not exist"],
+        ),
+        (
+            ".leak.yaml",
+            &|head| {
+                common::write(&head.join(".git/config"), "kind: Secret\n");
+                symlink(".git/config", head.join(".leak.yaml")).unwrap();
+            },
+            &["a symbolic link into .git, which is never read"],
+        ),
+        (
+            ".argocd-source.yaml",
+            &|head| {
+                common::write(&head.join("params.txt"), "directory: {include: '*.txt'}\n");
+                symlink("params.txt", head.join(".argocd-source.yaml")).unwrap();
+            },
+            &["Argo CD's parameter file"],
+        ),
+        (
+            ".argocd-source.yaml",
+            &|head| std::fs::write(head.join(".argocd-source.yaml"), &utf16).unwrap(),
+            &["Argo CD's parameter file"],
+        ),
+    ];
+    let diff = ["diff", "base", "head", "--trust-domain", "example.org", "--fail-on", "grant"];
+    for (entry, make, words) in cases {
+        let (root, head) = passed_over_sides("passed-over-link");
+        make(&head);
+        let out = run(root.path(), &diff);
+        assert_eq!(out.code, Some(2), "{entry}: {}", out.describe());
+        for w in words.iter().chain(&[entry, "May gain"]) {
+            assert!(out.stdout.contains(w), "{entry}: lacks {w:?}: {}", out.describe());
+        }
+        assert!(!out.stdout.contains("outside-secret"), "{entry}: {}", out.describe());
+        // The same entry on both sides is no change of HEAD's.
+        let base = root.path().join("base");
+        std::fs::remove_dir_all(&base).unwrap();
+        std::fs::rename(&head, &base).unwrap();
+        passed_over_copy(&base, &head);
+        let out = run(root.path(), &diff);
+        assert_eq!(out.code, Some(0), "{entry}, unchanged: {}", out.describe());
+    }
+}
+
+/// An entry HEAD adds, how to make it in HEAD's folder, and what the record says of it.
+type PassedOverCase<'a> = (&'a str, &'a dyn Fn(&Path), &'a [&'a str]);
+
+/// `notes.txt`, holding an identity, and a link named `link` to it (as `target`).
+fn link_to_notes(head: &Path, target: &str, link: &str) {
+    common::write(&head.join("notes.txt"), SNEAKY);
+    let link = head.join(link);
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    symlink(target, link).unwrap();
+}
+
+/// Copies folder `from` to `to`, links as links.
+fn passed_over_copy(from: &Path, to: &Path) {
+    let status = Command::new("cp").arg("-a").arg(from).arg(to).status().expect("cp runs");
+    assert!(status.success());
+}
+
+/// A kustomization or a chart kpt passes over still makes the folder one to kustomize, Helm
+/// and Argo CD: the run is refused, naming it.
+#[test]
+fn a_kustomization_or_chart_kpt_passes_over_refuses_the_folder() {
+    for (marker, krmignore) in [
+        ("Kustomization", "Kustomization\n"),
+        ("kustomization.yaml", "kustomization.yaml\n"),
+        ("Chart.yaml", "Chart.yaml\ntemplates/\n"),
+        (".k/kustomization.yml", ""),
+    ] {
+        let dir = package("passed-over-marker");
+        dir.write(".krmignore", krmignore);
+        dir.write(marker, "resources: [inference.yaml]\n");
+        let words = if marker.ends_with("Chart.yaml") { "is a Helm chart" } else { "is a kustomize app" };
+        for mode in &MODES[..2] {
+            run(dir.path(), mode).refused(&[marker, words]);
+        }
+    }
+}
+
+/// A file kpt passes over counts against the input limit as a file read does: over it, the
+/// run fails naming it.
+#[test]
+fn a_file_kpt_passes_over_counts_against_the_limit() {
+    let dir = package("limit-passed-over");
+    sparse(&dir.join(".big.yaml"), LIMIT);
+    for mode in &MODES[..2] {
+        run(dir.path(), mode).refused(&[".big.yaml", OVER[0]]);
+    }
 }

@@ -1,9 +1,11 @@
 //! Folders that `render` must not read file by file: a kustomize app, whose kustomization
 //! decides which manifests there are and what they become, and a Helm chart, whose templates
 //! are not manifests until Helm renders them. Either is refused with how to run the
-//! function there instead.
+//! function there instead, wherever its marker file stands: among the files read, or among
+//! those kpt passes over (hidden, or named in a `.krmignore`), which kustomize, Helm and Argo
+//! CD's detection of an application's type read all the same.
 
-use super::files::{Found, quote};
+use super::files::quote;
 use std::path::Path;
 
 /// The file names kustomize takes for a kustomization.
@@ -12,11 +14,13 @@ const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml
 /// The file that makes a folder a Helm chart.
 const CHART_FILE: &str = "Chart.yaml";
 
-/// Refuses the run when a file found (by [`super::files::find`], which lists the names of
-/// [`is_marker`] as well as manifests) is a kustomization or a Helm chart's `Chart.yaml`:
-/// the first of them, in the order found.
-pub fn refuse(found: &[Found]) -> Result<(), String> {
-    match found.iter().map(|f| f.path.as_path()).find(|p| is_marker(p)) {
+/// Refuses the run when a file found (by [`super::files::walk`], which lists the names of
+/// [`is_marker`] as well as manifests, read or passed over) is a kustomization or a Helm
+/// chart's `Chart.yaml`: the first of them, in the order given. Argo CD makes an application
+/// of detected type a kustomize or Helm one whatever a `.krmignore` says, and looks in hidden
+/// folders too (argo-cd `util/app/discovery/discovery.go`, `Discover`).
+pub fn refuse<'a>(files: impl IntoIterator<Item = &'a Path>) -> Result<(), String> {
+    match files.into_iter().find(|p| is_marker(p)) {
         None => Ok(()),
         Some(file) if is_chart(file) => Err(chart(file)),
         Some(file) => Err(kustomization(file)),

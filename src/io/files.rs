@@ -19,9 +19,10 @@
 //! - Nothing is skipped silently: an entry that cannot be examined (a path too long to
 //!   open, say) is an error naming it. Hidden entries (`.name`) inside folders and names
 //!   without a manifest extension are not manifests; the hidden and `.krmignore`d manifest
-//!   files are listed apart ([`walk`]), for `diff` to refuse what kubectl would apply, and so
-//!   are the Jsonnet files an Argo CD directory application evaluates ([`is_evaluated_name`]),
-//!   wherever they stand.
+//!   files and links are listed apart ([`walk`], [`Passed`]), for `diff` to judge what kubectl
+//!   would apply, and so are the Jsonnet files an Argo CD directory application evaluates
+//!   ([`is_evaluated_name`]), wherever they stand. A manifest name's extension is Go's
+//!   `filepath.Ext`, as kubectl and Argo CD take it: a file named `.yaml` is one.
 //! - All input together (files and standard input) is held to [`yaml::MAX_INPUT_BYTES`],
 //!   counted while reading: no file is read past the limit.
 //! - A file holding a control character YAML never allows (NUL, ESC, ...) is refused as not
@@ -69,13 +70,26 @@ pub fn find(paths: &[PathBuf], skip: &[PathBuf], wanted: fn(&Path) -> bool) -> R
     Ok(walk(paths, skip, wanted)?.files)
 }
 
-/// What a walk of the paths given found: the files to read ([`find`]), and the files it
-/// passed over that an applier reads all the same: manifest files hidden (outside `.git`) or
-/// left out by a `.krmignore`, which kpt skips and `kubectl apply -R` reads, and Jsonnet files
+/// What a walk of the paths given found: the files to read ([`find`]), and the entries it
+/// passed over that an applier reads all the same: manifest files and links hidden (outside
+/// `.git`) or left out by a `.krmignore`, which kpt skips and `kubectl apply -R` reads (with
+/// the names the walk takes, a kustomization among them), and Jsonnet files
 /// ([`is_evaluated_name`]), which an Argo CD directory application evaluates.
 pub struct Walked {
     pub files: Vec<Found>,
-    pub passed_over: Vec<PathBuf>,
+    pub passed_over: Vec<Passed>,
+}
+
+/// An entry the walk passed over and an applier reads.
+#[derive(Debug, Clone)]
+pub struct Passed {
+    /// The entry as found.
+    pub path: PathBuf,
+    /// For a symbolic link, its target as written.
+    pub link: Option<PathBuf>,
+    /// What reading it reads ([`read_bytes`]): the entry, held to the regular file found (a
+    /// link's target, inside the folders given); for a link that leads to no such file, why.
+    pub found: Result<Found, String>,
 }
 
 /// [`find`], with the manifest files it passed over.
@@ -136,8 +150,8 @@ struct Walk {
     root: usize,
     /// Each folder's `.krmignore`, for the entries under it.
     ignores: Vec<(PathBuf, Gitignore)>,
-    /// Manifest files not read: hidden, or left out by a `.krmignore`.
-    passed_over: Vec<PathBuf>,
+    /// Manifest files and links not read: hidden, or left out by a `.krmignore`.
+    passed_over: Vec<Passed>,
 }
 
 /// The file kpt reads a package's ignore patterns from.
@@ -175,25 +189,73 @@ impl Walk {
                 }
                 self.take(&entry, &meta);
             } else if kind.is_file() && is_evaluated_name(&entry) {
-                self.passed_over.push(entry);
+                self.pass_file(&entry, &meta);
             }
         }
         Ok(())
     }
 
-    /// Notes the manifest and Jsonnet files at `entry`, a file or a folder walked whole
-    /// (links are not followed, `.git` is left alone), that are not read.
+    /// Notes the entries at `entry`, a file, a link or a folder walked whole (`.git` left
+    /// alone), that are not read: files and links with a manifest or Jsonnet name, or one the
+    /// walk takes. A link to a folder is not walked, as `kubectl apply -R` walks none.
     fn pass_over(&mut self, entry: &Path, meta: &Metadata) -> Result<(), String> {
         let kind = meta.file_type();
-        if kind.is_file() && (is_manifest_name(entry) || is_evaluated_name(entry)) {
-            self.passed_over.push(entry.to_path_buf());
-        } else if kind.is_dir() && self.seen.insert(id(meta)) {
-            for e in sorted_entries(entry)?.iter().filter(|e| e.file_name().is_none_or(|n| n != ".git")) {
-                let meta = fs::symlink_metadata(e).map_err(|err| unreadable(e, &err))?;
-                self.pass_over(e, &meta)?;
+        if kind.is_dir() {
+            if self.seen.insert(id(meta)) {
+                for e in sorted_entries(entry)?.iter().filter(|e| e.file_name().is_none_or(|n| n != ".git")) {
+                    let meta = fs::symlink_metadata(e).map_err(|err| unreadable(e, &err))?;
+                    self.pass_over(e, &meta)?;
+                }
+            }
+        } else if (self.wanted)(entry) || is_manifest_name(entry) || is_evaluated_name(entry) {
+            if kind.is_symlink() {
+                self.pass_link(entry);
+            } else if kind.is_file() {
+                self.pass_file(entry, meta);
             }
         }
         Ok(())
+    }
+
+    fn pass_file(&mut self, path: &Path, meta: &Metadata) {
+        let found = Found { path: path.to_path_buf(), root: self.root, id: id(meta) };
+        self.passed_over.push(Passed { path: path.to_path_buf(), link: None, found: Ok(found) });
+    }
+
+    /// Notes a link passed over, followed as kubectl and Argo CD follow it: to the regular
+    /// file it leads to, whatever that file's name, when it lies inside the folders given.
+    fn pass_link(&mut self, link: &Path) {
+        let found = self.link_target(link).map(|meta| Found {
+            path: link.to_path_buf(),
+            root: self.root,
+            id: id(&meta),
+        });
+        let holds = fs::read_link(link).unwrap_or_default();
+        self.passed_over.push(Passed { path: link.to_path_buf(), link: Some(holds), found });
+    }
+
+    /// The regular file `link` leads to inside the roots, or why it leads to none. Nothing
+    /// under `.git` is read, there as anywhere.
+    fn link_target(&self, link: &Path) -> Result<Metadata, String> {
+        let target = fs::canonicalize(link).map_err(|e| broken_link(&e))?;
+        let inside = self.inside(&target);
+        if inside.is_empty() {
+            return Err("a symbolic link that points outside the folders given".to_string());
+        }
+        if inside.iter().all(|p| p.components().any(|c| c.as_os_str() == ".git")) {
+            return Err("a symbolic link into .git, which is never read".to_string());
+        }
+        let meta = fs::metadata(&target)
+            .map_err(|e| format!("a symbolic link whose target cannot be examined ({e})"))?;
+        if !meta.is_file() {
+            return Err("a symbolic link to something other than a regular file".to_string());
+        }
+        Ok(meta)
+    }
+
+    /// `target`, resolved, relative to each root it lies under.
+    fn inside<'t>(&self, target: &'t Path) -> Vec<&'t Path> {
+        self.roots.iter().filter_map(|root| target.strip_prefix(root).ok()).collect()
     }
 
     /// Whether a `.krmignore` of a folder above `path` leaves it out.
@@ -213,7 +275,7 @@ impl Walk {
         if !(meta.is_dir() || manifest) {
             return Ok(());
         }
-        let under: Vec<&Path> = self.roots.iter().filter_map(|root| target.strip_prefix(root).ok()).collect();
+        let under = self.inside(&target);
         if under.is_empty() {
             return Err(format!(
                 "{}: a symbolic link that points outside the folders given; links are followed only \
@@ -233,7 +295,7 @@ impl Walk {
                 self.folder(link)?;
             }
         } else if meta.is_file() && evaluated {
-            self.passed_over.push(link.to_path_buf());
+            self.pass_link(link);
         } else if meta.is_file() {
             self.take(link, &meta);
         } else {
@@ -278,9 +340,20 @@ fn krmignore(dir: &Path) -> Result<Gitignore, String> {
     patterns.build().map_err(|e| format!("{}: {e}", quote(&path)))
 }
 
-/// Whether a name in a folder is a manifest's: `.yaml`, `.yml` or `.json`.
+/// Whether a name in a folder is a manifest's: `.yaml`, `.yml` or `.json`, by [`extension`].
 pub fn is_manifest_name(path: &Path) -> bool {
-    path.extension().and_then(|e| e.to_str()).is_some_and(|e| EXTENSIONS.contains(&e))
+    extension(path).is_some_and(|e| EXTENSIONS.contains(&e))
+}
+
+/// A name's extension as Go's `filepath.Ext` gives it, which kubectl (cli-runtime
+/// `pkg/resource/visitor.go`, `ignoreFile`) and Argo CD (argo-cd
+/// `reposerver/repository/repository.go`, `manifestFile`) match: what follows the last dot of
+/// the name, so a file named `.yaml` has the extension `yaml` (Rust's `Path::extension` has
+/// none: a leading dot starts the stem).
+fn extension(path: &Path) -> Option<&str> {
+    let name = path.file_name()?.as_bytes();
+    let dot = name.iter().rposition(|&b| b == b'.')?;
+    std::str::from_utf8(&name[dot + 1..]).ok()
 }
 
 /// Extensions of the Jsonnet files an Argo CD directory application evaluates into the
@@ -291,7 +364,7 @@ pub const EVALUATED: [&str; 2] = ["jsonnet", "libsonnet"];
 /// Whether a name in a folder is a Jsonnet file's ([`EVALUATED`]): never read as a manifest,
 /// listed among the files passed over.
 pub fn is_evaluated_name(path: &Path) -> bool {
-    path.extension().and_then(|e| e.to_str()).is_some_and(|e| EVALUATED.contains(&e))
+    extension(path).is_some_and(|e| EVALUATED.contains(&e))
 }
 
 /// The error for an entry that is not a regular file or folder.
@@ -439,6 +512,12 @@ impl Budget {
 /// Reads a file found by [`find`] as text, within what is left of `budget`. The file opens
 /// non-blocking and must still be the regular file that was found.
 pub fn read(found: &Found, budget: &mut Budget) -> Result<String, String> {
+    yaml_text(&found.path, read_bytes(found, budget)?)
+}
+
+/// Reads a file found by [`find`] (or passed over: [`Passed`]) as it is, within what is left
+/// of `budget`, as [`read`] does.
+pub fn read_bytes(found: &Found, budget: &mut Budget) -> Result<Vec<u8>, String> {
     let path = &found.path;
     let reading = |e: std::io::Error| unreadable(path, &e);
     let file = open(path).map_err(reading)?;
@@ -449,7 +528,7 @@ pub fn read(found: &Found, budget: &mut Budget) -> Result<String, String> {
             quote(path)
         ));
     }
-    read_within(path, file, meta.len(), budget)
+    bytes_within(path, file, meta.len(), budget)
 }
 
 /// Reads a file named on the command line on its own (`--config`, a side of `diff`): a
@@ -479,7 +558,7 @@ fn open(path: &Path) -> std::io::Result<File> {
 
 /// Reads `file`, of `len` bytes by its metadata, within what is left of `budget`: a file
 /// already over it is not read at all, and no file is read past it.
-fn read_within(path: &Path, file: impl Read, len: u64, budget: &mut Budget) -> Result<String, String> {
+fn bytes_within(path: &Path, file: impl Read, len: u64, budget: &mut Budget) -> Result<Vec<u8>, String> {
     if len > budget.left as u64 {
         return Err(Budget::over(path));
     }
@@ -489,6 +568,12 @@ fn read_within(path: &Path, file: impl Read, len: u64, budget: &mut Budget) -> R
         return Err(Budget::over(path));
     }
     budget.left -= bytes.len();
+    Ok(bytes)
+}
+
+/// The bytes of the file at `path` as YAML text: UTF-8 holding no control character YAML
+/// never allows ([`not_yaml`]), which is refused without quoting it.
+pub fn yaml_text(path: &Path, bytes: Vec<u8>) -> Result<String, String> {
     let text = String::from_utf8(bytes).map_err(|e| format!("{}: not UTF-8 text: {e}", quote(path)))?;
     match not_yaml(&text) {
         None => Ok(text),
@@ -579,18 +664,31 @@ mod tests {
     #[test]
     fn a_file_over_what_is_left_is_never_read() {
         let mut budget = Budget { left: 10 };
-        let err = read_within(Path::new("big.yaml"), Unread, 11, &mut budget).unwrap_err();
+        let err = bytes_within(Path::new("big.yaml"), Unread, 11, &mut budget).unwrap_err();
         assert!(err.starts_with("big.yaml: the input goes over the limit"), "{err}");
         assert_eq!(budget.left, 10);
         // A file that grows past its size while read is read to the limit and no further.
-        let err = read_within(Path::new("growing.yaml"), std::io::repeat(b'#'), 5, &mut budget).unwrap_err();
+        let err = bytes_within(Path::new("growing.yaml"), std::io::repeat(b'#'), 5, &mut budget).unwrap_err();
         assert!(err.contains("over the limit"), "{err}");
         // What is left exactly is read, and spent.
         assert_eq!(
-            read_within(Path::new("a.yaml"), &b"#123456789"[..], 10, &mut budget).as_deref(),
-            Ok("#123456789")
+            bytes_within(Path::new("a.yaml"), &b"#123456789"[..], 10, &mut budget).as_deref(),
+            Ok(&b"#123456789"[..])
         );
         assert_eq!(budget.left, 0);
+    }
+
+    #[test]
+    fn a_manifest_name_is_one_by_go_s_extension() {
+        // Go's `filepath.Ext`: what follows the last dot, a leading one too.
+        for name in ["a.yaml", "x/b.yml", "c.d.json", ".yaml", ".yml", "sub/.json", "..yaml"] {
+            assert!(is_manifest_name(Path::new(name)), "{name}");
+        }
+        for name in ["yaml", "a.yaml.txt", "W.YAML", "Kustomization", ".yaml.bak"] {
+            assert!(!is_manifest_name(Path::new(name)), "{name}");
+        }
+        assert!(is_evaluated_name(Path::new(".jsonnet")) && is_evaluated_name(Path::new("l.libsonnet")));
+        assert!(!is_evaluated_name(Path::new("a.json")));
     }
 
     #[test]

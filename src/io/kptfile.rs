@@ -136,7 +136,7 @@ pub fn mutators(
                 relative: relative.clone(),
                 field: format!("pipeline.mutators[{i}]"),
                 message,
-                text: digest_text,
+                digested: digest_text.into_bytes(),
             });
         }
     }

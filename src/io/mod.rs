@@ -16,6 +16,7 @@ pub mod kptfile;
 pub mod krm;
 pub mod krm_results;
 pub mod params;
+mod passed_over;
 pub mod pipeline;
 pub mod plugin;
 pub mod process;

@@ -9,6 +9,7 @@ use crate::io::app_folder;
 use crate::io::applier;
 use crate::io::files::{self, Budget, Found, quote};
 use crate::io::kptfile;
+use crate::io::passed_over;
 use crate::io::pipeline::{self, Finished, Mode, Stdout, Stop};
 use crate::io::process::Env;
 use crate::io::read::{self, Head, Options, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, Stream};
@@ -87,10 +88,11 @@ pub struct Judge {
 }
 
 /// A file the build cannot judge and that could change who holds an identity: a manifest
-/// file kpt passes over (hidden, or named in a `.krmignore`) that `kubectl apply -R` reads and
-/// that holds an object changing identities, Argo CD's parameter file, a Jsonnet file Argo CD
-/// evaluates, or a Kptfile whose pipeline runs a mutator other than this function. `render` and `explain` read folders as
-/// kpt does; `diff` counts one HEAD adds or changes as a possible grant.
+/// file or link kpt passes over (hidden, or named in a `.krmignore`) that `kubectl apply -R`
+/// reads and may apply ([`passed_over`]), Argo CD's parameter file, a Jsonnet file Argo CD
+/// evaluates, or a Kptfile whose pipeline runs a mutator other than this function. `render`
+/// and `explain` read folders as kpt does; `diff` counts one HEAD adds or changes as a
+/// possible grant.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileUnjudged {
     /// The file as found, and the line its record points at.
@@ -101,8 +103,9 @@ pub struct FileUnjudged {
     /// Where in it (`pipeline.mutators[1]`); empty for the whole file.
     pub field: String,
     pub message: String,
-    /// What tells BASE's from HEAD's: the file's text, or the entry's and its config's.
-    pub text: String,
+    /// What tells BASE's from HEAD's: the file's bytes (a link's target as written, then its
+    /// target's bytes), or the entry's and its config's.
+    pub digested: Vec<u8>,
 }
 
 impl<'r> Files<'r> {
@@ -215,7 +218,8 @@ impl Files<'_> {
         let walked =
             files::walk(&folders, &skip, |p| files::is_manifest_name(p) || app_folder::is_marker(p))?;
         let found = walked.files;
-        app_folder::refuse(&found)?;
+        let passed = walked.passed_over.iter().map(|p| p.path.as_path());
+        app_folder::refuse(found.iter().map(|f| f.path.as_path()).chain(passed))?;
         // Files first in the order given, standard input where `-` stands.
         let mut sources: Vec<Option<&Found>> = found.iter().map(Some).collect();
         if let Some(at) = paths.iter().position(|p| p.as_os_str() == STDIN) {
@@ -311,7 +315,7 @@ impl Files<'_> {
                 self.kept.push((f, index));
             }
         }
-        self.unjudged = passed_over(&walked.passed_over, &folders, &mut budget)?;
+        self.unjudged = passed_over::judge(&walked.passed_over, &folders, &mut budget)?;
         self.unjudged.extend(kptfile::mutators(&folders, &skip, &mut budget)?);
         self.files = sources.iter().map(|f| f.map(|f| f.path.clone())).collect();
         Ok((items, config))
@@ -381,108 +385,11 @@ fn is_resource_list(head: &Head) -> bool {
 
 /// Whether an object changes who holds which identity once applied: a kind the reconcile
 /// reads (a binding, a pool, a ClusterSPIFFEID, a static entry, a namespace...) or one with
-/// pod templates. Marked local-config, such an object is refused, not skipped; hidden or in a
-/// `.krmignore`, it is an unjudged record (`FileUnjudged`), `may gain` when HEAD adds or changes it.
+/// pod templates. Marked local-config, such an object is refused, not skipped.
 fn changes_identities(head: &Head, input: &Input) -> bool {
     let kind = head.kind.as_deref().unwrap_or_default();
     (crate::reconcile::kinds::reads_whole(kind) && kind != "CustomResourceDefinition")
         || input.workload().is_some()
-}
-
-/// The manifest files the walk passed over (hidden, or left out by a `.krmignore`) that hold
-/// an object changing identities, each with its first, read within the input limit, the
-/// Jsonnet files ([`jsonnet_message`]), and Argo CD's parameter files (`.argocd-source.yaml`, `.argocd-source-<app>.yaml`), which its
-/// repo server reads into the manifests it applies. A file that does not read as YAML is left
-/// alone, as `kubectl apply` would fail on it; one that kubectl reads otherwise than this
-/// function fails the run with the place.
-fn passed_over(
-    paths: &[PathBuf],
-    roots: &[PathBuf],
-    budget: &mut Budget,
-) -> Result<Vec<FileUnjudged>, String> {
-    let mut out = Vec::new();
-    for path in paths {
-        // A Jsonnet file that cannot be read cannot be compared: the run fails on it.
-        let text = match files::read_named(path, budget) {
-            Ok(text) => text,
-            Err(e) if files::is_evaluated_name(path) => return Err(e),
-            Err(_) => continue,
-        };
-        let relative =
-            roots.iter().find_map(|root| path.strip_prefix(root).ok()).unwrap_or(path).to_path_buf();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-        if files::is_evaluated_name(path) {
-            out.push(FileUnjudged {
-                path: path.clone(),
-                line: 1,
-                relative,
-                field: String::new(),
-                message: jsonnet_message(name),
-                text,
-            });
-            continue;
-        }
-        if name.starts_with(".argocd-source") {
-            out.push(FileUnjudged {
-                path: path.clone(),
-                line: 1,
-                relative,
-                field: String::new(),
-                message: "Argo CD's parameter file: its repo server lays these parameters (Helm values, \
-                          kustomize images and patches, plugin settings) over the manifests it applies, \
-                          which the build does not"
-                    .to_string(),
-                text,
-            });
-            continue;
-        }
-        let Some(Ok(stream)) = read::files(vec![text.clone()], Options::default()).into_iter().next() else {
-            if let Some(message) = read::divergence(&text) {
-                let name = quote(path);
-                return Err(format!("{name}: {}", yaml::in_file(&message, &name)));
-            }
-            continue;
-        };
-        let first =
-            stream.parts.iter().enumerate().find(|(_, part)| {
-                part.head.api_version.is_some() && changes_identities(&part.head, &part.input)
-            });
-        let Some((index, part)) = first else { continue };
-        let line = read::text::start_line(&stream.text, part.text.chunk.clone());
-        out.push(FileUnjudged {
-            path: path.clone(),
-            line,
-            relative,
-            field: String::new(),
-            message: format!(
-                "a {} in {}, a file kpt passes over (hidden, or named in a .krmignore) and `kubectl apply -R` \
-                 reads: move it into the folder, or out of the folders given",
-                part.head.kind.clone().unwrap_or_default(),
-                ItemOrigin::document(&quote(path), index)
-            ),
-            text,
-        });
-    }
-    Ok(out)
-}
-
-/// Why a Jsonnet file is a record: an Argo CD directory application evaluates each `.jsonnet`
-/// file of its folder (hidden ones and those of a `.krmignore` too) and applies the objects
-/// it gives (argo-cd `reposerver/repository/repository.go`, `findManifests`, on by default:
-/// `util/app/discovery/discovery.go`, `IsManifestGenerationEnabled`), and a `.libsonnet`
-/// library changes what those that import it give. The build evaluates no Jsonnet.
-fn jsonnet_message(name: &str) -> String {
-    if name.ends_with(".libsonnet") {
-        "a Jsonnet library: the .jsonnet files an Argo CD directory application evaluates may import it, \
-         and the objects they give are applied where the build does not see them: render the Jsonnet to \
-         YAML and commit that, or keep the folder free of Jsonnet"
-            .to_string()
-    } else {
-        "a Jsonnet file: an Argo CD directory application evaluates it and applies the objects it gives, \
-         which the build does not read: render it to YAML and commit that, or move it out of the folders \
-         given"
-            .to_string()
-    }
 }
 
 /// Objects that configure the render and never go to a cluster: kpt's local-config

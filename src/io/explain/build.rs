@@ -240,7 +240,7 @@ pub(super) fn unjudged(
         object: None,
         field: f.field.clone(),
         message: f.message.clone(),
-        digest: Sha256::digest(f.text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect(),
+        digest: Sha256::digest(&f.digested).iter().map(|b| format!("{b:02x}")).collect(),
     });
     items.chain(files).collect()
 }

@@ -336,7 +336,7 @@ fn holds_spire_objects(api_version: &str, kind: &str, value: &Value) -> bool {
 }
 
 /// "a" or "an", before `kind`.
-pub(super) fn article(kind: &str) -> &'static str {
+pub fn article(kind: &str) -> &'static str {
     if kind.starts_with(['A', 'E', 'I', 'O', 'U']) { "an" } else { "a" }
 }
 
