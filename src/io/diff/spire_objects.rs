@@ -11,7 +11,7 @@ use crate::api::cluster_spiffe_id::{FEDERATED_TRUST_DOMAIN_KIND, STATIC_ENTRY_KI
 use crate::io::explain::Report;
 use crate::io::explain::report::{FederationReport, StaticEntryReport};
 use crate::reconcile::spire::server::{self, Verdict};
-use crate::reconcile::spire::spiffe_id;
+use crate::reconcile::spire::{source, spiffe_id};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -159,18 +159,10 @@ impl<'r, T> Declarations<'r, T> {
 }
 
 /// The manager's key of a static entry's entry (`makeEntryKey`, pkg/spireentry/reconciler.go):
-/// its SPIFFE ID, its parent ID, and each selector split at its first `:` into a type and a
-/// value (`parseSelector`, entries.go), sorted by type then value, all written one after the
-/// other with nothing between.
+/// its SPIFFE ID, its parent ID, then its selectors ([`source::selectors_key`]).
 fn entry_key(e: &StaticEntryReport) -> String {
-    let mut pairs: Vec<(&str, &str)> = e.selectors.iter().filter_map(|s| s.split_once(':')).collect();
-    pairs.sort_unstable();
-    let mut key = format!("{}{}", e.spiffe_id, e.parent_id);
-    for (t, v) in pairs {
-        key.push_str(t);
-        key.push_str(v);
-    }
-    key
+    let selectors = source::selectors_key(e.selectors.iter().map(String::as_str));
+    format!("{}{}{selectors}", e.spiffe_id, e.parent_id)
 }
 
 /// Per name on either side, the object the manager reads there, if any.

@@ -775,16 +775,22 @@ impl Prepared {
                 None => t.evaluate(data).ok().map(|e| std::borrow::Cow::Owned(e.text)),
             })
             .collect();
-        let mut pairs: Vec<(&str, &str)> = texts.iter().filter_map(|t| t.split_once(':')).collect();
-        if self.parent.is_none() {
-            pairs.push(("k8s", "pod-uid:"));
-        }
-        pairs.sort_unstable();
-        let key: String = pairs.iter().flat_map(|(t, v)| [*t, *v]).collect();
+        let pod_uid = self.parent.is_none().then_some("k8s:pod-uid:");
+        let key = selectors_key(texts.iter().map(|t| t.as_ref()).chain(pod_uid));
         let mut hasher = std::hash::DefaultHasher::new();
         (self.parent.as_deref(), key).hash(&mut hasher);
         hasher.finish()
     }
+}
+
+/// The selectors' part of the manager's key of an entry (`makeEntryKey`, `sortSelectors`,
+/// pkg/spireentry/reconciler.go): each selector split at its first `:` into a type and a value
+/// (`parseSelector`, entries.go; one without is dropped), sorted by type then value, all
+/// written one after the other with nothing between.
+pub fn selectors_key<'a>(selectors: impl IntoIterator<Item = &'a str>) -> String {
+    let mut pairs: Vec<(&str, &str)> = selectors.into_iter().filter_map(|s| s.split_once(':')).collect();
+    pairs.sort_unstable();
+    pairs.iter().flat_map(|(t, v)| [*t, *v]).collect()
 }
 
 /// Whether a SPIFFE ID can be the manager's: go-spiffe parses it and it is of the manager's
@@ -966,6 +972,13 @@ mod tests {
                 never_valid(&runs, own)
             );
         }
+    }
+
+    #[test]
+    fn the_selectors_of_an_entry_key_are_sorted_and_joined_with_nothing_between() {
+        use super::selectors_key;
+        assert_eq!(selectors_key(["k:8sns:x"]), selectors_key(["k8s:ns:x"]));
+        assert_eq!(selectors_key(["k8s:sa:b", "k8s:ns:a", "none"]), "k8sns:ak8ssa:b");
     }
 
     #[test]
