@@ -53,6 +53,9 @@ fn id(meta: &Metadata) -> Id {
     (meta.dev(), meta.ino())
 }
 
+/// Why a link passed over leads to no file the build may read: outside the folders given.
+pub const OUTSIDE: &str = "a symbolic link that points outside the folders given";
+
 /// A file to read: its name as the user reaches it, and what it was when found.
 #[derive(Debug, Clone)]
 pub struct Found {
@@ -240,7 +243,7 @@ impl Walk {
         let target = fs::canonicalize(link).map_err(|e| broken_link(&e))?;
         let inside = self.inside(&target);
         if inside.is_empty() {
-            return Err("a symbolic link that points outside the folders given".to_string());
+            return Err(OUTSIDE.to_string());
         }
         if inside.iter().all(|p| p.components().any(|c| c.as_os_str() == ".git")) {
             return Err("a symbolic link into .git, which is never read".to_string());

@@ -137,6 +137,7 @@ pub fn mutators(
                 field: format!("pipeline.mutators[{i}]"),
                 message,
                 digested: digest_text.into_bytes(),
+                reaches_anywhere: false,
             });
         }
     }

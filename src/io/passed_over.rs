@@ -33,6 +33,16 @@ pub(super) fn judge(
             entry.link.as_ref().map(|l| l.as_os_str().as_encoded_bytes().to_vec()).unwrap_or_default();
         let found = match &entry.found {
             Ok(found) => found,
+            // What it leads to may change while nothing in the folders does: the build reads
+            // nothing outside them, so it cannot judge the link at all.
+            Err(why) if why == files::OUTSIDE => {
+                return Err(format!(
+                    "{}: {why}, which kpt passes over and `kubectl apply -R` follows: the build reads \
+                     nothing outside the folders given, so it cannot judge what the link applies; remove \
+                     the link, or give the folder it points into",
+                    quote(&entry.path)
+                ));
+            }
             Err(why) => {
                 out.push(record(entry, roots, 1, unfollowable(entry, why), digested));
                 continue;
@@ -78,6 +88,12 @@ fn judge_content(entry: &Passed, bytes: &[u8]) -> Result<Option<(usize, String)>
     };
     let first =
         stream.parts.iter().enumerate().find(|(_, p)| p.head.api_version.is_some() || p.head.kind.is_some());
+    // Another reader may find a kind where this one finds none: apimachinery's decoder takes a
+    // document for JSON after leading spaces Go's `unicode.IsSpace` knows (a no-break space),
+    // an escape or a tag may spell a key. Quiet only what names no kind in any spelling.
+    if first.is_none() && might_name_a_kind(&text) {
+        return Ok(Some((1, unreadable(entry, "text another reader may find a kind in"))));
+    }
     Ok(first.map(|(index, part)| {
         let line = read::text::start_line(&stream.text, part.text.chunk.clone());
         let kind = part.head.kind.as_deref().map_or_else(
@@ -92,6 +108,15 @@ fn judge_content(entry: &Passed, bytes: &[u8]) -> Result<Option<(usize, String)>
         );
         (line, message)
     }))
+}
+
+/// Whether a text may name a `kind` to some reader though this one reads none: beside its
+/// comment lines, it holds the word in any case, a backslash (an escape) or a `!` (a tag
+/// such as `!!binary`).
+fn might_name_a_kind(text: &str) -> bool {
+    text.lines()
+        .filter(|line| !line.trim_start().starts_with('#'))
+        .any(|line| line.to_ascii_lowercase().contains("kind") || line.contains(['\\', '!']))
 }
 
 /// A record of the entry, its file relative to the path given it was found under.
@@ -111,6 +136,7 @@ fn record(
         field: String::new(),
         message,
         digested,
+        reaches_anywhere: true,
     }
 }
 
@@ -186,6 +212,10 @@ mod tests {
     fn only_yaml_whose_every_document_lacks_api_version_and_kind_is_quiet() {
         assert_eq!(judged(".gitlab-ci.yml", b"stages: [test]\ntest:\n  script: [make]\n---\n# none\n"), None);
         assert_eq!(judged(".vscode/settings.json", b"{\"editor.tabSize\": 2}\n"), None);
+        // A no-break space before JSON: apimachinery's decoder reads a Deployment there.
+        let sniffed = "\u{a0}{\"kind\": \"Deployment\", \"apiVersion\": \"apps/v1\"}\n";
+        assert!(judged(".d.yaml", sniffed.as_bytes()).is_some());
+        assert!(judged(".e.yaml", b"\"\\x6bind\": x\n").is_some(), "an escape may spell it");
         // Any object kubectl may apply, whatever its kind: the first is named, with its line.
         let (line, message) =
             judged(".svc.yaml", b"a: 1\n---\n# a Service\napiVersion: v1\nkind: Service\n").unwrap();

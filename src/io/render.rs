@@ -106,6 +106,9 @@ pub struct FileUnjudged {
     /// What tells BASE's from HEAD's: the file's bytes (a link's target as written, then its
     /// target's bytes), or the entry's and its config's.
     pub digested: Vec<u8>,
+    /// Whether what it may reach is any pod under any identity (a file kpt passes over): its
+    /// digest then follows every identity and Namespace too.
+    pub reaches_anywhere: bool,
 }
 
 impl<'r> Files<'r> {

@@ -110,8 +110,9 @@ pub struct PodSelector {
 
 /// Whether an item is of `kind` in the manager's group (any version).
 pub fn is_spire_kind<T: Tree>(item: &T, kind: &str) -> bool {
+    // An `apiVersion` without a `/` is a version of the core group (`ParseGroupVersion`).
     fields::str_at(item, "kind") == Some(kind)
-        && fields::str_at(item, "apiVersion").is_some_and(|v| v.split('/').next() == Some(GROUP))
+        && fields::str_at(item, "apiVersion").and_then(|v| v.split_once('/')).is_some_and(|(g, _)| g == GROUP)
 }
 
 /// Whether an item is a ClusterSPIFFEID (any version of the SPIRE group).
@@ -253,6 +254,22 @@ pub fn may_not_be_kept(kind: &str, value: &crate::api::value::Value) -> Option<S
         return Some("it names an owner, and the garbage collector deletes it once the owner is gone".into());
     }
     let (_, fields) = SPEC_TYPES.iter().find(|(k, _)| *k == kind)?;
+    if value.get("status").is_some_and(|s| s.as_object().is_none_or(|m| !m.is_empty())) {
+        return Some(
+            "it carries a status, whose fields kubectl checks against the schema and may refuse, while Argo \
+             CD stores the rest"
+                .into(),
+        );
+    }
+    // kubectl's client-side apply copies the object into an annotation, its `<`, `>` and `&`
+    // escaped as six bytes each: over 256 KiB of annotations, the API server refuses it.
+    let copied = 6 * serde_json::to_string(value).map_or(0, |t| t.len());
+    if copied > 256 * 1024 {
+        return Some(
+            "it is so large that kubectl's copy of it in an annotation may pass the API server's 256 KiB"
+                .into(),
+        );
+    }
     let unknown = |map: Option<&Value>, known: &[&str], at: &str| {
         let map = map.and_then(Value::as_object)?;
         map.iter().find(|(key, _)| !known.contains(key)).map(|(key, _)| format!("{at}{key}"))
@@ -271,7 +288,11 @@ pub fn may_not_be_kept(kind: &str, value: &crate::api::value::Value) -> Option<S
         .or_else(|| metadata.and_then(object_meta::unknown_field).map(|f| format!("metadata.{f}")))
         .or_else(|| unknown(value.get("spec"), &spec_fields, "spec."))
         .or_else(|| selector("podSelector"))
-        .or_else(|| selector("namespaceSelector"))?;
+        .or_else(|| selector("namespaceSelector"))
+        .or_else(|| {
+            let profile = value.get("spec").and_then(|s| s.get("bundleEndpointProfile"));
+            unknown(profile, &["type", "endpointSPIFFEID"], "spec.bundleEndpointProfile.")
+        })?;
     Some(format!("its field {field} is not in its schema: kubectl refuses it, Argo CD stores the rest"))
 }
 

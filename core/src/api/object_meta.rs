@@ -42,8 +42,16 @@ pub fn refusal(metadata: &Value) -> Option<String> {
         return Some(format!("its name {name:?} is no DNS subdomain"));
     }
     let generate = text("generateName");
-    // A prefix may end in `-`: the API server checks it as if a letter followed.
-    let masked = generate.strip_suffix('-').map_or_else(|| generate.to_string(), |p| format!("{p}-a"));
+    // A prefix may end in `-`: the API server checks it with the dash and the character
+    // before it replaced by one letter (`maskTrailingDash`).
+    let masked = match generate.strip_suffix('-') {
+        Some(rest) if !rest.is_empty() => {
+            let mut rest = rest.to_string();
+            rest.pop();
+            format!("{rest}a")
+        }
+        _ => generate.to_string(),
+    };
     if !generate.is_empty() && names::dns1123_subdomain(&masked).is_err() {
         return Some(format!("its generateName {generate:?} is no DNS subdomain prefix"));
     }
@@ -52,20 +60,36 @@ pub fn refusal(metadata: &Value) -> Option<String> {
     }
     annotations(metadata.get("annotations"))
         .or_else(|| strings(metadata.get("finalizers")).find_map(finalizer))
+        .or_else(|| finalizer_pair(metadata.get("finalizers")))
         .or_else(|| owners(metadata.get("ownerReferences")))
 }
 
+/// Annotations as the API server gets them. kubectl's client-side apply replaces a map that
+/// holds a value other than a string with its own (`GetModifiedConfiguration`: the
+/// unstructured `GetAnnotations` reads none), so such a map is not judged; nor is a key with
+/// a letter beyond ASCII, which Go lower-cases by its own tables before the check.
 fn annotations(annotations: Option<&Value>) -> Option<String> {
     let map = annotations.and_then(Value::as_object)?;
+    if map.iter().any(|(key, value)| !value.is_string() || !key.is_ascii()) {
+        return None;
+    }
     let mut size = 0;
     for (key, value) in map.iter() {
         // Keys are checked lower-cased.
-        if names::qualified_name(&key.to_lowercase()).is_err() {
+        if names::qualified_name(&key.to_ascii_lowercase()).is_err() {
             return Some(format!("its annotation key {key:?} is no qualified name"));
         }
         size += key.len() + value.as_str().map_or(0, str::len);
     }
     (size > ANNOTATIONS_LIMIT).then(|| format!("its annotations hold {size} bytes, over 256 KiB"))
+}
+
+/// Both deletion finalizers at once (`ValidateFinalizers`): the garbage collector cannot
+/// orphan and delete in the foreground.
+fn finalizer_pair(finalizers: Option<&Value>) -> Option<String> {
+    let has = |name: &str| strings(finalizers).any(|f| f == name);
+    (has("orphan") && has("foregroundDeletion"))
+        .then(|| "its finalizers orphan and foregroundDeletion exclude each other".to_string())
 }
 
 fn finalizer(name: &str) -> Option<String> {
@@ -117,6 +141,8 @@ mod tests {
             (json!({"annotations": {"not a key": "x"}}), "annotation key"),
             (json!({"annotations": {"a": "x".repeat(ANNOTATIONS_LIMIT)}}), "256 KiB"),
             (json!({"finalizers": ["not valid!"]}), "finalizer"),
+            (json!({"finalizers": ["orphan", "foregroundDeletion"]}), "exclude"),
+            (json!({"generateName": "x__-"}), "generateName"),
             (
                 json!({"ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "c", "uid": ""}]}),
                 "uid",
@@ -134,6 +160,10 @@ mod tests {
         assert!(refusal(&json!({"ownerReferences": [two.clone(), two]})).is_some());
         assert_eq!(refusal(&json!({"annotations": {"Example.com/Key": "x"}})), None, "keys are lower-cased");
         assert_eq!(refusal(&json!({"finalizers": ["example.com/keep", "kubernetes"]})), None);
+        // The dash and the character before it are masked together.
+        assert_eq!(refusal(&json!({"generateName": "x_-"})), None);
+        assert_eq!(refusal(&json!({"annotations": {"not a key": 1}})), None, "kubectl replaces the map");
+        assert_eq!(refusal(&json!({"annotations": {"\u{130}": "x"}})), None, "Go's own lower-casing");
     }
 
     #[test]

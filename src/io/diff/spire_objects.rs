@@ -45,14 +45,17 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<SpireObjectChange>
     // Where an object stands (its file and line) is no change to it.
     let entry = |e: &StaticEntryReport| StaticEntryReport { at: None, ..e.clone() };
     let federation = |f: &FederationReport| FederationReport { at: None, ..f.clone() };
+    // An object BASE declares that the cluster may not keep (an owner, a field its schema
+    // does not know) is not surely held, nor older than HEAD's: BASE counts it as absent,
+    // while HEAD's may hold it.
+    let (kept_entries, kept_federations): (Vec<_>, Vec<_>) = (
+        before.static_entries.iter().filter(|e| e.may_not_be_kept.is_none()).cloned().collect(),
+        before.federated_trust_domains.iter().filter(|f| f.may_not_be_kept.is_none()).cloned().collect(),
+    );
     let (entries, federations) = (
+        Declarations { before: &kept_entries, after: &after.static_entries, kind: STATIC_ENTRY_KIND },
         Declarations {
-            before: &before.static_entries,
-            after: &after.static_entries,
-            kind: STATIC_ENTRY_KIND,
-        },
-        Declarations {
-            before: &before.federated_trust_domains,
+            before: &kept_federations,
             after: &after.federated_trust_domains,
             kind: FEDERATED_TRUST_DOMAIN_KIND,
         },
@@ -296,6 +299,7 @@ mod tests {
             x509_svid_ttl: None,
             jwt_svid_ttl: None,
             store_svid: false,
+            may_not_be_kept: None,
         }
     }
 
@@ -378,6 +382,7 @@ mod tests {
             bundle_endpoint_url: url.into(),
             bundle_endpoint_profile: "https_web".into(),
             trust_domain_bundle: None,
+            may_not_be_kept: None,
         };
         let (real, standby) = (f("real", "https://real"), f("standby", "https://standby"));
         let side =
@@ -483,10 +488,14 @@ mod tests {
             bundle_endpoint_url: url.into(),
             bundle_endpoint_profile: "https_web".into(),
             trust_domain_bundle: None,
+            may_not_be_kept: None,
         };
         let report = |list: Vec<FederationReport>| sides(Vec::new(), list);
         let changes = compare(&report(vec![]), &report(vec![f("https://a", true)]));
         assert_eq!((changes[0].change, changes[0].grants()), ("added", true));
+        let unkept = FederationReport { may_not_be_kept: Some("an owner".into()), ..f("https://a", true) };
+        let changes = compare(&report(vec![unkept]), &report(vec![f("https://a", true)]));
+        assert_eq!((changes[0].change, changes[0].grants()), ("added", true), "BASE may never have kept it");
         let changes = compare(&report(vec![f("https://a", true)]), &report(vec![f("https://b", true)]));
         assert_eq!((changes[0].change, changes[0].grants()), ("changed", true));
         assert!(compare(&report(vec![]), &report(vec![f("https://a", false)])).is_empty(), "not read");

@@ -166,6 +166,7 @@ pub(super) fn report(
                 x509_svid_ttl: source.ttls[0].clone(),
                 jwt_svid_ttl: source.ttls[1].clone(),
                 store_svid: source.store_svid,
+                may_not_be_kept: source.may_not_be_kept.clone(),
             })
         })
         .collect();
@@ -181,6 +182,7 @@ pub(super) fn report(
             bundle_endpoint_url: f.bundle_endpoint_url.clone(),
             bundle_endpoint_profile: f.bundle_endpoint_profile.clone(),
             trust_domain_bundle: f.trust_domain_bundle.clone(),
+            may_not_be_kept: f.may_not_be_kept.clone(),
         })
         .collect();
     federated_trust_domains.sort_by(|a, b| a.name.cmp(&b.name));
@@ -240,7 +242,15 @@ pub(super) fn unjudged(
         object: None,
         field: f.field.clone(),
         message: f.message.clone(),
-        digest: Sha256::digest(&f.digested).iter().map(|b| format!("{b:02x}")).collect(),
+        // What the file may reach is any pod under any identity: its record is new when they
+        // change (`unjudged::anywhere`).
+        digest: Sha256::new()
+            .chain_update(&f.digested)
+            .chain_update(if f.reaches_anywhere { outcome.coverage.anywhere.as_bytes() } else { b"" })
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
     });
     items.chain(files).collect()
 }

@@ -134,6 +134,10 @@ pub struct StaticEntryReport {
     pub jwt_svid_ttl: Option<String>,
     #[serde(default, rename = "storeSVID")]
     pub store_svid: bool,
+    /// Why the cluster may not keep it (an owner, a field its schema does not know), if it
+    /// may not: BASE never surely holds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub may_not_be_kept: Option<String>,
 }
 
 impl StaticEntryReport {
@@ -174,6 +178,9 @@ pub struct FederationReport {
     /// before the field was written reads as carrying none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trust_domain_bundle: Option<String>,
+    /// Why the cluster may not keep it, if it may not ([`StaticEntryReport::may_not_be_kept`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub may_not_be_kept: Option<String>,
 }
 
 /// Where an item starts: its file (`None` for standard input), its name's bytes as they

@@ -77,6 +77,8 @@ pub struct Federation {
     pub trust_domain_bundle: Option<String>,
     /// Why the API server refuses the object (`csid::schema_refusal`), if it does.
     pub refusal: Option<String>,
+    /// Why the cluster may not keep it (`csid::may_not_be_kept`), if it may not.
+    pub may_not_be_kept: Option<String>,
 }
 
 /// What coverage reads beside the identities and pool uses.

@@ -182,6 +182,7 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                     bundle_endpoint_profile: profile,
                     trust_domain_bundle: fields::str_at(value, "spec.trustDomainBundle").map(bundle_digest),
                     refusal: csid::schema_refusal(csid::FEDERATED_TRUST_DOMAIN_KIND, value),
+                    may_not_be_kept: csid::may_not_be_kept(csid::FEDERATED_TRUST_DOMAIN_KIND, value),
                 });
             }
             _ => {}

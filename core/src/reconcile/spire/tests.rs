@@ -895,6 +895,7 @@ fn federation(class: &str, trust_domain: &str, url: &str, profile: &str) -> Fede
         bundle_endpoint_profile: profile.into(),
         trust_domain_bundle: None,
         refusal: None,
+        may_not_be_kept: None,
     }
 }
 

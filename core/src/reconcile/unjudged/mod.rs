@@ -174,6 +174,25 @@ fn pinned(selector: &Selector) -> Option<Vec<&str>> {
     Some(e.values.iter().map(String::as_str).collect())
 }
 
+/// A digest of what a record that may reach any pod under any identity reaches: every
+/// identity the manager reads (`sources`) and every Namespace the input declares. A file the
+/// build does not read (one kpt passes over) takes it, so its record is new when any of them
+/// changes, as an item's is when those it may reach do.
+pub fn anywhere<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> String {
+    let mut hash = Sha256::new();
+    for source in sources {
+        hash.update(b"\0source\0");
+        hash.update(source_words(source).as_bytes());
+    }
+    for (_, v) in input::values(items) {
+        if fields::str_at(v, "apiVersion") == Some("v1") && fields::str_at(v, "kind") == Some("Namespace") {
+            hash.update(b"\0namespace\0");
+            hash.update(format!("{:?}", v.get("metadata")).as_bytes());
+        }
+    }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// The records of `items` under the identities the manager reads (`sources`, those the
 /// model neither ignores nor refuses).
 pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> Vec<Unjudged> {

@@ -1,8 +1,7 @@
 //! What the API server refuses of a Kubernetes workload for its own validation, so that it is
 //! never stored and makes no pods (kubernetes `pkg/apis/apps/validation/validation.go`,
 //! `pkg/apis/batch/validation/validation.go`, `pkg/apis/core/validation/validation.go`): a
-//! template label that is no label, a container name that is no DNS label, a selector its
-//! template's labels do not match, a Job's labels that are not those the API server
+//! template label that is no label, a selector its template's labels do not match, a Job's labels that are not those the API server
 //! generates, a negative `replicas`, a `restartPolicy` its kind does not take. Only what every Kubernetes release
 //! refuses is judged; anything less sure counts as stored, so a refusal never hides a
 //! workload the cluster runs.
@@ -15,7 +14,6 @@ use crate::reconcile::cluster::selector::{Answer, Lookup, Selector};
 /// Why the API server refuses a Pod: a label of its own that is no label (`ValidateObjectMeta`).
 pub fn pod(item: &Value) -> Option<String> {
     template_labels(fields::child(item, &["metadata"]), "metadata.labels")
-        .or_else(|| containers(item.get("spec"), "spec"))
 }
 
 /// Why the API server refuses a ReplicationController: a template label that is no label;
@@ -24,10 +22,8 @@ pub fn pod(item: &Value) -> Option<String> {
 /// match (`ValidatePodTemplateSpecForRC`).
 pub fn replication_controller(item: &Value) -> Option<String> {
     let template = fields::child(item, &["spec", "template", "metadata"]);
-    let pod_spec = fields::child(item, &["spec", "template", "spec"]);
-    let refused = template_labels(template, "spec.template.metadata.labels")
-        .or_else(|| replicas(item.get("spec")))
-        .or_else(|| containers(pod_spec, "spec.template.spec"));
+    let refused =
+        template_labels(template, "spec.template.metadata.labels").or_else(|| replicas(item.get("spec")));
     if refused.is_some() {
         return refused;
     }
@@ -67,10 +63,12 @@ pub fn apps(item: &Value) -> Option<String> {
     let restart = pod_spec.and_then(|s| s.get("restartPolicy")).and_then(Value::as_str);
     template_labels(template, "spec.template.metadata.labels")
         .or_else(|| replicas(spec))
-        .or_else(|| containers(pod_spec, "spec.template.spec"))
         .or_else(|| {
-            // An unset policy is defaulted to the only one these kinds take.
-            restart.filter(|p| *p != "Always").map(|p| format!("its restartPolicy {p:?} is not Always"))
+            // An unset or empty policy is defaulted to the only one these kinds take
+            // (`SetDefaults_PodSpec`, before validation on every path).
+            restart
+                .filter(|p| !p.is_empty() && *p != "Always")
+                .map(|p| format!("its restartPolicy {p:?} is not Always"))
         })
         .or_else(|| selector(spec, template, true))
 }
@@ -79,24 +77,6 @@ pub fn apps(item: &Value) -> Option<String> {
 fn replicas(spec: Option<&Value>) -> Option<String> {
     let replicas = spec.and_then(|s| s.get("replicas")).and_then(Value::as_i64)?;
     (replicas < 0).then(|| format!("its spec.replicas {replicas} is negative"))
-}
-
-/// A container of a pod `spec` (at `path`) named with no DNS-1123 label, or two of one name
-/// (`validateContainers`, `validateInitContainers`). A container whose name is no string
-/// is not judged.
-fn containers(spec: Option<&Value>, path: &str) -> Option<String> {
-    let list = |key: &str| spec.and_then(|s| s.get(key)).and_then(Value::as_array).unwrap_or(&[]);
-    let mut seen = std::collections::HashSet::new();
-    for name in list("containers").iter().chain(list("initContainers")).filter_map(|c| c.get("name")) {
-        let Some(name) = name.as_str() else { continue };
-        if let Err(e) = names::dns1123_label(name) {
-            return Some(format!("its {path} holds a container named {name:?}, which {e}"));
-        }
-        if !seen.insert(name) {
-            return Some(format!("its {path} holds two containers named {name:?}"));
-        }
-    }
-    None
 }
 
 /// The name of the Jobs whose pods a template makes.
@@ -122,11 +102,8 @@ pub fn job(item: &Value, job_spec: &[&str], name: JobName<'_>) -> Option<String>
     let spec = fields::child(item, job_spec);
     let template = spec.and_then(|s| fields::child(s, &["template", "metadata"]));
     let at = job_spec.join(".");
-    let pod_spec = spec.and_then(|s| fields::child(s, &["template", "spec"]));
-    let refused = template_labels(template, &format!("{at}.template.metadata.labels"))
-        .or_else(|| containers(pod_spec, &format!("{at}.template.spec")));
-    if refused.is_some() {
-        return refused;
+    if let Some(why) = template_labels(template, &format!("{at}.template.metadata.labels")) {
+        return Some(why);
     }
     let manual = spec.and_then(|s| s.get("manualSelector")).and_then(Value::as_bool) == Some(true);
     let given = spec.and_then(|s| s.get("selector")).filter(|v| !v.is_null());
@@ -280,10 +257,10 @@ mod tests {
         let pod_spec = |d: &mut Value, key: &str, v: Value| {
             d["spec"]["template"]["spec"].as_object_mut().unwrap().insert(key, v);
         };
-        assert!(with(&|d| pod_spec(d, "containers", json!([{"name": "API_Server"}]))).is_some());
-        assert!(with(&|d| pod_spec(d, "containers", json!([{"name": "a"}, {"name": "a"}]))).is_some());
-        assert!(with(&|d| pod_spec(d, "initContainers", json!([{"name": "a."}]))).is_some());
-        assert_eq!(with(&|d| pod_spec(d, "containers", json!([{"image": "x"}, {"name": 7}]))), None);
+        // A client-side apply patches an existing object: a duplicate container merges by
+        // name, a `$patch: delete` element goes, so container names are not judged.
+        assert_eq!(with(&|d| pod_spec(d, "containers", json!([{"name": "a"}, {"name": "a"}]))), None);
+        assert_eq!(with(&|d| pod_spec(d, "restartPolicy", json!(""))), None, "defaulted to Always");
         assert!(with(&|d| pod_spec(d, "restartPolicy", json!("Never"))).is_some());
         assert_eq!(with(&|d| pod_spec(d, "restartPolicy", json!("Always"))), None);
         assert!(
