@@ -24,9 +24,11 @@ use std::path::PathBuf;
 /// the run with the place.
 pub(super) fn judge(
     passed: &[Passed],
+    read: &[files::Found],
     roots: &[PathBuf],
     budget: &mut Budget,
 ) -> Result<Vec<FileUnjudged>, String> {
+    let order = apply_order(passed, read, roots);
     let mut out = Vec::new();
     for entry in passed {
         let mut digested =
@@ -54,11 +56,32 @@ pub(super) fn judge(
             digested.push(0);
         }
         digested.extend_from_slice(&bytes);
+        digested.extend_from_slice(&order);
         if let Some((line, message)) = judged {
             out.push(record(entry, roots, line, message, digested));
         }
     }
     Ok(out)
+}
+
+/// Every file of the folders in the order `kubectl apply -R` walks them (by path: cli-runtime
+/// `ExpandPathsToFileVisitors`), read and passed over: where a copy of an object stands in it
+/// decides which copy is applied last (Argo CD keeps the last too: `DeduplicateTargetObjects`),
+/// so a record of a file passed over is new when any file moves, though its bytes do not.
+fn apply_order(passed: &[Passed], read: &[files::Found], roots: &[PathBuf]) -> Vec<u8> {
+    let relative = |path: &PathBuf| {
+        let path = roots.iter().find_map(|root| path.strip_prefix(root).ok()).unwrap_or(path);
+        path.as_os_str().as_encoded_bytes().to_vec()
+    };
+    let mut paths: Vec<Vec<u8>> =
+        read.iter().map(|f| &f.path).chain(passed.iter().map(|p| &p.path)).map(relative).collect();
+    paths.sort_unstable();
+    let mut order = b"\0order".to_vec();
+    for path in paths {
+        order.push(0);
+        order.extend_from_slice(&path);
+    }
+    order
 }
 
 /// What an entry's content makes of it: `None` when kubectl applies nothing of it, else the
@@ -114,8 +137,9 @@ fn judge_content(entry: &Passed, bytes: &[u8]) -> Result<Option<(usize, String)>
 /// comment lines, it holds the word in any case, a backslash (an escape) or a `!` (a tag
 /// such as `!!binary`).
 fn might_name_a_kind(text: &str) -> bool {
+    // Only a space or a tab may stand before a comment's `#` (YAML's white space).
     text.lines()
-        .filter(|line| !line.trim_start().starts_with('#'))
+        .filter(|line| !line.trim_start_matches([' ', '\t']).starts_with('#'))
         .any(|line| line.to_ascii_lowercase().contains("kind") || line.contains(['\\', '!']))
 }
 
@@ -216,6 +240,8 @@ mod tests {
         let sniffed = "\u{a0}{\"kind\": \"Deployment\", \"apiVersion\": \"apps/v1\"}\n";
         assert!(judged(".d.yaml", sniffed.as_bytes()).is_some());
         assert!(judged(".e.yaml", b"\"\\x6bind\": x\n").is_some(), "an escape may spell it");
+        let hidden_comment = "\u{a0}{\"apiVersion\": \"apps/v1\",\n\u{a0}# \"kind\": \"Deployment\"}\n";
+        assert!(judged(".f.yaml", hidden_comment.as_bytes()).is_some(), "no comment after a no-break space");
         // Any object kubectl may apply, whatever its kind: the first is named, with its line.
         let (line, message) =
             judged(".svc.yaml", b"a: 1\n---\n# a Service\napiVersion: v1\nkind: Service\n").unwrap();

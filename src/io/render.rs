@@ -318,7 +318,7 @@ impl Files<'_> {
                 self.kept.push((f, index));
             }
         }
-        self.unjudged = passed_over::judge(&walked.passed_over, &folders, &mut budget)?;
+        self.unjudged = passed_over::judge(&walked.passed_over, &found, &folders, &mut budget)?;
         self.unjudged.extend(kptfile::mutators(&folders, &skip, &mut budget)?);
         self.files = sources.iter().map(|f| f.map(|f| f.path.clone())).collect();
         Ok((items, config))

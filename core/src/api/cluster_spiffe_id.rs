@@ -254,6 +254,11 @@ pub fn may_not_be_kept(kind: &str, value: &crate::api::value::Value) -> Option<S
         return Some("it names an owner, and the garbage collector deletes it once the owner is gone".into());
     }
     let (_, fields) = SPEC_TYPES.iter().find(|(k, _)| *k == kind)?;
+    if let Some(why) = metadata.and_then(object_meta::create_refusal) {
+        return Some(format!(
+            "the API server refuses to create it ({why}), though an update of one it holds takes it"
+        ));
+    }
     if value.get("status").is_some_and(|s| s.as_object().is_none_or(|m| !m.is_empty())) {
         return Some(
             "it carries a status, whose fields kubectl checks against the schema and may refuse, while Argo \

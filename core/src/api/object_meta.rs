@@ -28,12 +28,11 @@ pub const FIELDS: [&str; 15] = [
     "managedFields",
 ];
 
-/// Why the API server refuses an object for its `metadata`, if it does: a name or
-/// `generateName` that is no DNS subdomain (`NameIsDNSSubdomain`), a label it refuses
+/// Why the API server refuses an object for its `metadata`, created or updated, if it does:
+/// a name that is no DNS subdomain (`NameIsDNSSubdomain`), a label it refuses
 /// (`ValidateLabels`), an annotation key that is no qualified name or annotations over
-/// 256 KiB (`ValidateAnnotations`), a finalizer that is no qualified name
-/// (`ValidateFinalizerName`), an owner reference without a version, kind, name or UID, or
-/// two controllers (`ValidateOwnerReferences`). Values of other types than the API's are
+/// 256 KiB (`ValidateAnnotations`), an owner reference without a version, kind, name or UID,
+/// or two controllers (`ValidateOwnerReferences`). Values of other types than the API's are
 /// not judged here.
 pub fn refusal(metadata: &Value) -> Option<String> {
     let text = |key: &str| metadata.get(key).and_then(Value::as_str).unwrap_or_default();
@@ -41,7 +40,19 @@ pub fn refusal(metadata: &Value) -> Option<String> {
     if !name.is_empty() && names::dns1123_subdomain(name).is_err() {
         return Some(format!("its name {name:?} is no DNS subdomain"));
     }
-    let generate = text("generateName");
+    if let Some((key, _)) = names::labels_refusal(metadata.get("labels")) {
+        return Some(format!("its label {key:?} is no valid label"));
+    }
+    annotations(metadata.get("annotations")).or_else(|| owners(metadata.get("ownerReferences")))
+}
+
+/// Why the API server refuses to create an object for its `metadata`, where an update of
+/// one it holds takes it (`ValidateObjectMetaAccessorUpdate` checks neither): a
+/// `generateName` that is no DNS subdomain prefix, a finalizer that is no qualified name
+/// (`ValidateFinalizerName`), or both deletion finalizers (`ValidateFinalizers`). Whether
+/// the cluster holds the object already only the cluster knows.
+pub fn create_refusal(metadata: &Value) -> Option<String> {
+    let generate = metadata.get("generateName").and_then(Value::as_str).unwrap_or_default();
     // A prefix may end in `-`: the API server checks it with the dash and the character
     // before it replaced by one letter (`maskTrailingDash`).
     let masked = match generate.strip_suffix('-') {
@@ -55,13 +66,9 @@ pub fn refusal(metadata: &Value) -> Option<String> {
     if !generate.is_empty() && names::dns1123_subdomain(&masked).is_err() {
         return Some(format!("its generateName {generate:?} is no DNS subdomain prefix"));
     }
-    if let Some((key, _)) = names::labels_refusal(metadata.get("labels")) {
-        return Some(format!("its label {key:?} is no valid label"));
-    }
-    annotations(metadata.get("annotations"))
-        .or_else(|| strings(metadata.get("finalizers")).find_map(finalizer))
+    strings(metadata.get("finalizers"))
+        .find_map(finalizer)
         .or_else(|| finalizer_pair(metadata.get("finalizers")))
-        .or_else(|| owners(metadata.get("ownerReferences")))
 }
 
 /// Annotations as the API server gets them. kubectl's client-side apply replaces a map that
@@ -136,13 +143,9 @@ mod tests {
         assert_eq!(refusal(&json!({"name": "a", "generateName": "tools-", "labels": {"a": ""}})), None);
         for (bad, why) in [
             (json!({"name": "Tools_Admin"}), "name"),
-            (json!({"generateName": "Tools_"}), "generateName"),
             (json!({"labels": {"team": "ml platform"}}), "label"),
             (json!({"annotations": {"not a key": "x"}}), "annotation key"),
             (json!({"annotations": {"a": "x".repeat(ANNOTATIONS_LIMIT)}}), "256 KiB"),
-            (json!({"finalizers": ["not valid!"]}), "finalizer"),
-            (json!({"finalizers": ["orphan", "foregroundDeletion"]}), "exclude"),
-            (json!({"generateName": "x__-"}), "generateName"),
             (
                 json!({"ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "c", "uid": ""}]}),
                 "uid",
@@ -159,9 +162,19 @@ mod tests {
             json!({"apiVersion": "v1", "kind": "ConfigMap", "name": "c", "uid": "u", "controller": true});
         assert!(refusal(&json!({"ownerReferences": [two.clone(), two]})).is_some());
         assert_eq!(refusal(&json!({"annotations": {"Example.com/Key": "x"}})), None, "keys are lower-cased");
-        assert_eq!(refusal(&json!({"finalizers": ["example.com/keep", "kubernetes"]})), None);
+        // What only a creation refuses: an update of an object the cluster holds takes it.
+        for (bad, why) in [
+            (json!({"generateName": "Tools_"}), "generateName"),
+            (json!({"generateName": "x__-"}), "generateName"),
+            (json!({"finalizers": ["not valid!"]}), "finalizer"),
+            (json!({"finalizers": ["orphan", "foregroundDeletion"]}), "exclude"),
+        ] {
+            assert_eq!(refusal(&bad), None, "{bad}");
+            assert!(create_refusal(&bad).is_some_and(|w| w.contains(why)), "{bad}");
+        }
+        assert_eq!(create_refusal(&json!({"finalizers": ["example.com/keep", "kubernetes"]})), None);
         // The dash and the character before it are masked together.
-        assert_eq!(refusal(&json!({"generateName": "x_-"})), None);
+        assert_eq!(create_refusal(&json!({"generateName": "x_-"})), None);
         assert_eq!(refusal(&json!({"annotations": {"not a key": 1}})), None, "kubectl replaces the map");
         assert_eq!(refusal(&json!({"annotations": {"\u{130}": "x"}})), None, "Go's own lower-casing");
     }

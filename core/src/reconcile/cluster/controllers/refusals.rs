@@ -119,12 +119,12 @@ pub fn job(item: &Value, job_spec: &[&str], name: JobName<'_>) -> Option<String>
         return selector(spec, template, false);
     }
     let label = |key: &str| template.and_then(|m| m.get("labels")).and_then(|l| l.get(key));
-    if label(LEGACY_UID).is_some() {
-        return Some(format!(
-            "its {at}.template.metadata.labels sets {LEGACY_UID}, which must be the Job's UID"
-        ));
+    // The prefixed labels are checked too since Kubernetes 1.27 (`RequirePrefixedLabels`).
+    if let Some(key) = [LEGACY_UID, PREFIXED_UID].into_iter().find(|k| label(k).is_some()) {
+        return Some(format!("its {at}.template.metadata.labels sets {key}, which must be the Job's UID"));
     }
-    if let Some(given) = label(LEGACY_NAME) {
+    for key in [LEGACY_NAME, PREFIXED_NAME] {
+        let Some(given) = label(key) else { continue };
         let is_name = match (name, given.as_str()) {
             (JobName::Exact(name), Some(given)) => given == name,
             (JobName::Scheduled(cron), Some(given)) => scheduled_name(cron, given),
@@ -132,13 +132,13 @@ pub fn job(item: &Value, job_spec: &[&str], name: JobName<'_>) -> Option<String>
         };
         if !is_name {
             return Some(format!(
-                "its {at}.template.metadata.labels sets {LEGACY_NAME} to another name than its Job's"
+                "its {at}.template.metadata.labels sets {key} to another name than its Job's"
             ));
         }
     }
     let generated = |key: &str| match key {
-        LEGACY_UID | "batch.kubernetes.io/controller-uid" => Lookup::Present,
-        LEGACY_NAME | "batch.kubernetes.io/job-name" => match name {
+        LEGACY_UID | PREFIXED_UID => Lookup::Present,
+        LEGACY_NAME | PREFIXED_NAME => match name {
             JobName::Exact(name) => Lookup::Value(name),
             _ => Lookup::Present,
         },
@@ -152,13 +152,16 @@ pub fn job(item: &Value, job_spec: &[&str], name: JobName<'_>) -> Option<String>
 /// The template labels the API server checks against the Job it generates them for.
 const LEGACY_UID: &str = "controller-uid";
 const LEGACY_NAME: &str = "job-name";
+const PREFIXED_UID: &str = "batch.kubernetes.io/controller-uid";
+const PREFIXED_NAME: &str = "batch.kubernetes.io/job-name";
 
-/// Whether `given` is the name of one of a CronJob's Jobs: `<cronjob>-<minutes>`.
+/// Whether `given` may be the name of one of a CronJob's Jobs: `<cronjob>-<minutes since the
+/// epoch>` (the CronJob controller's `getJobName`), eight digits from 1989 to 2160.
 fn scheduled_name(cron: &str, given: &str) -> bool {
     given
         .strip_prefix(cron)
         .and_then(|rest| rest.strip_prefix('-'))
-        .is_some_and(|minutes| !minutes.is_empty() && minutes.bytes().all(|b| b.is_ascii_digit()))
+        .is_some_and(|minutes| minutes.len() >= 8 && minutes.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Why the API server refuses the labels of a pod template's `metadata` at `path`.
@@ -314,6 +317,8 @@ mod tests {
         let jobs = |item: &Value| job(item, &["spec", "jobTemplate", "spec"], JobName::Scheduled("report"));
         assert!(jobs(&cron(false, json!({"job-name": "report"}))).is_some());
         assert_eq!(jobs(&cron(false, json!({"job-name": "report-29000000"}))), None, "one of its Jobs");
+        assert!(jobs(&cron(false, json!({"job-name": "report-1"}))).is_some(), "a minute long past");
+        assert!(jobs(&cron(false, json!({"batch.kubernetes.io/job-name": "report"}))).is_some());
         assert!(jobs(&cron(true, json!({"app": "a"}))).is_some_and(|w| w.contains("manualSelector")));
         assert_eq!(jobs(&cron(false, json!({"app": "a"}))), None);
         let mut selected = cron(false, json!({"app": "a"}));
