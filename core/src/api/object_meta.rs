@@ -31,8 +31,9 @@ pub const FIELDS: [&str; 15] = [
 /// Why the API server refuses an object for its `metadata`, created or updated, if it does:
 /// a name that is no DNS subdomain (`NameIsDNSSubdomain`), a label it refuses
 /// (`ValidateLabels`), an annotation key that is no qualified name or annotations over
-/// 256 KiB (`ValidateAnnotations`), an owner reference without a version, kind, name or UID,
-/// or two controllers (`ValidateOwnerReferences`). Values of other types than the API's are
+/// 256 KiB (`ValidateAnnotations`), a finalizer that is no qualified name or both deletion
+/// finalizers (`ValidateFinalizers`), an owner reference without a version, kind, name or
+/// UID, or two controllers (`ValidateOwnerReferences`). Values of other types than the API's are
 /// not judged here.
 pub fn refusal(metadata: &Value) -> Option<String> {
     let text = |key: &str| metadata.get(key).and_then(Value::as_str).unwrap_or_default();
@@ -43,14 +44,16 @@ pub fn refusal(metadata: &Value) -> Option<String> {
     if let Some((key, _)) = names::labels_refusal(metadata.get("labels")) {
         return Some(format!("its label {key:?} is no valid label"));
     }
-    annotations(metadata.get("annotations")).or_else(|| owners(metadata.get("ownerReferences")))
+    annotations(metadata.get("annotations"))
+        .or_else(|| strings(metadata.get("finalizers")).find_map(finalizer))
+        .or_else(|| finalizer_pair(metadata.get("finalizers")))
+        .or_else(|| owners(metadata.get("ownerReferences")))
 }
 
 /// Why the API server refuses to create an object for its `metadata`, where an update of
-/// one it holds takes it (`ValidateObjectMetaAccessorUpdate` checks neither): a
-/// `generateName` that is no DNS subdomain prefix, a finalizer that is no qualified name
-/// (`ValidateFinalizerName`), or both deletion finalizers (`ValidateFinalizers`). Whether
-/// the cluster holds the object already only the cluster knows.
+/// one it holds takes it: a `generateName` that is no DNS subdomain prefix (an update checks
+/// it only as a path segment: apiserver `pkg/registry/rest/update.go`, `validateCommonFields`).
+/// Whether the cluster holds the object already only the cluster knows.
 pub fn create_refusal(metadata: &Value) -> Option<String> {
     let generate = metadata.get("generateName").and_then(Value::as_str).unwrap_or_default();
     // A prefix may end in `-`: the API server checks it with the dash and the character
@@ -63,12 +66,8 @@ pub fn create_refusal(metadata: &Value) -> Option<String> {
         }
         _ => generate.to_string(),
     };
-    if !generate.is_empty() && names::dns1123_subdomain(&masked).is_err() {
-        return Some(format!("its generateName {generate:?} is no DNS subdomain prefix"));
-    }
-    strings(metadata.get("finalizers"))
-        .find_map(finalizer)
-        .or_else(|| finalizer_pair(metadata.get("finalizers")))
+    (!generate.is_empty() && names::dns1123_subdomain(&masked).is_err())
+        .then(|| format!("its generateName {generate:?} is no DNS subdomain prefix"))
 }
 
 /// Annotations as the API server gets them. kubectl's client-side apply replaces a map that
@@ -163,16 +162,17 @@ mod tests {
         assert!(refusal(&json!({"ownerReferences": [two.clone(), two]})).is_some());
         assert_eq!(refusal(&json!({"annotations": {"Example.com/Key": "x"}})), None, "keys are lower-cased");
         // What only a creation refuses: an update of an object the cluster holds takes it.
+        for bad in [json!({"generateName": "Tools_"}), json!({"generateName": "x__-"})] {
+            assert_eq!(refusal(&bad), None, "{bad}");
+            assert!(create_refusal(&bad).is_some_and(|w| w.contains("generateName")), "{bad}");
+        }
         for (bad, why) in [
-            (json!({"generateName": "Tools_"}), "generateName"),
-            (json!({"generateName": "x__-"}), "generateName"),
             (json!({"finalizers": ["not valid!"]}), "finalizer"),
             (json!({"finalizers": ["orphan", "foregroundDeletion"]}), "exclude"),
         ] {
-            assert_eq!(refusal(&bad), None, "{bad}");
-            assert!(create_refusal(&bad).is_some_and(|w| w.contains(why)), "{bad}");
+            assert!(refusal(&bad).is_some_and(|w| w.contains(why)), "{bad}");
         }
-        assert_eq!(create_refusal(&json!({"finalizers": ["example.com/keep", "kubernetes"]})), None);
+        assert_eq!(refusal(&json!({"finalizers": ["example.com/keep", "kubernetes"]})), None);
         // The dash and the character before it are masked together.
         assert_eq!(create_refusal(&json!({"generateName": "x_-"})), None);
         assert_eq!(refusal(&json!({"annotations": {"not a key": 1}})), None, "kubectl replaces the map");

@@ -46,16 +46,21 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<SpireObjectChange>
     let entry = |e: &StaticEntryReport| StaticEntryReport { at: None, ..e.clone() };
     let federation = |f: &FederationReport| FederationReport { at: None, ..f.clone() };
     // An object BASE declares that the cluster may not keep (an owner, a field its schema
-    // does not know) is not surely held, nor older than HEAD's: BASE counts it as absent,
-    // while HEAD's may hold it.
+    // does not know) is not surely held: by name, BASE counts it as absent, while HEAD's may
+    // hold it. Among the declarations of one thing it may still be the one applied, but is
+    // not surely older than HEAD's (`Declarations::by_thing`).
     let (kept_entries, kept_federations): (Vec<_>, Vec<_>) = (
         before.static_entries.iter().filter(|e| e.may_not_be_kept.is_none()).cloned().collect(),
         before.federated_trust_domains.iter().filter(|f| f.may_not_be_kept.is_none()).cloned().collect(),
     );
     let (entries, federations) = (
-        Declarations { before: &kept_entries, after: &after.static_entries, kind: STATIC_ENTRY_KIND },
         Declarations {
-            before: &kept_federations,
+            before: &before.static_entries,
+            after: &after.static_entries,
+            kind: STATIC_ENTRY_KIND,
+        },
+        Declarations {
+            before: &before.federated_trust_domains,
             after: &after.federated_trust_domains,
             kind: FEDERATED_TRUST_DOMAIN_KIND,
         },
@@ -64,19 +69,28 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<SpireObjectChange>
     // among the declarations of one entry it still counts, as the manager may keep it (and
     // then the server refuses the entry) or another.
     let stored = |e: &StaticEntryReport| e.read && !matches!(server(e), Verdict::Refuses(_));
-    let mut out = by_name(entries.before, entries.after, |e| &e.name, stored)
+    let mut out = by_name(&kept_entries, entries.after, |e| &e.name, stored)
         .filter_map(|(name, b, a)| {
             change(STATIC_ENTRY_KIND, name, b.map(entry).as_ref(), a.map(entry).as_ref(), static_grants)
         })
         .collect::<Vec<_>>();
-    entries.by_thing(&mut out, |e| &e.name, |e| e.read, entry_key, static_grants);
-    let mut trust = by_name(federations.before, federations.after, |f| &f.name, |f| f.read)
+    let kept = |e: &StaticEntryReport| e.may_not_be_kept.is_none();
+    entries.by_thing(&mut out, |e| &e.name, |e| e.read, kept, entry_key, static_grants);
+    let mut trust = by_name(&kept_federations, federations.after, |f| &f.name, |f| f.read)
         .filter_map(|(name, b, a)| {
             let (b, a) = (b.map(federation), a.map(federation));
             change(FEDERATED_TRUST_DOMAIN_KIND, name, b.as_ref(), a.as_ref(), federation_grants)
         })
         .collect::<Vec<_>>();
-    federations.by_thing(&mut trust, |f| &f.name, |f| f.read, |f| f.trust_domain.clone(), federation_grants);
+    let kept = |f: &FederationReport| f.may_not_be_kept.is_none();
+    federations.by_thing(
+        &mut trust,
+        |f| &f.name,
+        |f| f.read,
+        kept,
+        |f| f.trust_domain.clone(),
+        federation_grants,
+    );
     out.extend(trust);
     out
 }
@@ -102,6 +116,7 @@ impl<'r, T> Declarations<'r, T> {
         changes: &mut Vec<SpireObjectChange>,
         name: impl Fn(&T) -> &String,
         read: impl Fn(&T) -> bool,
+        kept: impl Fn(&T) -> bool,
         key: impl Fn(&T) -> String,
         grants: fn(Option<&T>, &T) -> Vec<String>,
     ) {
@@ -109,8 +124,9 @@ impl<'r, T> Declarations<'r, T> {
         // before HEAD's. One it did not read may never have been stored (a spec its webhook
         // refuses, a bundle it cannot read), so it is not surely older; leaving out one that was
         // only of another class counts more of HEAD's as possibly the oldest.
+        // One the cluster may not keep is not surely older either.
         let older: BTreeSet<&str> =
-            self.before.iter().filter(|t| read(t)).map(|t| name(t).as_str()).collect();
+            self.before.iter().filter(|t| read(t) && kept(t)).map(|t| name(t).as_str()).collect();
         let [was, is] = [self.before, self.after].map(|list: &'r [T]| {
             let mut out: BTreeMap<String, Vec<&'r T>> = BTreeMap::new();
             for t in list.iter().filter(|t| read(t)) {
@@ -126,9 +142,20 @@ impl<'r, T> Declarations<'r, T> {
             );
             // Per HEAD object: what it grants, and over which other objects' declarations.
             let mut judged: Vec<(Vec<String>, Vec<String>)> = vec![Default::default(); declared.len()];
-            for (b, a) in preference::pairs(&base_names, &head_names, &older) {
-                let Some(b) = b else { continue };
-                let gains = grants(Some(base[b]), declared[a]);
+            // A declaration BASE may not have kept: BASE may have applied none of them, so,
+            // when the declarations changed, each of HEAD's may give all it gives.
+            let changed = base_names != head_names
+                || declared
+                    .iter()
+                    .zip(base)
+                    .any(|(a, b)| kept(a) != kept(b) || !grants(Some(b), a).is_empty());
+            let unkept = base.iter().any(|t| !kept(t));
+            let none_applied = (unkept && changed).then(|| (0..declared.len()).map(|a| (None, a)));
+            for (b, a) in preference::pairs(&base_names, &head_names, &older)
+                .into_iter()
+                .chain(none_applied.into_iter().flatten())
+            {
+                let gains = grants(b.map(|b| base[b]), declared[a]);
                 if gains.is_empty() {
                     continue;
                 }
@@ -138,6 +165,7 @@ impl<'r, T> Declarations<'r, T> {
                         given.push(g);
                     }
                 }
+                let Some(b) = b else { continue };
                 let other = base_names[b].to_string();
                 if other != head_names[a] && !over.contains(&other) {
                     over.push(other);

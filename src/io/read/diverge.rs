@@ -29,6 +29,8 @@ pub enum Kind {
     CarriageReturn,
     /// A byte-order mark past the start of the text.
     ByteOrderMark,
+    /// A space character beyond YAML's opening a line, as written.
+    SpaceOpening(char),
     /// A line opening with `---` that is no plain document marker.
     MarkerLine,
     /// A `...` that ends no document kubectl has read.
@@ -87,6 +89,12 @@ impl Kind {
                 },
                 u32::from(*c),
                 u32::from(*c),
+            ),
+            Kind::SpaceOpening(c) => format!(
+                "a space character (U+{:04X}) opening the line: Go's unicode.IsSpace takes it for white space, \
+                 so kubectl's decoder (apimachinery since v0.33, YAMLOrJSONDecoder) skips it and may read JSON \
+                 or more of the line than this function, to which it is an ordinary character: remove it",
+                u32::from(*c)
             ),
             Kind::CarriageReturn => "a carriage return without a line feed: kubectl cuts documents at line \
                  feeds only, and go-yaml reads it as a line break, so a `---` after it starts a document \
@@ -182,7 +190,10 @@ impl Kind {
 ///   start>");
 /// - a tab go-yaml v2 does not skip ([`tabs`]).
 pub fn scan(text: &str) -> Option<Divergence> {
-    [characters(text), marker_lines(text), tabs(text)].into_iter().flatten().min_by_key(|d| d.at)
+    [characters(text), marker_lines(text), tabs(text), spaces_opening(text)]
+        .into_iter()
+        .flatten()
+        .min_by_key(|d| d.at)
 }
 
 /// The first NEL, LS, PS, lone carriage return or byte-order mark.
@@ -213,6 +224,22 @@ fn characters(text: &str) -> Option<Divergence> {
         (Some(a), Some(b)) => Some(if a.at <= b.at { a } else { b }),
         (a, b) => a.or(b),
     }
+}
+
+/// The first line that opens, past spaces and tabs, with a space character YAML does not take
+/// for white space and Go's `unicode.IsSpace` does (a no-break space, an ideographic space, a
+/// vertical tab): apimachinery's decoder skips those before it guesses JSON or YAML
+/// (`util/yaml/decoder.go`, `YAMLOrJSONDecoder.Decode`, `consumeWhitespace`, since v0.33).
+fn spaces_opening(text: &str) -> Option<Divergence> {
+    if text.is_ascii() && !text.contains(['\u{b}', '\u{c}']) {
+        return None;
+    }
+    lines(text).find_map(|(at, line)| {
+        let body = line.trim_start_matches([' ', '\t']);
+        let c = body.chars().next()?;
+        (c.is_whitespace() && !matches!(c, ' ' | '\t' | '\n' | '\r'))
+            .then(|| Divergence { at: at + (line.len() - body.len()), kind: Kind::SpaceOpening(c) })
+    })
 }
 
 /// The first line opening with `---`, `...` or `%` that kubectl cuts otherwise, and the

@@ -205,13 +205,10 @@ pub const CRON_JOB: Controller = Controller {
     },
     labels: job_labels,
     label_keys: &["job-name", "controller-uid", "batch.kubernetes.io/"],
-    unjudged: None,
+    unjudged: Some(refusals::one_scheduled_job),
     kustomize_fixes_account: true,
     containers_as_written: true,
-    refusal: Some(|item| {
-        let name = fields::str_at(item, "metadata.name").unwrap_or_default();
-        refusals::job(item, &["spec", "jobTemplate", "spec"], refusals::JobName::Scheduled(name))
-    }),
+    refusal: Some(|item| refusals::job(item, &["spec", "jobTemplate", "spec"], refusals::JobName::Scheduled)),
 };
 
 /// The detail letters of a Job's (or a CronJob's Jobs') facts.

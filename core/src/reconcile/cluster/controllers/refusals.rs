@@ -85,7 +85,7 @@ pub enum JobName<'a> {
     /// A Job's own `metadata.name`.
     Exact(&'a str),
     /// A CronJob's, `<name>-<minutes since the epoch>` by the schedule.
-    Scheduled(&'a str),
+    Scheduled,
     /// A Job named by the API server from its `generateName`.
     Generated,
 }
@@ -107,7 +107,7 @@ pub fn job(item: &Value, job_spec: &[&str], name: JobName<'_>) -> Option<String>
     }
     let manual = spec.and_then(|s| s.get("manualSelector")).and_then(Value::as_bool) == Some(true);
     let given = spec.and_then(|s| s.get("selector")).filter(|v| !v.is_null());
-    if let JobName::Scheduled(_) = name {
+    if let JobName::Scheduled = name {
         if manual {
             return Some(format!("its {at}.manualSelector is true, which a CronJob does not take"));
         }
@@ -127,7 +127,8 @@ pub fn job(item: &Value, job_spec: &[&str], name: JobName<'_>) -> Option<String>
         let Some(given) = label(key) else { continue };
         let is_name = match (name, given.as_str()) {
             (JobName::Exact(name), Some(given)) => given == name,
-            (JobName::Scheduled(cron), Some(given)) => scheduled_name(cron, given),
+            // A CronJob names each Job by the minute it runs: a fixed name is at most one of
+            // them, which `one_scheduled_job` holds `may gain`.
             _ => false,
         };
         if !is_name {
@@ -155,13 +156,25 @@ const LEGACY_NAME: &str = "job-name";
 const PREFIXED_UID: &str = "batch.kubernetes.io/controller-uid";
 const PREFIXED_NAME: &str = "batch.kubernetes.io/job-name";
 
-/// Whether `given` may be the name of one of a CronJob's Jobs: `<cronjob>-<minutes since the
-/// epoch>` (the CronJob controller's `getJobName`), eight digits from 1989 to 2160.
-fn scheduled_name(cron: &str, given: &str) -> bool {
-    given
-        .strip_prefix(cron)
-        .and_then(|rest| rest.strip_prefix('-'))
-        .is_some_and(|minutes| minutes.len() >= 8 && minutes.bytes().all(|b| b.is_ascii_digit()))
+/// A CronJob whose template names its Jobs `<name>-<minutes since the epoch>` (the CronJob
+/// controller's `getJobName`, eight digits from 1989 to 2160): every Job but the one of that
+/// minute, if the schedule hits it, is refused, so the build counts none ([`job`]); that one
+/// may run, which only the clock settles.
+pub fn one_scheduled_job(item: &Value) -> Option<super::Unjudged> {
+    let cron = fields::str_at(item, "metadata.name")?;
+    let labels = fields::child(item, &["spec", "jobTemplate", "spec", "template", "metadata", "labels"])?;
+    [LEGACY_NAME, PREFIXED_NAME].into_iter().find_map(|key| {
+        let given = labels.get(key)?.as_str()?;
+        let minutes = given.strip_prefix(cron)?.strip_prefix('-')?;
+        (minutes.len() >= 8 && minutes.bytes().all(|b| b.is_ascii_digit())).then(|| {
+            (
+                format!("spec.jobTemplate.spec.template.metadata.labels.{key}"),
+                "the CronJob controller names each Job by the minute it runs (getJobName), so this name \
+                 lets the Job of that one minute run, if the schedule hits it, and the API server refuses \
+                 every other (validateGeneratedSelector)",
+            )
+        })
+    })
 }
 
 /// Why the API server refuses the labels of a pod template's `metadata` at `path`.
@@ -314,10 +327,13 @@ mod tests {
                    "spec": {"jobTemplate": {"spec": {"manualSelector": manual,
                             "template": {"metadata": {"labels": labels}}}}}})
         };
-        let jobs = |item: &Value| job(item, &["spec", "jobTemplate", "spec"], JobName::Scheduled("report"));
+        let jobs = |item: &Value| job(item, &["spec", "jobTemplate", "spec"], JobName::Scheduled);
         assert!(jobs(&cron(false, json!({"job-name": "report"}))).is_some());
-        assert_eq!(jobs(&cron(false, json!({"job-name": "report-29000000"}))), None, "one of its Jobs");
-        assert!(jobs(&cron(false, json!({"job-name": "report-1"}))).is_some(), "a minute long past");
+        let minute = cron(false, json!({"job-name": "report-29000000"}));
+        assert!(jobs(&minute).is_some(), "every Job but one refused: none counted");
+        assert!(one_scheduled_job(&minute).is_some(), "that one may run: may gain");
+        let past = cron(false, json!({"job-name": "report-1"}));
+        assert!(jobs(&past).is_some() && one_scheduled_job(&past).is_none(), "no Job is named so");
         assert!(jobs(&cron(false, json!({"batch.kubernetes.io/job-name": "report"}))).is_some());
         assert!(jobs(&cron(true, json!({"app": "a"}))).is_some_and(|w| w.contains("manualSelector")));
         assert_eq!(jobs(&cron(false, json!({"app": "a"}))), None);
