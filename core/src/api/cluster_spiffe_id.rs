@@ -196,6 +196,12 @@ const SPEC_TYPES: [(&str, &[(&str, &str)]); 3] = [
     ),
 ];
 
+/// The fields of the `spec` of a SPIRE object of `kind`, each with its schema's JSON type;
+/// `None` for a kind that is not the manager's.
+pub(crate) fn spec_fields(kind: &str) -> Option<&'static [(&'static str, &'static str)]> {
+    SPEC_TYPES.iter().find(|(k, _)| *k == kind).map(|(_, fields)| *fields)
+}
+
 /// Why the API server refuses a SPIRE object of `kind` for its `spec` (a field of another
 /// JSON type than its schema's; a null is no field, as the API server prunes it), if it does.
 pub fn schema_refusal(kind: &str, value: &crate::api::value::Value) -> Option<String> {
@@ -237,70 +243,6 @@ pub fn unserved_version<'a>(api_version: &'a str, kind: &str) -> Option<&'a str>
     (group == GROUP && spire_kind && version != SERVED_VERSION).then_some(version)
 }
 
-/// Why the cluster may not keep a SPIRE object of `kind` that the manifests declare, if it
-/// may not: it names an owner, and the garbage collector deletes it once the owner is gone or
-/// stands under another UID (kubernetes `pkg/controller/garbagecollector/garbagecollector.go`,
-/// `attemptToDeleteItem`); or it holds a field its schema does not know, which `kubectl
-/// apply` refuses (its field validation is `Strict` by default: kubectl `AddValidateFlags`)
-/// while Argo CD, which asks for none, has the API server prune it and store the rest.
-pub fn may_not_be_kept(kind: &str, value: &crate::api::value::Value) -> Option<String> {
-    use crate::api::value::Value;
-    let metadata = value.get("metadata");
-    if metadata
-        .and_then(|m| m.get("ownerReferences"))
-        .and_then(Value::as_array)
-        .is_some_and(|o| !o.is_empty())
-    {
-        return Some("it names an owner, and the garbage collector deletes it once the owner is gone".into());
-    }
-    let (_, fields) = SPEC_TYPES.iter().find(|(k, _)| *k == kind)?;
-    if let Some(why) = metadata.and_then(object_meta::create_refusal) {
-        return Some(format!(
-            "the API server refuses to create it ({why}), though an update of one it holds takes it"
-        ));
-    }
-    if value.get("status").is_some_and(|s| s.as_object().is_none_or(|m| !m.is_empty())) {
-        return Some(
-            "it carries a status, whose fields kubectl checks against the schema and may refuse, while Argo \
-             CD stores the rest"
-                .into(),
-        );
-    }
-    // kubectl's client-side apply copies the object into an annotation, its `<`, `>` and `&`
-    // escaped as six bytes each: over 256 KiB of annotations, the API server refuses it.
-    let copied = 6 * serde_json::to_string(value).map_or(0, |t| t.len());
-    if copied > 256 * 1024 {
-        return Some(
-            "it is so large that kubectl's copy of it in an annotation may pass the API server's 256 KiB"
-                .into(),
-        );
-    }
-    let unknown = |map: Option<&Value>, known: &[&str], at: &str| {
-        let map = map.and_then(Value::as_object)?;
-        map.iter().find(|(key, _)| !known.contains(key)).map(|(key, _)| format!("{at}{key}"))
-    };
-    let spec_fields: Vec<&str> = fields.iter().map(|(name, _)| *name).collect();
-    let selector = |at: &str| {
-        let selector = value.get("spec").and_then(|s| s.get(at));
-        let expressions = selector.and_then(|s| s.get("matchExpressions")).and_then(Value::as_array);
-        unknown(selector, &["matchLabels", "matchExpressions"], &format!("spec.{at}.")).or_else(|| {
-            expressions.into_iter().flatten().find_map(|e| {
-                unknown(Some(e), &["key", "operator", "values"], &format!("spec.{at}.matchExpressions[]."))
-            })
-        })
-    };
-    let field = unknown(Some(value), &["apiVersion", "kind", "metadata", "spec", "status"], "")
-        .or_else(|| metadata.and_then(object_meta::unknown_field).map(|f| format!("metadata.{f}")))
-        .or_else(|| unknown(value.get("spec"), &spec_fields, "spec."))
-        .or_else(|| selector("podSelector"))
-        .or_else(|| selector("namespaceSelector"))
-        .or_else(|| {
-            let profile = value.get("spec").and_then(|s| s.get("bundleEndpointProfile"));
-            unknown(profile, &["type", "endpointSPIFFEID"], "spec.bundleEndpointProfile.")
-        })?;
-    Some(format!("its field {field} is not in its schema: kubectl refuses it, Argo CD stores the rest"))
-}
-
 /// Why the API server refuses an object for its `metadata` (apiextensions-apiserver
 /// `pkg/registry/customresource/validator.go`, which runs apimachinery's
 /// `ValidateObjectMetaAccessor`: [`object_meta::refusal`]).
@@ -316,35 +258,6 @@ mod tests {
 
     fn object(api_version: &str, kind: &str, annotations: Value) -> Value {
         json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "n", "annotations": annotations}})
-    }
-
-    #[test]
-    fn an_owner_or_an_unknown_field_may_leave_the_object_out() {
-        let csid = |metadata: Value, spec: Value, extra: Option<Value>| {
-            let mut v = json!({"apiVersion": "spire.spiffe.io/v1alpha1", "kind": KIND, "metadata": metadata,
-                               "spec": spec});
-            if let Some(extra) = extra {
-                v.as_object_mut().unwrap().insert("specs", extra);
-            }
-            may_not_be_kept(KIND, &v)
-        };
-        let spec = json!({"spiffeIDTemplate": "x", "podSelector": {"matchLabels": {"a": "b"}}});
-        let named = json!({"name": "a"});
-        assert_eq!(csid(named.clone(), spec.clone(), None), None);
-        let owned = json!({"name": "a", "ownerReferences": [{"uid": "u"}]});
-        assert!(csid(owned, spec.clone(), None).is_some_and(|w| w.contains("owner")));
-        assert_eq!(csid(json!({"name": "a", "ownerReferences": []}), spec.clone(), None), None);
-        let field = |metadata: Value, spec: Value, extra: Option<Value>| {
-            csid(metadata, spec, extra).unwrap_or_default()
-        };
-        assert!(
-            field(named.clone(), json!({"spiffeIDTemplate": "x", "federatesWth": []}), None)
-                .contains("spec.federatesWth")
-        );
-        assert!(field(json!({"name": "a", "lables": {}}), spec.clone(), None).contains("metadata.lables"));
-        assert!(field(named.clone(), spec.clone(), Some(json!({}))).contains("specs"));
-        let selector = json!({"spiffeIDTemplate": "x", "podSelector": {"matchLabel": {}}});
-        assert!(field(named, selector, None).contains("spec.podSelector.matchLabel"));
     }
 
     #[test]

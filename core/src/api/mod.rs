@@ -6,6 +6,7 @@ pub mod cluster_spiffe_id;
 pub mod conditions;
 pub mod crd;
 pub mod fields;
+pub mod kept;
 pub mod labels;
 pub mod names;
 pub mod object_meta;

@@ -37,7 +37,7 @@ pub struct Other {
     /// applied only when the folder is applied as committed, without a render first.
     pub committed: bool,
     /// Why the cluster may not keep it though the manifests declare it
-    /// (`csid::may_not_be_kept`): an owner, a field its schema does not know.
+    /// (`api::kept::may_not_be_kept`): an owner, a field its schema does not know.
     pub may_not_be_kept: Option<String>,
     /// `spec.autoPopulateDNSNames`: its entries carry the DNS names of the Services whose
     /// endpoints are the pod.
@@ -77,7 +77,7 @@ pub struct Federation {
     pub trust_domain_bundle: Option<String>,
     /// Why the API server refuses the object (`csid::schema_refusal`), if it does.
     pub refusal: Option<String>,
-    /// Why the cluster may not keep it (`csid::may_not_be_kept`), if it may not.
+    /// Why the cluster may not keep it (`api::kept::may_not_be_kept`), if it may not.
     pub may_not_be_kept: Option<String>,
 }
 

@@ -135,7 +135,7 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 static_parent: None,
                 ttls: texts(["spec.ttl", "spec.jwtTtl"]),
                 committed: !stays(value),
-                may_not_be_kept: csid::may_not_be_kept(csid::KIND, value),
+                may_not_be_kept: crate::api::kept::may_not_be_kept(csid::KIND, value),
                 auto_dns: flag("/spec/autoPopulateDNSNames"),
                 store_svid: false,
                 refusal: csid::schema_refusal(csid::KIND, value),
@@ -159,7 +159,7 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 static_parent: Some(fields::str_at(value, "spec.parentID").unwrap_or_default().to_string()),
                 ttls: texts(["spec.x509SVIDTTL", "spec.jwtSVIDTTL"]),
                 committed: false,
-                may_not_be_kept: csid::may_not_be_kept(csid::STATIC_ENTRY_KIND, value),
+                may_not_be_kept: crate::api::kept::may_not_be_kept(csid::STATIC_ENTRY_KIND, value),
                 auto_dns: false,
                 store_svid: flag("/spec/storeSVID"),
                 refusal: csid::schema_refusal(csid::STATIC_ENTRY_KIND, value),
@@ -182,7 +182,10 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                     bundle_endpoint_profile: profile,
                     trust_domain_bundle: fields::str_at(value, "spec.trustDomainBundle").map(bundle_digest),
                     refusal: csid::schema_refusal(csid::FEDERATED_TRUST_DOMAIN_KIND, value),
-                    may_not_be_kept: csid::may_not_be_kept(csid::FEDERATED_TRUST_DOMAIN_KIND, value),
+                    may_not_be_kept: crate::api::kept::may_not_be_kept(
+                        csid::FEDERATED_TRUST_DOMAIN_KIND,
+                        value,
+                    ),
                 });
             }
             _ => {}
