@@ -213,9 +213,9 @@ pub fn schema_refusal(kind: &str, value: &crate::api::value::Value) -> Option<St
     if let Some(why) = metadata_refusal(value) {
         return Some(why);
     }
-    let spec = value.get("spec")?;
+    let spec = value.get("spec");
     for (field, want) in fields.iter() {
-        let Some(v) = spec.get(field).filter(|v| !v.is_null()) else { continue };
+        let Some(v) = spec.and_then(|s| s.get(field)).filter(|v| !v.is_null()) else { continue };
         let fits = match *want {
             "boolean" => v.as_bool().is_some(),
             "string" => v.as_str().is_some(),
@@ -229,7 +229,34 @@ pub fn schema_refusal(kind: &str, value: &crate::api::value::Value) -> Option<St
             ));
         }
     }
+    if let Some(path) =
+        required(kind).iter().find(|path| fields::child(value, path).is_none_or(|v| v.is_null()))
+    {
+        return Some(format!(
+            "the API server refuses it: its {} is required by the {kind} schema",
+            path.join(".")
+        ));
+    }
     None
+}
+
+/// The fields the CRD of a SPIRE object of `kind` requires (its `required` lists, v0.6.6's
+/// `config/crd/bases/`): one missing, or null (which the API server prunes), is refused.
+fn required(kind: &str) -> &'static [&'static [&'static str]] {
+    match kind {
+        KIND => &[&["spec"], &["spec", "spiffeIDTemplate"]],
+        STATIC_ENTRY_KIND => {
+            &[&["spec"], &["spec", "parentID"], &["spec", "selectors"], &["spec", "spiffeID"]]
+        }
+        FEDERATED_TRUST_DOMAIN_KIND => &[
+            &["spec"],
+            &["spec", "bundleEndpointProfile"],
+            &["spec", "bundleEndpointProfile", "type"],
+            &["spec", "bundleEndpointURL"],
+            &["spec", "trustDomain"],
+        ],
+        _ => &[],
+    }
 }
 
 /// The one version of its group SPIRE Controller Manager's CRDs serve.
@@ -285,8 +312,10 @@ mod tests {
     #[test]
     fn the_api_server_refuses_a_spire_object_whose_field_has_another_type() {
         use crate::api::value::item_json as json;
-        let csid =
-            |spec: crate::api::value::Value| json!({"apiVersion": API_VERSION, "kind": KIND, "spec": spec});
+        let csid = |mut spec: crate::api::value::Value| {
+            spec.as_object_mut().unwrap().insert("spiffeIDTemplate", json!("x"));
+            json!({"apiVersion": API_VERSION, "kind": KIND, "spec": spec})
+        };
         assert_eq!(
             schema_refusal(KIND, &csid(json!({"ttl": "1h", "admin": true, "federatesWith": ["a"]}))),
             None
@@ -309,8 +338,28 @@ mod tests {
             schema_refusal(FEDERATED_TRUST_DOMAIN_KIND, &federation).is_some_and(|w| w.contains("a string"))
         );
         assert_eq!(schema_refusal("Other", &entry), None);
+        // A field the CRD requires, missing or null.
+        let static_entry = |selectors: Value| {
+            json!({"apiVersion": API_VERSION, "kind": STATIC_ENTRY_KIND, "metadata": {"name": "e"},
+                   "spec": {"parentID": "spiffe://example.org/a", "spiffeID": "spiffe://example.org/b",
+                            "selectors": selectors}})
+        };
+        assert_eq!(schema_refusal(STATIC_ENTRY_KIND, &static_entry(json!([]))), None, "an empty list is one");
+        assert!(
+            schema_refusal(STATIC_ENTRY_KIND, &static_entry(json!(null)))
+                .is_some_and(|w| w.contains("spec.selectors is required"))
+        );
+        let no_spec = json!({"apiVersion": API_VERSION, "kind": KIND, "metadata": {"name": "c"}});
+        assert!(schema_refusal(KIND, &no_spec).is_some_and(|w| w.contains("its spec is required")));
+        let profile = json!({"apiVersion": API_VERSION, "kind": FEDERATED_TRUST_DOMAIN_KIND, "metadata": {"name": "f"},
+                             "spec": {"trustDomain": "partner.org", "bundleEndpointURL": "https://x",
+                                      "bundleEndpointProfile": {}}});
+        assert!(
+            schema_refusal(FEDERATED_TRUST_DOMAIN_KIND, &profile)
+                .is_some_and(|w| w.contains("spec.bundleEndpointProfile.type"))
+        );
         // Its metadata as the API server validates it.
-        let named = |name: &str, labels: crate::api::value::Value| json!({"metadata": {"name": name, "labels": labels}, "spec": {}});
+        let named = |name: &str, labels: crate::api::value::Value| json!({"metadata": {"name": name, "labels": labels}, "spec": {"spiffeIDTemplate": "x"}});
         assert_eq!(
             schema_refusal(KIND, &named("tools-admin.v1", json!({"a.b/c_d": "x.Y-1", "e": ""}))),
             None

@@ -249,6 +249,15 @@ fn spec_of(value: Option<&Value>) -> Result<(ConfigSpec, &'static str), ConfigEr
             return Err(ConfigError::new("", format!("must be a mapping, not a {}", type_name(other))));
         }
     };
+    // Any object with `items`, even null, is a List to kubectl and Argo CD, which apply each
+    // item (apimachinery `unstructuredJSONScheme.decode`); the config's items are never read.
+    if map.contains_key("items") {
+        return Err(ConfigError::new(
+            "items",
+            "makes the config a List to kubectl and Argo CD, which apply each of its items, and this \
+             function reads none of them: move them to a manifest of their own",
+        ));
+    }
     let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = map.get("kind").and_then(Value::as_str).unwrap_or("");
     match (api_version, kind) {
@@ -510,6 +519,21 @@ mod tests {
         }
         let err = with_all(&[("className", "a:b"), ("classNameLabel", "true")]).unwrap_err();
         assert!(err.message.contains("\"a:b\" is not a label value"), "{err}");
+    }
+
+    #[test]
+    fn a_config_with_items_is_refused_as_the_list_kubectl_applies() {
+        for config in [
+            serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {}, "items": []}),
+            serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "items": null}),
+            serde_json::json!({"apiVersion": super::API_VERSION, "kind": super::KIND, "items": [{}]}),
+        ] {
+            let err = with_overrides(Some(&config), &[]).unwrap_err();
+            assert_eq!(err.field, "items", "{config}");
+            assert!(err.message.contains("a List to kubectl"), "{err}");
+        }
+        let plain = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {}});
+        assert!(with_overrides(Some(&plain), &[]).is_ok());
     }
 
     #[test]

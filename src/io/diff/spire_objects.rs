@@ -268,13 +268,15 @@ fn static_grants(before: Option<&StaticEntryReport>, after: &StaticEntryReport) 
     grants
 }
 
-/// What the SPIRE server does with a static entry's entry: its DNS names, lifetimes and
-/// federations, its own trust domain being its SPIFFE ID's.
+/// What the SPIRE server does with a static entry's entry: its selectors, DNS names,
+/// lifetimes, federations and hint, its own trust domain being its SPIFFE ID's.
 fn server(entry: &StaticEntryReport) -> Verdict {
     let own = spiffe_id::parse(&entry.spiffe_id).ok().map(|(td, _)| td);
     let ttls =
         [("x509SVIDTTL", entry.x509_svid_ttl.as_deref()), ("jwtSVIDTTL", entry.jwt_svid_ttl.as_deref())];
-    server::of_entry(entry.dns_names.iter().map(String::as_str), ttls, &entry.federates_with, own)
+    server::of_static_selectors(&entry.selectors, entry.store_svid)
+        .and(server::of_entry(entry.dns_names.iter().map(String::as_str), ttls, &entry.federates_with, own))
+        .and(server::of_hint(entry.hint_bytes.unwrap_or_default()))
 }
 
 /// What a federation gives that `before` did not: any bundle it fetches is trusted anew, and
@@ -327,6 +329,7 @@ mod tests {
             x509_svid_ttl: None,
             jwt_svid_ttl: None,
             store_svid: false,
+            hint_bytes: None,
             may_not_be_kept: None,
         }
     }
@@ -470,6 +473,31 @@ mod tests {
         let mut narrowed = entry();
         narrowed.selectors.push("k8s:pod-label:app:x".into());
         assert!(static_grants(Some(&base), &narrowed).is_empty(), "a selector added narrows");
+    }
+
+    #[test]
+    fn a_static_entry_the_server_refuses_for_its_selectors_or_may_refuse_for_its_hint_is_judged_so() {
+        let changed = |before: StaticEntryReport, after: StaticEntryReport| {
+            compare(&sides(vec![before], Vec::new()), &sides(vec![after], Vec::new()))
+        };
+        let mut none = entry();
+        none.selectors.clear();
+        let grants = changed(none, entry());
+        assert!(grants[0].grants[0].starts_with("issues spiffe://x/a"), "none were stored: {grants:?}");
+        let mut mixed = entry();
+        mixed.store_svid = true;
+        mixed.selectors.push("unix:uid:0".into());
+        let mut kept = mixed.clone();
+        kept.store_svid = false;
+        let grants = changed(mixed, kept);
+        assert!(
+            grants[0].grants[0].starts_with("issues spiffe://x/a"),
+            "storeSVID over two types: {grants:?}"
+        );
+        let mut long = entry();
+        long.hint_bytes = Some(1025);
+        let grants = changed(long, entry());
+        assert!(grants[0].grants.iter().any(|g| g.contains("hint of over 1024 bytes")), "{grants:?}");
     }
 
     #[test]

@@ -166,6 +166,7 @@ pub(super) fn report(
                 x509_svid_ttl: source.ttls[0].clone(),
                 jwt_svid_ttl: source.ttls[1].clone(),
                 store_svid: source.store_svid,
+                hint_bytes: (source.hint_bytes > 1024).then_some(source.hint_bytes),
                 may_not_be_kept: source.may_not_be_kept.clone(),
             })
         })

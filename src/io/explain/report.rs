@@ -134,6 +134,9 @@ pub struct StaticEntryReport {
     pub jwt_svid_ttl: Option<String>,
     #[serde(default, rename = "storeSVID")]
     pub store_svid: bool,
+    /// The length in bytes of its `hint`, when over the 1024 some SPIRE servers take.
+    #[serde(default, rename = "hintBytes", skip_serializing_if = "Option::is_none")]
+    pub hint_bytes: Option<usize>,
     /// Why the cluster may not keep it (an owner, a field its schema does not know), if it
     /// may not: BASE never surely holds it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -417,6 +420,9 @@ pub enum MadeIf {
     /// If the SPIRE server takes the entry's DNS names: some SPIRE versions refuse one, or
     /// only the cluster settles one.
     DnsNamesTaken,
+    /// If the SPIRE server takes the entry's hint of over 1024 bytes: servers since v1.6.3
+    /// refuse it.
+    HintTaken,
 }
 
 impl From<Unsure> for MadeIf {
@@ -433,6 +439,7 @@ impl From<Unsure> for MadeIf {
             Unsure::NotKept => MadeIf::Kept,
             Unsure::FederatedBundles => MadeIf::FederatedBundlesHeld,
             Unsure::DnsNames => MadeIf::DnsNamesTaken,
+            Unsure::Hint => MadeIf::HintTaken,
         }
     }
 }
@@ -451,6 +458,7 @@ impl From<MadeIf> for Unsure {
             MadeIf::Kept => Unsure::NotKept,
             MadeIf::FederatedBundlesHeld => Unsure::FederatedBundles,
             MadeIf::DnsNamesTaken => Unsure::DnsNames,
+            MadeIf::HintTaken => Unsure::Hint,
         }
     }
 }
@@ -694,6 +702,7 @@ mod tests {
             Unsure::FallbackSkipped,
             Unsure::FederatedBundles,
             Unsure::DnsNames,
+            Unsure::Hint,
         ] {
             assert_eq!(Unsure::from(MadeIf::from(unsure)), unsure);
         }

@@ -53,6 +53,9 @@ pub enum Kind {
     AnchorName(String),
     /// A plain scalar kubectl types otherwise than this function.
     Scalar { text: String, key: bool },
+    /// A plain scalar inside a flow collection that go-yaml v2 ends elsewhere: at a `?` it
+    /// holds, or past a `:` and flow indicator after it.
+    FlowIndicator { text: String },
     /// A plain key or value of a label mapping that YAML 1.1 and YAML 1.2 readers read as
     /// different strings or as no string (docs/yaml.md#label-keys-and-values).
     Label { text: String, key: bool },
@@ -148,6 +151,11 @@ impl Kind {
                  (YAML 1.1 and YAML 1.2 type it differently): quote it (\"{text}\"), or write the number \
                  in decimal",
                 if *key { "key" } else { "value" }
+            ),
+            Kind::FlowIndicator { text } => format!(
+                "the unquoted `{text}` stands inside `[...]` or `{{...}}`, where {YAML11} end a plain \
+                 scalar at `?` (reading a key there) and read a `:` before `,`, `]` or `}}` into it, and this \
+                 function reads otherwise: quote it (\"{text}\")"
             ),
             Kind::Account { text } => format!(
                 "the service account `{text}` is unquoted, and {YAML11} and YAML 1.2 readers (kustomize, `kpt \

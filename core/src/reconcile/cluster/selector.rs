@@ -46,30 +46,44 @@ pub struct Expression {
 }
 
 impl Selector {
-    /// The selector at `value` (a label selector mapping); `None` when it cannot be read,
-    /// so nothing can be said of what it selects.
+    /// The selector at `value` (a label selector mapping) of a custom resource; `None` when
+    /// it cannot be read, so nothing can be said of what it selects. A null label is none:
+    /// the API server drops it from a custom resource (`PruneNonNullableNullsWithoutDefaults`),
+    /// as from a pool's selector.
     pub fn read(value: Option<&Value>) -> Option<Selector> {
+        Self::read_with(value, false)
+    }
+
+    /// [`Selector::read`] for a kind Kubernetes builds in (a Deployment's, a Job's), whose
+    /// selector the API server decodes into Go strings: a null label value or requirement
+    /// value is the empty string there (encoding/json leaves a string it meets null for at
+    /// its zero value), no label dropped.
+    pub fn read_built_in(value: Option<&Value>) -> Option<Selector> {
+        Self::read_with(value, true)
+    }
+
+    fn read_with(value: Option<&Value>, null_is_empty: bool) -> Option<Selector> {
         let Some(value) = value.filter(|v| !v.is_null()) else { return Some(Selector::default()) };
         let map = value.as_object()?;
+        let text = |v: &Value| match v {
+            Value::Null if null_is_empty => Some(String::new()),
+            v => v.as_str().map(str::to_string),
+        };
         let mut selector = Selector::default();
         if let Some(labels) = map.get("matchLabels").filter(|v| !v.is_null()) {
-            // A null label is none: the API server drops it from a custom resource
-            // (`PruneNonNullableNullsWithoutDefaults`), as from a pool's selector.
-            for (k, v) in labels.as_object()?.iter().filter(|(_, v)| !v.is_null()) {
-                selector.match_labels.push((k.to_string(), v.as_str()?.to_string()));
+            for (k, v) in labels.as_object()?.iter().filter(|(_, v)| null_is_empty || !v.is_null()) {
+                selector.match_labels.push((k.to_string(), text(v)?));
             }
         }
         if let Some(expressions) = map.get("matchExpressions").filter(|v| !v.is_null()) {
             for e in expressions.as_array()? {
                 let values = match e.get("values") {
                     None | Some(Value::Null) => Vec::new(),
-                    Some(v) => {
-                        v.as_array()?.iter().map(|v| v.as_str().map(str::to_string)).collect::<Option<_>>()?
-                    }
+                    Some(v) => v.as_array()?.iter().map(text).collect::<Option<_>>()?,
                 };
                 selector.expressions.push(Expression {
-                    key: e.get("key")?.as_str()?.to_string(),
-                    operator: e.get("operator")?.as_str()?.to_string(),
+                    key: text(e.get("key")?)?,
+                    operator: text(e.get("operator")?)?,
                     values,
                 });
             }

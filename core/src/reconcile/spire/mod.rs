@@ -109,6 +109,9 @@ pub enum Unsure {
     /// Some SPIRE servers refuse one of its DNS names, or only the cluster settles one that
     /// reads the pod template ([`dns`]).
     DnsNames,
+    /// SPIRE servers since v1.6.3 refuse its hint, over 1024 bytes; older ones take the entry
+    /// ([`server`]).
+    Hint,
 }
 
 impl Unsure {
@@ -146,6 +149,10 @@ impl Unsure {
             Unsure::DnsNames => {
                 "if the SPIRE server takes its DNS names: some SPIRE versions refuse one of them, or only the \
                  cluster settles one"
+            }
+            Unsure::Hint => {
+                "if the SPIRE server takes its hint of over 1024 bytes: servers since v1.6.3 refuse the entry, \
+                 older ones take it"
             }
         }
     }

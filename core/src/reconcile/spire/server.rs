@@ -10,9 +10,12 @@
 //!   SPIFFE ID must have a path outside SPIRE's reserved `/spire` namespace
 //!   (`VerifyTrustDomainWorkloadID`, `idutil.IsReservedPath`), and every DNS name must be one
 //!   the server takes ([`super::dns`]);
+//!   A hint over 1024 bytes is refused by servers since v1.6.3 (`hintMaximumLength`); older
+//!   ones take the entry;
 //! - the datastore checks it (`pkg/server/datastore/sqlstore/sqlstore.go`,
-//!   `validateRegistrationEntry`): an X.509 or JWT lifetime received below 0 is refused
-//!   ([`super::lifetime`]);
+//!   `validateRegistrationEntry`): an entry without selectors is refused, and so is one that
+//!   stores its SVID (`storeSVID`) with selectors of more than one type, as is an X.509 or
+//!   JWT lifetime received below 0 ([`super::lifetime`]);
 //! - and stores it in one transaction with its federations (`createRegistrationEntry`,
 //!   `makeFederatesWith`): a `federatesWith` trust domain whose bundle the server does not hold
 //!   fails it ("unable to find federated bundle"). The server holds its own trust domain's
@@ -66,7 +69,37 @@ pub fn of_object<'a>(
         }
         _ => Verdict::Takes,
     };
-    parent.and(of_entry(constant_dns_names, ttls, &source.federates_with, own))
+    let selectors = match source.static_parent {
+        Some(_) => of_static_selectors(&source.selector_templates, source.store_svid),
+        None => Verdict::Takes,
+    };
+    parent
+        .and(selectors)
+        .and(of_entry(constant_dns_names, ttls, &source.federates_with, own))
+        .and(of_hint(source.hint_bytes))
+}
+
+/// What servers do with an entry whose hint is `bytes` long: since v1.6.3 they refuse one
+/// over 1024 bytes (`pkg/server/api/entry.go`, `hintMaximumLength`); older ones take it.
+pub fn of_hint(bytes: usize) -> Verdict {
+    if bytes > 1024 { Verdict::MayRefuse(Unsure::Hint) } else { Verdict::Takes }
+}
+
+/// What the datastore says of a static entry's `selectors` (`validateRegistrationEntry`):
+/// none at all is refused, and, when it stores its SVID, selectors of more than one type. A
+/// pod's entry always holds the manager's own `k8s` selectors.
+pub fn of_static_selectors(selectors: &[String], store_svid: bool) -> Verdict {
+    fn kind(selector: &str) -> &str {
+        selector.split_once(':').map_or(selector, |(kind, _)| kind)
+    }
+    let refused = |why: &str| Verdict::Refuses(format!("the SPIRE server refuses its entry: {why}"));
+    match selectors.first() {
+        None => refused("it has no selectors"),
+        Some(first) if store_svid && selectors.iter().any(|s| kind(s) != kind(first)) => {
+            refused("it stores its SVID (storeSVID) and its selectors are of more than one type")
+        }
+        _ => Verdict::Takes,
+    }
 }
 
 /// What the server does with an entry of this SPIFFE ID (`text`, with actions only the cluster
@@ -175,6 +208,7 @@ mod tests {
             federates_with: federates_with.iter().map(|td| td.to_string()).collect(),
             static_parent: static_entry.then(|| "spiffe://example.org/spire/agent/x".to_string()),
             ttls: ttls.map(|t| t.map(str::to_string)),
+            selector_templates: if static_entry { vec!["k8s:ns:shop".into()] } else { Vec::new() },
             ..Source::bare("o")
         }
     }
@@ -204,6 +238,31 @@ mod tests {
             let Verdict::Refuses(why) = verdict(&object(ttls, &[], false)) else { panic!("{ttls:?}") };
             assert!(why.contains("is no Go duration"), "{why}");
         }
+    }
+
+    #[test]
+    fn a_static_entry_without_selectors_or_storing_its_svid_under_mixed_types_is_refused_and_a_long_hint_may_be()
+     {
+        let mut edge = object([None, None], &[], true);
+        edge.selector_templates.clear();
+        assert!(matches!(verdict(&edge), Verdict::Refuses(w) if w.contains("no selectors")));
+        edge.selector_templates = vec!["k8s:ns:shop".into(), "unix:uid:0".into()];
+        assert_eq!(verdict(&edge), Verdict::Takes);
+        edge.store_svid = true;
+        assert!(matches!(verdict(&edge), Verdict::Refuses(w) if w.contains("more than one type")));
+        edge.selector_templates = vec!["k8s:ns:shop".into(), "k8s:sa:web".into()];
+        assert_eq!(verdict(&edge), Verdict::Takes);
+        // A pod's entry always holds the manager's selectors.
+        let mut pod = object([None, None], &[], false);
+        assert_eq!(verdict(&pod), Verdict::Takes);
+        pod.hint_bytes = 1024;
+        assert_eq!(verdict(&pod), Verdict::Takes);
+        pod.hint_bytes = 1025;
+        assert_eq!(verdict(&pod), Verdict::MayRefuse(Unsure::Hint));
+        // A sure refusal wins over the hint's may.
+        edge.hint_bytes = 1025;
+        edge.selector_templates.clear();
+        assert!(matches!(verdict(&edge), Verdict::Refuses(_)));
     }
 
     #[test]

@@ -56,6 +56,9 @@ pub struct Source {
     pub auto_dns: bool,
     /// A ClusterStaticEntry's `spec.storeSVID`.
     pub store_svid: bool,
+    /// The length in bytes of its `spec.hint`, which the manager copies to every entry and
+    /// the SPIRE server bounds ([`server`]).
+    pub hint_bytes: usize,
     /// One of this function's outputs, as committed, that a render replaces (with another
     /// spec) or removes: it reaches pods only if the folder is applied without a render.
     pub committed: bool,
@@ -195,6 +198,7 @@ impl Source {
             may_not_be_kept: None,
             auto_dns: false,
             store_svid: false,
+            hint_bytes: 0,
             refusal: None,
         }
     }
@@ -222,6 +226,7 @@ impl Source {
             may_not_be_kept: other.may_not_be_kept.clone(),
             auto_dns: other.auto_dns,
             store_svid: other.store_svid,
+            hint_bytes: other.hint_bytes,
             refusal: other.refusal.clone(),
         }
     }
@@ -514,14 +519,20 @@ impl Prepared {
             check_id(&Evaluated::known(source.spiffe_id_template.clone()), trust_domain)
                 .map_err(|e| e.replacen("its SPIFFE ID", "its spiffeID", 1))?;
             for s in &source.selector_templates {
-                if s.contains("{{") || matches!(Judged::of(s), Judged::Invalid(_)) {
+                if matches!(Judged::of(s), Judged::Invalid(_)) {
                     return Err(format!("its selector {s:?} is not type:value"));
                 }
             }
         } else if source.spiffe_id_template.is_empty() {
             return Err("its spiffeIDTemplate is empty".into());
         }
-        let id = template::parse(&source.spiffe_id_template, "spiffeIDTemplate").map_err(|e| {
+        // A static entry's fields are text, never templates: `{{` in them is what it says.
+        let is_static = source.static_parent.is_some();
+        let parse = |text: &str, name: &str| match is_static {
+            true => Ok(Template::literal(text)),
+            false => template::parse(text, name),
+        };
+        let id = parse(&source.spiffe_id_template, "spiffeIDTemplate").map_err(|e| {
             format!(
                 "its spiffeIDTemplate {:?} does not parse as a Go template: {e}",
                 source.spiffe_id_template
@@ -547,7 +558,7 @@ impl Prepared {
         let templates = |list: &[String], field: &str, name: &str| -> Result<Vec<Template>, String> {
             list.iter()
                 .map(|t| {
-                    template::parse(t, name)
+                    parse(t, name)
                         .map_err(|e| format!("its {field} value {t:?} does not parse as a Go template: {e}"))
                 })
                 .collect()
@@ -898,6 +909,7 @@ impl Source {
             narrow: None,
             auto_dns: false,
             store_svid: false,
+            hint_bytes: 0,
             committed: false,
             may_not_be_kept: None,
             refusal: None,

@@ -434,4 +434,46 @@ mod tests {
             assert_eq!(doubted(&spec(body)), None, "{body:?}");
         }
     }
+
+    /// go-yaml v2 ends a plain scalar inside a flow collection at `?` and reads a key there,
+    /// and reads a `:` before a flow indicator into the scalar (`scannerc.go`,
+    /// `yaml_parser_scan_plain_scalar`, `yaml_parser_fetch_next_token`), where YAML 1.2 reads
+    /// one string and a value indicator: refused wherever it stands in a flow collection.
+    #[test]
+    fn a_question_mark_or_colon_in_a_flow_plain_scalar_is_refused() {
+        use crate::io::read::diverge::Kind;
+        let found = |text: &str| divergence(text).map(|d| (d.at, d.kind));
+        let flow = |text: &str| Some(Kind::FlowIndicator { text: text.into() });
+        assert_eq!(found("labels: {app: rag, ?tier: gpu}\n").map(|d| d.1), flow("?tier"));
+        assert_eq!(found("args: [a, rag?v1]\n"), Some((10, Kind::FlowIndicator { text: "rag?v1".into() })));
+        assert_eq!(found("args: [a:, b]\n").map(|d| d.1), flow("a"));
+        assert_eq!(found("a: {b: [c, {d: e}]:}\n"), None, "a collection before the colon");
+        for alike in [
+            "a: what?\n",
+            "a: http://x\n",
+            "args: [\"a?b\", 'c:d']\n",
+            "a: {b: c}\n",
+            "? a\n: b\n",
+            "c: [{name: a, image: nginx:1.25}]\n",
+            "args: [--url=http://x]\n",
+            "a: {b: [c, {d: e:f}]}\n",
+        ] {
+            assert_eq!(found(alike), None, "{alike:?}");
+        }
+    }
+
+    /// An alias in a label's or a service account's place is held to the rules of the
+    /// scalar it names, as both readers resolve it to that node.
+    #[test]
+    fn an_alias_is_held_as_the_scalar_it_names_where_labels_and_accounts_stand() {
+        let words = |text: &str| divergence(text).map(|d| d.message(text)).unwrap_or_default();
+        let template = |labels: &str| {
+            format!("metadata:\n  annotations: {{note: &u null, sidecar: &y yes}}\n  labels: {labels}\n")
+        };
+        assert!(words(&template("{canary: *u}")).contains("label value `null`"));
+        assert!(words(&template("{sidecar: *y}")).contains("label value `yes`"));
+        let account = "a: &sa on\nspec:\n  serviceAccountName: *sa\n";
+        assert!(words(account).contains("service account `on`"), "{}", words(account));
+        assert_eq!(divergence("a: &sa web\nspec:\n  serviceAccountName: *sa\n  labels: {app: *sa}\n"), None);
+    }
 }

@@ -10,7 +10,7 @@ use crate::api::value::{Map, Value};
 use crate::io::read::diverge::{Divergence, Kind};
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span, StrInput, StructureStyle, Tag};
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Where a walk's events come from: the YAML parser, or the lexer for text of the plainest
 /// shape, which gives the parser's events for it.
@@ -80,7 +80,12 @@ pub struct Walker<'t> {
     /// Just past the last content seen (a scalar, a flow collection's end), in `text`.
     end: usize,
     defined: HashSet<usize>,
+    /// The anchored plain scalars, by anchor: an alias in a label's or a service account's
+    /// place is held to the rules of the scalar it names.
+    anchored: HashMap<usize, (String, ScalarStyle)>,
     outside_alias: bool,
+    /// How many flow collections (`[...]`, `{...}`) are open.
+    flow: usize,
     /// The depth of the collection about to open when it holds label keys or values
     /// ([`Labels`]), and what it is.
     labels_at: Option<(usize, Labels)>,
@@ -118,7 +123,9 @@ impl<'t> Walker<'t> {
             exact: true,
             end: 0,
             defined: HashSet::new(),
+            anchored: HashMap::new(),
             outside_alias: false,
+            flow: 0,
             labels_at: None,
             divergence: None,
         }
@@ -242,6 +249,9 @@ impl<'t> Walker<'t> {
     fn check_scalar(&mut self, text: &str, style: ScalarStyle, read: &Scalar, span: Span, key: bool) {
         let start = self.offset(&span.start);
         match style {
+            ScalarStyle::Plain if self.flow > 0 && (text.contains('?') || self.colon_then_flow(&span)) => {
+                self.note(start, || Kind::FlowIndicator { text: text.to_string() });
+            }
             ScalarStyle::Plain if !kubectl_agrees(text, read, key) => {
                 self.note(start, || Kind::Scalar { text: text.to_string(), key });
             }
@@ -253,6 +263,14 @@ impl<'t> Walker<'t> {
             }
             _ => {}
         }
+    }
+
+    /// Whether the plain scalar at `span`, in a flow collection, is followed by `:` and a flow
+    /// indicator (`[a:]`): go-yaml v2 reads the colon into the scalar (only a blank after it
+    /// ends one), YAML 1.2 takes it for a value indicator.
+    fn colon_then_flow(&self, span: &Span) -> bool {
+        let rest = self.text.as_bytes().get(self.offset(&span.end)..).unwrap_or_default();
+        matches!(rest, [b':', b',' | b'[' | b']' | b'{' | b'}', ..])
     }
 
     /// A node's value as far as `build` says.
@@ -281,17 +299,28 @@ impl<'t> Walker<'t> {
             }
             Event::Scalar(text, style, anchor, tag) => {
                 self.properties(anchor, tag.as_deref(), self.offset(&span.start))?;
+                if anchor != 0 {
+                    self.anchored.insert(anchor, (text.to_string(), style));
+                }
                 self.end = self.offset(&span.end);
                 Ok(self.scalar(text, style, span, build))
             }
             Event::SequenceStart(style, anchor, tag) => {
                 self.properties(anchor, tag.as_deref(), self.offset(&span.start))?;
-                self.sequence(style, depth, build)
+                let flow = usize::from(style == StructureStyle::Flow);
+                self.flow += flow;
+                let value = self.sequence(style, depth, build);
+                self.flow -= flow;
+                value
             }
             Event::MappingStart(style, anchor, tag) => {
                 self.properties(anchor, tag.as_deref(), self.offset(&span.start))?;
                 let shape = if style == StructureStyle::Flow { Shape::Flow } else { Shape::Block };
-                Ok(self.mapping(depth, build, shape)?.0)
+                let flow = usize::from(shape == Shape::Flow);
+                self.flow += flow;
+                let value = self.mapping(depth, build, shape);
+                self.flow -= flow;
+                Ok(value?.0)
             }
             _ => Err(Abandon),
         }
@@ -408,8 +437,8 @@ impl<'t> Walker<'t> {
                 self.note_label(&event, self.offset(&value_span.start), true, false);
             }
             if matches!(key.as_deref(), Some("serviceAccountName" | "serviceAccount"))
-                && let Event::Scalar(text, style, ..) = &event
-                && label_doubt(text, *style, false, false)
+                && let Some((text, style)) = self.scalar_of(&event)
+                && label_doubt(text, style, false, false)
             {
                 let text = text.to_string();
                 self.note(self.offset(&value_span.start), || Kind::Account { text });
@@ -431,10 +460,21 @@ impl<'t> Walker<'t> {
     /// Notes a label key or value, at `at` in `text`, that a YAML 1.1 reader reads
     /// otherwise; `nulls`: whether a null value is refused there.
     fn note_label(&mut self, event: &Event<'t>, at: usize, key: bool, nulls: bool) {
-        if let Event::Scalar(text, style, ..) = event
-            && label_doubt(text, *style, key, nulls)
+        if let Some((text, style)) = self.scalar_of(event)
+            && label_doubt(text, style, key, nulls)
         {
-            self.note(at, || Kind::Label { text: text.to_string(), key });
+            let text = text.to_string();
+            self.note(at, || Kind::Label { text, key });
+        }
+    }
+
+    /// The scalar an event gives, with its style: its own, or the anchored one an alias
+    /// names (go-yaml v2 and yaml.v3 resolve an alias to the node it names, typed as there).
+    fn scalar_of<'e>(&'e self, event: &'e Event<'t>) -> Option<(&'e str, ScalarStyle)> {
+        match event {
+            Event::Scalar(text, style, ..) => Some((text, *style)),
+            Event::Alias(id) => self.anchored.get(id).map(|(text, style)| (text.as_str(), *style)),
+            _ => None,
         }
     }
 

@@ -111,6 +111,13 @@ impl Template {
         }
     }
 
+    /// Text the manager takes as it stands, never as a template (a `ClusterStaticEntry`'s
+    /// fields: `renderStaticEntry` parses none of them).
+    pub fn literal(text: &str) -> Template {
+        let nodes = if text.is_empty() { Vec::new() } else { vec![parse::Node::Text(text.to_string())] };
+        Template { nodes, text: text.to_string() }
+    }
+
     /// Executes the template for `data`; `Err` when Go fails to execute it for these pods.
     pub fn evaluate(&self, data: &Data<'_>) -> Result<Evaluated, String> {
         let mut out = Evaluated { text: String::new(), unknown: Vec::new(), spans: Vec::new() };
