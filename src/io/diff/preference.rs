@@ -18,13 +18,21 @@ use std::collections::BTreeSet;
 /// And where BASE's applied one still declares it in HEAD, it is still the oldest of those,
 /// unless an object BASE held that did not declare it then (whose age against it only the
 /// cluster knows) declares it now: so an unchanged set of declarations applies the same one.
-pub(super) fn pairs(before: &[&str], after: &[&str], older: &BTreeSet<&str>) -> Vec<(Option<usize>, usize)> {
+///
+/// With `none_before`, BASE may have applied none of its declarations (one of them the cluster
+/// may not have kept): each of HEAD's may then be applied over nothing, `(None, a)`.
+pub(super) fn pairs(
+    before: &[&str],
+    after: &[&str],
+    older: &BTreeSet<&str>,
+    none_before: bool,
+) -> Vec<(Option<usize>, usize)> {
     let held: Vec<usize> = (0..after.len()).filter(|&i| older.contains(after[i])).collect();
     let any = if held.is_empty() { (0..after.len()).collect() } else { held.clone() };
     if before.is_empty() {
         return any.into_iter().map(|a| (None, a)).collect();
     }
-    let mut out = Vec::new();
+    let mut out: Vec<(Option<usize>, usize)> = Vec::new();
     for (b, name) in before.iter().enumerate() {
         match after.iter().position(|a| a == name) {
             Some(same) => {
@@ -33,6 +41,9 @@ pub(super) fn pairs(before: &[&str], after: &[&str], older: &BTreeSet<&str>) -> 
             }
             None => out.extend(any.iter().map(|&a| (Some(b), a))),
         }
+    }
+    if none_before {
+        out.extend((0..after.len()).map(|a| (None, a)));
     }
     out
 }
@@ -48,7 +59,7 @@ pub(super) fn grants<T>(
     let (was, is): (Vec<&str>, Vec<&str>) =
         (before.iter().map(|(n, _)| *n).collect(), after.iter().map(|(n, _)| *n).collect());
     let mut out: Vec<String> = Vec::new();
-    for (b, a) in pairs(&was, &is, older) {
+    for (b, a) in pairs(&was, &is, older, false) {
         for grant in gained(b.map(|b| &before[b].1), &after[a].1) {
             if !out.contains(&grant) {
                 out.push(grant);
@@ -66,7 +77,11 @@ mod tests {
     fn applied<'n>(before: &[&str], after: &[&'n str], older: &[&str], b: Option<&str>) -> Vec<&'n str> {
         let older = older.iter().copied().collect();
         let at = b.map(|b| before.iter().position(|n| *n == b).unwrap());
-        pairs(before, after, &older).into_iter().filter(|(x, _)| *x == at).map(|(_, a)| after[a]).collect()
+        pairs(before, after, &older, false)
+            .into_iter()
+            .filter(|(x, _)| *x == at)
+            .map(|(_, a)| after[a])
+            .collect()
     }
 
     #[test]
@@ -100,5 +115,14 @@ mod tests {
         assert_eq!(grants(&base, &[("admin", 1)], &older, gained), ["1"], "promoted");
         assert!(grants(&[("admin", 1)], &[("admin", 1), ("plain", 0)], &older, gained).is_empty());
         assert_eq!(grants(&[], &[("new", 2), ("newer", 2)], &older, gained), ["2"], "once");
+    }
+
+    #[test]
+    fn where_base_may_have_applied_none_every_declaration_of_head_may_be_applied_over_nothing() {
+        let older: BTreeSet<&str> = ["plain", "admin"].into_iter().collect();
+        let pairs = pairs(&["plain", "admin"], &["admin"], &older, true);
+        assert!(pairs.contains(&(None, 0)), "{pairs:?}");
+        assert!(pairs.contains(&(Some(0), 0)) && pairs.contains(&(Some(1), 0)), "{pairs:?}");
+        assert!(!super::pairs(&["plain"], &["plain"], &older, false).contains(&(None, 0)));
     }
 }

@@ -142,19 +142,15 @@ impl<'r, T> Declarations<'r, T> {
             );
             // Per HEAD object: what it grants, and over which other objects' declarations.
             let mut judged: Vec<(Vec<String>, Vec<String>)> = vec![Default::default(); declared.len()];
-            // A declaration BASE may not have kept: BASE may have applied none of them, so,
-            // when the declarations changed, each of HEAD's may give all it gives.
-            let changed = base_names != head_names
-                || declared
-                    .iter()
-                    .zip(base)
-                    .any(|(a, b)| kept(a) != kept(b) || !grants(Some(b), a).is_empty());
-            let unkept = base.iter().any(|t| !kept(t));
-            let none_applied = (unkept && changed).then(|| (0..declared.len()).map(|a| (None, a)));
-            for (b, a) in preference::pairs(&base_names, &head_names, &older)
-                .into_iter()
-                .chain(none_applied.into_iter().flatten())
-            {
+            // A declaration BASE may not have kept: BASE may have applied none of them, and
+            // unless HEAD declares the thing as BASE did, each of HEAD's may give all it gives.
+            let unchanged = base.len() == declared.len()
+                && declared.iter().all(|a| {
+                    base.iter()
+                        .any(|b| name(b) == name(a) && kept(a) == kept(b) && grants(Some(b), a).is_empty())
+                });
+            let none_before = !unchanged && base.iter().any(|t| !kept(t));
+            for (b, a) in preference::pairs(&base_names, &head_names, &older, none_before) {
                 let gains = grants(b.map(|b| base[b]), declared[a]);
                 if gains.is_empty() {
                     continue;
