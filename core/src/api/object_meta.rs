@@ -179,6 +179,26 @@ mod tests {
         assert_eq!(refusal(&json!({"annotations": {"\u{130}": "x"}})), None, "Go's own lower-casing");
     }
 
+    /// The edges of each rule, as the API server draws them.
+    #[test]
+    fn each_limit_is_drawn_where_the_api_server_draws_it() {
+        // Annotations of 256 KiB exactly pass (`totalSize > TotalAnnotationSizeLimitB`), and
+        // so do a few KiB.
+        let sized = |n: usize| json!({"annotations": {"a": "x".repeat(n - 1)}});
+        assert_eq!(refusal(&sized(ANNOTATIONS_LIMIT)), None);
+        assert!(refusal(&sized(ANNOTATIONS_LIMIT + 1)).is_some());
+        assert_eq!(refusal(&sized(2000)), None);
+        // One deletion finalizer alone is taken; one controller among the owners too.
+        assert_eq!(refusal(&json!({"finalizers": ["orphan"]})), None);
+        assert_eq!(refusal(&json!({"finalizers": ["foregroundDeletion"]})), None);
+        let owner =
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "name": "c", "uid": "u", "controller": true});
+        assert_eq!(refusal(&json!({"ownerReferences": [owner]})), None);
+        // A prefix of the dash alone has nothing before it to mask (`maskTrailingDash`).
+        assert!(create_refusal(&json!({"generateName": "-"})).is_some());
+        assert_eq!(create_refusal(&json!({"generateName": "a-"})), None);
+    }
+
     #[test]
     fn unknown_metadata_fields() {
         assert_eq!(unknown_field(&json!({"name": "a", "labels": {}})), None);
