@@ -339,13 +339,13 @@ fn run_with(cmd: &mut Command, stdin: &[u8]) -> Output {
 #[test]
 fn render_of_stdin_reads_a_piped_stream() {
     let stream = format!(
-        "# piped\n{PLUGIN_STREAM}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\ndata: {{a: on}}\n"
+        "# piped\n{PLUGIN_STREAM}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: c}}\ndata: {{a: 0o10}}\n"
     );
     let out = run(&["render", "--trust-domain", "example.org", "-"], stream.as_bytes(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(
-        stdout.contains("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: on}\n"),
+        stdout.contains("---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: 0o10}\n"),
         "{stdout}"
     );
     assert!(stdout.contains("kind: ClusterSPIFFEID"), "{stdout}");

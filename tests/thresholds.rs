@@ -78,7 +78,7 @@ fn documents(bindings: usize, config_maps: usize) -> Vec<String> {
         ));
     }
     for c in 0..config_maps {
-        let data = if c % 2 == 0 { format!("{{n: \"{c}\"}}") } else { format!("\n    n: '{c}'  # quoted\n") };
+        let data = if c % 2 == 0 { format!("{{k: \"{c}\"}}") } else { format!("\n    k: '{c}'  # quoted\n") };
         docs.push(format!(
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-{c}\n  namespace: ns-0\ndata: {data}\n"
         ));
@@ -308,7 +308,7 @@ items:
   apiVersion: kleym.sonda.red/v1alpha1
   metadata:
     name: b
-    namespace: n
+    namespace: ns
   spec: {poolRef: {name: p}}
 functionConfig:
   kind: X  # last
@@ -541,13 +541,13 @@ fn a_file_without_a_final_newline_renders_as_with_one() {
 }
 
 /// Inputs the fast reader answers for itself, with the exact reader's answer: an entry or
-/// a document holding a scalar it leaves to the full reader (`on`), a kind spelled with an
+/// a document holding a scalar it leaves to the full reader (`0o10`), a kind spelled with an
 /// escape (read whole all the same), the items first (no header) or last (no tail).
 #[test]
 fn the_fast_reader_answers_for_deferred_scalars_escaped_kinds_and_missing_parts() {
     let binding = "kind: \"InferenceIdentity\\x42inding\"\n  metadata: {name: b}";
     for list in [
-        "kind: ResourceList\nitems:\n- kind: ConfigMap\n  data: {a: on}\n".to_string(),
+        "kind: ResourceList\nitems:\n- kind: ConfigMap\n  data: {a: 0o10}\n".to_string(),
         format!("kind: ResourceList\nitems:\n- {binding}\n"),
         "items:\n- kind: ConfigMap\nkind: ResourceList\n".to_string(),
         "kind: ResourceList\nitems:\n- kind: ConfigMap\n".to_string(),
@@ -557,7 +557,8 @@ fn the_fast_reader_answers_for_deferred_scalars_escaped_kinds_and_missing_parts(
         assert!(fast::list(&list, FULL).is_some(), "{list:?}");
         assert!(fast.parts == exact.parts && fast.function_config == exact.function_config, "{list:?}");
     }
-    for stream in ["a: on\n".to_string(), "a: 1\n---\nb: on\n".to_string(), binding.replace("\n  ", "\n")] {
+    for stream in ["a: 0o10\n".to_string(), "a: 1\n---\nb: 0o10\n".to_string(), binding.replace("\n  ", "\n")]
+    {
         let fast = read::stream(stream.clone(), Options { reader: Reader::Fast }).expect("read");
         let exact = read::stream(stream.clone(), Options { reader: Reader::Exact }).expect("read");
         assert!(fast::streams(&[&stream], FULL).pop().unwrap().is_some(), "{stream:?}");

@@ -103,9 +103,20 @@ fn judge_content(entry: &Passed, bytes: &[u8]) -> Result<Option<(usize, String)>
         )));
     };
     let Some(Ok(stream)) = read::files(vec![text.clone()], Options::default()).into_iter().next() else {
-        if let Some(message) = read::divergence(&text) {
-            let name = quote(path);
-            return Err(format!("{name}: {}", yaml::in_file(&message, &name)));
+        match read::divergence_of(&text) {
+            // kpt reads nothing here, and kubectl reads what this function reads: only a YAML
+            // 1.2 reader would type it otherwise, so it may be applied, as any text read in part.
+            Some((_, true)) => {
+                return Ok(Some((
+                    1,
+                    unreadable(entry, "YAML whose plain words and dates YAML 1.2 types otherwise"),
+                )));
+            }
+            Some((message, false)) => {
+                let name = quote(path);
+                return Err(format!("{name}: {}", yaml::in_file(&message, &name)));
+            }
+            None => {}
         }
         return Ok(Some((1, unreadable(entry, "not YAML that reads whole"))));
     };
@@ -245,6 +256,11 @@ mod tests {
         assert!(judged(".e.yaml", b"\"\\x6bind\": x\n").is_some(), "an escape may spell it");
         let hidden_comment = "a: 1\n\u{3000}# kind: Deployment\n";
         assert!(judge_content(&file(".f.yaml"), hidden_comment.as_bytes()).is_err(), "an ideographic space");
+        // A word only YAML 1.2 types otherwise: kpt reads none of it and kubectl reads it as
+        // this function does, so it is no refusal, but this reading cannot vouch for it.
+        assert_eq!(judged(".github/workflows/ci.yml", b"on: push\njobs: {}\n"), None, "a key is no value");
+        let (_, message) = judged(".lint.yml", b"rules:\n  strict: yes\n").unwrap();
+        assert!(message.contains("YAML 1.2 types otherwise"), "{message}");
         // Any object kubectl may apply, whatever its kind: the first is named, with its line.
         let (line, message) =
             judged(".svc.yaml", b"a: 1\n---\n# a Service\napiVersion: v1\nkind: Service\n").unwrap();

@@ -255,7 +255,7 @@ fn duplicate_key_inside_an_item_is_refused_in_every_mode() {
             .assert_refused(&[&["duplicate"], &["dupkey"]]);
     }
     // In a flow mapping, and with the two spellings `a` and `'a'` of one string key.
-    for (what, data) in [("flow", "  m: {a: 1, a: 2}\n"), ("quoted", "  m:\n    a: x\n    'a': y\n")] {
+    for (what, data) in [("flow", "  m: {a: 1, a: 2}\n"), ("quoted", "  m:\n    a: x\n    'a': z\n")] {
         let item = config_map("cm", data);
         run_items(&format!("duplicate key, {what}"), Mode::ResourceList, &[item.as_bytes()])
             .assert_refused(&[&["duplicate"]]);
@@ -374,7 +374,7 @@ fn items_that_are_not_mappings_are_refused() {
         ("number", "42", "number"),
         ("sequence", "[a, b]", "sequence"),
         ("null", "~", "null"),
-        ("boolean", "yes", "boolean"),
+        ("boolean", "true", "boolean"),
     ] {
         let out = run(
             &format!("items[1] is a {what}"),

@@ -423,6 +423,9 @@ pub enum MadeIf {
     /// If the SPIRE server takes the entry's hint of over 1024 bytes: servers since v1.6.3
     /// refuse it.
     HintTaken,
+    /// If the manager keeps the object's declaration of the entry rather than another
+    /// object's that the SPIRE server refuses or may refuse (it keeps the oldest).
+    Preferred,
 }
 
 impl From<Unsure> for MadeIf {
@@ -440,6 +443,7 @@ impl From<Unsure> for MadeIf {
             Unsure::FederatedBundles => MadeIf::FederatedBundlesHeld,
             Unsure::DnsNames => MadeIf::DnsNamesTaken,
             Unsure::Hint => MadeIf::HintTaken,
+            Unsure::Preferred => MadeIf::Preferred,
         }
     }
 }
@@ -459,6 +463,7 @@ impl From<MadeIf> for Unsure {
             MadeIf::FederatedBundlesHeld => Unsure::FederatedBundles,
             MadeIf::DnsNamesTaken => Unsure::DnsNames,
             MadeIf::HintTaken => Unsure::Hint,
+            MadeIf::Preferred => Unsure::Preferred,
         }
     }
 }
@@ -703,6 +708,7 @@ mod tests {
             Unsure::FederatedBundles,
             Unsure::DnsNames,
             Unsure::Hint,
+            Unsure::Preferred,
         ] {
             assert_eq!(Unsure::from(MadeIf::from(unsure)), unsure);
         }

@@ -53,6 +53,9 @@ pub enum Kind {
     AnchorName(String),
     /// A plain scalar kubectl types otherwise than this function.
     Scalar { text: String, key: bool },
+    /// A plain value YAML 1.1 readers (kubectl) and YAML 1.2 readers (`kpt live apply`,
+    /// kustomize) type differently: a boolean word other than `true` and `false`, a date.
+    Yaml12 { text: String },
     /// A plain scalar inside a flow collection that go-yaml v2 ends elsewhere: at a `?` it
     /// holds, or past a `:` and flow indicator after it.
     FlowIndicator { text: String },
@@ -152,6 +155,16 @@ impl Kind {
                  in decimal",
                 if *key { "key" } else { "value" }
             ),
+            Kind::Yaml12 { text } => {
+                let date = text.starts_with(|c: char| c.is_ascii_digit());
+                format!(
+                    "the value `{text}` is unquoted, and {YAML11} read {} while YAML 1.2 readers (`kpt live \
+                     apply`, kustomize) read {}, so the cluster may hold either: quote it (\"{text}\"){}",
+                    if date { "its text" } else { "a boolean" },
+                    if date { "a timestamp" } else { "a string" },
+                    if date { "" } else { ", or write true or false" }
+                )
+            }
             Kind::FlowIndicator { text } => format!(
                 "the unquoted `{text}` stands inside `[...]` or `{{...}}`, where {YAML11} end a plain \
                  scalar at `?` (reading a key there) and read a `:` before `,`, `]` or `}}` into it, and this \

@@ -322,9 +322,9 @@ mod tests {
 
     #[test]
     fn a_duplicate_key_of_a_top_level_mapping_is_placed_at_its_line() {
-        let err = documents("a: 1\ntrue: 1\nyes: 2\nb: 3\n").unwrap_err();
+        let err = documents("a: 1\ntrue: 1\nTrue: 2\nb: 3\n").unwrap_err();
         assert!(err.starts_with("line 3 column 1: duplicate mapping key \"true\""), "{err}");
-        let err = documents("x: 0\n---\na: 1\n1: x\n\"1\": y\n").unwrap_err();
+        let err = documents("x: 0\n---\na: 1\n1: x\n\"1\": z\n").unwrap_err();
         assert!(err.starts_with("line 5 column 1: duplicate mapping key \"1\""), "{err}");
     }
 

@@ -112,6 +112,9 @@ pub enum Unsure {
     /// SPIRE servers since v1.6.3 refuse its hint, over 1024 bytes; older ones take the entry
     /// ([`server`]).
     Hint,
+    /// Another object declares the same entry and the SPIRE server refuses, or may refuse,
+    /// its declaration: the manager keeps the older of the two, which only the cluster knows.
+    Preferred,
 }
 
 impl Unsure {
@@ -149,6 +152,10 @@ impl Unsure {
             Unsure::DnsNames => {
                 "if the SPIRE server takes its DNS names: some SPIRE versions refuse one of them, or only the \
                  cluster settles one"
+            }
+            Unsure::Preferred => {
+                "if the manager keeps its declaration of the entry rather than another object's that the SPIRE \
+                 server refuses or may refuse: it keeps the oldest, which only the cluster knows"
             }
             Unsure::Hint => {
                 "if the SPIRE server takes its hint of over 1024 bytes: servers since v1.6.3 refuse the entry, \
@@ -429,6 +436,8 @@ fn simulate_with(
     let mut has_entry = vec![Answer::No; index.pods.len()];
     let mut group_done = vec![false; groups.list.len()];
     let mut totals = Totals::default();
+    // The declarations the SPIRE server refuses, or may: (template, object, ID, selectors).
+    let mut refused_rivals: Vec<(u32, usize, Evaluated, u64)> = Vec::new();
 
     for (s, source) in sources.iter().enumerate() {
         if ignored[s] {
@@ -550,6 +559,10 @@ fn simulate_with(
                     continue;
                 }
                 // Declared whatever the server does with it: any fallback is skipped above.
+                let spiffe_id = made.spiffe_id.unwrap_or_else(|| prepared.constant_id());
+                if made.server != server::Verdict::Takes {
+                    refused_rivals.push((pod.held, s, spiffe_id.clone(), made.selectors));
+                }
                 match made.server {
                     server::Verdict::Takes => {}
                     server::Verdict::Refuses(why) => {
@@ -564,7 +577,6 @@ fn simulate_with(
                         }
                     }
                 }
-                let spiffe_id = made.spiffe_id.unwrap_or_else(|| prepared.constant_id());
                 let mut powers = made.powers;
                 if source.auto_dns {
                     for name in pods::service_dns_names(seen, pod) {
@@ -589,6 +601,17 @@ fn simulate_with(
                 };
                 push_entry(h, entry);
             }
+        }
+    }
+    // Of the objects that declare one entry the manager keeps the oldest, which only the
+    // cluster knows, whatever the server then does with it: where it refuses, or may refuse,
+    // one object's declaration, another's is held only if the manager keeps that one.
+    for (h, rival, id, selectors) in refused_rivals {
+        let same = |e: &Entry| {
+            e.source != rival && e.spiffe_id.is_known() && e.spiffe_id == id && e.selectors == selectors
+        };
+        for e in held[h as usize].entries.iter_mut().filter(|e| same(e) && e.selected == Answer::Yes) {
+            (e.selected, e.unsure) = (Answer::Unknown, Some(Unsure::Preferred));
         }
     }
     let rendered = sources

@@ -428,8 +428,8 @@ mod tests {
             // Quoted, or a value that is no label (an operator, a key of another mapping).
             "  podSelector:\n    matchExpressions:\n    - {key: a, operator: In, values: [\"yes\", b]}\n",
             "  podSelector:\n    matchExpressions:\n    - {key: a, operator: NotIn, values: []}\n  on: x\n",
-            "  options: {values: [yes], key: on}\n",
-            "  matchExpressions:\n  - {key: a, operator: Exists, other: [yes]}\n",
+            "  options: {key: 1e3}\n",
+            "  matchExpressions:\n  - {key: a, operator: Exists, other: {key: 1e3}}\n",
         ] {
             assert_eq!(doubted(&spec(body)), None, "{body:?}");
         }
@@ -470,10 +470,12 @@ mod tests {
         let template = |labels: &str| {
             format!("metadata:\n  annotations: {{note: &u null, sidecar: &y yes}}\n  labels: {labels}\n")
         };
-        assert!(words(&template("{canary: *u}")).contains("label value `null`"));
-        assert!(words(&template("{sidecar: *y}")).contains("label value `yes`"));
+        let null = "metadata:\n  annotations: {note: &u null}\n  labels: {canary: *u}\n";
+        assert!(words(null).contains("label value `null`"), "{}", words(null));
+        // A word YAML 1.2 reads apart is refused where it is anchored already.
+        assert!(words(&template("{sidecar: *y}")).contains("value `yes`"));
         let account = "a: &sa on\nspec:\n  serviceAccountName: *sa\n";
-        assert!(words(account).contains("service account `on`"), "{}", words(account));
+        assert!(words(account).contains("value `on`"), "{}", words(account));
         assert_eq!(divergence("a: &sa web\nspec:\n  serviceAccountName: *sa\n  labels: {app: *sa}\n"), None);
     }
 }

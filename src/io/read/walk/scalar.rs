@@ -132,15 +132,21 @@ pub(super) fn label_doubt(text: &str, style: ScalarStyle, key: bool, nulls: bool
 /// both and a boolean to this function), and a date (`2024-01-31`), which go-yaml v2 keeps as
 /// its text and yaml.v3 reads as a timestamp (`resolve`, `parseTimestamp`), written back as
 /// another string. Numbers are numbers to both (`strconv.ParseInt` with base 0 in each).
-fn yaml12_string(text: &str) -> bool {
-    let word = matches!(text.to_ascii_lowercase().as_str(), "y" | "yes" | "n" | "no" | "on" | "off");
+pub(super) fn yaml12_string(text: &str) -> bool {
+    // Asked of every plain scalar: the words are three letters at most, a date opens with a
+    // digit and is ten characters at most.
+    if text.len() <= 3 {
+        return ["y", "yes", "n", "no", "on", "off"].iter().any(|w| w.eq_ignore_ascii_case(text));
+    }
+    if text.len() > 10 || !text.as_bytes()[0].is_ascii_digit() {
+        return false;
+    }
     let mut parts = text.split('-');
-    let date = [(4, 4), (1, 2), (1, 2)].iter().all(|&(least, most)| {
+    [(4, 4), (1, 2), (1, 2)].iter().all(|&(least, most)| {
         parts
             .next()
             .is_some_and(|p| (least..=most).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()))
-    }) && parts.next().is_none();
-    word || date
+    }) && parts.next().is_none()
 }
 
 /// A number to some YAML reader: signed or not, `0x`/`0o`/`0b` digits, `.inf`, `.nan`, or

@@ -4,7 +4,7 @@
 use super::budget::{Abandon, Counts, Limits};
 use super::build::{self, Build};
 use super::keys::Keys;
-use super::scalar::{Scalar, kubectl_agrees, label_doubt, string_key};
+use super::scalar::{Scalar, kubectl_agrees, label_doubt, string_key, yaml12_string};
 use super::{Node, StatusAt};
 use crate::api::value::{Map, Value};
 use crate::io::read::diverge::{Divergence, Kind};
@@ -254,6 +254,9 @@ impl<'t> Walker<'t> {
             }
             ScalarStyle::Plain if !kubectl_agrees(text, read, key) => {
                 self.note(start, || Kind::Scalar { text: text.to_string(), key });
+            }
+            ScalarStyle::Plain if !key && yaml12_string(text) => {
+                self.note(start, || Kind::Yaml12 { text: text.to_string() });
             }
             ScalarStyle::DoubleQuoted => {
                 let raw = self.text.get(start..self.offset(&span.end)).unwrap_or_default();
