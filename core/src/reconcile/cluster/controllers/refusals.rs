@@ -326,6 +326,25 @@ mod tests {
         assert!(run(&job_of(false, json!(null), json!({"controller-uid": "x"}))).is_some());
         assert!(run(&job_of(false, json!(null), json!({"job-name": "other"}))).is_some());
         assert_eq!(run(&job_of(false, json!(null), json!({"job-name": "run"}))), None);
+        // The generated labels: a UID (any value), the Job's own name (this one).
+        let uid = json!({"matchExpressions": [{"key": "controller-uid", "operator": "Exists"}]});
+        assert_eq!(run(&job_of(false, uid, app.clone())), None);
+        assert!(run(&job_of(false, json!({"matchLabels": {"job-name": "other"}}), app.clone())).is_some());
+    }
+
+    #[test]
+    fn no_replicas_is_stored_and_fewer_is_refused() {
+        let with = |replicas: i64| {
+            let mut d = deployment(json!({"matchLabels": {"app": "a"}}), json!({"app": "a"}));
+            d.as_object_mut().unwrap().insert(
+                "spec",
+                json!({"replicas": replicas, "selector": {"matchLabels": {"app": "a"}},
+                "template": {"metadata": {"labels": {"app": "a"}}}}),
+            );
+            apps(&d)
+        };
+        assert_eq!(with(0), None);
+        assert!(with(-1).is_some_and(|w| w.contains("negative")));
     }
 
     #[test]
