@@ -294,6 +294,17 @@ fn unsupported_type(api_version: &str, kind: &str) -> ConfigError {
 }
 
 fn config_map_spec(map: &serde_json::Map<String, Value>) -> Result<ConfigSpec, ConfigError> {
+    // kubectl and Argo CD apply a config file in the folders as the ConfigMap it is: a field
+    // this function does not read (`binaryData`) would reach the cluster unjudged.
+    if let Some(field) =
+        map.keys().find(|k| !matches!(k.as_str(), "apiVersion" | "kind" | "metadata" | "data"))
+    {
+        return Err(ConfigError::new(
+            field.as_str(),
+            "is no field of the ConfigMap form this function reads, and kubectl and Argo CD apply a \
+             config file with it: remove it",
+        ));
+    }
     let mut spec = ConfigSpec::default();
     let data = match map.get("data") {
         None | Some(Value::Null) => return Ok(spec),
@@ -534,6 +545,10 @@ mod tests {
         }
         let plain = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {}});
         assert!(with_overrides(Some(&plain), &[]).is_ok());
+        // Nor is any field of a ConfigMap the function does not read.
+        let binary =
+            serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "binaryData": {"a": "eA=="}});
+        assert_eq!(with_overrides(Some(&binary), &[]).unwrap_err().field, "binaryData");
     }
 
     #[test]

@@ -272,7 +272,7 @@ fn server(entry: &StaticEntryReport) -> Verdict {
         [("x509SVIDTTL", entry.x509_svid_ttl.as_deref()), ("jwtSVIDTTL", entry.jwt_svid_ttl.as_deref())];
     server::of_static_selectors(&entry.selectors, entry.store_svid)
         .and(server::of_entry(entry.dns_names.iter().map(String::as_str), ttls, &entry.federates_with, own))
-        .and(server::of_hint(entry.hint_bytes.unwrap_or_default()))
+        .and(server::of_hint(entry.hint.as_deref().unwrap_or_default()))
 }
 
 /// What a federation gives that `before` did not: any bundle it fetches is trusted anew, and
@@ -325,7 +325,7 @@ mod tests {
             x509_svid_ttl: None,
             jwt_svid_ttl: None,
             store_svid: false,
-            hint_bytes: None,
+            hint: None,
             may_not_be_kept: None,
         }
     }
@@ -491,9 +491,9 @@ mod tests {
             "storeSVID over two types: {grants:?}"
         );
         let mut long = entry();
-        long.hint_bytes = Some(1025);
+        long.hint = Some("h".repeat(1025));
         let grants = changed(long, entry());
-        assert!(grants[0].grants.iter().any(|g| g.contains("hint of over 1024 bytes")), "{grants:?}");
+        assert!(grants[0].grants.iter().any(|g| g.contains("takes its hint")), "{grants:?}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::reconcile::Outcome;
 use crate::reconcile::cluster::workload::Workload;
 use crate::reconcile::findings::Ref;
 use crate::reconcile::item::Item;
+use crate::reconcile::spire::server;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
@@ -166,7 +167,7 @@ pub(super) fn report(
                 x509_svid_ttl: source.ttls[0].clone(),
                 jwt_svid_ttl: source.ttls[1].clone(),
                 store_svid: source.store_svid,
-                hint_bytes: (source.hint_bytes > 1024).then_some(source.hint_bytes),
+                hint: (server::of_hint(&source.hint) != server::Verdict::Takes).then(|| source.hint.clone()),
                 may_not_be_kept: source.may_not_be_kept.clone(),
             })
         })

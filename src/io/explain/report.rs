@@ -134,9 +134,9 @@ pub struct StaticEntryReport {
     pub jwt_svid_ttl: Option<String>,
     #[serde(default, rename = "storeSVID")]
     pub store_svid: bool,
-    /// The length in bytes of its `hint`, when over the 1024 some SPIRE servers take.
-    #[serde(default, rename = "hintBytes", skip_serializing_if = "Option::is_none")]
-    pub hint_bytes: Option<usize>,
+    /// Its `hint`, when some SPIRE servers refuse it (`server::of_hint`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
     /// Why the cluster may not keep it (an owner, a field its schema does not know), if it
     /// may not: BASE never surely holds it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -420,8 +420,8 @@ pub enum MadeIf {
     /// If the SPIRE server takes the entry's DNS names: some SPIRE versions refuse one, or
     /// only the cluster settles one.
     DnsNamesTaken,
-    /// If the SPIRE server takes the entry's hint of over 1024 bytes: servers since v1.6.3
-    /// refuse it.
+    /// If the SPIRE server takes the entry's hint: servers since v1.6.3 refuse one over 1024
+    /// bytes, and MySQL-backed ones one over 255 characters.
     HintTaken,
     /// If the manager keeps the object's declaration of the entry rather than another
     /// object's that the SPIRE server refuses or may refuse (it keeps the oldest).

@@ -45,8 +45,8 @@ pub struct Other {
     /// A ClusterStaticEntry's `spec.storeSVID`: the SPIRE server hands its SVID and key to an
     /// SVIDStore plugin, out of the cluster.
     pub store_svid: bool,
-    /// The length in bytes of its `spec.hint`, which the SPIRE server bounds.
-    pub hint_bytes: usize,
+    /// Its `spec.hint`, which the SPIRE server bounds.
+    pub hint: String,
     /// Why the API server refuses the object (`csid::schema_refusal`), if it does: then the
     /// cluster never holds it.
     pub refusal: Option<String>,

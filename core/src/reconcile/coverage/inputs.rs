@@ -138,7 +138,7 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 may_not_be_kept: crate::api::kept::may_not_be_kept(csid::KIND, value),
                 auto_dns: flag("/spec/autoPopulateDNSNames"),
                 store_svid: false,
-                hint_bytes: fields::str_at(value, "spec.hint").map_or(0, str::len),
+                hint: fields::str_at(value, "spec.hint").unwrap_or_default().to_string(),
                 refusal: csid::schema_refusal(csid::KIND, value),
             }),
             // A static entry is one entry, not one per pod: it reaches every pod on the node of
@@ -163,7 +163,7 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 may_not_be_kept: crate::api::kept::may_not_be_kept(csid::STATIC_ENTRY_KIND, value),
                 auto_dns: false,
                 store_svid: flag("/spec/storeSVID"),
-                hint_bytes: fields::str_at(value, "spec.hint").map_or(0, str::len),
+                hint: fields::str_at(value, "spec.hint").unwrap_or_default().to_string(),
                 refusal: csid::schema_refusal(csid::STATIC_ENTRY_KIND, value),
             }),
             _ if csid::is_spire_kind(value, csid::FEDERATED_TRUST_DOMAIN_KIND) => {

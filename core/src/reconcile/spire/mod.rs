@@ -109,8 +109,8 @@ pub enum Unsure {
     /// Some SPIRE servers refuse one of its DNS names, or only the cluster settles one that
     /// reads the pod template ([`dns`]).
     DnsNames,
-    /// SPIRE servers since v1.6.3 refuse its hint, over 1024 bytes; older ones take the entry
-    /// ([`server`]).
+    /// Some SPIRE servers refuse its hint: since v1.6.3, one over 1024 bytes; on MySQL, one
+    /// over 255 characters or with a character of four UTF-8 bytes ([`server::of_hint`]).
     Hint,
     /// Another object declares the same entry and the SPIRE server refuses, or may refuse,
     /// its declaration: the manager keeps the older of the two, which only the cluster knows.
@@ -158,8 +158,8 @@ impl Unsure {
                  server refuses or may refuse: it keeps the oldest, which only the cluster knows"
             }
             Unsure::Hint => {
-                "if the SPIRE server takes its hint of over 1024 bytes: servers since v1.6.3 refuse the entry, \
-                 older ones take it"
+                "if the SPIRE server takes its hint: servers since v1.6.3 refuse one over 1024 bytes, and servers \
+                 on MySQL one over 255 characters or with a character of four UTF-8 bytes"
             }
         }
     }

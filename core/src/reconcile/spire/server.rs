@@ -76,13 +76,17 @@ pub fn of_object<'a>(
     parent
         .and(selectors)
         .and(of_entry(constant_dns_names, ttls, &source.federates_with, own))
-        .and(of_hint(source.hint_bytes))
+        .and(of_hint(&source.hint))
 }
 
-/// What servers do with an entry whose hint is `bytes` long: since v1.6.3 they refuse one
-/// over 1024 bytes (`pkg/server/api/entry.go`, `hintMaximumLength`); older ones take it.
-pub fn of_hint(bytes: usize) -> Verdict {
-    if bytes > 1024 { Verdict::MayRefuse(Unsure::Hint) } else { Verdict::Takes }
+/// What servers do with an entry of this hint: since v1.6.3 they refuse one over 1024 bytes
+/// (`pkg/server/api/entry.go`, `hintMaximumLength`), older ones take it; and a server on MySQL
+/// refuses one over 255 characters or with a character of four UTF-8 bytes (its column is a
+/// `varchar(255)` of 3-byte `utf8`: gorm's default size, `pkg/server/datastore/sqlstore/models.go`,
+/// `migration.go`), which SQLite and Postgres take.
+pub fn of_hint(hint: &str) -> Verdict {
+    let mysql = hint.chars().count() > 255 || hint.chars().any(|c| c.len_utf8() == 4);
+    if hint.len() > 1024 || mysql { Verdict::MayRefuse(Unsure::Hint) } else { Verdict::Takes }
 }
 
 /// What the datastore says of a static entry's `selectors` (`validateRegistrationEntry`):
@@ -255,12 +259,16 @@ mod tests {
         // A pod's entry always holds the manager's selectors.
         let mut pod = object([None, None], &[], false);
         assert_eq!(verdict(&pod), Verdict::Takes);
-        pod.hint_bytes = 1024;
+        pod.hint = "h".repeat(255);
         assert_eq!(verdict(&pod), Verdict::Takes);
-        pod.hint_bytes = 1025;
-        assert_eq!(verdict(&pod), Verdict::MayRefuse(Unsure::Hint));
+        for hint in ["h".repeat(256), "h\u{1F600}".to_string(), "\u{e9}".repeat(513)] {
+            pod.hint = hint;
+            assert_eq!(verdict(&pod), Verdict::MayRefuse(Unsure::Hint), "{}", pod.hint);
+        }
+        pod.hint = "\u{e9}".repeat(255);
+        assert_eq!(verdict(&pod), Verdict::Takes, "255 characters of two bytes");
         // A sure refusal wins over the hint's may.
-        edge.hint_bytes = 1025;
+        edge.hint = "h".repeat(1025);
         edge.selector_templates.clear();
         assert!(matches!(verdict(&edge), Verdict::Refuses(_)));
     }

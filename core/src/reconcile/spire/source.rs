@@ -56,9 +56,9 @@ pub struct Source {
     pub auto_dns: bool,
     /// A ClusterStaticEntry's `spec.storeSVID`.
     pub store_svid: bool,
-    /// The length in bytes of its `spec.hint`, which the manager copies to every entry and
-    /// the SPIRE server bounds ([`server`]).
-    pub hint_bytes: usize,
+    /// Its `spec.hint`, which the manager copies to every entry and the SPIRE server bounds
+    /// ([`server::of_hint`]).
+    pub hint: String,
     /// One of this function's outputs, as committed, that a render replaces (with another
     /// spec) or removes: it reaches pods only if the folder is applied without a render.
     pub committed: bool,
@@ -198,7 +198,7 @@ impl Source {
             may_not_be_kept: None,
             auto_dns: false,
             store_svid: false,
-            hint_bytes: 0,
+            hint: String::new(),
             refusal: None,
         }
     }
@@ -226,7 +226,7 @@ impl Source {
             may_not_be_kept: other.may_not_be_kept.clone(),
             auto_dns: other.auto_dns,
             store_svid: other.store_svid,
-            hint_bytes: other.hint_bytes,
+            hint: other.hint.clone(),
             refusal: other.refusal.clone(),
         }
     }
@@ -909,7 +909,7 @@ impl Source {
             narrow: None,
             auto_dns: false,
             store_svid: false,
-            hint_bytes: 0,
+            hint: String::new(),
             committed: false,
             may_not_be_kept: None,
             refusal: None,

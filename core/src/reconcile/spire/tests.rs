@@ -949,7 +949,7 @@ fn a_trust_domain_written_as_a_spiffe_id_is_held_by_its_name() {
         may_not_be_kept: None,
         auto_dns: false,
         store_svid: false,
-        hint_bytes: 0,
+        hint: String::new(),
         refusal: None,
     };
     let id_form = Source::of_input(&other(&["spiffe://partner.org", "spiffe://vendor.example/x"]));

@@ -137,7 +137,7 @@ pub const INFERENCE_SERVICE: Controller = Controller {
     // Its templates are open: any label they do not name is unknown.
     labels: |_, _, _| None,
     label_keys: &[],
-    unjudged: None,
+    unjudged: Some(unjudged::inference_service),
     kustomize_fixes_account: false,
     containers_as_written: false,
     refusal: None,

@@ -259,7 +259,12 @@ pub const LEADER_WORKER_SET: Controller = Controller {
     kinds: &["LeaderWorkerSet"],
     maker: "LeaderWorkerSet's controller, through a leader and a worker StatefulSet",
     templates: &[LEADER_TEMPLATE, WORKER_TEMPLATE],
-    shapes: &["spec.replicas", "spec.leaderWorkerTemplate.size", "spec.leaderWorkerTemplate.subGroupPolicy"],
+    shapes: &[
+        "spec.replicas",
+        "spec.leaderWorkerTemplate.size",
+        "spec.leaderWorkerTemplate.subGroupPolicy",
+        "spec.rolloutStrategy",
+    ],
     derive: None,
     keeps: Some(|item, path| GroupShape::of(item).makes_pods(path != WORKER_TEMPLATE)),
     facts: |item| Facts { pod_name: None, detail: GroupShape::of(item).detail() },
@@ -290,7 +295,9 @@ pub const WORKER_TEMPLATE: &str = "spec.leaderWorkerTemplate.workerTemplate";
 pub struct GroupShape {
     /// The pods of a group; `None` when the item gives no number the build reads.
     pub size: Option<u64>,
-    /// The groups, when the item sets them: an autoscaler may change an unset count.
+    /// The groups, when the item sets them: an autoscaler may change an unset count, and a
+    /// rolling update's `maxSurge` adds groups past it while it runs
+    /// (`leaderworkerset_controller.go`, `rollingUpdateParameters`): then `None`.
     pub replicas: Option<u64>,
     pub leader_template: bool,
     /// `subGroupPolicy.subGroupSize`, and whether its type is `LeaderExcluded`.
@@ -311,9 +318,17 @@ impl GroupShape {
             Some(v) => v.as_u64().map(Some),
         };
         let subgroup = item.pointer("/spec/leaderWorkerTemplate/subGroupPolicy").filter(|p| p.is_object());
+        // A surge of 0 (or "0%") adds no group; any other, or one the build cannot read, may.
+        let surge = item.pointer("/spec/rolloutStrategy/rollingUpdateConfiguration/maxSurge");
+        let surges = surge.is_some_and(|s| {
+            !matches!(s, Value::Null)
+                && s.as_u64() != Some(0)
+                && s.as_str() != Some("0%")
+                && s.as_str() != Some("0")
+        });
         GroupShape {
             size: number("/spec/leaderWorkerTemplate/size").map(|n| n.unwrap_or(1)),
-            replicas: number("/spec/replicas").flatten(),
+            replicas: number("/spec/replicas").flatten().filter(|_| !surges),
             leader_template: item
                 .pointer("/spec/leaderWorkerTemplate/leaderTemplate")
                 .is_some_and(Value::is_object),
@@ -401,5 +416,27 @@ impl GroupShape {
             | "controller-revision-hash" => Lookup::Present,
             _ => return None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GroupShape;
+    use crate::api::value::item_json as json;
+
+    /// One group has index `0`, unless a rolling update may surge past it.
+    #[test]
+    fn a_surge_leaves_the_group_count_to_the_cluster() {
+        let lws = |strategy: crate::api::value::Value| {
+            json!({"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+                   "spec": {"replicas": 1, "rolloutStrategy": strategy}})
+        };
+        assert_eq!(GroupShape::of(&lws(json!(null))).replicas, Some(1));
+        let none = json!({"rollingUpdateConfiguration": {"maxSurge": 0, "maxUnavailable": 1}});
+        assert_eq!(GroupShape::of(&lws(none)).replicas, Some(1));
+        for surge in [json!(1), json!("50%")] {
+            let strategy = json!({"rollingUpdateConfiguration": {"maxSurge": surge}});
+            assert_eq!(GroupShape::of(&lws(strategy)).replicas, None);
+        }
     }
 }

@@ -1,4 +1,4 @@
-//! The fields of Argo's items that shape their pods in ways the build does not judge
+//! The fields of Argo's and KServe's items that shape their pods in ways the build does not judge
 //! ([`super::Controller::unjudged`]): the template another object holds, a patch of the pod
 //! spec, a value substituted at run time, a pod another object or the workflow's agent makes.
 //! An item that sets one is may gain.
@@ -36,6 +36,26 @@ const EXPERIMENT: &str = "Argo Rollouts makes an Experiment of the step, whose R
      pod template under the labels and metadata each of its templates gives (argo-rollouts \
      rollout/experiment.go, GetExperimentFromTemplate; experiments/replicaset.go, newReplicaSetFromTemplate), \
      and the build does not derive those pods";
+
+/// Why an InferenceService field beside its three components is not judged.
+const INFERENCE_SERVICE_FIELD: &str = "KServe makes pods of it that the build does not derive (a canary's \
+     Deployment, pkg/controller/v1beta1/inferenceservice/components/predictor.go; a multi-node predictor's \
+     worker Deployment, reconcileWorker), under its own service account and the service's labels";
+
+/// The first field of a KServe InferenceService the build does not derive pods from: a spec
+/// field beside `predictor`, `transformer` and `explainer` (a `canary`), or a component's
+/// `workerSpec`.
+pub(super) fn inference_service(item: &Value) -> Option<Unjudged> {
+    const COMPONENTS: [&str; 3] = ["predictor", "transformer", "explainer"];
+    let spec = item.get("spec")?.as_object()?;
+    if let Some((key, _)) = spec.iter().find(|(key, v)| !COMPONENTS.contains(key) && !v.is_null()) {
+        return Some((format!("spec.{key}"), INFERENCE_SERVICE_FIELD));
+    }
+    COMPONENTS.iter().find_map(|c| {
+        let worker = spec.get(c)?.get("workerSpec").filter(|w| !w.is_null())?;
+        worker.is_object().then(|| (format!("spec.{c}.workerSpec"), INFERENCE_SERVICE_FIELD))
+    })
+}
 
 /// Why a template run by the workflow's agent is not judged.
 const AGENT: &str = "Argo Workflows runs `http` and `plugin` templates in an agent pod it makes per \
@@ -203,6 +223,23 @@ mod tests {
         assert_eq!(
             rollout(&experiment).map(|(f, _)| f).as_deref(),
             Some("spec.strategy.canary.steps[1].experiment")
+        );
+    }
+
+    #[test]
+    fn an_inference_services_canary_or_workers_are_not_derived() {
+        let isvc = |spec: Value| json!({"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService", "spec": spec});
+        let predictor = json!({"serviceAccountName": "shop", "model": {"modelFormat": {"name": "x"}}});
+        assert_eq!(inference_service(&isvc(json!({"predictor": predictor.clone()}))), None);
+        let canary = isvc(
+            json!({"predictor": predictor.clone(), "canary": [{"predictor": {"serviceAccountName": "pay"}}]}),
+        );
+        assert_eq!(inference_service(&canary).map(|u| u.0), Some("spec.canary".into()));
+        let mut worker = predictor.clone();
+        worker.as_object_mut().unwrap().insert("workerSpec", json!({"serviceAccountName": "pay"}));
+        assert_eq!(
+            inference_service(&isvc(json!({"predictor": worker}))).map(|u| u.0),
+            Some("spec.predictor.workerSpec".into())
         );
     }
 }
