@@ -106,13 +106,19 @@ fn judge_content(entry: &Passed, bytes: &[u8]) -> Result<Option<(usize, String)>
         match read::divergence_of(&text) {
             // kpt reads nothing here, and kubectl reads what this function reads: only a YAML
             // 1.2 reader would type it otherwise, so it may be applied, as any text read in part.
-            Some((_, true)) => {
+            Some((message, line, true)) => {
+                let name = quote(path);
                 return Ok(Some((
-                    1,
-                    unreadable(entry, "YAML whose plain words and dates YAML 1.2 types otherwise"),
+                    line,
+                    format!(
+                        "{}, in {} kpt passes over (hidden, or named in a .krmignore) and `kubectl apply -R` \
+                         reads: this reading cannot vouch for what it holds",
+                        yaml::in_file(&message, &name),
+                        what(entry)
+                    ),
                 )));
             }
-            Some((message, false)) => {
+            Some((message, _, false)) => {
                 let name = quote(path);
                 return Err(format!("{name}: {}", yaml::in_file(&message, &name)));
             }
@@ -260,7 +266,7 @@ mod tests {
         // this function does, so it is no refusal, but this reading cannot vouch for it.
         assert_eq!(judged(".github/workflows/ci.yml", b"on: push\njobs: {}\n"), None, "a key is no value");
         let (_, message) = judged(".lint.yml", b"rules:\n  strict: yes\n").unwrap();
-        assert!(message.contains("YAML 1.2 types otherwise"), "{message}");
+        assert!(message.contains("line 2 column 11") && message.contains("quote it"), "{message}");
         // Any object kubectl may apply, whatever its kind: the first is named, with its line.
         let (line, message) =
             judged(".svc.yaml", b"a: 1\n---\n# a Service\napiVersion: v1\nkind: Service\n").unwrap();

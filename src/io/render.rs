@@ -202,9 +202,14 @@ impl Files<'_> {
                 None => (None, None, Vec::new()),
             },
         };
+        // A config from a file is named by it, as a manifest's error is.
+        let mut config = config::with_overrides(config_value.as_ref(), &request.overrides).map_err(|e| {
+            match &config_source {
+                Some(source) => format!("{source}: {e}"),
+                None => e.to_string(),
+            }
+        })?;
         self.config_source = config_source;
-        let mut config =
-            config::with_overrides(config_value.as_ref(), &request.overrides).map_err(|e| e.to_string())?;
         if let Some(judge) = &request.judge {
             config.spire = judge.spire.clone();
             if judge.trust_domain.is_some() {

@@ -255,7 +255,7 @@ fn spec_of(value: Option<&Value>) -> Result<(ConfigSpec, &'static str), ConfigEr
         return Err(ConfigError::new(
             "items",
             "makes the config a List to kubectl and Argo CD, which apply each of its items, and this \
-             function reads none of them: move them to a manifest of their own",
+             function reads none of them: remove it, and put any object it holds in a manifest of its own",
         ));
     }
     let api_version = map.get("apiVersion").and_then(Value::as_str).unwrap_or("");
@@ -301,8 +301,8 @@ fn config_map_spec(map: &serde_json::Map<String, Value>) -> Result<ConfigSpec, C
     {
         return Err(ConfigError::new(
             field.as_str(),
-            "is no field of the ConfigMap form this function reads, and kubectl and Argo CD apply a \
-             config file with it: remove it",
+            "is not read by this function, yet kubectl and Argo CD apply the config file as a ConfigMap \
+             holding it: remove it",
         ));
     }
     let mut spec = ConfigSpec::default();

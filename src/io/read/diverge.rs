@@ -57,8 +57,8 @@ pub enum Kind {
     /// kustomize) type differently: a boolean word other than `true` and `false`, a date.
     Yaml12 { text: String },
     /// A plain scalar inside a flow collection that go-yaml v2 ends elsewhere: at a `?` it
-    /// holds, or past a `:` and flow indicator after it.
-    FlowIndicator { text: String },
+    /// holds, or past the `:` after it (`colon`), which it reads into the scalar.
+    FlowIndicator { text: String, colon: bool },
     /// A plain key or value of a label mapping that YAML 1.1 and YAML 1.2 readers read as
     /// different strings or as no string (docs/yaml.md#label-keys-and-values).
     Label { text: String, key: bool },
@@ -151,24 +151,31 @@ impl Kind {
             ),
             Kind::Scalar { text, key } => format!(
                 "the {} `{text}` is unquoted, and {YAML11} read it as another value than this function does \
-                 (YAML 1.1 and YAML 1.2 type it differently): quote it (\"{text}\"), or write the number \
-                 in decimal",
-                if *key { "key" } else { "value" }
+                 (YAML 1.1 and YAML 1.2 type it differently): quote it (\"{text}\"){}",
+                if *key { "key" } else { "value" },
+                if text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.')) {
+                    ", or write the number in decimal"
+                } else {
+                    ""
+                }
             ),
             Kind::Yaml12 { text } => {
                 let date = text.starts_with(|c: char| c.is_ascii_digit());
                 format!(
                     "the value `{text}` is unquoted, and {YAML11} read {} while YAML 1.2 readers (`kpt live \
-                     apply`, kustomize) read {}, so the cluster may hold either: quote it (\"{text}\"){}",
+                     apply`, kustomize) read {}, so the cluster may hold either: quote it (\"{text}\")",
                     if date { "its text" } else { "a boolean" },
                     if date { "a timestamp" } else { "a string" },
-                    if date { "" } else { ", or write true or false" }
                 )
             }
-            Kind::FlowIndicator { text } => format!(
-                "the unquoted `{text}` stands inside `[...]` or `{{...}}`, where {YAML11} end a plain \
-                 scalar at `?` (reading a key there) and read a `:` before `,`, `]` or `}}` into it, and this \
-                 function reads otherwise: quote it (\"{text}\")"
+            Kind::FlowIndicator { text, colon: false } => format!(
+                "the unquoted `{text}` stands inside `[...]` or `{{...}}`, where {YAML11} end a plain scalar \
+                 at its `?` and read a key from there, and this function reads one string: quote it (\"{text}\")"
+            ),
+            Kind::FlowIndicator { text, colon: true } => format!(
+                "the unquoted `{text}:` stands inside `[...]` or `{{...}}`, where {YAML11} read the colon into \
+                 the value `{text}:` and this function reads the key `{text}`: quote the value (\"{text}:\"), \
+                 or put a space after the colon for a key"
             ),
             Kind::Account { text } => format!(
                 "the service account `{text}` is unquoted, and {YAML11} and YAML 1.2 readers (kustomize, `kpt \

@@ -138,15 +138,16 @@ pub fn values(text: String) -> Result<Vec<Value>, String> {
 /// reader refuses (`discover`, the files a render leaves out), which must not pass over
 /// one kubectl reads.
 pub fn divergence(text: &str) -> Option<String> {
-    divergence_of(text).map(|(message, _)| message)
+    divergence_of(text).map(|(message, ..)| message)
 }
 
-/// [`divergence`], and whether it is one only YAML 1.2 readers part from kubectl on
-/// (`kpt live apply`, kustomize: [`diverge::Kind::Yaml12`]).
-pub fn divergence_of(text: &str) -> Option<(String, bool)> {
+/// [`divergence`], its line, and whether it is one only YAML 1.2 readers part from kubectl
+/// on (`kpt live apply`, kustomize: [`diverge::Kind::Yaml12`]).
+pub fn divergence_of(text: &str) -> Option<(String, usize, bool)> {
     let text = text::normalize(text.to_string());
     let found = diverge::scan(&text).or_else(|| walk::divergence(&text))?;
-    Some((found.message(&text), matches!(found.kind, diverge::Kind::Yaml12 { .. })))
+    let line = text[..found.at.min(text.len())].matches('\n').count() + 1;
+    Some((found.message(&text), line, matches!(found.kind, diverge::Kind::Yaml12 { .. })))
 }
 
 /// Reads the texts of several files, each a stream, in one pass over the cores.

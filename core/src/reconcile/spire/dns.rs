@@ -316,6 +316,18 @@ mod tests {
         }
         // `XN--` is no punycode prefix: its hyphens are in the third and fourth places.
         assert!(refused(label("XN--bcher-kva.example", false)));
+        // What some servers refuse and what only the tables settle are both said.
+        let Answer::Varies(words) = judge("xn--bcher-kva.a") else { panic!("varies") };
+        assert!(
+            words.contains("SPIRE v1.5.0 to v1.8 (") && words.contains("; an internationalized"),
+            "{words}"
+        );
+    }
+
+    #[test]
+    fn a_label_of_two_characters_is_the_shortest_older_servers_take() {
+        assert_eq!(legacy("ab.cd"), Check::Takes);
+        assert!(refused(legacy("a.cd")));
     }
 
     #[test]

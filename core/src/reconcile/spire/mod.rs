@@ -607,8 +607,11 @@ fn simulate_with(
     // cluster knows, whatever the server then does with it: where it refuses, or may refuse,
     // one object's declaration, another's is held only if the manager keeps that one.
     for (h, rival, id, selectors) in refused_rivals {
+        // An ID only the cluster settles in part may be the same.
         let same = |e: &Entry| {
-            e.source != rival && e.spiffe_id.is_known() && e.spiffe_id == id && e.selectors == selectors
+            e.source != rival
+                && e.selectors == selectors
+                && (e.spiffe_id == id || !e.spiffe_id.is_known() || !id.is_known())
         };
         for e in held[h as usize].entries.iter_mut().filter(|e| same(e) && e.selected == Answer::Yes) {
             (e.selected, e.unsure) = (Answer::Unknown, Some(Unsure::Preferred));

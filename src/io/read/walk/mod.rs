@@ -443,10 +443,18 @@ mod tests {
     fn a_question_mark_or_colon_in_a_flow_plain_scalar_is_refused() {
         use crate::io::read::diverge::Kind;
         let found = |text: &str| divergence(text).map(|d| (d.at, d.kind));
-        let flow = |text: &str| Some(Kind::FlowIndicator { text: text.into() });
+        let flow = |text: &str| Some(Kind::FlowIndicator { text: text.into(), colon: false });
         assert_eq!(found("labels: {app: rag, ?tier: gpu}\n").map(|d| d.1), flow("?tier"));
-        assert_eq!(found("args: [a, rag?v1]\n"), Some((10, Kind::FlowIndicator { text: "rag?v1".into() })));
-        assert_eq!(found("args: [a:, b]\n").map(|d| d.1), flow("a"));
+        assert_eq!(
+            found("args: [a, rag?v1]\n"),
+            Some((10, Kind::FlowIndicator { text: "rag?v1".into(), colon: false }))
+        );
+        assert_eq!(
+            found("args: [a:, b]\n").map(|d| d.1),
+            Some(Kind::FlowIndicator { text: "a".into(), colon: true })
+        );
+        let colon = "args: [--port=8000:, b]\n";
+        assert!(divergence(colon).unwrap().message(colon).contains("quote the value (\"--port=8000:\")"));
         assert_eq!(found("a: {b: [c, {d: e}]:}\n"), None, "a collection before the colon");
         for alike in [
             "a: what?\n",

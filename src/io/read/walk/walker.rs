@@ -250,7 +250,8 @@ impl<'t> Walker<'t> {
         let start = self.offset(&span.start);
         match style {
             ScalarStyle::Plain if self.flow > 0 && (text.contains('?') || self.colon_then_flow(&span)) => {
-                self.note(start, || Kind::FlowIndicator { text: text.to_string() });
+                let colon = !text.contains('?');
+                self.note(start, || Kind::FlowIndicator { text: text.to_string(), colon });
             }
             ScalarStyle::Plain if !kubectl_agrees(text, read, key) => {
                 self.note(start, || Kind::Scalar { text: text.to_string(), key });

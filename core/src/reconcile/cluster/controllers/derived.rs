@@ -271,8 +271,11 @@ fn first_pod_labels<'a>(
 }
 
 /// A node's `serviceAccountName`, when it names one.
+/// The account a pod spec names: `serviceAccountName`, else the older `serviceAccount`, as the
+/// API server converts a pod (`Convert_v1_PodSpec_To_core_PodSpec`).
 fn account(node: Option<&Value>) -> Option<&str> {
-    node.and_then(|n| n.get("serviceAccountName")).and_then(Value::as_str).filter(|s| !s.is_empty())
+    let named = |key| node.and_then(|n| n.get(key)).and_then(Value::as_str).filter(|s| !s.is_empty());
+    named("serviceAccountName").or_else(|| named("serviceAccount"))
 }
 
 fn labels_of(metadata: &Value) -> Option<&Map> {

@@ -38,13 +38,13 @@ const EXPERIMENT: &str = "Argo Rollouts makes an Experiment of the step, whose R
      and the build does not derive those pods";
 
 /// Why an InferenceService field beside its three components is not judged.
-const INFERENCE_SERVICE_FIELD: &str = "KServe makes pods of it that the build does not derive (a canary's \
-     Deployment, pkg/controller/v1beta1/inferenceservice/components/predictor.go; a multi-node predictor's \
-     worker Deployment, reconcileWorker), under its own service account and the service's labels";
+const INFERENCE_SERVICE_FIELD: &str = "the build derives pods of the predictor, transformer and explainer \
+     alone, and KServe may make others of it (a multi-node predictor's worker Deployment, reconcileWorker; \
+     a canary where a KServe version has one), under their own service account and the service's labels";
 
 /// The first field of a KServe InferenceService the build does not derive pods from: a spec
-/// field beside `predictor`, `transformer` and `explainer` (a `canary`), or a component's
-/// `workerSpec`.
+/// field beside `predictor`, `transformer` and `explainer` (v1alpha2's `canary`, a field a
+/// later version adds), or a component's `workerSpec`.
 pub(super) fn inference_service(item: &Value) -> Option<Unjudged> {
     const COMPONENTS: [&str; 3] = ["predictor", "transformer", "explainer"];
     let spec = item.get("spec")?.as_object()?;

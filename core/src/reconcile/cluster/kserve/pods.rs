@@ -296,13 +296,19 @@ fn named_account(
     pod: Option<&Value>,
     notes: &mut Vec<Note>,
 ) -> Result<Option<String>, ()> {
-    let Some(text) = pod.and_then(|p| p.get("serviceAccountName")).and_then(Value::as_str) else {
+    // `serviceAccountName`, else the older `serviceAccount`, as the API server converts a pod
+    // (`Convert_v1_PodSpec_To_core_PodSpec`); KServe copies both into its Deployments.
+    let named = |key: &'static str| {
+        let text = pod?.get(key)?.as_str().filter(|t| !t.is_empty())?;
+        Some((key, text))
+    };
+    let Some((key, text)) = named("serviceAccountName").or_else(|| named("serviceAccount")) else {
         return Ok(None);
     };
     match merge::evaluated(text, cx.data) {
         Ok(name) => Ok(Some(name).filter(|n| !n.is_empty())),
         Err(why) => {
-            let field = format!("{field}.serviceAccountName");
+            let field = format!("{field}.{key}");
             notes.push(why.note(&field, "the account its pods run as is not known, so they are left out"));
             if let Unread::Fails(_) = why {
                 return Ok(None);
