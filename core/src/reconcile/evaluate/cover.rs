@@ -186,7 +186,12 @@ pub(super) fn coverage<'a>(
     let read = |s: &usize| !model.ignored[*s] && model.refused[*s].is_none();
     let read_sources = || (0..model.sources.len()).filter(read).map(|s| &model.sources[s]);
     let mut unjudged = unjudged::find(items, read_sources());
-    let anywhere = unjudged::anywhere(items, read_sources(), seen.workloads.iter().map(|(_, w)| w.as_ref()));
+    let anywhere = unjudged::anywhere(
+        items,
+        read_sources(),
+        seen.workloads.iter().map(|(_, w)| w.as_ref()),
+        &seen.services,
+    );
     unjudged.extend(committed);
     unjudged.extend(unjudged::duplicates(items));
     let model = match ctx.model {

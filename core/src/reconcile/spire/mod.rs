@@ -436,8 +436,9 @@ fn simulate_with(
     let mut has_entry = vec![Answer::No; index.pods.len()];
     let mut group_done = vec![false; groups.list.len()];
     let mut totals = Totals::default();
-    // The declarations the SPIRE server refuses, or may: (template, object, ID, selectors).
-    let mut refused_rivals: Vec<(u32, usize, Evaluated, u64)> = Vec::new();
+    // The declarations the SPIRE server refuses, or may: (template, object, ID, selectors,
+    // whether the pod template settles its ID or a selector, which may then be any).
+    let mut refused_rivals: Vec<(u32, usize, Evaluated, u64, bool)> = Vec::new();
 
     for (s, source) in sources.iter().enumerate() {
         if ignored[s] {
@@ -561,7 +562,13 @@ fn simulate_with(
                 // Declared whatever the server does with it: any fallback is skipped above.
                 let spiffe_id = made.spiffe_id.unwrap_or_else(|| prepared.constant_id());
                 if made.server != server::Verdict::Takes {
-                    refused_rivals.push((pod.held, s, spiffe_id.clone(), made.selectors));
+                    refused_rivals.push((
+                        pod.held,
+                        s,
+                        spiffe_id.clone(),
+                        made.selectors,
+                        made.reads_template,
+                    ));
                 }
                 match made.server {
                     server::Verdict::Takes => {}
@@ -606,12 +613,13 @@ fn simulate_with(
     // Of the objects that declare one entry the manager keeps the oldest, which only the
     // cluster knows, whatever the server then does with it: where it refuses, or may refuse,
     // one object's declaration, another's is held only if the manager keeps that one.
-    for (h, rival, id, selectors) in refused_rivals {
-        // An ID only the cluster settles in part may be the same.
+    for (h, rival, id, selectors, unsettled) in refused_rivals {
+        // An ID or selector only the cluster settles may be the same.
         let same = |e: &Entry| {
             e.source != rival
-                && e.selectors == selectors
-                && (e.spiffe_id == id || !e.spiffe_id.is_known() || !id.is_known())
+                && (unsettled
+                    || e.selectors == selectors
+                        && (e.spiffe_id == id || !e.spiffe_id.is_known() || !id.is_known()))
         };
         for e in held[h as usize].entries.iter_mut().filter(|e| same(e) && e.selected == Answer::Yes) {
             (e.selected, e.unsure) = (Answer::Unknown, Some(Unsure::Preferred));

@@ -175,16 +175,22 @@ fn pinned(selector: &Selector) -> Option<Vec<&str>> {
 }
 
 /// A digest of what a record that may reach any pod under any identity reaches: every
-/// identity the manager reads (`sources`), every Namespace the input declares, and every pod
-/// template (`workloads`: an identity in such a file reaches them). A file the build does not
+/// identity the manager reads (`sources`), every Namespace the input declares, every pod
+/// template (`workloads`: an identity in such a file reaches them) and every Service. A file the build does not
 /// read (one kpt passes over) takes it, so its record is new when any of them changes, as an
 /// item's is when those it may reach do.
 pub fn anywhere<'s, 'w>(
     items: &[Input],
     sources: impl Iterator<Item = &'s Source>,
     workloads: impl Iterator<Item = &'w crate::reconcile::cluster::workload::Workload>,
+    services: &[crate::reconcile::cluster::seen::Service],
 ) -> String {
     let mut hash = Sha256::new();
+    // The Services too: an identity there with `autoPopulateDNSNames` gives their names.
+    for service in services {
+        hash.update(b"\0service\0");
+        hash.update(format!("{service:?}").as_bytes());
+    }
     for workload in workloads {
         hash.update(b"\0workload\0");
         hash.update(format!("{workload:?}").as_bytes());

@@ -207,7 +207,7 @@ fn inference_service(item: &Value) -> Vec<Derived<'_>> {
             path: format!("spec.{component}"),
             over: None,
             labels,
-            account: account(Some(spec)),
+            account: pod_spec_account(Some(spec)),
             any_account: false,
             open: true,
         });
@@ -271,11 +271,18 @@ fn first_pod_labels<'a>(
 }
 
 /// A node's `serviceAccountName`, when it names one.
-/// The account a pod spec names: `serviceAccountName`, else the older `serviceAccount`, as the
-/// API server converts a pod (`Convert_v1_PodSpec_To_core_PodSpec`).
 fn account(node: Option<&Value>) -> Option<&str> {
-    let named = |key| node.and_then(|n| n.get(key)).and_then(Value::as_str).filter(|s| !s.is_empty());
-    named("serviceAccountName").or_else(|| named("serviceAccount"))
+    node.and_then(|n| n.get("serviceAccountName")).and_then(Value::as_str).filter(|s| !s.is_empty())
+}
+
+/// The account a KServe component runs as: its pod spec's `serviceAccountName`, else the older
+/// `serviceAccount`, which KServe copies into the Deployment and the API server takes when
+/// the first is empty (`Convert_v1_PodSpec_To_core_PodSpec`). Argo's own types have no such
+/// field: [`account`].
+fn pod_spec_account(node: Option<&Value>) -> Option<&str> {
+    let older =
+        || node.and_then(|n| n.get("serviceAccount")).and_then(Value::as_str).filter(|s| !s.is_empty());
+    account(node).or_else(older)
 }
 
 fn labels_of(metadata: &Value) -> Option<&Map> {

@@ -246,7 +246,9 @@ fn router(cx: &Context<'_>, notes: &mut Vec<Note>) -> Vec<Template> {
             out.push(Template {
                 role: "(tokenizer)".into(),
                 labels,
-                account: named.unwrap_or_else(|| DEFAULT_SERVICE_ACCOUNT.to_string()),
+                account: named
+                    .or_else(|| older_account(cx, template))
+                    .unwrap_or_else(|| DEFAULT_SERVICE_ACCOUNT.to_string()),
                 open: false,
                 maker: Maker { name: child_name(name, "-tokenizer"), kind: MakerKind::Deployment },
             });
@@ -296,19 +298,13 @@ fn named_account(
     pod: Option<&Value>,
     notes: &mut Vec<Note>,
 ) -> Result<Option<String>, ()> {
-    // `serviceAccountName`, else the older `serviceAccount`, as the API server converts a pod
-    // (`Convert_v1_PodSpec_To_core_PodSpec`); KServe copies both into its Deployments.
-    let named = |key: &'static str| {
-        let text = pod?.get(key)?.as_str().filter(|t| !t.is_empty())?;
-        Some((key, text))
-    };
-    let Some((key, text)) = named("serviceAccountName").or_else(|| named("serviceAccount")) else {
+    let Some(text) = pod.and_then(|p| p.get("serviceAccountName")).and_then(Value::as_str) else {
         return Ok(None);
     };
     match merge::evaluated(text, cx.data) {
         Ok(name) => Ok(Some(name).filter(|n| !n.is_empty())),
         Err(why) => {
-            let field = format!("{field}.{key}");
+            let field = format!("{field}.serviceAccountName");
             notes.push(why.note(&field, "the account its pods run as is not known, so they are left out"));
             if let Unread::Fails(_) = why {
                 return Ok(None);
@@ -335,7 +331,16 @@ fn single_node_account(
     if side.role == "decode" && sidecar {
         return Some(child_name(cx.data.name, DECODE_ACCOUNT));
     }
-    Some(DEFAULT_SERVICE_ACCOUNT.to_string())
+    Some(older_account(cx, template).unwrap_or_else(|| DEFAULT_SERVICE_ACCOUNT.to_string()))
+}
+
+/// A template's older `serviceAccount`, where KServe copies the template and names no account
+/// of its own (a single-node Deployment without the routing sidecar, the tokenizer): the API
+/// server runs the pods as it when `serviceAccountName` is empty
+/// (`Convert_v1_PodSpec_To_core_PodSpec`). Where KServe sets an account of its own it wins.
+fn older_account(cx: &Context<'_>, template: Option<&Value>) -> Option<String> {
+    let text = template?.get("serviceAccount")?.as_str()?;
+    merge::evaluated(text, cx.data).ok().filter(|n| !n.is_empty())
 }
 
 fn multi_node_account(
