@@ -325,6 +325,28 @@ mod tests {
     }
 
     #[test]
+    fn a_name_of_253_bytes_is_the_longest_current_servers_take() {
+        let name =
+            |n: usize| format!("{}.{}.{}.{}", "a".repeat(63), "b".repeat(63), "c".repeat(63), "d".repeat(n));
+        assert_eq!(name(61).len(), 253);
+        assert_eq!(label(&name(61), true), Check::Takes);
+        assert!(refused(label(&name(62), true)));
+        // Refused by some, with nothing only the tables settle: no word of the tables.
+        let Answer::Varies(words) = judge("ops_admin.example") else { panic!("varies") };
+        assert!(!words.contains("Unicode's tables"), "{words}");
+    }
+
+    #[test]
+    fn a_punycode_label_past_63_bytes_is_refused_for_its_length() {
+        let text = format!("{}\u{fc}", "a".repeat(70));
+        let encoded = idna::punycode::encode_str(&text).unwrap();
+        let Check::Refuses(why) = label(&format!("xn--{encoded}.example"), false) else { panic!("refused") };
+        assert!(why.contains("longer than 63 bytes"), "{why}");
+        let Check::Refuses(why) = label("xn--bcher-KVA.example", false) else { panic!("refused") };
+        assert!(why.contains("not the punycode idna would write"), "{why}");
+    }
+
+    #[test]
     fn a_label_of_two_characters_is_the_shortest_older_servers_take() {
         assert_eq!(legacy("ab.cd"), Check::Takes);
         assert!(refused(legacy("a.cd")));

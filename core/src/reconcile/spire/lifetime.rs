@@ -211,6 +211,28 @@ mod tests {
         {
             assert_eq!(go_duration(text), None, "{text}");
         }
+        // At the edges of int64 and of a fraction's digits, as Go 1.26's time.ParseDuration
+        // answers (a fraction stops taking digits once they would overflow, without error).
+        for (text, want) in [
+            ("0.9223372036854775807s", Some(922_337_203)),
+            ("0.9223372036854775808s", Some(922_337_203)),
+            ("1.99999999999999999999999h", Some(7_200_000_000_000)),
+            ("9223372036.854775807s", Some(i64::MAX)),
+            ("9223372036.854775808s", None),
+            ("2562047h47m16.854775807s", Some(i64::MAX)),
+            ("2562047h47m16.854775808s", None),
+            ("0.000000000000000000001h", Some(0)),
+            ("1.5555555555555555555555555555h", Some(5_600_000_000_000)),
+            ("0.12345678901234567890123456789s", Some(123_456_789)),
+            ("2562047.7h", Some(9_223_371_720_000_000_000)),
+            ("153722867m", Some(9_223_372_020_000_000_000)),
+            ("153722867.3m", None),
+            ("9223372036854775807ns1ns", None),
+            ("9223372036s854775807ns", Some(i64::MAX)),
+            ("9223372036s854775808ns", None),
+        ] {
+            assert_eq!(go_duration(text), want, "{text}");
+        }
     }
 
     #[test]

@@ -231,6 +231,13 @@ mod tests {
             let Verdict::Refuses(why) = verdict(&object(ttls, &[], false)) else { panic!("{ttls:?}") };
             assert!(why.contains(field) && why.contains(sent), "{why}");
         }
+        // Only a cast that wraps is told as one.
+        let Verdict::Refuses(why) = verdict(&object([Some("-1h"), None], &[], false)) else { panic!() };
+        assert!(!why.contains("wraps"), "{why}");
+        let Verdict::Refuses(why) = verdict(&object([Some("2147483648s"), None], &[], false)) else {
+            panic!()
+        };
+        assert!(why.contains("wraps"), "{why}");
         let Verdict::Refuses(why) = verdict(&object([None, Some("-1s")], &[], true)) else { panic!() };
         assert!(why.contains("jwtSVIDTTL"), "a static entry's field: {why}");
         // Under a second rounds to 0, the server's default; a wrap to a positive count is taken.
