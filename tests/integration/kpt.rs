@@ -318,9 +318,9 @@ metadata:
   name: notes
   namespace: serving
 data:
-  on: yes
+  on: \"yes\"
   octal: 010
-  date: 2001-12-14
+  date: \"2001-12-14\"
   note: |
     - not an entry
     ---
