@@ -74,6 +74,26 @@ pub struct SpireManager {
     pub label_selector: BTreeMap<String, String>,
 }
 
+impl SpireManager {
+    /// The settings this manager was made of, as a config writes them: [`SpireManager::of_spec`]
+    /// makes the same manager again (`filterByClassName` stands in the label selector).
+    pub fn spec(&self) -> SpireManagerSpec {
+        let given = self.may_ignore.is_empty();
+        SpireManagerSpec {
+            class_name: self.class_name.clone(),
+            watch_classless: Some(self.watch_classless),
+            ignore_namespaces: given.then(|| self.ignore_namespaces.iter().map(|p| p.text.clone()).collect()),
+            filter_by_class_name: None,
+            cluster_spiffe_id_label_selector: Some(self.label_selector.clone()).filter(|s| !s.is_empty()),
+        }
+    }
+
+    /// The manager of these settings, validated as a config's are.
+    pub fn of_spec(spec: SpireManagerSpec) -> Result<SpireManager, String> {
+        manager(Some(spec), &|f: &str| f.to_string()).map_err(|e| e.to_string())
+    }
+}
+
 impl Default for SpireManager {
     fn default() -> Self {
         SpireManager {
@@ -268,5 +288,21 @@ mod tests {
             assert_eq!(err.field, format!("--{field}"), "{text}");
             assert!(err.message.contains(why), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn a_manager_is_made_again_of_its_own_settings() {
+        let spec = SpireManagerSpec {
+            class_name: Some("spire-system-spire".into()),
+            watch_classless: Some(true),
+            ignore_namespaces: Some(vec!["kube-.*".into()]),
+            filter_by_class_name: Some(true),
+            cluster_spiffe_id_label_selector: Some([("team".to_string(), "a".to_string())].into()),
+        };
+        let made = SpireManager::of_spec(spec).unwrap();
+        assert_eq!(SpireManager::of_spec(made.spec()).unwrap(), made);
+        let unknown = SpireManager::default();
+        assert_eq!(unknown.spec().ignore_namespaces, None, "unknown stays unknown");
+        assert_eq!(SpireManager::of_spec(unknown.spec()).unwrap(), unknown);
     }
 }

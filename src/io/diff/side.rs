@@ -40,7 +40,16 @@ pub(super) fn read(path: &Path, request: &Request, judge: Option<&Judge>) -> Res
             format!("{name}: a saved explain report, but {e}: save it again with `explain -o json` of this version")
         })?;
         let lacks_head_fields = lacks_head_fields(text);
-        return Ok(Side { report, policy: None, lacks_head_fields, manager: None });
+        // The SPIRE its config described, when the report says it.
+        let manager = match &report.spire {
+            Some(spire) => Some(Judge {
+                spire: crate::config::SpireManager::of_spec(spire.controller_manager.clone())
+                    .map_err(|e| format!("{name}: its spire.controllerManager: {e}"))?,
+                trust_domain: spire.trust_domain.clone(),
+            }),
+            None => None,
+        };
+        return Ok(Side { report, policy: None, lacks_head_fields, manager });
     }
     let side = Request {
         paths: vec![path.to_path_buf()],

@@ -336,6 +336,7 @@ mod tests {
         federations.sort_by(|a, b| a.name.cmp(&b.name));
         Report {
             config: None,
+            spire: None,
             bindings: Vec::new(),
             workloads: Vec::new(),
             findings: Vec::new(),

@@ -190,6 +190,7 @@ pub(super) fn report(
     federated_trust_domains.sort_by(|a, b| a.name.cmp(&b.name));
     Report {
         config: None,
+        spire: None,
         reach,
         bindings,
         workloads,

@@ -51,6 +51,10 @@ pub fn build_with_config(request: &Request) -> Result<(Report, Config), String> 
     let mut report = build::report(&outcome, &at, &text);
     report.unjudged = build::unjudged(&outcome, &files.unjudged, &at);
     report.config = files.config_source.take();
+    report.spire = Some(report::SpireReport {
+        controller_manager: config.spire.spec(),
+        trust_domain: config.trust_domain.clone(),
+    });
     Ok((report, config))
 }
 

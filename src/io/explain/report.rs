@@ -47,6 +47,19 @@ pub struct Report {
     /// The admission guard the run writes; absent when it writes none.
     #[serde(default, rename = "admissionGuard", skip_serializing_if = "Option::is_none")]
     pub admission_guard: Option<GuardReport>,
+    /// The SPIRE its config describes: `diff` judges HEAD by a saved BASE's, as by a BASE
+    /// folder's config. Missing in a report saved before it was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spire: Option<SpireReport>,
+}
+
+/// The SPIRE a run's config describes: its Controller Manager's settings, as a config writes
+/// them, and its trust domain.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SpireReport {
+    pub controller_manager: crate::config::SpireManagerSpec,
+    pub trust_domain: Option<String>,
 }
 
 /// The admission guard of a run: its policy, what its bindings do, where its parameters
