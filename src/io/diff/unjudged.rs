@@ -5,12 +5,28 @@
 
 use crate::io::explain::Report;
 use crate::io::explain::report::UnjudgedReport;
+use crate::reconcile::unjudged::DECLARED;
 use std::collections::BTreeSet;
 
-/// HEAD's records that BASE does not hold: new, or changed in what they depend on.
+/// HEAD's records that BASE does not hold: new, or changed in what they depend on. And
+/// BASE's records of an object declared more than once that HEAD does not hold: the copy
+/// HEAD keeps may not be the one that ran, so what runs may change.
 pub(super) fn compare(before: &Report, after: &Report) -> Vec<UnjudgedReport> {
     let known: BTreeSet<_> = before.unjudged.iter().map(UnjudgedReport::key).collect();
-    after.unjudged.iter().filter(|u| !known.contains(&u.key())).cloned().collect()
+    // What HEAD still records of an object, whatever the digest: a copy it changes is new there.
+    let recorded: BTreeSet<_> = after.unjudged.iter().map(|u| (&u.file, &u.object, &u.field)).collect();
+    let mut out: Vec<UnjudgedReport> =
+        after.unjudged.iter().filter(|u| !known.contains(&u.key())).cloned().collect();
+    let dropped = |u: &&UnjudgedReport| !recorded.contains(&(&u.file, &u.object, &u.field));
+    for gone in before.unjudged.iter().filter(|u| u.message.starts_with(DECLARED)).filter(dropped) {
+        let mut record = gone.clone();
+        record.message = format!(
+            "in BASE {}; HEAD changes its copies, so the one kubectl and Argo CD apply last may be another",
+            gone.message
+        );
+        out.push(record);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -47,5 +63,20 @@ mod tests {
         assert!(changed.grants());
         let added = changes::compare(&with(&[]), &with(&[("other.yaml", "a")]));
         assert!(added.grants());
+    }
+
+    #[test]
+    fn a_copy_base_declared_twice_that_head_drops_may_change_what_runs() {
+        let mut base = with(&[("", "a")]);
+        base.unjudged[0].message = format!("{}2 times with other pod templates", super::DECLARED);
+        let dropped = changes::compare(&base, &with(&[]));
+        assert_eq!(dropped.unjudged.len(), 1);
+        assert!(
+            dropped.unjudged[0].message.starts_with("in BASE declared 2 times"),
+            "{}",
+            dropped.unjudged[0].message
+        );
+        assert!(dropped.grants());
+        assert!(changes::compare(&base, &base).unjudged.is_empty(), "kept, it is no change");
     }
 }

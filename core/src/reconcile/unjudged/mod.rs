@@ -28,7 +28,7 @@ use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 
 use crate::reconcile::items::kinds::is_judged;
-pub use duplicates::find as duplicates;
+pub use duplicates::{DECLARED, find as duplicates};
 pub use guard::edits as guard_edits;
 pub use kinds::{article, changes_what_is_applied};
 
@@ -176,7 +176,8 @@ fn pinned(selector: &Selector) -> Option<Vec<&str>> {
 
 /// A digest of what a record that may reach any pod under any identity reaches: every
 /// identity the manager reads (`sources`), every Namespace the input declares, every pod
-/// template (`workloads`: an identity in such a file reaches them) and every Service. A file the build does not
+/// template (`workloads`: an identity in such a file reaches them), every Service, and every
+/// ConfigMap and Secret (a SPIRE server's or manager's configuration). A file the build does not
 /// read (one kpt passes over) takes it, so its record is new when any of them changes, as an
 /// item's is when those it may reach do.
 pub fn anywhere<'s, 'w>(
@@ -190,6 +191,15 @@ pub fn anywhere<'s, 'w>(
     for service in services {
         hash.update(b"\0service\0");
         hash.update(format!("{service:?}").as_bytes());
+    }
+    // And the ConfigMaps and Secrets: a SPIRE server or manager there reads its configuration
+    // from one.
+    for (_, v) in input::values(items) {
+        let kind = fields::str_at(v, "kind");
+        if fields::str_at(v, "apiVersion") == Some("v1") && matches!(kind, Some("ConfigMap" | "Secret")) {
+            hash.update(b"\0configuration\0");
+            digest(v, &mut hash, true);
+        }
     }
     for workload in workloads {
         hash.update(b"\0workload\0");
@@ -326,10 +336,10 @@ fn configuration_of(items: &[Input], namespace: Option<&str>) -> Vec<String> {
             fields::str_at(v, "apiVersion") == Some("v1") && matches!(kind, Some("ConfigMap" | "Secret"))
         })
         // One without a namespace lands in the one it is applied to (`kubectl apply -n`, an Argo
-        // CD destination): any.
+        // CD destination): any. So does a workload without one, which may mount any.
         .filter(|&(_, v)| {
             let own = fields::str_at(v, "metadata.namespace").filter(|ns| !ns.is_empty());
-            own.is_none() || own == namespace
+            namespace.is_none() || own.is_none() || own == namespace
         })
         .map(|(_, v)| {
             let taken = ["data", "binaryData", "stringData"].map(|field| format!("{:?}", v.get(field)));
