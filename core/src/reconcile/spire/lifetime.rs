@@ -230,6 +230,8 @@ mod tests {
             ("9223372036854775807ns1ns", None),
             ("9223372036s854775807ns", Some(i64::MAX)),
             ("9223372036s854775808ns", None),
+            ("-9223372036.854775808s", Some(i64::MIN)),
+            ("-2562047h47m16.854775808s", Some(i64::MIN)),
         ] {
             assert_eq!(go_duration(text), want, "{text}");
         }
