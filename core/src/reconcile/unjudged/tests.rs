@@ -597,6 +597,17 @@ fn a_workload_declared_twice_with_other_templates_is_recorded_and_its_order_is_i
     let other = placed(Some("other"), json!({"app": "llama", "role": "admin"}));
     let twice = duplicates(&[admin(), other, unset()]);
     assert_eq!(twice.iter().map(|r| r.about.item).collect::<Vec<_>>(), [2]);
+    // One object is one group, kind, namespace and name: another group's Deployment of that
+    // name is another object, another version of the group's the same one.
+    let in_group = |api_version: &str| {
+        Input::of(json!({"apiVersion": api_version, "kind": "Deployment",
+                         "metadata": {"name": "llama", "namespace": "serving"},
+                         "spec": {"selector": {"matchLabels": {"app": "llama"}},
+                                  "template": {"metadata": {"labels": {"app": "llama"}},
+                                               "spec": {"containers": [{"name": "c", "image": "i"}]}}}}))
+    };
+    assert!(duplicates(&[admin(), in_group("example.org/v1")]).is_empty());
+    assert_eq!(duplicates(&[admin(), in_group("apps/v1beta2")]).len(), 1);
 }
 
 /// Any other item read whole and declared twice with other contents is recorded too (a
