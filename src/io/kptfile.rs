@@ -78,7 +78,15 @@ pub fn mutators(
 ) -> Result<Vec<super::render::FileUnjudged>, String> {
     // Only folders: a file given is a manifest file, never read as a Kptfile.
     let folders: Vec<PathBuf> = folders.iter().filter(|p| p.is_dir()).cloned().collect();
-    let found = files::find(&folders, skip, |p| p.file_name().is_some_and(|n| n == "Kptfile"))?;
+    // Hidden folders and those a `.krmignore` names too: kpt takes any folder holding a Kptfile
+    // for a subpackage and renders it (kpt `pkg/lib/pkg/pkg.go`, `Subpackages`), while
+    // `kubectl apply -R` applies what it wrote there.
+    let is_kptfile_name = |p: &Path| p.file_name().is_some_and(|n| n == "Kptfile");
+    let walked = files::walk(&folders, skip, is_kptfile_name)?;
+    let passed =
+        walked.passed_over.into_iter().filter(|p| is_kptfile_name(&p.path)).filter_map(|p| p.found.ok());
+    let mut found = walked.files;
+    found.extend(passed);
     let mut out = Vec::new();
     for kptfile in found {
         let text = files::read(&kptfile, budget)?;
@@ -137,7 +145,6 @@ pub fn mutators(
                 field: format!("pipeline.mutators[{i}]"),
                 message,
                 digested: digest_text.into_bytes(),
-                reaches_anywhere: false,
             });
         }
     }

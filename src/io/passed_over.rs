@@ -21,14 +21,20 @@ use std::path::PathBuf;
 
 /// The records of the entries passed over, read within the input limit (a file over it
 /// fails the run, as one read does). A file kubectl reads otherwise than this function fails
-/// the run with the place.
+/// the run with the place. Each record's digest takes `reach`, a digest of everything else the
+/// run reads: what the file holds may reach any of it.
 pub(super) fn judge(
     passed: &[Passed],
     read: &[files::Found],
     roots: &[PathBuf],
+    reach: &[u8],
     budget: &mut Budget,
 ) -> Result<Vec<FileUnjudged>, String> {
     let order = apply_order(passed, read, roots);
+    // A Jsonnet file may import any file of the folders, whatever its name (go-jsonnet
+    // `FileImporter`: `import`, `importstr`, `importbin`): its record follows them all.
+    let jsonnet = passed.iter().any(|p| files::is_evaluated_name(&p.path));
+    let tree = if jsonnet { every_file(roots, budget)? } else { Vec::new() };
     let mut out = Vec::new();
     for entry in passed {
         let mut digested =
@@ -57,11 +63,39 @@ pub(super) fn judge(
         }
         digested.extend_from_slice(&bytes);
         digested.extend_from_slice(&order);
+        if files::is_evaluated_name(&entry.path) {
+            digested.extend_from_slice(&tree);
+        }
         if let Some((line, message)) = judged {
             out.push(record(entry, roots, line, message, digested));
         }
     }
+    out.iter_mut().for_each(|record| record.digested.extend_from_slice(reach));
     Ok(out)
+}
+
+/// Every file under `roots`, whatever its name, hidden or not: its path and bytes (a link's
+/// target as written), by path.
+fn every_file(roots: &[PathBuf], budget: &mut Budget) -> Result<Vec<u8>, String> {
+    use sha2::{Digest, Sha256};
+    let walked = files::walk(roots, &[], |_| true)?;
+    let mut hash = Sha256::new();
+    let mut entries: Vec<(&PathBuf, Option<&PathBuf>, Option<&files::Found>)> =
+        walked.files.iter().map(|f| (&f.path, None, Some(f))).collect();
+    entries.extend(walked.passed_over.iter().map(|p| (&p.path, p.link.as_ref(), p.found.as_ref().ok())));
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    for (path, link, found) in entries {
+        hash.update(b"\0entry\0");
+        hash.update(path.as_os_str().as_encoded_bytes());
+        if let Some(link) = link {
+            hash.update(b"\0link\0");
+            hash.update(link.as_os_str().as_encoded_bytes());
+        }
+        if let Some(found) = found {
+            hash.update(files::read_bytes(found, budget)?);
+        }
+    }
+    Ok(hash.finalize().to_vec())
 }
 
 /// Every file of the folders in the order `kubectl apply -R` walks them (by path: cli-runtime
@@ -177,7 +211,6 @@ fn record(
         field: String::new(),
         message,
         digested,
-        reaches_anywhere: true,
     }
 }
 

@@ -20,6 +20,7 @@ use crate::reconcile::input::{Input, Passed};
 use crate::reconcile::item::Item;
 use crate::reconcile::lists::Listed;
 use crate::yaml;
+use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -106,9 +107,6 @@ pub struct FileUnjudged {
     /// What tells BASE's from HEAD's: the file's bytes (a link's target as written, then its
     /// target's bytes), or the entry's and its config's.
     pub digested: Vec<u8>,
-    /// Whether what it may reach is any pod under any identity (a file kpt passes over): its
-    /// digest then follows every identity and Namespace too.
-    pub reaches_anywhere: bool,
 }
 
 impl<'r> Files<'r> {
@@ -311,6 +309,15 @@ impl Files<'_> {
                         ItemOrigin::document(name, index)
                     ));
                 }
+                if let Some(version) = part.head.api_version.as_deref().filter(|v| v.starts_with('/')) {
+                    return Err(format!(
+                        "{}: apiVersion {version:?}: kubectl and the API server read a leading `/` as the core \
+                         group's (apimachinery `ParseGroupVersion`), where this function would read another \
+                         group, so the two would judge different objects; write {:?}",
+                        ItemOrigin::document(name, index),
+                        &version[1..],
+                    ));
+                }
                 let hook = part
                     .head
                     .hooks
@@ -323,7 +330,21 @@ impl Files<'_> {
                 self.kept.push((f, index));
             }
         }
-        self.unjudged = passed_over::judge(&walked.passed_over, &found, &folders, &mut budget)?;
+        // What a file passed over holds is not read, so what it may reach is anything the
+        // folders and the config hold: its record follows all of it, the manifests as read and
+        // the settings the run resolved (docs/review.md, "Files kpt passes over").
+        let reach = match walked.passed_over.is_empty() {
+            true => Vec::new(),
+            false => {
+                let mut hash = Sha256::new().chain_update(format!("{config:?}"));
+                for stream in &self.streams {
+                    hash.update(b"\0file\0");
+                    hash.update(stream.text.as_bytes());
+                }
+                hash.finalize().to_vec()
+            }
+        };
+        self.unjudged = passed_over::judge(&walked.passed_over, &found, &folders, &reach, &mut budget)?;
         self.unjudged.extend(kptfile::mutators(&folders, &skip, &mut budget)?);
         self.files = sources.iter().map(|f| f.map(|f| f.path.clone())).collect();
         Ok((items, config))

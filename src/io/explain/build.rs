@@ -245,11 +245,8 @@ pub(super) fn unjudged(
         object: None,
         field: f.field.clone(),
         message: f.message.clone(),
-        // What the file may reach is any pod under any identity: its record is new when they
-        // change (`unjudged::anywhere`).
         digest: Sha256::new()
             .chain_update(&f.digested)
-            .chain_update(if f.reaches_anywhere { outcome.coverage.anywhere.as_bytes() } else { b"" })
             .finalize()
             .iter()
             .map(|b| format!("{b:02x}"))

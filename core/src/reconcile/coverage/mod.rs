@@ -101,8 +101,6 @@ pub struct Coverage {
     pub spire: crate::reconcile::spire::Model,
     /// What the build cannot judge exactly and that could reach an identity.
     pub unjudged: Vec<crate::reconcile::unjudged::Unjudged>,
-    /// What a record that may reach any pod reaches, by digest (`unjudged::anywhere`).
-    pub anywhere: String,
 }
 
 /// One pod template of the input.

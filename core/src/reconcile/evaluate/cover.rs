@@ -186,12 +186,6 @@ pub(super) fn coverage<'a>(
     let read = |s: &usize| !model.ignored[*s] && model.refused[*s].is_none();
     let read_sources = || (0..model.sources.len()).filter(read).map(|s| &model.sources[s]);
     let mut unjudged = unjudged::find(items, read_sources());
-    let anywhere = unjudged::anywhere(
-        items,
-        read_sources(),
-        seen.workloads.iter().map(|(_, w)| w.as_ref()),
-        &seen.services,
-    );
     unjudged.extend(committed);
     unjudged.extend(unjudged::duplicates(items));
     let model = match ctx.model {
@@ -203,7 +197,7 @@ pub(super) fn coverage<'a>(
         }
     };
     if config.workload_policy == WorkloadPolicy::Ignore {
-        return Coverage { findings: Vec::new(), spire: model, unjudged, anywhere };
+        return Coverage { findings: Vec::new(), spire: model, unjudged };
     }
     let mut coverage = coverage::coverage(&identities, &uses, &bound, &seen, &binding_refs);
     // A binding that reaches no pod: what its object selects instead, and what those pods hold.
@@ -220,6 +214,5 @@ pub(super) fn coverage<'a>(
     coverage.findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
     coverage.spire = model;
     coverage.unjudged = unjudged;
-    coverage.anywhere = anywhere;
     coverage
 }

@@ -116,7 +116,11 @@ pub fn of(value: &Value) -> Option<List> {
             kind: kind.clone(),
             pod_templates,
         };
-        if whole || workload::workload_of(item).is_some() {
+        // A leading `/` is the core group to kubectl (apimachinery `ParseGroupVersion`), a
+        // spelling the build refuses in a document of its own: judged only there.
+        if api_version.starts_with('/') {
+            alone.push(listed(false));
+        } else if whole || workload::workload_of(item).is_some() {
             read.push(listed(!whole));
         } else if !kind.is_empty() && kinds::judged_alone(item) {
             alone.push(listed(false));
@@ -254,6 +258,10 @@ mod tests {
         assert_eq!(found.alone.iter().map(|l| l.index).collect::<Vec<_>>(), [1, 2]);
         assert!(check_items(&[list(json!([role, service]))]).is_ok(), "a record, not refused");
         assert_eq!(of(&list(json!([role]))), None);
+        // A leading `/` is the core group to kubectl: such an item is judged only alone.
+        let slashed = json!({"apiVersion": "/v1", "kind": "ConfigMap", "data": {"a": "b"}});
+        let found = of(&list(json!([role, slashed]))).unwrap();
+        assert_eq!(found.alone.iter().map(|l| l.index).collect::<Vec<_>>(), [1]);
         // An object of a kind the reconcile only passes on, given such items, is a List read
         // whole, whatever its kind.
         let passed =

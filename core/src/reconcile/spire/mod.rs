@@ -584,6 +584,15 @@ fn simulate_with(
                         }
                     }
                 }
+                // A podSelector unknown by a label the controller sets hangs on how it numbers
+                // the pods too (a StatefulSet's `statefulset.kubernetes.io/pod-name`).
+                let mut hangs_on = made.hangs_on;
+                if by_pod == Answer::Unknown
+                    && let Some(fact) = source::numbering_fact(&data)
+                    && !hangs_on.contains(&fact)
+                {
+                    hangs_on.push(fact);
+                }
                 let mut powers = made.powers;
                 if source.auto_dns {
                     for name in pods::service_dns_names(seen, pod) {
@@ -598,7 +607,7 @@ fn simulate_with(
                     unsure,
                     attests: made.attests,
                     misses: made.misses,
-                    hangs_on: made.hangs_on,
+                    hangs_on,
                     reads_template: made.reads_template,
                     spiffe_id,
                     same_as: Vec::new(),

@@ -72,6 +72,7 @@ impl<'a> Pod<'a> {
             pod_name: self.owner.pod_name,
             containers: Some(self.containers()),
             namespace_labels: seen.namespaces.get(self.namespace),
+            owner: Some(self.owner),
         }
     }
 }

@@ -459,6 +459,23 @@ pub(super) fn cluster_only(action: &str) -> bool {
     one_label || matches!(inner, ".PodMeta.Name" | ".PodMeta.GetName" | ".PodMeta.UID" | ".PodMeta.GetUID")
 }
 
+/// Whether an evaluated text holds an action kept as written that reads what the cluster
+/// alone sets of a pod ([`cluster_only`]): its name, or a label its controller sets.
+fn reads_pod(text: &Evaluated) -> bool {
+    text.unknown.iter().any(|a| cluster_only(a))
+}
+
+/// What an unknown pod name, or a label the pods' controller sets, hangs on beside the
+/// template, in the words of `hangsOn`: how the controller names and numbers the pods (a
+/// StatefulSet's replicas and first ordinal, an Indexed Job's completions, a
+/// LeaderWorkerSet's groups); `None` when it does so from nothing the item holds.
+pub(super) fn numbering_fact(data: &Data<'_>) -> Option<String> {
+    let owner = data.owner?;
+    owner.controller?;
+    (!owner.detail.is_empty())
+        .then(|| format!("{}'s pods, as its controller names and numbers them: {}", owner.name, owner.detail))
+}
+
 /// Whether an evaluated text holds an action that may read the pod template.
 fn reads_template(text: &Evaluated) -> bool {
     text.unknown.iter().any(|a| !cluster_only(a))
@@ -638,6 +655,8 @@ impl Prepared {
             }
         };
         let mut template = spiffe_id.as_ref().is_some_and(reads_template);
+        // Whether an unknown reads the pods' name or a label their controller sets.
+        let mut named = spiffe_id.as_ref().is_some_and(reads_pod);
         let mut facts = Vec::new();
         let mut dns_names = Vec::new();
         let mut server =
@@ -648,6 +667,7 @@ impl Prepared {
                 None => {
                     let name = dns.evaluate(data).map_err(|e| format!("its dnsNameTemplates fail: {e}"))?;
                     template |= reads_template(&name);
+                    named |= reads_pod(&name);
                     server = server.and(server::of_dns_name(&name.text, &name.unknown));
                     dns_names.push(name.text)
                 }
@@ -656,25 +676,25 @@ impl Prepared {
         let mut attests = Answer::Yes;
         let mut pending = Vec::new();
         // A judged selector's answer, noting what an unknown one hangs on.
-        let judge =
-            |judged: &Judged, facts: &mut Vec<String>, template: &mut bool| -> Result<Answer, String> {
-                let holds = judged.holds(data)?;
-                if holds == Answer::Unknown {
-                    match judged {
-                        Judged::NamespaceLabel(k, _) => facts.push(namespace_fact(k, data)),
-                        Judged::Unknown => *template = true,
-                        _ => {}
-                    }
+        let judge = |judged: &Judged, facts: &mut Vec<String>, template: &mut bool, named: &mut bool| {
+            let holds = judged.holds(data)?;
+            if holds == Answer::Unknown {
+                match judged {
+                    Judged::NamespaceLabel(k, _) => facts.push(namespace_fact(k, data)),
+                    Judged::Unknown => *template = true,
+                    Judged::PodName(_) | Judged::PodLabel(..) => *named = true,
+                    _ => {}
                 }
-                Ok(holds)
-            };
+            }
+            Ok::<Answer, String>(holds)
+        };
         for (t, judged) in self.selectors.iter().zip(&self.judged) {
             let holds = match judged {
                 Some(Judged::Container(c)) => {
                     pending.push(c.clone());
                     continue;
                 }
-                Some(judged) => judge(judged, &mut facts, &mut template)?,
+                Some(judged) => judge(judged, &mut facts, &mut template, &mut named)?,
                 None => {
                     let s =
                         t.evaluate(data).map_err(|e| format!("its workloadSelectorTemplates fail: {e}"))?;
@@ -683,9 +703,10 @@ impl Prepared {
                             pending.push(c);
                             continue;
                         }
-                        Some(judged) => judge(&judged, &mut facts, &mut template)?,
+                        Some(judged) => judge(&judged, &mut facts, &mut template, &mut named)?,
                         None => {
                             template |= reads_template(&s);
+                            named |= reads_pod(&s);
                             Answer::Unknown
                         }
                     }
@@ -717,6 +738,7 @@ impl Prepared {
             made.selectors = self.rendered_selectors(data);
             made.powers = Powers { dns_names, ..self.powers.clone() };
             made.hangs_on = hangs_on;
+            facts.extend(named.then(|| numbering_fact(data)).flatten());
             for fact in facts {
                 if !made.hangs_on.contains(&fact) {
                     made.hangs_on.push(fact);
@@ -1057,6 +1079,7 @@ mod tests {
             pod_name,
             containers: None,
             namespace_labels,
+            owner: None,
         };
         Judged::of(selector).holds(&data).unwrap()
     }

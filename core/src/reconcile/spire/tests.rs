@@ -558,15 +558,25 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
         (owner("Job", None, ""), "batch.kubernetes.io/job-name", None, Some(Lookup::Value("w"))),
         // generateSelector keeps a job-name the template gives.
         (owner("Job", None, ""), "job-name", Some("mine"), Some(Lookup::Value("mine"))),
-        (owner("Job", None, "g"), "job-name", None, Some(Lookup::Present)),
+        (owner("Job", None, "generated name"), "job-name", None, Some(Lookup::Present)),
         (owner("Job", None, ""), "controller-uid", None, Some(Lookup::Present)),
         // With manualSelector the API server adds none of them.
-        (owner("Job", None, "m"), "job-name", None, None),
-        (owner("Job", None, "m"), "batch.kubernetes.io/controller-uid", None, None),
+        (owner("Job", None, "manualSelector"), "job-name", None, None),
+        (owner("Job", None, "manualSelector"), "batch.kubernetes.io/controller-uid", None, None),
         (owner("Job", None, ""), "batch.kubernetes.io/job-completion-index", None, None),
-        (owner("Job", None, "mi"), "batch.kubernetes.io/job-completion-index", None, Some(Lookup::Present)),
+        (
+            owner("Job", None, "manualSelector; Indexed; completions 3"),
+            "batch.kubernetes.io/job-completion-index",
+            None,
+            Some(Lookup::Present),
+        ),
         (owner("Job", None, ""), "batch.kubernetes.io/later-key", None, Some(Lookup::Unknown)),
-        (owner("CronJob", None, "g"), "job-name", None, Some(Lookup::Present)),
+        (
+            owner("CronJob", None, "Indexed; completions 2; generated name"),
+            "job-name",
+            None,
+            Some(Lookup::Present),
+        ),
         (owner("Pod", Some("w"), ""), "pod-template-hash", None, None),
         // A LeaderWorkerSet's detail (its GroupShape) of an unset size: a group of one,
         // whose only pods are leaders.

@@ -29,6 +29,7 @@ pub fn find(items: &[Input]) -> Vec<Unjudged> {
     // Keys first, from what each item already holds: only a key met twice has its
     // workloads read.
     let mut positions: BTreeMap<(String, String, String), Vec<(usize, String)>> = BTreeMap::new();
+    let cluster = cluster_scoped_kinds(items);
     for (position, item) in items.iter().enumerate() {
         let (key, namespace) = match item {
             Input::Whole(value) => {
@@ -44,6 +45,11 @@ pub fn find(items: &[Input]) -> Vec<Unjudged> {
                 ((group(w.api_version()), w.kind().to_string(), w.name().to_string()), ns)
             }
         };
+        // A cluster-scoped object has no namespace: kubectl and Argo CD drop one it carries
+        // (cli-runtime `NamespaceIfScoped`, argo-cd `NormalizeTargetObjects`), so copies in
+        // two namespaces are one object.
+        let namespace =
+            if cluster.contains(&(key.0.as_str(), key.1.as_str())) { String::new() } else { namespace };
         positions.entry(key).or_default().push((position, namespace));
     }
     // Within one key, the copies in each namespace, with those in none.
@@ -124,7 +130,9 @@ impl Copy {
                 name: w.name().to_string(),
                 path: None,
             };
-            return Some(Copy { about, pods: true, content: format!("{:?}", w.templates()) });
+            // Its templates, and what its controller settles of its pods beside them (a
+            // StatefulSet's replicas name its pods).
+            return Some(Copy { about, pods: true, content: format!("{w:?}") });
         }
         let mut value = item.value()?.clone();
         if let Some(annotations) =
@@ -144,6 +152,43 @@ impl Copy {
         let about = super::reference(position, &value);
         Some(Copy { about, pods: false, content: format!("{value:?}") })
     }
+}
+
+/// The kinds, by API group, whose objects have no namespace: those of Kubernetes and SPIRE the
+/// build knows, and those a CustomResourceDefinition of `items` declares `Cluster`. A kind
+/// of neither is taken to be namespaced (docs/review.md, "Assumed, not judged").
+fn cluster_scoped_kinds(items: &[Input]) -> Vec<(&str, &str)> {
+    const KNOWN: &[(&str, &str)] = &[
+        ("", "Namespace"),
+        ("", "Node"),
+        ("", "PersistentVolume"),
+        ("spire.spiffe.io", "ClusterSPIFFEID"),
+        ("spire.spiffe.io", "ClusterStaticEntry"),
+        ("spire.spiffe.io", "ClusterFederatedTrustDomain"),
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
+        ("apiextensions.k8s.io", "CustomResourceDefinition"),
+        ("rbac.authorization.k8s.io", "ClusterRole"),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+        ("scheduling.k8s.io", "PriorityClass"),
+        ("storage.k8s.io", "StorageClass"),
+    ];
+    let mut kinds = KNOWN.to_vec();
+    for item in items {
+        let Some(value) = item.value() else { continue };
+        let text = |path: &str| fields::str_at(value, path).unwrap_or_default();
+        if group(text("apiVersion")) == "apiextensions.k8s.io"
+            && text("kind") == "CustomResourceDefinition"
+            && text("spec.scope") == "Cluster"
+        {
+            kinds.push((text("spec.group"), text("spec.names.kind")));
+        }
+    }
+    kinds
 }
 
 /// The API group of `api_version` (empty for the core group).

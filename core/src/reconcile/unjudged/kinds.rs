@@ -138,8 +138,8 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
     if let Some(image) = runs_spire(api_version, kind, value) {
         return Some(format!(
             "{a} {kind} that runs a SPIRE component ({image}): its arguments, environment, mounts and \
-             configuration (the ConfigMaps and Secrets of its namespace) decide which identities SPIRE \
-             issues and to whom, which the build does not judge"
+             configuration (the ConfigMaps and Secrets it mounts, of its namespace or copied from another, \
+             and what an operator writes) decide which identities SPIRE issues and to whom, which the build does not judge"
         ));
     }
     if holds_spire_objects(api_version, kind, value) {
@@ -224,8 +224,12 @@ fn spire_texts<'v>(
 /// The image of a SPIRE component a workload's container runs, known by the last segment of
 /// its repository ([`SPIRE_COMPONENTS`]); `None` for an item that runs none.
 pub(super) fn runs_spire<'v>(api_version: &str, kind: &str, value: &'v Value) -> Option<&'v str> {
+    // A controller the build knows, a Pod, or a kind it does not judge, whose controller may
+    // run the image (an OpenKruise CloneSet).
+    let judged = crate::reconcile::items::kinds::is_judged(api_version, kind);
     if crate::reconcile::cluster::controllers::of(api_version, kind).is_none()
         && (api_version, kind) != ("v1", "Pod")
+        && judged
     {
         return None;
     }

@@ -174,50 +174,6 @@ fn pinned(selector: &Selector) -> Option<Vec<&str>> {
     Some(e.values.iter().map(String::as_str).collect())
 }
 
-/// A digest of what a record that may reach any pod under any identity reaches: every
-/// identity the manager reads (`sources`), every Namespace the input declares, every pod
-/// template (`workloads`: an identity in such a file reaches them), every Service, and every
-/// ConfigMap and Secret (a SPIRE server's or manager's configuration). A file the build does not
-/// read (one kpt passes over) takes it, so its record is new when any of them changes, as an
-/// item's is when those it may reach do.
-pub fn anywhere<'s, 'w>(
-    items: &[Input],
-    sources: impl Iterator<Item = &'s Source>,
-    workloads: impl Iterator<Item = &'w crate::reconcile::cluster::workload::Workload>,
-    services: &[crate::reconcile::cluster::seen::Service],
-) -> String {
-    let mut hash = Sha256::new();
-    // The Services too: an identity there with `autoPopulateDNSNames` gives their names.
-    for service in services {
-        hash.update(b"\0service\0");
-        hash.update(format!("{service:?}").as_bytes());
-    }
-    // And the ConfigMaps and Secrets: a SPIRE server or manager there reads its configuration
-    // from one.
-    for (_, v) in input::values(items) {
-        let kind = fields::str_at(v, "kind");
-        if fields::str_at(v, "apiVersion") == Some("v1") && matches!(kind, Some("ConfigMap" | "Secret")) {
-            hash.update(b"\0configuration\0");
-            digest(v, &mut hash, true);
-        }
-    }
-    for workload in workloads {
-        hash.update(b"\0workload\0");
-        hash.update(format!("{workload:?}").as_bytes());
-    }
-    for source in sources {
-        hash.update(b"\0source\0");
-        hash.update(source_words(source).as_bytes());
-    }
-    for (_, v) in input::values(items) {
-        if fields::str_at(v, "apiVersion") == Some("v1") && fields::str_at(v, "kind") == Some("Namespace") {
-            hash.update(b"\0namespace\0");
-            hash.update(format!("{:?}", v.get("metadata")).as_bytes());
-        }
-    }
-    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The records of `items` under the identities the manager reads (`sources`, those the
 /// model neither ignores nor refuses).
 pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> Vec<Unjudged> {
@@ -259,6 +215,8 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
     };
     let mut out = Vec::new();
     let every: Vec<&Source> = reaches.iter().map(|r| r.source).collect();
+    // What a SPIRE component may take its configuration from, made once when one is met.
+    let configurations = std::cell::OnceCell::new();
     for (position, value) in input::values(items) {
         let text = |path: &str| fields::str_at(value, path).unwrap_or_default();
         let (api_version, kind) = (text("apiVersion"), text("kind"));
@@ -272,7 +230,7 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
             // mounts or takes its environment from, whatever their text says (YAML's binary
             // keys, `--expand-env`): those of its namespace are in its digest.
             let also = match kinds::runs_spire(api_version, kind, value) {
-                Some(_) => configuration_of(items, namespace),
+                Some(_) => configurations.get_or_init(|| configuration(items)).clone(),
                 None => Vec::new(),
             };
             out.push(record(position, value, String::new(), what, &[], &also));
@@ -327,28 +285,29 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
     out
 }
 
-/// The ConfigMaps and Secrets of `namespace` and those without one, each in words: its name
-/// and what a volume or an environment takes of it.
-fn configuration_of(items: &[Input], namespace: Option<&str>) -> Vec<String> {
+/// What a SPIRE component may take its configuration from, each in words: every ConfigMap
+/// and Secret, of any namespace (its name, namespace and what a volume or an environment takes
+/// of it: an operator such as External Secrets copies one from another namespace), and every
+/// item of a kind the build does not judge (an operator may write one: a sealed secret).
+fn configuration(items: &[Input]) -> Vec<String> {
     input::values(items)
-        .filter(|&(_, v)| {
-            let kind = fields::str_at(v, "kind");
-            fields::str_at(v, "apiVersion") == Some("v1") && matches!(kind, Some("ConfigMap" | "Secret"))
-        })
-        // One without a namespace lands in the one it is applied to (`kubectl apply -n`, an Argo
-        // CD destination): any. So does a workload without one, which may mount any.
-        .filter(|&(_, v)| {
-            let own = fields::str_at(v, "metadata.namespace").filter(|ns| !ns.is_empty());
-            namespace.is_none() || own.is_none() || own == namespace
-        })
-        .map(|(_, v)| {
-            let taken = ["data", "binaryData", "stringData"].map(|field| format!("{:?}", v.get(field)));
-            format!(
-                "{:?}\0{}\0{}",
-                fields::str_at(v, "metadata.name"),
-                fields::str_at(v, "kind").unwrap_or_default(),
-                taken.join("\0")
-            )
+        .filter_map(|(_, v)| {
+            let (api_version, kind) = (fields::str_at(v, "apiVersion")?, fields::str_at(v, "kind")?);
+            if api_version == "v1" && matches!(kind, "ConfigMap" | "Secret") {
+                let taken = ["data", "binaryData", "stringData"].map(|field| format!("{:?}", v.get(field)));
+                return Some(format!(
+                    "{:?}\0{:?}\0{kind}\0{}",
+                    fields::str_at(v, "metadata.name"),
+                    fields::str_at(v, "metadata.namespace"),
+                    taken.join("\0")
+                ));
+            }
+            if is_judged(api_version, kind) {
+                return None;
+            }
+            let mut hash = Sha256::new();
+            digest(v, &mut hash, true);
+            Some(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
         })
         .collect()
 }

@@ -633,10 +633,11 @@ fn an_item_read_whole_declared_twice_with_other_contents_is_recorded() {
     assert_ne!(records[0].digest, swapped[0].digest, "the order is what changes");
 }
 
-/// A SPIRE component's record follows the ConfigMaps and Secrets of its namespace, whatever
-/// their text says, and no others.
+/// A SPIRE component's record follows every ConfigMap and Secret, of any namespace (an
+/// operator may copy one across), whatever their text says, and every item of a kind the
+/// build does not judge (an operator may write one); not the items the build judges.
 #[test]
-fn a_spire_components_digest_follows_the_configuration_of_its_namespace() {
+fn a_spire_components_digest_follows_every_configuration() {
     let manager = Input::of(json!({"apiVersion": "apps/v1", "kind": "Deployment",
         "metadata": {"name": "m", "namespace": "spire"},
         "spec": {"template": {"metadata": {"labels": {"app": "m"}},
@@ -647,6 +648,16 @@ fn a_spire_components_digest_follows_the_configuration_of_its_namespace() {
             "data": {"WATCH_CLASSLESS": value}}),
         )
     };
+    let sealed = |value: &str| {
+        Input::of(json!({"apiVersion": "bitnami.com/v1alpha1", "kind": "SealedSecret",
+            "metadata": {"name": "conf", "namespace": "spire"}, "spec": {"encryptedData": {"conf": value}}}))
+    };
+    let service = |port: u64| {
+        Input::of(
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": "spire"},
+            "spec": {"ports": [{"port": port}]}}),
+        )
+    };
     let digest = |items: &[Input]| {
         let records = found(items, &[]);
         records
@@ -655,13 +666,14 @@ fn a_spire_components_digest_follows_the_configuration_of_its_namespace() {
             .map(|r| r.digest.clone())
             .expect("the component")
     };
-    let base = digest(&[manager.clone(), env("spire", "false"), env("other", "false")]);
-    assert_ne!(
-        base,
-        digest(&[manager.clone(), env("spire", "true"), env("other", "false")]),
-        "its namespace's"
-    );
-    assert_eq!(base, digest(&[manager, env("spire", "false"), env("other", "true")]), "another namespace's");
+    let with = |spire: &str, other: &str, secret: &str, port: u64| {
+        digest(&[manager.clone(), env("spire", spire), env("other", other), sealed(secret), service(port)])
+    };
+    let base = with("false", "false", "a", 80);
+    assert_ne!(base, with("true", "false", "a", 80), "its namespace's");
+    assert_ne!(base, with("false", "true", "a", 80), "another namespace's");
+    assert_ne!(base, with("false", "false", "b", 80), "an unjudged kind's");
+    assert_eq!(base, with("false", "false", "a", 81), "a judged kind's is none of it");
 }
 
 /// HCL reads a SPIRE server's keys in any case.
@@ -745,4 +757,26 @@ fn a_spire_object_argo_cd_recreates_changes_which_declaration_is_the_oldest() {
             changes_what_is_applied("spire.spiffe.io/v1alpha1", kind, &object(kind, "Prune=false")).is_none()
         );
     }
+}
+
+/// Copies of a cluster-scoped kind are one object whatever namespace each carries; a kind the
+/// build does not know is namespaced unless a CustomResourceDefinition of the input says not.
+#[test]
+fn copies_of_a_cluster_scoped_object_in_two_namespaces_are_copies() {
+    let entry = |namespace: &str, admin: bool| {
+        Input::of(json!({"apiVersion": "spire.spiffe.io/v1alpha1", "kind": "ClusterStaticEntry",
+            "metadata": {"name": "e", "namespace": namespace},
+            "spec": {"spiffeID": "spiffe://example.org/e", "parentID": "spiffe://example.org/n",
+                     "selectors": ["k8s:ns:a"], "admin": admin}}))
+    };
+    assert_eq!(duplicates(&[entry("west", false), entry("east", true)]).len(), 1);
+    let widget = |namespace: &str, size: u64| {
+        Input::of(json!({"apiVersion": "example.com/v1", "kind": "Widget",
+            "metadata": {"name": "w", "namespace": namespace}, "spec": {"size": size}}))
+    };
+    assert!(duplicates(&[widget("a", 1), widget("b", 2)]).is_empty(), "namespaced: two objects");
+    let crd = Input::of(json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Cluster", "names": {"kind": "Widget"}}}));
+    assert_eq!(duplicates(&[crd, widget("a", 1), widget("b", 2)]).len(), 1, "its CRD says Cluster");
 }

@@ -169,10 +169,10 @@ mod tests {
                       ---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: one, namespace: s}\nspec:\n  \
                       ordinals: {start: 5}\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: []}\n\
                       ---\napiVersion: batch/v1\nkind: Job\nmetadata: {generateName: run-, namespace: s}\nspec:\n  \
-                      manualSelector: true\n  completionMode: Indexed\n  selector: {matchLabels: {app: run}}\n  \
+                      manualSelector: true\n  completionMode: Indexed\n  completions: 3\n  selector: {matchLabels: {app: run}}\n  \
                       template:\n    metadata: {labels: {app: run}}\n    spec: {containers: []}\n\
                       ---\napiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c, namespace: s}\nspec:\n  \
-                      jobTemplate:\n    spec:\n      completionMode: Indexed\n      \
+                      jobTemplate:\n    spec:\n      completionMode: Indexed\n      completions: 4\n      \
                       template:\n        metadata: {labels: {app: c}}\n        spec: {containers: []}\n\
                       ---\napiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nmetadata: {name: l}\nspec:\n  \
                       leaderWorkerTemplate:\n    size: 1\n    leaderTemplate:\n      spec: {containers: []}\n    \
@@ -213,8 +213,16 @@ mod tests {
         assert_eq!(of(2).templates()[0].label("app"), Some("llama"));
         // The fields a controller's declaration names, which a head builds too.
         assert_eq!(of(3).pod_name(), Some("one-5"), "a StatefulSet's ordinals");
-        assert_eq!(of(4).owner().detail, "mig", "a Job's manualSelector, completionMode, generateName");
-        assert_eq!(of(5).owner().detail, "ig", "a CronJob's Jobs' completionMode");
+        assert_eq!(
+            of(4).owner().detail,
+            "manualSelector; Indexed; completions 3; generated name",
+            "a Job's manualSelector, completionMode, completions, generateName"
+        );
+        assert_eq!(
+            of(5).owner().detail,
+            "Indexed; completions 4; generated name",
+            "a CronJob's Jobs' completionMode and completions"
+        );
         assert_eq!(of(6).templates().len(), 1, "a group of one has no workers");
         // Every container counts, those with nothing the head builds too.
         let containers: Vec<_> = of(7).templates()[0].containers().iter().map(|c| c.0.to_string()).collect();

@@ -124,7 +124,7 @@ pub const STATEFUL_SET: Controller = Controller {
 
 /// A StatefulSet of one replica has one pod, `<name>-<ordinal>`, its ordinal
 /// `spec.ordinals.start` (0 when unset); with more, each pod has its own. The detail is the
-/// ordinal, its `apps.kubernetes.io/pod-index`.
+/// ordinal, its `apps.kubernetes.io/pod-index`; with more pods, their count and first ordinal.
 fn stateful_set_facts(item: &Value) -> Facts {
     let name = fields::str_at(item, "metadata.name").unwrap_or_default();
     let replicas = item.pointer("/spec/replicas").map_or(Some(1), Value::as_u64);
@@ -136,7 +136,16 @@ fn stateful_set_facts(item: &Value) -> Facts {
         (Some(1), Some(start)) if !name.is_empty() => {
             Facts { pod_name: Some(format!("{name}-{start}")), detail: start.to_string() }
         }
-        _ => Facts::default(),
+        // Its pods are `<name>-<ordinal>`, the ordinals `start` to `start + replicas - 1`
+        // (`stateful_set_utils.go`, `getStartOrdinal`, `getEndOrdinal`): their names and
+        // index labels hang on both.
+        _ => {
+            let number = |n: Option<u64>| n.map_or("not a number".to_string(), |n| n.to_string());
+            Facts {
+                pod_name: None,
+                detail: format!("replicas {}, first ordinal {}", number(replicas), number(start)),
+            }
+        }
     }
 }
 
@@ -164,13 +173,19 @@ pub const JOB: Controller = Controller {
     kinds: &["Job"],
     maker: "Kubernetes' Job controller",
     templates: &["spec.template"],
-    shapes: &["spec.manualSelector", "spec.completionMode", "metadata.generateName", "spec.selector"],
+    shapes: &[
+        "spec.manualSelector",
+        "spec.completionMode",
+        "spec.completions",
+        "metadata.generateName",
+        "spec.selector",
+    ],
     derive: None,
     keeps: None,
     facts: |item| {
         let mut facts = job_facts(item.get("spec"));
         if fields::str_at(item, "metadata.name").is_none_or(str::is_empty) {
-            facts.detail.push(GENERATED_NAME);
+            flag(&mut facts.detail, GENERATED_NAME);
         }
         facts
     },
@@ -193,6 +208,7 @@ pub const CRON_JOB: Controller = Controller {
     shapes: &[
         "spec.jobTemplate.spec.manualSelector",
         "spec.jobTemplate.spec.completionMode",
+        "spec.jobTemplate.spec.completions",
         "spec.jobTemplate.spec.selector",
     ],
     derive: None,
@@ -200,7 +216,7 @@ pub const CRON_JOB: Controller = Controller {
     facts: |item| {
         // Its Jobs are named `<name>-<minutes since the epoch>`, by the schedule.
         let mut facts = job_facts(fields::child(item, &["spec", "jobTemplate", "spec"]));
-        facts.detail.push(GENERATED_NAME);
+        flag(&mut facts.detail, GENERATED_NAME);
         facts
     },
     labels: job_labels,
@@ -211,20 +227,32 @@ pub const CRON_JOB: Controller = Controller {
     refusal: Some(|item| refusals::job(item, &["spec", "jobTemplate", "spec"], refusals::JobName::Scheduled)),
 };
 
-/// The detail letters of a Job's (or a CronJob's Jobs') facts.
-const MANUAL_SELECTOR: char = 'm';
-const INDEXED: char = 'i';
-const GENERATED_NAME: char = 'g';
+/// The parts of a Job's (or a CronJob's Jobs') facts' detail, `; ` between them.
+const MANUAL_SELECTOR: &str = "manualSelector";
+const INDEXED: &str = "Indexed";
+const GENERATED_NAME: &str = "generated name";
 
-/// A Job spec's `manualSelector` and `completionMode`, as detail letters.
+/// Adds `part` to a Job's detail.
+fn flag(detail: &mut String, part: &str) {
+    if !detail.is_empty() {
+        detail.push_str("; ");
+    }
+    detail.push_str(part);
+}
+
+/// A Job spec's `manualSelector` and `completionMode`, and an Indexed Job's `completions`:
+/// its pods' completion indexes, `0` to `completions - 1` (`indexed_job_utils.go`,
+/// `addCompletionIndexLabel`), which their label and name hang on.
 fn job_facts(spec: Option<&Value>) -> Facts {
     let mut detail = String::new();
     let at = |key: &str| spec.and_then(|s| s.get(key));
     if at("manualSelector").and_then(Value::as_bool) == Some(true) {
-        detail.push(MANUAL_SELECTOR);
+        flag(&mut detail, MANUAL_SELECTOR);
     }
     if at("completionMode").and_then(Value::as_str) == Some("Indexed") {
-        detail.push(INDEXED);
+        flag(&mut detail, INDEXED);
+        let completions = at("completions").and_then(Value::as_u64);
+        flag(&mut detail, &format!("completions {}", completions.map_or("unset".into(), |n| n.to_string())));
     }
     Facts { pod_name: None, detail }
 }
@@ -235,7 +263,7 @@ fn job_facts(spec: Option<&Value>) -> Facts {
 /// Job's UID); the Job controller adds `batch.kubernetes.io/job-completion-index` to an
 /// Indexed Job's pods. Any other `batch.kubernetes.io/` key a later Kubernetes may add.
 fn job_labels<'a>(owner: &Owner<'a>, key: &str, template: Option<&'a str>) -> Option<Lookup<'a>> {
-    let flag = |c: char| owner.detail.contains(c);
+    let flag = |part: &str| owner.detail.split("; ").any(|p| p == part);
     let generated = !flag(MANUAL_SELECTOR);
     match key {
         "job-name" | "batch.kubernetes.io/job-name" if generated => Some(match template {

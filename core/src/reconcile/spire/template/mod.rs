@@ -54,6 +54,11 @@ pub struct Data<'a> {
     /// The labels the input's Namespace object declares for the pods' namespace; `None` when
     /// the input declares none (its labels are the cluster's).
     pub namespace_labels: Option<&'a std::collections::BTreeMap<String, String>>,
+    /// What the pods' controller settles of their names and of the labels it sets, from its
+    /// item beside the template (a StatefulSet's replicas and first ordinal, an Indexed Job's
+    /// completions): what an unknown pod name or controller label hangs on. `None` for pods
+    /// of no workload (a test's).
+    pub owner: Option<crate::reconcile::cluster::controllers::Owner<'a>>,
 }
 
 /// A template's text as far as it can be evaluated.

@@ -24,6 +24,7 @@ fn eval(template: &str) -> Result<Evaluated, String> {
         pod_name: None,
         containers: None,
         namespace_labels: None,
+        owner: None,
     };
     parse(template).and_then(|t| t.evaluate(&data))
 }
@@ -81,6 +82,7 @@ fn node_cluster_and_controller_data_stay_unknown_never_guessed() {
         pod_name: None,
         containers: None,
         namespace_labels: None,
+        owner: None,
     };
     assert!(!parse("spiffe://{{ .TrustDomain }}/x").unwrap().evaluate(&no_td).unwrap().is_known());
 }

@@ -1,0 +1,2 @@
+// Argo CD evaluates this file; it applies whatever objects.txt evaluates to.
+import 'objects.txt'
