@@ -13,7 +13,7 @@ use crate::reconcile::{self, Context, Model, Outcome, Plan, served};
 use std::io::Write;
 
 /// What differs between the modes.
-pub trait Mode {
+pub trait Mode: Sync {
     /// How to set the trust domain in this mode, added to the error that asks for it.
     const TRUST_DOMAIN_HINT: &'static str;
 
@@ -29,6 +29,11 @@ pub trait Mode {
     /// files, while in one ResourceList or stream the binding's name is enough.
     fn names_origin(&self) -> bool {
         false
+    }
+
+    /// The text the item at `item` came from, as written, where the mode reads files.
+    fn item_text(&self, _item: usize) -> Option<&str> {
+        None
     }
 
     /// By position, the items an applier of the input may leave unapplied, which another
@@ -145,7 +150,17 @@ pub fn reconcile<M: Mode>(mode: &mut M, env: &Env, model: Model) -> Result<(Outc
         .collect();
     let release_freed = crate::allocator::release_freed;
     let unapplied = mode.unapplied();
-    let ctx = Context { config: &config, env_api_versions, transition_time, model, release_freed, unapplied };
+    let texts: &M = mode;
+    let written = |item: usize| texts.item_text(item);
+    let ctx = Context {
+        config: &config,
+        env_api_versions,
+        transition_time,
+        model,
+        release_freed,
+        unapplied,
+        written: &written,
+    };
     let plan = match reconcile::plan(&items, &ctx) {
         Ok(plan) => plan,
         Err(e) => {

@@ -146,6 +146,10 @@ impl<'r> Files<'r> {
 impl Mode for Files<'_> {
     const TRUST_DOMAIN_HINT: &'static str = TRUST_DOMAIN_HINT;
 
+    fn item_text(&self, item: usize) -> Option<&str> {
+        Files::item_text(self, item)
+    }
+
     fn load(&mut self) -> Result<(Vec<Input>, Config), Stop> {
         self.read().map_err(Stop::new)
     }

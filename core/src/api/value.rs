@@ -232,6 +232,16 @@ impl Value {
         }
     }
 
+    /// A count as the API server receives it from kubectl: a whole number, written as an
+    /// integer or as a float without a fraction (sigs.k8s.io/yaml `YAMLToJSON` writes the
+    /// float64 `3.0` as JSON `3`).
+    pub fn as_count(&self) -> Option<u64> {
+        match self {
+            Value::Number(n) => n.as_u64().or_else(|| whole_count(n.as_f64()?)),
+            _ => None,
+        }
+    }
+
     pub fn as_f64(&self) -> Option<f64> {
         match self {
             Value::Number(n) => n.as_f64(),
@@ -397,6 +407,11 @@ impl Serialize for Map {
         }
         out.end()
     }
+}
+
+/// A float without a fraction, as the count it is: what kubectl sends for `3.0`.
+pub fn whole_count(f: f64) -> Option<u64> {
+    (f >= 0.0 && f.fract() == 0.0 && f < 2f64.powi(53)).then_some(f as u64)
 }
 
 /// `serde_json::json!`, held as an item's [`Value`]: for tests that build input items.

@@ -21,6 +21,9 @@ pub struct Context<'c> {
     /// applies (an Argo CD hook no sync runs, say): their pods may or may not exist, so the
     /// SVIDs they would hold are held only as `may`.
     pub unapplied: std::collections::BTreeSet<usize>,
+    /// By position, the text an item came from as written, where the caller reads files:
+    /// copies of one object that differ only where the model reads nothing still differ.
+    pub written: &'c (dyn Fn(usize) -> Option<&'c str> + Sync),
 }
 
 impl<'c> Context<'c> {
@@ -33,6 +36,7 @@ impl<'c> Context<'c> {
             model: Model::Keep,
             release_freed: keep_freed,
             unapplied: std::collections::BTreeSet::new(),
+            written: &|_| None,
         }
     }
 }

@@ -167,7 +167,12 @@ pub(super) fn coverage<'a>(
         }
         let source = spire::Source::of_input(o);
         let render = fresh.get(o.name.as_str()).copied();
-        if render.is_some_and(|r| r.same_entries(&source)) {
+        // The same entries, read alike by a manager that filters by labels (its class label
+        // among them): a label added by hand may make the manager read it.
+        let read_alike = |r: &spire::Source| {
+            spire::missing_labels(&config.spire, r) == spire::missing_labels(&config.spire, &source)
+        };
+        if render.is_some_and(|r| r.same_entries(&source) && read_alike(r)) {
             return false;
         }
         committed.push((o.item, render.map(|r| source.additions(r))));
@@ -187,7 +192,7 @@ pub(super) fn coverage<'a>(
     let read_sources = || (0..model.sources.len()).filter(read).map(|s| &model.sources[s]);
     let mut unjudged = unjudged::find(items, read_sources());
     unjudged.extend(committed);
-    unjudged.extend(unjudged::duplicates(items));
+    unjudged.extend(unjudged::duplicates(items, ctx.written));
     let model = match ctx.model {
         Model::Keep => model,
         Model::Forget => {

@@ -64,7 +64,7 @@ const SPIRE_CONFIG_WORDS: [&str; 2] = ["clusterName", "trust_domain"];
 /// Built-in kinds, by group, that make no pod: what they say reaches no identity. Validating
 /// admission only refuses requests, so it grants nothing (the admission guard's own objects
 /// among them; `diff` judges a change of the guard on its own).
-const INERT: [(&str, &[&str]); 20] = [
+const INERT: [(&str, &[&str]); 18] = [
     (
         "",
         &[
@@ -74,7 +74,6 @@ const INERT: [(&str, &[&str]); 20] = [
             "Endpoints",
             "PersistentVolumeClaim",
             "PersistentVolume",
-            "LimitRange",
             "ResourceQuota",
             "Event",
             "PodTemplate",
@@ -91,9 +90,7 @@ const INERT: [(&str, &[&str]); 20] = [
     ("discovery.k8s.io", &["EndpointSlice"]),
     ("rbac.authorization.k8s.io", &["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"]),
     ("storage.k8s.io", &["StorageClass", "CSIDriver", "VolumeAttachment"]),
-    ("scheduling.k8s.io", &["PriorityClass"]),
     ("coordination.k8s.io", &["Lease"]),
-    ("node.k8s.io", &["RuntimeClass"]),
     ("certificates.k8s.io", &["CertificateSigningRequest"]),
     ("flowcontrol.apiserver.k8s.io", &["FlowSchema", "PriorityLevelConfiguration"]),
     (

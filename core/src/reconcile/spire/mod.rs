@@ -537,10 +537,10 @@ fn simulate_with(
                     }
                 };
                 // An output as committed is another way the folder may be applied, not an entry
-                // beside the render's: it makes no fallback skip the pods.
-                if !source.fallback && !is_static && !source.committed {
+                // beside the render's: it may make a fallback skip the pods, or not.
+                if !source.fallback && !is_static {
                     let mark = &mut has_entry[p as usize];
-                    if selected == Answer::Yes {
+                    if selected == Answer::Yes && !source.committed {
                         *mark = Answer::Yes;
                     } else if *mark == Answer::No {
                         *mark = Answer::Unknown;
@@ -711,6 +711,26 @@ fn push_entry(held: &mut Held, mut entry: Entry) {
             (e.is_sure() && entry.is_sure() && e.misses.is_empty()) || (is_static(e) && is_static(&entry));
         both && e.spiffe_id.is_known() && e.spiffe_id == entry.spiffe_id && e.selectors == entry.selectors
     };
+    // An output as committed declares the entry of another object of its key, where the folder
+    // is applied as committed: the manager may keep its declaration, with its powers.
+    let committed = |e: &Entry| e.unsure == Some(Unsure::Committed) && e.misses.is_empty();
+    let declares = |e: &&mut Entry| {
+        let pair = (committed(e) && entry.is_sure() && entry.misses.is_empty())
+            || (committed(&entry) && e.is_sure() && e.misses.is_empty());
+        pair && e.spiffe_id.is_known() && e.spiffe_id == entry.spiffe_id && e.selectors == entry.selectors
+    };
+    if let Some(kept) = held.entries.iter_mut().find(|e| declares(e)) {
+        // The sure one stands for the entry, the output's declaration beside it.
+        if committed(kept) {
+            std::mem::swap(kept, &mut entry);
+            kept.same_as.extend(std::mem::take(&mut entry.same_as));
+            kept.rival_powers.extend(std::mem::take(&mut entry.rival_powers));
+        }
+        kept.reads_template |= entry.reads_template;
+        kept.same_as.push(entry.source);
+        kept.rival_powers.push(entry.powers);
+        return;
+    }
     // The same object's unsure entry from another namespace a template may land in.
     let again = |e: &&mut Entry| !e.is_sure() && e.source == entry.source && e.spiffe_id == entry.spiffe_id;
     match held.entries.iter_mut().find(|e| equal(e) || again(e)) {

@@ -25,7 +25,7 @@ pub const DECLARED: &str = "declared ";
 /// namespace. One record per copy after the first, its digest over every copy's templates in
 /// input order: any reordering is a change. Copies that are the same run the same, whichever
 /// stays.
-pub fn find(items: &[Input]) -> Vec<Unjudged> {
+pub fn find<'t>(items: &[Input], written: &dyn Fn(usize) -> Option<&'t str>) -> Vec<Unjudged> {
     // Keys first, from what each item already holds: only a key met twice has its
     // workloads read.
     let mut positions: BTreeMap<(String, String, String), Vec<(usize, String)>> = BTreeMap::new();
@@ -48,8 +48,11 @@ pub fn find(items: &[Input]) -> Vec<Unjudged> {
         // A cluster-scoped object has no namespace: kubectl and Argo CD drop one it carries
         // (cli-runtime `NamespaceIfScoped`, argo-cd `NormalizeTargetObjects`), so copies in
         // two namespaces are one object.
-        let namespace =
-            if cluster.contains(&(key.0.as_str(), key.1.as_str())) { String::new() } else { namespace };
+        // So are copies of a kind whose every object changes what is applied (a policy engine's,
+        // cluster-scoped or not): taking them for one costs no review that their change does not.
+        let (group, kind) = (key.0.as_str(), key.1.as_str());
+        let one = cluster.contains(&(group, kind)) || super::kinds::always_applies(group, kind);
+        let namespace = if one { String::new() } else { namespace };
         positions.entry(key).or_default().push((position, namespace));
     }
     // Within one key, the copies in each namespace, with those in none.
@@ -73,7 +76,7 @@ pub fn find(items: &[Input]) -> Vec<Unjudged> {
             .collect::<Vec<_>>()
     });
     let groups = clashes.filter(|p| p.len() > 1).filter_map(|p| {
-        let copies: Vec<Copy> = p.into_iter().filter_map(|i| Copy::of(i, &items[i])).collect();
+        let copies: Vec<Copy> = p.into_iter().filter_map(|i| Copy::of(i, &items[i], written(i))).collect();
         (copies.len() > 1).then_some(copies)
     });
     let mut out: Vec<Unjudged> = Vec::new();
@@ -120,7 +123,8 @@ struct Copy {
 }
 
 impl Copy {
-    fn of(position: usize, item: &Input) -> Option<Copy> {
+    fn of(position: usize, item: &Input, written: Option<&str>) -> Option<Copy> {
+        let value = item.value().map(without_places);
         if let Some(w) = item.workload() {
             let about = Ref {
                 item: position,
@@ -130,28 +134,37 @@ impl Copy {
                 name: w.name().to_string(),
                 path: None,
             };
-            // Its templates, and what its controller settles of its pods beside them (a
-            // StatefulSet's replicas name its pods).
-            return Some(Copy { about, pods: true, content: format!("{w:?}") });
+            // Its templates and what its controller settles of its pods beside them (a
+            // StatefulSet's replicas name its pods), and all of it as written where the caller
+            // read it (else the item, where it was read whole): a field the model does not read,
+            // an annotation a template's action reads, tells copies apart too.
+            let rest = written.map_or_else(|| format!("{value:?}"), str::to_string);
+            return Some(Copy { about, pods: true, content: format!("{w:?}\0{rest}") });
         }
-        let mut value = item.value()?.clone();
-        if let Some(annotations) =
-            value.get("metadata").and_then(|m| m.get("annotations")).and_then(Value::as_object)
-        {
-            let kept: Vec<(Box<str>, Value)> = annotations
-                .iter()
-                .filter(|(k, _)| !super::where_it_sits(k))
-                .map(|(k, v)| (k.into(), v.clone()))
-                .collect();
-            if let Some(metadata) =
-                value.as_object_mut().map(|m| m.entry("metadata")).and_then(Value::as_object_mut)
-            {
-                metadata.insert("annotations", Value::Object(kept.into_iter().collect()));
-            }
-        }
+        let value = value?;
         let about = super::reference(position, &value);
         Some(Copy { about, pods: false, content: format!("{value:?}") })
     }
+}
+
+/// `value` without the annotations that only say where a reader met it.
+fn without_places(value: &Value) -> Value {
+    let mut value = value.clone();
+    if let Some(annotations) =
+        value.get("metadata").and_then(|m| m.get("annotations")).and_then(Value::as_object)
+    {
+        let kept: Vec<(Box<str>, Value)> = annotations
+            .iter()
+            .filter(|(k, _)| !super::where_it_sits(k))
+            .map(|(k, v)| (k.into(), v.clone()))
+            .collect();
+        if let Some(metadata) =
+            value.as_object_mut().map(|m| m.entry("metadata")).and_then(Value::as_object_mut)
+        {
+            metadata.insert("annotations", Value::Object(kept.into_iter().collect()));
+        }
+    }
+    value
 }
 
 /// The kinds, by API group, whose objects have no namespace: those of Kubernetes and SPIRE the

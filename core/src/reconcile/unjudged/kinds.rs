@@ -52,7 +52,7 @@ const ENGINE_WHY: &str = "a policy engine's rules mutate the pods the API server
      service account) or make objects of their own, where the build does not see";
 
 /// Kinds, by group, that change what gets applied, and why.
-const APPLYING_KINDS: [(&str, &[&str], &str); 6] = [
+const APPLYING_KINDS: [(&str, &[&str], &str); 9] = [
     (
         "admissionregistration.k8s.io",
         &["MutatingWebhookConfiguration", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"],
@@ -86,7 +86,35 @@ const APPLYING_KINDS: [(&str, &[&str], &str); 6] = [
          watches, the namespaces it ignores, its parent ID template) decides which identities \
          it issues",
     ),
+    // Kubernetes' own admission plugins write these into the pods they admit, where a
+    // template's action may read them (`{{ .PodSpec.PriorityClassName }}`).
+    (
+        "scheduling.k8s.io",
+        &["PriorityClass"],
+        "the Priority admission plugin writes a `globalDefault` class's name and value into every pod \
+         that names none (kubernetes plugin/pkg/admission/priority, `admitPod`), where the build does \
+         not see",
+    ),
+    (
+        "node.k8s.io",
+        &["RuntimeClass"],
+        "the RuntimeClass admission plugin writes its overhead, node selector and tolerations into the \
+         pods that name it (kubernetes plugin/pkg/admission/runtimeclass), where the build does not see",
+    ),
+    (
+        "",
+        &["LimitRange"],
+        "the LimitRanger admission plugin writes its default requests and limits into the pods of its \
+         namespace (kubernetes plugin/pkg/admission/limitranger), where the build does not see",
+    ),
 ];
+
+/// Whether every item of `kind` in API group `group` changes what gets applied, whatever it
+/// says: a change of any of them is `may gain` already.
+pub(super) fn always_applies(group: &str, kind: &str) -> bool {
+    APPLYING_GROUPS.iter().any(|(g, _)| *g == group)
+        || APPLYING_KINDS.iter().any(|(g, kinds, _)| *g == group && kinds.contains(&kind))
+}
 
 /// Why an item of `api_version` and `kind` changes what gets applied, whatever it says; `None`
 /// when it does not. A ConfigMap does when it holds SPIRE Controller Manager's configuration.

@@ -127,10 +127,10 @@ pub const STATEFUL_SET: Controller = Controller {
 /// ordinal, its `apps.kubernetes.io/pod-index`; with more pods, their count and first ordinal.
 fn stateful_set_facts(item: &Value) -> Facts {
     let name = fields::str_at(item, "metadata.name").unwrap_or_default();
-    let replicas = item.pointer("/spec/replicas").map_or(Some(1), Value::as_u64);
+    let replicas = item.pointer("/spec/replicas").map_or(Some(1), Value::as_count);
     let start = match item.pointer("/spec/ordinals/start") {
         None | Some(Value::Null) => Some(0),
-        Some(v) => v.as_u64(),
+        Some(v) => v.as_count(),
     };
     match (replicas, start) {
         (Some(1), Some(start)) if !name.is_empty() => {
@@ -251,7 +251,7 @@ fn job_facts(spec: Option<&Value>) -> Facts {
     }
     if at("completionMode").and_then(Value::as_str) == Some("Indexed") {
         flag(&mut detail, INDEXED);
-        let completions = at("completions").and_then(Value::as_u64);
+        let completions = at("completions").and_then(Value::as_count);
         flag(&mut detail, &format!("completions {}", completions.map_or("unset".into(), |n| n.to_string())));
     }
     Facts { pod_name: None, detail }
@@ -343,14 +343,14 @@ impl GroupShape {
     pub fn of(item: &Value) -> GroupShape {
         let number = |path: &str| match item.pointer(path) {
             None | Some(Value::Null) => Some(None),
-            Some(v) => v.as_u64().map(Some),
+            Some(v) => v.as_count().map(Some),
         };
         let subgroup = item.pointer("/spec/leaderWorkerTemplate/subGroupPolicy").filter(|p| p.is_object());
         // A surge of 0 (or "0%") adds no group; any other, or one the build cannot read, may.
         let surge = item.pointer("/spec/rolloutStrategy/rollingUpdateConfiguration/maxSurge");
         let surges = surge.is_some_and(|s| {
             !matches!(s, Value::Null)
-                && s.as_u64() != Some(0)
+                && s.as_count() != Some(0)
                 && s.as_str() != Some("0%")
                 && s.as_str() != Some("0")
         });
@@ -361,7 +361,7 @@ impl GroupShape {
                 .pointer("/spec/leaderWorkerTemplate/leaderTemplate")
                 .is_some_and(Value::is_object),
             subgroup: subgroup.and_then(|p| {
-                let size = p.get("subGroupSize").and_then(Value::as_u64)?;
+                let size = p.get("subGroupSize").and_then(Value::as_count)?;
                 Some((size, p.get("type").and_then(Value::as_str) == Some("LeaderExcluded")))
             }),
         }

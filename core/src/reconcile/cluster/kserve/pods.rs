@@ -188,7 +188,10 @@ fn group_shape(spec: &Value, prefill: bool, leader_template: bool) -> GroupShape
     let data_parallel = positive("data") || positive("dataLocal");
     GroupShape {
         size,
-        replicas: spec.get("replicas").and_then(Value::as_u64),
+        // A whole float is the count kubectl sends (sigs.k8s.io/yaml writes `3.0` as `3`).
+        replicas: spec
+            .get("replicas")
+            .and_then(|r| r.as_u64().or_else(|| crate::api::value::whole_count(r.as_f64()?))),
         leader_template,
         subgroup: (prefill && data_parallel).then(|| size.map(|s| (s, false))).flatten(),
     }
