@@ -5,7 +5,6 @@
 
 use crate::io::explain::Report;
 use crate::io::explain::report::UnjudgedReport;
-use crate::reconcile::unjudged::DECLARED;
 use std::collections::BTreeSet;
 
 /// HEAD's records that BASE does not hold: new, or changed in what they depend on. And
@@ -18,7 +17,7 @@ pub(super) fn compare(before: &Report, after: &Report) -> Vec<UnjudgedReport> {
     let mut out: Vec<UnjudgedReport> =
         after.unjudged.iter().filter(|u| !known.contains(&u.key())).cloned().collect();
     let dropped = |u: &&UnjudgedReport| !recorded.contains(&(&u.file, &u.object, &u.field));
-    for gone in before.unjudged.iter().filter(|u| u.message.starts_with(DECLARED)).filter(dropped) {
+    for gone in before.unjudged.iter().filter(|u| u.copy).filter(dropped) {
         let mut record = gone.clone();
         record.message = format!(
             "in BASE {}; HEAD changes its copies, so the one kubectl and Argo CD apply last may be another",
@@ -47,6 +46,7 @@ mod tests {
                 field: String::new(),
                 message: "m".into(),
                 digest: digest.to_string(),
+                copy: false,
             })
             .collect();
         r
@@ -68,7 +68,8 @@ mod tests {
     #[test]
     fn a_copy_base_declared_twice_that_head_drops_may_change_what_runs() {
         let mut base = with(&[("", "a")]);
-        base.unjudged[0].message = format!("{}2 times with other pod templates", super::DECLARED);
+        base.unjudged[0].message = "declared 2 times with other pod templates".to_string();
+        base.unjudged[0].copy = true;
         let dropped = changes::compare(&base, &with(&[]));
         assert_eq!(dropped.unjudged.len(), 1);
         assert!(

@@ -72,6 +72,10 @@ pub(super) fn report(
         })
         .collect();
     let model = &outcome.coverage.spire;
+    // What Kubernetes writes into pods beside their template, which the same unknowns may read.
+    let context = &outcome.coverage.pod_context;
+    let context = (!context.is_empty())
+        .then(|| format!("what Kubernetes writes into pods beside their template: {}", &context[..12]));
     let workloads: Vec<HeldReport> = model
         .held
         .iter()
@@ -90,7 +94,10 @@ pub(super) fn report(
                 .then(|| template_fact(text(h.item).as_deref(), path.as_deref()));
             let hangs_on = |e: &crate::reconcile::spire::Entry| -> Vec<String> {
                 let mut facts = e.hangs_on.clone();
-                facts.extend(template.clone().filter(|_| e.reads_template));
+                if e.reads_template {
+                    facts.extend(template.clone());
+                    facts.extend(context.clone());
+                }
                 facts
             };
             Some(HeldReport {
@@ -238,6 +245,7 @@ pub(super) fn unjudged(
         field: u.field.clone(),
         message: u.message.clone(),
         digest: u.digest.clone(),
+        copy: u.copy,
     });
     let files = files.iter().map(|f| UnjudgedReport {
         at: Some(At { file: Some(f.path.clone()), line: f.line }),
@@ -251,6 +259,7 @@ pub(super) fn unjudged(
             .iter()
             .map(|b| format!("{b:02x}"))
             .collect(),
+        copy: false,
     });
     items.chain(files).collect()
 }

@@ -97,6 +97,13 @@ pub struct UnjudgedReport {
     pub message: String,
     /// SHA-256, hex, of what it depends on: its content and the identities it may reach.
     pub digest: String,
+    /// Whether it is a copy of an object declared more than once; absent when not.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub copy: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl UnjudgedReport {
@@ -439,6 +446,9 @@ pub enum MadeIf {
     /// If the manager keeps the object's declaration of the entry rather than another
     /// object's that the SPIRE server refuses or may refuse (it keeps the oldest).
     Preferred,
+    /// If the folder is rendered before it is applied: the output committed for the object's
+    /// binding is another.
+    Rendered,
 }
 
 impl From<Unsure> for MadeIf {
@@ -457,6 +467,7 @@ impl From<Unsure> for MadeIf {
             Unsure::DnsNames => MadeIf::DnsNamesTaken,
             Unsure::Hint => MadeIf::HintTaken,
             Unsure::Preferred => MadeIf::Preferred,
+            Unsure::Rendered => MadeIf::Rendered,
         }
     }
 }
@@ -477,6 +488,7 @@ impl From<MadeIf> for Unsure {
             MadeIf::DnsNamesTaken => Unsure::DnsNames,
             MadeIf::HintTaken => Unsure::Hint,
             MadeIf::Preferred => Unsure::Preferred,
+            MadeIf::Rendered => Unsure::Rendered,
         }
     }
 }
@@ -722,6 +734,7 @@ mod tests {
             Unsure::DnsNames,
             Unsure::Hint,
             Unsure::Preferred,
+            Unsure::Rendered,
         ] {
             assert_eq!(Unsure::from(MadeIf::from(unsure)), unsure);
         }

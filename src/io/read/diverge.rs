@@ -70,10 +70,16 @@ pub enum Kind {
 impl Divergence {
     /// The error, placed as the full reader places its own, in `text` (the whole input).
     pub fn message(&self, text: &str) -> String {
+        let (line, column) = self.place(text);
+        format!("line {line} column {column}: {}\n --> <input>:{line}:{column}", self.kind.words())
+    }
+
+    /// Its line and column in `text`, from 1, the column in characters.
+    pub fn place(&self, text: &str) -> (usize, usize) {
         let before = &text[..self.at.min(text.len())];
         let line = before.matches('\n').count() + 1;
         let column = before[before.rfind('\n').map_or(0, |n| n + 1)..].chars().count() + 1;
-        format!("line {line} column {column}: {}\n --> <input>:{line}:{column}", self.kind.words())
+        (line, column)
     }
 }
 

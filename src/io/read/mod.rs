@@ -146,7 +146,7 @@ pub fn divergence(text: &str) -> Option<String> {
 pub fn divergence_of(text: &str) -> Option<(String, usize, bool)> {
     let text = text::normalize(text.to_string());
     let found = diverge::scan(&text).or_else(|| walk::divergence(&text))?;
-    let line = text[..found.at.min(text.len())].matches('\n').count() + 1;
+    let (line, _) = found.place(&text);
     Some((found.message(&text), line, matches!(found.kind, diverge::Kind::Yaml12 { .. })))
 }
 

@@ -101,6 +101,10 @@ pub struct Coverage {
     pub spire: crate::reconcile::spire::Model,
     /// What the build cannot judge exactly and that could reach an identity.
     pub unjudged: Vec<crate::reconcile::unjudged::Unjudged>,
+    /// What Kubernetes writes into pods beside their template, by digest
+    /// ([`crate::reconcile::unjudged::pod_context`]); empty when no entry reads the pod beyond
+    /// what its template settles.
+    pub pod_context: String,
 }
 
 /// One pod template of the input.

@@ -97,6 +97,7 @@ impl<'a> Request<'a> {
                     selectors: &p.planned.selectors,
                     class_name: config.class_name.as_deref(),
                     labels: labels.as_ref(),
+                    hint: identity::output_hint(b.input.name, p.planned.namespace),
                 };
                 Some(spire::Source::rendered(b.input.item, out, config.selector_scope))
             })
@@ -161,6 +162,9 @@ pub(super) fn coverage<'a>(
     // a record says what each lets pods have that no render does.
     let fresh: HashMap<&str, &spire::Source> = rendered.iter().map(|r| (r.name.as_str(), r)).collect();
     let mut committed = Vec::new();
+    // The renders whose output is committed otherwise: applied only where the folder is
+    // rendered first, the committed output where it is applied as committed.
+    let mut replaced: Vec<String> = Vec::new();
     seen.others.retain(|o| {
         if !o.committed {
             return true;
@@ -176,10 +180,16 @@ pub(super) fn coverage<'a>(
             return false;
         }
         committed.push((o.item, render.map(|r| source.additions(r))));
+        if let Some(r) = render {
+            replaced.push(r.name.clone());
+        }
         true
     });
     let committed = unjudged::committed(items, &committed);
     let mut sources = rendered;
+    for source in sources.iter_mut().filter(|s| replaced.contains(&s.name)) {
+        source.replaced = true;
+    }
     sources.extend(seen.others.iter().map(spire::Source::of_input));
     let model = spire::simulate(sources, &seen, &config.spire, config.trust_domain.as_deref());
     let without = spire::findings::Without::of(&model);
@@ -193,6 +203,10 @@ pub(super) fn coverage<'a>(
     let mut unjudged = unjudged::find(items, read_sources());
     unjudged.extend(committed);
     unjudged.extend(unjudged::duplicates(items, ctx.written));
+    // An entry that reads the pod beyond what its template settles hangs on what Kubernetes
+    // writes into pods too: made only when one does.
+    let reads_pod = model.held.iter().any(|h| h.entries.iter().any(|e| e.reads_template));
+    let pod_context = if reads_pod { unjudged::pod_context(items) } else { String::new() };
     let model = match ctx.model {
         Model::Keep => model,
         Model::Forget => {
@@ -202,7 +216,7 @@ pub(super) fn coverage<'a>(
         }
     };
     if config.workload_policy == WorkloadPolicy::Ignore {
-        return Coverage { findings: Vec::new(), spire: model, unjudged };
+        return Coverage { findings: Vec::new(), spire: model, unjudged, pod_context };
     }
     let mut coverage = coverage::coverage(&identities, &uses, &bound, &seen, &binding_refs);
     // A binding that reaches no pod: what its object selects instead, and what those pods hold.
@@ -219,5 +233,6 @@ pub(super) fn coverage<'a>(
     coverage.findings.sort_by(|a, b| (&a.about, a.kind, &a.message).cmp(&(&b.about, b.kind, &b.message)));
     coverage.spire = model;
     coverage.unjudged = unjudged;
+    coverage.pod_context = pod_context;
     coverage
 }

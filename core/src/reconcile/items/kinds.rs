@@ -64,7 +64,7 @@ const SPIRE_CONFIG_WORDS: [&str; 2] = ["clusterName", "trust_domain"];
 /// Built-in kinds, by group, that make no pod: what they say reaches no identity. Validating
 /// admission only refuses requests, so it grants nothing (the admission guard's own objects
 /// among them; `diff` judges a change of the guard on its own).
-const INERT: [(&str, &[&str]); 18] = [
+const INERT: [(&str, &[&str]); 20] = [
     (
         "",
         &[
@@ -74,6 +74,7 @@ const INERT: [(&str, &[&str]); 18] = [
             "Endpoints",
             "PersistentVolumeClaim",
             "PersistentVolume",
+            "LimitRange",
             "ResourceQuota",
             "Event",
             "PodTemplate",
@@ -90,22 +91,14 @@ const INERT: [(&str, &[&str]); 18] = [
     ("discovery.k8s.io", &["EndpointSlice"]),
     ("rbac.authorization.k8s.io", &["Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"]),
     ("storage.k8s.io", &["StorageClass", "CSIDriver", "VolumeAttachment"]),
+    ("scheduling.k8s.io", &["PriorityClass"]),
     ("coordination.k8s.io", &["Lease"]),
+    ("node.k8s.io", &["RuntimeClass"]),
     ("certificates.k8s.io", &["CertificateSigningRequest"]),
     ("flowcontrol.apiserver.k8s.io", &["FlowSchema", "PriorityLevelConfiguration"]),
     (
         "gateway.networking.k8s.io",
-        &[
-            "Gateway",
-            "GatewayClass",
-            "HTTPRoute",
-            "GRPCRoute",
-            "TLSRoute",
-            "TCPRoute",
-            "UDPRoute",
-            "ReferenceGrant",
-            "BackendTLSPolicy",
-        ],
+        &["HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute", "UDPRoute", "ReferenceGrant", "BackendTLSPolicy"],
     ),
     ("inference.networking.k8s.io", &["InferenceObjective", "InferencePoolImport"]),
     ("inference.networking.x-k8s.io", &["InferenceModel", "InferenceObjective", "InferencePoolImport"]),
@@ -184,6 +177,9 @@ pub fn reads_value_whole(value: &Value) -> bool {
     reads_whole(kind)
         || !is_judged(api_version, kind)
         || (api_version == "v1" && [SERVICE, ENDPOINTS, "ConfigMap", "Secret"].contains(&kind))
+        || ADMITTED
+            .iter()
+            .any(|(g, k)| *k == kind && api_version.rsplit_once('/').map_or("", |(g, _)| g) == *g)
         || SCALERS
             .iter()
             .any(|(g, k)| api_version.rsplit_once('/').is_some_and(|(group, _)| group == *g) && *k == kind)
@@ -224,6 +220,12 @@ fn names_spire(api_version: &str, kind: &str, value: &Value) -> bool {
 pub fn judged_alone(item: &Value) -> bool {
     reads_value_whole(item) || is_scaler(item) || crate::api::admission::is_guard_kind(item)
 }
+
+/// Built-in kinds that make no pod but that Kubernetes' admission plugins write into the pods
+/// they admit (a `globalDefault` PriorityClass's name, a RuntimeClass's scheduling, a
+/// LimitRange's defaults): read whole, each a record of what changes what is applied.
+const ADMITTED: [(&str, &str); 3] =
+    [("", "LimitRange"), ("scheduling.k8s.io", "PriorityClass"), ("node.k8s.io", "RuntimeClass")];
 
 /// The kind of a Service, read whole by [`reads_value_whole`].
 const SERVICE: &str = "Service";

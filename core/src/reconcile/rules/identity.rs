@@ -128,6 +128,11 @@ pub struct RenderInput<'a> {
     pub binding_scope: Option<&'a str>,
 }
 
+/// The `spec.hint` of a binding's output: `<namespace>/<name>` of the binding.
+pub fn output_hint(binding_name: &str, binding_namespace: &str) -> String {
+    format!("{binding_namespace}/{binding_name}")
+}
+
 /// The labels of a binding's ClusterSPIFFEID, with the class label when `class_label` gives it.
 pub fn output_labels(binding_name: &str, binding_namespace: &str, class_label: Option<&str>) -> OutputLabels {
     OutputLabels {
@@ -169,7 +174,7 @@ pub fn render(input: RenderInput<'_>) -> ClusterSpiffeId {
             },
             workload_selector_templates: input.selectors,
             fallback: false,
-            hint: format!("{}/{}", input.binding_namespace, input.binding_name),
+            hint: output_hint(input.binding_name, input.binding_namespace),
             class_name: input.class_name.map(str::to_string),
         },
     }

@@ -115,6 +115,9 @@ pub enum Unsure {
     /// Another object declares the same entry and the SPIRE server refuses, or may refuse,
     /// its declaration: the manager keeps the older of the two, which only the cluster knows.
     Preferred,
+    /// The object is a render whose binding's output is committed otherwise: it is applied
+    /// only if the folder is rendered before it is applied.
+    Rendered,
 }
 
 impl Unsure {
@@ -152,6 +155,10 @@ impl Unsure {
             Unsure::DnsNames => {
                 "if the SPIRE server takes its DNS names: some SPIRE versions refuse one of them, or only the \
                  cluster settles one"
+            }
+            Unsure::Rendered => {
+                "if the folder is rendered before it is applied: the output committed for its binding is \
+                 another, which an applier of the files as committed applies instead"
             }
             Unsure::Preferred => {
                 "if the manager keeps its declaration of the entry rather than another object's that the SPIRE \
@@ -500,6 +507,7 @@ fn simulate_with(
                 let (mut selected, mut unsure) = match (by_pod, by_namespace) {
                     _ if is_static => (Answer::Unknown, Some(Unsure::ParentNode)),
                     _ if source.committed => (Answer::Unknown, Some(Unsure::Committed)),
+                    _ if source.replaced => (Answer::Unknown, Some(Unsure::Rendered)),
                     _ if source.may_not_be_kept.is_some() => (Answer::Unknown, Some(Unsure::NotKept)),
                     _ if pod.unapplied => (Answer::Unknown, Some(Unsure::Unapplied)),
                     _ if pod_may_be_ignored[p as usize] => {
@@ -540,7 +548,7 @@ fn simulate_with(
                 // beside the render's: it may make a fallback skip the pods, or not.
                 if !source.fallback && !is_static {
                     let mark = &mut has_entry[p as usize];
-                    if selected == Answer::Yes && !source.committed {
+                    if selected == Answer::Yes && !source.committed && !source.replaced {
                         *mark = Answer::Yes;
                     } else if *mark == Answer::No {
                         *mark = Answer::Unknown;

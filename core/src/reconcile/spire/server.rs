@@ -94,7 +94,7 @@ pub fn of_hint(hint: &str) -> Verdict {
 /// pod's entry always holds the manager's own `k8s` selectors.
 pub fn of_static_selectors(selectors: &[String], store_svid: bool) -> Verdict {
     fn kind(selector: &str) -> &str {
-        selector.split_once(':').map_or(selector, |(kind, _)| kind)
+        super::source::type_and_value(selector).map_or(selector, |(kind, _)| kind)
     }
     let refused = |why: &str| Verdict::Refuses(format!("the SPIRE server refuses its entry: {why}"));
     match selectors.first() {

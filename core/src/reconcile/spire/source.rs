@@ -62,6 +62,9 @@ pub struct Source {
     /// One of this function's outputs, as committed, that a render replaces (with another
     /// spec) or removes: it reaches pods only if the folder is applied without a render.
     pub committed: bool,
+    /// A render whose binding's output is committed with other entries, or read otherwise by
+    /// the manager: it reaches pods only if the folder is rendered before it is applied.
+    pub replaced: bool,
     /// Why the cluster may not keep the object ([`crate::reconcile::cluster::seen::Other`]).
     pub may_not_be_kept: Option<String>,
     /// Why the API server refuses the object for its schema, if it does: the cluster never
@@ -153,6 +156,8 @@ pub struct RenderedOutput<'a> {
     /// Its `metadata.labels`, when the manager filters by labels (the only reader of them):
     /// `None` keeps none, which a large run without a filter need not hold.
     pub labels: Option<&'a OutputLabels>,
+    /// Its `spec.hint`.
+    pub hint: String,
 }
 
 impl Source {
@@ -195,10 +200,11 @@ impl Source {
             narrow: (scope == SelectorScope::Pool)
                 .then(|| (out.namespace.to_string(), out.variant.to_string())),
             committed: false,
+            replaced: false,
             may_not_be_kept: None,
             auto_dns: false,
             store_svid: false,
-            hint: String::new(),
+            hint: out.hint.clone(),
             refusal: None,
         }
     }
@@ -223,6 +229,7 @@ impl Source {
             ttls: other.ttls.clone(),
             narrow: None,
             committed: other.committed,
+            replaced: false,
             may_not_be_kept: other.may_not_be_kept.clone(),
             auto_dns: other.auto_dns,
             store_svid: other.store_svid,
@@ -243,6 +250,7 @@ impl Source {
             && (self.auto_dns, self.store_svid) == (other.auto_dns, other.store_svid)
             && self.class_name == other.class_name
             && self.ttls == other.ttls
+            && self.hint == other.hint
     }
 
     /// What this object lets pods have that `fresh` does not, each in a few words: another
@@ -356,10 +364,15 @@ enum Judged {
     Invalid(String),
 }
 
+/// A selector's type and value, split at its first `:` as SPIRE parses one (`type:value`,
+/// neither empty); `None` for one that is not.
+pub(super) fn type_and_value(selector: &str) -> Option<(&str, &str)> {
+    selector.split_once(':').filter(|(k, v)| !k.is_empty() && !v.is_empty())
+}
+
 impl Judged {
     fn of(selector: &str) -> Judged {
-        let Some((kind, value)) = selector.split_once(':').filter(|(k, v)| !k.is_empty() && !v.is_empty())
-        else {
+        let Some((kind, value)) = type_and_value(selector) else {
             return Judged::Invalid(format!("its workload selector {selector:?} is not type:value"));
         };
         match (kind, value.split_once(':')) {
@@ -933,6 +946,7 @@ impl Source {
             store_svid: false,
             hint: String::new(),
             committed: false,
+            replaced: false,
             may_not_be_kept: None,
             refusal: None,
         }
@@ -1021,6 +1035,7 @@ mod tests {
         let object = |ttl: Option<&str>| Source {
             ttls: [ttl.map(str::to_string), None],
             committed: true,
+            replaced: false,
             ..Source::bare("o")
         };
         let fresh = object(None);

@@ -65,6 +65,7 @@ fn rendered(binding: usize, namespace: &str, account: &str, variant: &str, scope
         selectors: &selectors,
         class_name: None,
         labels: Some(&output_labels),
+        hint: String::new(),
     };
     Source::rendered(binding, out, scope)
 }

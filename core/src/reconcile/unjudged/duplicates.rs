@@ -9,10 +9,6 @@ use crate::reconcile::items::input::Input;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 
-/// How every record of a copy opens: `diff` knows a copy's record by it, as one BASE held
-/// that HEAD drops may leave another copy the one that runs.
-pub const DECLARED: &str = "declared ";
-
 /// The records of the workloads `items` declares more than once (one API group, kind,
 /// namespace and name) with pod templates that differ, and of the other items it reads whole
 /// (a Namespace, whose labels namespace selectors read; the admission guard's objects) whose
@@ -99,7 +95,7 @@ pub fn find<'t>(items: &[Input], written: &dyn Fn(usize) -> Option<&'t str>) -> 
                 about: copy.about.clone(),
                 field: "metadata.name".to_string(),
                 message: format!(
-                    "{DECLARED}{} times with {}, this copy {} of them: kubectl and Argo CD keep the copy they \
+                    "declared {} times with {}, this copy {} of them: kubectl and Argo CD keep the copy they \
                      apply last, so {} hangs on the order of the files; declare it once",
                     copies.len(),
                     if copy.pods { "other pod templates" } else { "other contents" },
@@ -107,6 +103,7 @@ pub fn find<'t>(items: &[Input], written: &dyn Fn(usize) -> Option<&'t str>) -> 
                     if copy.pods { "which pods run" } else { "what the cluster holds" },
                 ),
                 digest: format!("{digest}{n}"),
+                copy: true,
             });
         }
     }

@@ -28,7 +28,7 @@ use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 
 use crate::reconcile::items::kinds::is_judged;
-pub use duplicates::{DECLARED, find as duplicates};
+pub use duplicates::find as duplicates;
 pub use guard::edits as guard_edits;
 pub use kinds::{article, changes_what_is_applied};
 
@@ -45,6 +45,9 @@ pub struct Unjudged {
     /// SHA-256, hex, of what it depends on: the item's content, the field, and the
     /// identities it may reach. Two records with one digest are the same unknown.
     pub digest: String,
+    /// Whether it is a copy of an object declared more than once ([`duplicates`]): one BASE
+    /// held that HEAD drops may leave another copy the one that runs.
+    pub copy: bool,
 }
 
 /// What one identity of the model selects by, as an unknown item may meet it.
@@ -172,6 +175,37 @@ fn pinned(selector: &Selector) -> Option<Vec<&str>> {
     }
     let e = selector.expressions.iter().find(|e| e.key == name && e.operator == "In")?;
     Some(e.values.iter().map(String::as_str).collect())
+}
+
+/// A digest of what Kubernetes writes into pods beside their template, which an entry that
+/// reads the pod (`.PodSpec.Volumes`, `.PodSpec.NodeSelector`, `k8s:node-name`) may read:
+/// ServiceAccounts (the ServiceAccount admission plugin copies `imagePullSecrets` and mounts a
+/// token), Namespaces whole (PodNodeSelector and PodTolerationRestriction read their
+/// annotations), Nodes and dynamic resources, and the classes and limits admission writes
+/// (PriorityClass, RuntimeClass, LimitRange). Where the scheduler places pods by their volumes
+/// is the cluster's (docs/review.md, "Assumed, not judged").
+pub fn pod_context(items: &[Input]) -> String {
+    const CORE: [&str; 4] = ["ServiceAccount", "Namespace", "Node", "LimitRange"];
+    let mut hash = Sha256::new();
+    for (_, v) in input::values(items) {
+        let (api_version, kind) = (
+            fields::str_at(v, "apiVersion").unwrap_or_default(),
+            fields::str_at(v, "kind").unwrap_or_default(),
+        );
+        let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+        let writes = match group {
+            "" => CORE.contains(&kind),
+            "scheduling.k8s.io" => kind == "PriorityClass",
+            "node.k8s.io" => kind == "RuntimeClass",
+            "resource.k8s.io" => true,
+            _ => false,
+        };
+        if writes {
+            hash.update(b"\0item\0");
+            digest(v, &mut hash, true);
+        }
+    }
+    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The records of `items` under the identities the manager reads (`sources`, those the
@@ -634,6 +668,7 @@ fn record(
         field,
         message,
         digest: hash.finalize().iter().map(|b| format!("{b:02x}")).collect(),
+        copy: false,
     }
 }
 
