@@ -97,13 +97,9 @@ pub struct UnjudgedReport {
     pub message: String,
     /// SHA-256, hex, of what it depends on: its content and the identities it may reach.
     pub digest: String,
-    /// Whether it is a copy of an object declared more than once; absent when not.
-    #[serde(default, skip_serializing_if = "is_false")]
+    /// Whether it is a copy of an object declared more than once: required of a saved report,
+    /// as one without it could not say which of BASE's records HEAD may not drop.
     pub copy: bool,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
 }
 
 impl UnjudgedReport {
@@ -738,6 +734,18 @@ mod tests {
         ] {
             assert_eq!(Unsure::from(MadeIf::from(unsure)), unsure);
         }
+    }
+
+    /// A saved report whose records do not say whether they are copies, from an earlier
+    /// version, is refused: it could not say which of BASE's records HEAD may not drop.
+    #[test]
+    fn a_record_without_copy_is_refused() {
+        let text = include_str!("../../../testdata/explain-blame/expected.json");
+        assert!(Report::read(text).is_ok());
+        let old = text.replace(",\n      \"copy\": false", "");
+        assert_ne!(old, text);
+        let refused = Report::read(&old).unwrap_err();
+        assert!(refused.contains("missing field `copy`"), "{refused}");
     }
 
     #[test]

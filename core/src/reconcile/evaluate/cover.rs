@@ -176,7 +176,10 @@ pub(super) fn coverage<'a>(
         let read_alike = |r: &spire::Source| {
             spire::missing_labels(&config.spire, r) == spire::missing_labels(&config.spire, &source)
         };
-        if render.is_some_and(|r| r.same_entries(&source) && read_alike(r)) {
+        // And one the cluster stores and keeps as surely as the render: not refused, kept, applied.
+        let stored =
+            source.refusal.is_none() && source.may_not_be_kept.is_none() && !seen.unapplied.contains(&o.item);
+        if stored && render.is_some_and(|r| r.same_entries(&source) && read_alike(r)) {
             return false;
         }
         committed.push((o.item, render.map(|r| source.additions(r))));

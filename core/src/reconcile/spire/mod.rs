@@ -493,6 +493,10 @@ fn simulate_with(
                 Some(names) => only.filter(|n| names.contains(n)).collect(),
             });
         }
+        // An object an applier of the folder may leave unapplied (an Argo CD hook no sync runs)
+        // declares its entries only where another applies it.
+        let object_unapplied =
+            matches!(source.origin, Origin::Input { item } if seen.unapplied.contains(&item));
         for (list, known) in index.candidates(pod_selector, pinned.as_deref()) {
             for &p in list {
                 let pod = &index.pods[p as usize];
@@ -506,14 +510,19 @@ fn simulate_with(
                 let labels = |key: &str| pod.label(key);
                 let (mut selected, mut unsure) = match (by_pod, by_namespace) {
                     _ if is_static => (Answer::Unknown, Some(Unsure::ParentNode)),
-                    _ if source.committed => (Answer::Unknown, Some(Unsure::Committed)),
-                    _ if source.replaced => (Answer::Unknown, Some(Unsure::Rendered)),
                     _ if source.may_not_be_kept.is_some() => (Answer::Unknown, Some(Unsure::NotKept)),
-                    _ if pod.unapplied => (Answer::Unknown, Some(Unsure::Unapplied)),
+                    _ if pod.unapplied || object_unapplied => (Answer::Unknown, Some(Unsure::Unapplied)),
                     _ if pod_may_be_ignored[p as usize] => {
                         (Answer::Unknown, Some(Unsure::NamespaceMayBeIgnored))
                     }
                     _ if pod.unset => (Answer::Unknown, Some(Unsure::NamespaceUnset)),
+                    // Held but for how the folder is applied: as committed, or rendered first.
+                    (Answer::Yes, Answer::Yes) if source.committed => {
+                        (Answer::Unknown, Some(Unsure::Committed))
+                    }
+                    (Answer::Yes, Answer::Yes) if source.replaced => {
+                        (Answer::Unknown, Some(Unsure::Rendered))
+                    }
                     (Answer::Yes, Answer::Yes) => (Answer::Yes, None),
                     (_, Answer::Unknown) => (Answer::Unknown, Some(Unsure::NamespaceLabels)),
                     _ => (Answer::Unknown, Some(Unsure::PodLabels)),
@@ -721,18 +730,25 @@ fn push_entry(held: &mut Held, mut entry: Entry) {
     };
     // An output as committed declares the entry of another object of its key, where the folder
     // is applied as committed: the manager may keep its declaration, with its powers.
-    let committed = |e: &Entry| e.unsure == Some(Unsure::Committed) && e.misses.is_empty();
+    // So does its binding's render, where the folder is rendered first: one of the two is
+    // applied, so the entry is held either way.
+    let only =
+        |e: &Entry, why: Unsure| e.unsure == Some(why) && e.attests == Answer::Yes && e.misses.is_empty();
+    let committed = |e: &Entry| only(e, Unsure::Committed);
+    let other = |e: &Entry| (e.is_sure() && e.misses.is_empty()) || only(e, Unsure::Rendered);
     let declares = |e: &&mut Entry| {
-        let pair = (committed(e) && entry.is_sure() && entry.misses.is_empty())
-            || (committed(&entry) && e.is_sure() && e.misses.is_empty());
+        let pair = (committed(e) && other(&entry)) || (committed(&entry) && other(e));
         pair && e.spiffe_id.is_known() && e.spiffe_id == entry.spiffe_id && e.selectors == entry.selectors
     };
     if let Some(kept) = held.entries.iter_mut().find(|e| declares(e)) {
-        // The sure one stands for the entry, the output's declaration beside it.
+        // The sure one (or the render) stands for the entry, the output's declaration beside it.
         if committed(kept) {
             std::mem::swap(kept, &mut entry);
             kept.same_as.extend(std::mem::take(&mut entry.same_as));
             kept.rival_powers.extend(std::mem::take(&mut entry.rival_powers));
+        }
+        if kept.unsure == Some(Unsure::Rendered) {
+            (kept.selected, kept.unsure) = (Answer::Yes, None);
         }
         kept.reads_template |= entry.reads_template;
         kept.same_as.push(entry.source);
