@@ -1,6 +1,6 @@
 //! What an Argo CD directory application leaves unapplied of the files the build reads, which
 //! kubectl applies: a file that holds the marker `+argocd:skip-file-rendering` anywhere in its
-//! text, and an object that is a hook no sync that succeeds runs. Their pods may or may not
+//! text, an object that is a hook no sync that succeeds runs, and a hook it deletes once run. Their pods may or may not
 //! exist, so the model holds their SVIDs only as `may` (docs/review.md, "The gate's rule"):
 //! a BASE that may skip an object never surely holds what it gives.
 
@@ -58,6 +58,29 @@ pub fn skips_object(argo: Option<&str>, helm: Option<&str>) -> bool {
     !types.iter().any(|t| matches!(t.as_str(), "PreSync" | "Sync" | "PostSync"))
 }
 
+/// Whether Argo CD deletes a hook it runs once it has run (gitops-engine
+/// `pkg/sync/hook/delete_policy.go`, `DeletePolicies`; `pkg/sync/sync_context.go`, the hooks
+/// deleted on their phase's success or failure): one whose delete policies, from
+/// `argocd.argoproj.io/hook-delete-policy` (`HookSucceeded`, `HookFailed`) or
+/// `helm.sh/hook-delete-policy` (`hook-succeeded`, `hook-failed`), say so. A ClusterSPIFFEID
+/// has no health to wait for, so it is deleted as soon as it is made. `BeforeHookCreation`
+/// (the default) deletes one only to make it again. An object that is no hook has no
+/// delete policy.
+pub fn deletes_hook(
+    argo: Option<&str>,
+    helm: Option<&str>,
+    argo_delete: Option<&str>,
+    helm_delete: Option<&str>,
+) -> bool {
+    let is_hook = argo.is_some() || helm.is_some_and(|h| h != "crd-install");
+    let names = |value: Option<&str>, of: [&str; 2]| {
+        value.is_some_and(|v| v.split(',').map(str::trim).any(|p| of.contains(&p)))
+    };
+    is_hook
+        && (names(argo_delete, ["HookSucceeded", "HookFailed"])
+            || names(helm_delete, ["hook-succeeded", "hook-failed"]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,5 +112,32 @@ mod tests {
         }
         assert!(skips_file("# +argocd:skip-file-rendering\nkind: X\n"));
         assert!(!skips_file("kind: X\n"));
+    }
+
+    #[test]
+    fn hooks_deleted_once_run_are_told_apart() {
+        for (argo, helm, argo_delete, helm_delete) in [
+            (Some("PostSync"), None, Some("HookSucceeded"), None),
+            (Some("Sync"), None, Some(" BeforeHookCreation , HookFailed"), None),
+            (None, Some("post-install"), None, Some("hook-succeeded")),
+            (Some("PreSync"), None, None, Some("hook-failed")),
+        ] {
+            assert!(
+                deletes_hook(argo, helm, argo_delete, helm_delete),
+                "{argo:?} {helm:?} {argo_delete:?} {helm_delete:?}"
+            );
+        }
+        for (argo, helm, argo_delete, helm_delete) in [
+            (None, None, Some("HookSucceeded"), Some("hook-succeeded")),
+            (None, Some("crd-install"), None, Some("hook-succeeded")),
+            (Some("PostSync"), None, Some("BeforeHookCreation"), None),
+            (Some("PostSync"), None, Some("hook-succeeded"), Some("HookSucceeded")),
+            (Some("PostSync"), None, None, None),
+        ] {
+            assert!(
+                !deletes_hook(argo, helm, argo_delete, helm_delete),
+                "{argo:?} {helm:?} {argo_delete:?} {helm_delete:?}"
+            );
+        }
     }
 }

@@ -284,8 +284,8 @@ impl Files<'_> {
                 if part.head.local_config {
                     if changes_identities(&part.head, &part.input) {
                         return Err(format!(
-                            "{}: a {} marked config.kubernetes.io/local-config: \"true\", which kpt and \
-                             kustomize leave out and `kubectl apply` applies all the same, so the identities it \
+                            "{}: a {} marked config.kubernetes.io/local-config (any value but \"false\"), which kpt \
+                             and kustomize leave out and `kubectl apply` applies all the same, so the identities it \
                              changes would go unseen: remove the annotation, or the object",
                             ItemOrigin::document(name, index),
                             part.head.kind.as_deref().unwrap_or_default(),
@@ -322,11 +322,16 @@ impl Files<'_> {
                         &version[1..],
                     ));
                 }
-                let hook = part
-                    .head
-                    .hooks
-                    .as_deref()
-                    .is_some_and(|[argo, helm]| applier::skips_object(argo.as_deref(), helm.as_deref()));
+                let hook =
+                    part.head.hooks.as_deref().is_some_and(|[argo, helm, argo_delete, helm_delete]| {
+                        applier::skips_object(argo.as_deref(), helm.as_deref())
+                            || applier::deletes_hook(
+                                argo.as_deref(),
+                                helm.as_deref(),
+                                argo_delete.as_deref(),
+                                helm_delete.as_deref(),
+                            )
+                    });
                 if file_skipped || hook {
                     self.unapplied.insert(items.len());
                 }

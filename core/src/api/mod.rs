@@ -12,3 +12,9 @@ pub mod names;
 pub mod object_meta;
 pub mod pool;
 pub mod value;
+
+/// The API group of `api_version`: what stands before its `/`, empty for the core group
+/// (`v1`), as the API server splits it (apimachinery `schema.ParseGroupVersion`).
+pub fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(group, _)| group)
+}

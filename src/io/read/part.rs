@@ -87,17 +87,24 @@ pub struct Head {
     /// `apiVersion` and `kind`, when they are strings.
     pub api_version: Option<String>,
     pub kind: Option<String>,
-    /// Marked `config.kubernetes.io/local-config: "true"`.
+    /// Marked `config.kubernetes.io/local-config` with any value but `"false"`, which kpt and
+    /// kustomize leave out (kpt `pkg/live/rgpath.go`, `filterLocalConfig`; kustomize
+    /// `api/resource/factory.go`, `DropLocalNodes`).
     pub local_config: bool,
-    /// Its `argocd.argoproj.io/hook` and `helm.sh/hook` annotations, when they are strings:
-    /// whether Argo CD applies it (`io/applier.rs`). `None` when it has neither (boxed: few
-    /// items have one).
-    pub hooks: Option<Box<[Option<String>; 2]>>,
+    /// Its `argocd.argoproj.io/hook`, `helm.sh/hook` and their `-delete-policy` annotations,
+    /// when they are strings: whether Argo CD applies it and keeps it (`io/applier.rs`).
+    /// `None` when it has none (boxed: few items have one).
+    pub hooks: Option<Box<[Option<String>; 4]>>,
 }
 
-/// Where an item holds its `argocd.argoproj.io/hook` and `helm.sh/hook` annotations.
-const HOOKS: [&str; 2] =
-    ["/metadata/annotations/argocd.argoproj.io~1hook", "/metadata/annotations/helm.sh~1hook"];
+/// Where an item holds its `argocd.argoproj.io/hook`, `helm.sh/hook`,
+/// `argocd.argoproj.io/hook-delete-policy` and `helm.sh/hook-delete-policy` annotations.
+const HOOKS: [&str; 4] = [
+    "/metadata/annotations/argocd.argoproj.io~1hook",
+    "/metadata/annotations/helm.sh~1hook",
+    "/metadata/annotations/argocd.argoproj.io~1hook-delete-policy",
+    "/metadata/annotations/helm.sh~1hook-delete-policy",
+];
 
 impl Head {
     pub fn of(value: &Value) -> Head {
@@ -106,7 +113,7 @@ impl Head {
         Head {
             api_version: text("apiVersion"),
             kind: text("kind"),
-            local_config: local.and_then(Value::as_str) == Some("true"),
+            local_config: local.is_some_and(|v| v.as_str() != Some("false")),
             hooks: Some(HOOKS.map(|at| value.pointer(at).and_then(Value::as_str).map(str::to_string)))
                 .filter(|hooks| hooks.iter().any(Option::is_some))
                 .map(Box::new),

@@ -16,6 +16,7 @@ use crate::reconcile::findings::{self, Kind};
 use crate::reconcile::items::input::Input;
 use crate::reconcile::outputs::ownership;
 use crate::reconcile::rules::identity;
+use crate::reconcile::rules::reason::Reason;
 use crate::reconcile::spire;
 use crate::reconcile::unjudged;
 use std::collections::{HashMap, HashSet};
@@ -42,6 +43,9 @@ pub(super) struct Request<'a> {
     bound: Vec<coverage::Bound>,
     /// The objects this run renders, as SPIRE Controller Manager will read them.
     rendered: Vec<spire::Source>,
+    /// The bindings that fail only because the folders do not say the cluster serves an API
+    /// they need, by item, with the reason: where they are rendered in the cluster, it decides.
+    unserved: Vec<(usize, Reason)>,
 }
 
 impl<'a> Request<'a> {
@@ -102,7 +106,12 @@ impl<'a> Request<'a> {
                 Some(spire::Source::rendered(b.input.item, out, config.selector_scope))
             })
             .collect();
-        Some(Request { rendering, bound, rendered })
+        let unserved = bindings
+            .iter()
+            .filter_map(|b| b.verdict.as_ref().err().map(|f| (b.input.item, f.reason)))
+            .filter(|(_, reason)| reason.is_unserved())
+            .collect();
+        Some(Request { rendering, bound, rendered, unserved })
     }
 }
 
@@ -115,7 +124,9 @@ pub(super) fn coverage<'a>(
     ctx: &Context<'_>,
 ) -> Coverage {
     let config = ctx.config;
-    let Some(Request { rendering, bound, rendered }) = request else { return Coverage::default() };
+    let Some(Request { rendering, bound, rendered, unserved }) = request else {
+        return Coverage::default();
+    };
     let prune = config.prune;
 
     // Each binding's pool on all cores, in order: a binding that renders resolved it in its
@@ -205,6 +216,7 @@ pub(super) fn coverage<'a>(
     let read_sources = || (0..model.sources.len()).filter(read).map(|s| &model.sources[s]);
     let mut unjudged = unjudged::find(items, read_sources());
     unjudged.extend(committed);
+    unjudged.extend(unjudged::unserved(items, &unserved));
     unjudged.extend(unjudged::duplicates(items, ctx.written));
     // An entry that reads the pod beyond what its template settles hangs on what Kubernetes
     // writes into pods too: made only when one does.

@@ -27,7 +27,7 @@ impl Kind {
 
     /// Whether an object of this `apiVersion` and kind is one of these.
     pub fn is(&self, api_version: &str, kind: &str) -> bool {
-        let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+        let group = crate::api::group_of(api_version);
         self.kind == kind && self.group == group
     }
 }

@@ -1,6 +1,7 @@
 //! Which kinds the reconcile reads whole, and the text search readers use to build those
 //! items whole: the one list every reader and rule asks.
 
+use crate::api::group_of;
 use crate::api::value::Value;
 use crate::reconcile::cluster::controllers;
 
@@ -126,7 +127,7 @@ const READ_WHOLE_GROUPS: [(&str, &[&str]); 7] = [
 /// which the build does not know), is read whole, for the unjudged rule
 /// (`reconcile/unjudged/`).
 pub fn is_judged(api_version: &str, kind: &str) -> bool {
-    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    let group = group_of(api_version);
     let listed =
         |table: &[(&str, &[&str])]| table.iter().any(|(g, kinds)| *g == group && kinds.contains(&kind));
     controllers::of(api_version, kind).is_some() || listed(&READ_WHOLE_GROUPS) || listed(&INERT)
@@ -177,12 +178,7 @@ pub fn reads_value_whole(value: &Value) -> bool {
     reads_whole(kind)
         || !is_judged(api_version, kind)
         || (api_version == "v1" && [SERVICE, ENDPOINTS, "ConfigMap", "Secret"].contains(&kind))
-        || ADMITTED
-            .iter()
-            .any(|(g, k)| *k == kind && api_version.rsplit_once('/').map_or("", |(g, _)| g) == *g)
-        || SCALERS
-            .iter()
-            .any(|(g, k)| api_version.rsplit_once('/').is_some_and(|(group, _)| group == *g) && *k == kind)
+        || ADMITTED.iter().chain(&SCALERS).any(|&(g, k)| (group_of(api_version), kind) == (g, k))
         || names_spire(api_version, kind, value)
         || value.get("items").and_then(Value::as_array).is_some_and(|items| {
             items.iter().any(|item| {
@@ -224,7 +220,7 @@ pub fn judged_alone(item: &Value) -> bool {
 /// Built-in kinds that make no pod but that Kubernetes' admission plugins write into the pods
 /// they admit (a `globalDefault` PriorityClass's name, a RuntimeClass's scheduling, a
 /// LimitRange's defaults): read whole, each a record of what changes what is applied.
-const ADMITTED: [(&str, &str); 3] =
+pub const ADMITTED: [(&str, &str); 3] =
     [("", "LimitRange"), ("scheduling.k8s.io", "PriorityClass"), ("node.k8s.io", "RuntimeClass")];
 
 /// The kind of a Service, read whole by [`reads_value_whole`].

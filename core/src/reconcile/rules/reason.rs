@@ -58,6 +58,13 @@ impl Reason {
     /// Every one, in order.
     pub const ALL: &'static [Reason] = <Reason as strum::VariantArray>::VARIANTS;
 
+    /// Whether a binding failing for this reason fails only because the folders do not say
+    /// the cluster serves an API it needs: rendered in the cluster (the kleym operator, a
+    /// plugin given the cluster's APIs), it may render.
+    pub fn is_unserved(self) -> bool {
+        matches!(self, Reason::InferencePoolCRDMissing | Reason::ClusterSPIFFEIDCRDMissing)
+    }
+
     /// The condition this reason sets to `True`.
     pub fn condition(self) -> ConditionType {
         match self {

@@ -2,8 +2,8 @@
 //! applier meets them in, which the build does not judge.
 
 use super::Unjudged;
-use crate::api::fields;
 use crate::api::value::Value;
+use crate::api::{fields, group_of};
 use crate::reconcile::findings::Ref;
 use crate::reconcile::items::input::Input;
 use sha2::{Digest, Sha256};
@@ -31,14 +31,14 @@ pub fn find<'t>(items: &[Input], written: &dyn Fn(usize) -> Option<&'t str>) -> 
             Input::Whole(value) => {
                 let text = |path: &str| fields::str_at(value, path).unwrap_or_default().to_string();
                 (
-                    (group(&text("apiVersion")), text("kind"), text("metadata.name")),
+                    (group_of(&text("apiVersion")).to_string(), text("kind"), text("metadata.name")),
                     text("metadata.namespace"),
                 )
             }
             Input::Passed(passed) => {
                 let Some(w) = passed.workload.as_deref() else { continue };
                 let ns = w.namespace().unwrap_or_default().to_string();
-                ((group(w.api_version()), w.kind().to_string(), w.name().to_string()), ns)
+                ((group_of(w.api_version()).to_string(), w.kind().to_string(), w.name().to_string()), ns)
             }
         };
         // A cluster-scoped object has no namespace: kubectl and Argo CD drop one it carries
@@ -47,7 +47,9 @@ pub fn find<'t>(items: &[Input], written: &dyn Fn(usize) -> Option<&'t str>) -> 
         // So are copies of a kind whose every object changes what is applied (a policy engine's,
         // cluster-scoped or not): taking them for one costs no review that their change does not.
         let (group, kind) = (key.0.as_str(), key.1.as_str());
-        let one = cluster.contains(&(group, kind)) || super::kinds::always_applies(group, kind);
+        let one = CLUSTER_GROUPS.contains(&group)
+            || cluster.contains(&(group, kind))
+            || super::kinds::always_applies(group, kind);
         let namespace = if one { String::new() } else { namespace };
         positions.entry(key).or_default().push((position, namespace));
     }
@@ -164,34 +166,31 @@ fn without_places(value: &Value) -> Value {
     value
 }
 
-/// The kinds, by API group, whose objects have no namespace: those of Kubernetes and SPIRE the
-/// build knows, and those a CustomResourceDefinition of `items` declares `Cluster`. A kind
-/// of neither is taken to be namespaced (docs/review.md, "Assumed, not judged").
+/// The API groups whose every kind is cluster-scoped: SPIRE Controller Manager's and
+/// Kubernetes' admission configuration.
+const CLUSTER_GROUPS: [&str; 2] = ["spire.spiffe.io", crate::api::admission::GROUP];
+
+/// The kinds, by API group, whose objects have no namespace: those of Kubernetes the build
+/// knows outside [`CLUSTER_GROUPS`], and those a CustomResourceDefinition of `items` declares
+/// `Cluster`. A kind of neither is taken to be namespaced (docs/review.md, "Assumed, not
+/// judged").
 fn cluster_scoped_kinds(items: &[Input]) -> Vec<(&str, &str)> {
     const KNOWN: &[(&str, &str)] = &[
         ("", "Namespace"),
         ("", "Node"),
         ("", "PersistentVolume"),
-        ("spire.spiffe.io", "ClusterSPIFFEID"),
-        ("spire.spiffe.io", "ClusterStaticEntry"),
-        ("spire.spiffe.io", "ClusterFederatedTrustDomain"),
-        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
-        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
-        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
-        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
-        ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
-        ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
         ("apiextensions.k8s.io", "CustomResourceDefinition"),
         ("rbac.authorization.k8s.io", "ClusterRole"),
         ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
         ("scheduling.k8s.io", "PriorityClass"),
+        ("node.k8s.io", "RuntimeClass"),
         ("storage.k8s.io", "StorageClass"),
     ];
     let mut kinds = KNOWN.to_vec();
     for item in items {
         let Some(value) = item.value() else { continue };
         let text = |path: &str| fields::str_at(value, path).unwrap_or_default();
-        if group(text("apiVersion")) == "apiextensions.k8s.io"
+        if group_of(text("apiVersion")) == "apiextensions.k8s.io"
             && text("kind") == "CustomResourceDefinition"
             && text("spec.scope") == "Cluster"
         {
@@ -199,9 +198,4 @@ fn cluster_scoped_kinds(items: &[Input]) -> Vec<(&str, &str)> {
         }
     }
     kinds
-}
-
-/// The API group of `api_version` (empty for the core group).
-fn group(api_version: &str) -> String {
-    api_version.rsplit_once('/').map_or("", |(g, _)| g).to_string()
 }

@@ -119,7 +119,7 @@ pub(super) fn always_applies(group: &str, kind: &str) -> bool {
 /// Why an item of `api_version` and `kind` changes what gets applied, whatever it says; `None`
 /// when it does not. A ConfigMap does when it holds SPIRE Controller Manager's configuration.
 pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> Option<String> {
-    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    let group = crate::api::group_of(api_version);
     let a = article(kind);
     if let Some((_, why)) = APPLYING_GROUPS.iter().find(|(g, _)| *g == group) {
         return Some(format!("{a} {kind}: {why}"));
@@ -376,7 +376,7 @@ pub fn article(kind: &str) -> &'static str {
 /// build knows that kind in another group alone (an `InferenceService` of
 /// `serving.kubeflow.org`), whose controller is then another.
 pub(super) fn unknown_kind(api_version: &str, kind: &str) -> String {
-    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    let group = crate::api::group_of(api_version);
     let a = article(kind);
     if crate::reconcile::items::kinds::is_known_elsewhere(kind) {
         format!("{a} {kind} of {group} (the build knows that kind in another group alone)")

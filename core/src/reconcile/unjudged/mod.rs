@@ -23,6 +23,7 @@ use crate::api::value::Value;
 use crate::reconcile::cluster::selector::Selector;
 use crate::reconcile::findings::Ref;
 use crate::reconcile::items::input::{self, Input};
+use crate::reconcile::rules::reason::Reason;
 use crate::reconcile::spire::{self, Source};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
@@ -185,21 +186,17 @@ fn pinned(selector: &Selector) -> Option<Vec<&str>> {
 /// (PriorityClass, RuntimeClass, LimitRange). Where the scheduler places pods by their volumes
 /// is the cluster's (docs/review.md, "Assumed, not judged").
 pub fn pod_context(items: &[Input]) -> String {
-    const CORE: [&str; 4] = ["ServiceAccount", "Namespace", "Node", "LimitRange"];
+    const CORE: [&str; 3] = ["ServiceAccount", "Namespace", "Node"];
     let mut hash = Sha256::new();
     for (_, v) in input::values(items) {
         let (api_version, kind) = (
             fields::str_at(v, "apiVersion").unwrap_or_default(),
             fields::str_at(v, "kind").unwrap_or_default(),
         );
-        let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-        let writes = match group {
-            "" => CORE.contains(&kind),
-            "scheduling.k8s.io" => kind == "PriorityClass",
-            "node.k8s.io" => kind == "RuntimeClass",
-            "resource.k8s.io" => true,
-            _ => false,
-        };
+        let group = crate::api::group_of(api_version);
+        let writes = (group.is_empty() && CORE.contains(&kind))
+            || group == "resource.k8s.io"
+            || crate::reconcile::items::kinds::ADMITTED.contains(&(group, kind));
         if writes {
             hash.update(b"\0item\0");
             digest(v, &mut hash, true);
@@ -376,7 +373,7 @@ fn unknown_record(
     let in_scope = |r: &usize| met.binary_search(r).is_ok();
     let named = naming(value, by_key);
     let field = named.iter().find(|(_, key)| by_key[*key].iter().any(in_scope));
-    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    let group = crate::api::group_of(api_version);
     let owned = by_key
         .iter()
         .filter(|(key, rs)| own_domain(key, group) && rs.iter().any(in_scope))
@@ -536,6 +533,48 @@ pub fn committed(items: &[Input], committed: &[(usize, Option<Vec<String>>)]) ->
             ),
         };
         out.push(record(*position, value, field, message, &[], &[]));
+    }
+    out
+}
+
+/// The records of the bindings that fail only because the folders do not say the cluster
+/// serves an API they need (`failing`, by item, with the reason): rendered in the cluster
+/// (the kleym operator reads the cluster's APIs; Argo CD gives a plugin the cluster's APIs in
+/// `KUBE_API_VERSIONS`: argo-cd `docs/user-guide/build-environment.md`), such a binding may
+/// render, and what it then reaches hangs on every item: its record's digest follows them all.
+pub fn unserved(items: &[Input], failing: &[(usize, Reason)]) -> Vec<Unjudged> {
+    if failing.is_empty() {
+        return Vec::new();
+    }
+    let mut hash = Sha256::new();
+    for item in items {
+        hash.update(b"\0item\0");
+        match item {
+            Input::Whole(v) => digest(v, &mut hash, true),
+            // What the reconcile keeps of an item it passes on: its pod templates, a List's
+            // items, what makes it near a binding or the guard's (not where its file sits).
+            Input::Passed(p) => {
+                let kept = (&p.workload, &p.list, &p.near_binding, &p.admission);
+                hash.update(format!("{kept:?}").as_bytes());
+            }
+        }
+    }
+    let every_item: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let mut out = Vec::new();
+    for &(position, reason) in failing {
+        let Some(value) = items.get(position).and_then(Input::value) else { continue };
+        let (field, api) = match reason {
+            Reason::InferencePoolCRDMissing => ("spec.poolRef", "its pool's API"),
+            _ => ("", "the ClusterSPIFFEID API"),
+        };
+        let message = format!(
+            "this binding fails here ({}) only because the folders do not say the cluster serves {api}: \
+             rendered in the cluster (the kleym operator, a plugin given the cluster's APIs) it may render an \
+             identity, which the build does not judge; list the APIs the cluster serves in `apiVersions`, or \
+             remove the binding",
+            reason.as_str()
+        );
+        out.push(record(position, value, field.to_string(), message, &[], std::slice::from_ref(&every_item)));
     }
     out
 }

@@ -40,7 +40,7 @@ pub(super) fn target(value: &Value, namespace: Option<&str>, items: &[Input]) ->
     let name = text("name")?;
     // KEDA's ScaledObject targets a Deployment of apps/v1 unless it says.
     let kind = text("kind").unwrap_or("Deployment");
-    let group = text("apiVersion").unwrap_or("apps/v1").rsplit_once('/').map_or("", |(g, _)| g);
+    let group = crate::api::group_of(text("apiVersion").unwrap_or("apps/v1"));
     items.iter().filter_map(Input::workload).find_map(|workload| {
         let controller = controllers::of(workload.api_version(), workload.kind())?;
         let hangs = controller.shapes.contains(&"spec.replicas");

@@ -785,3 +785,30 @@ fn copies_of_a_cluster_scoped_object_in_two_namespaces_are_copies() {
         "spec": {"group": "example.com", "scope": "Cluster", "names": {"kind": "Widget"}}}));
     assert_eq!(duplicates(&[crd, widget("a", 1), widget("b", 2)]).len(), 1, "its CRD says Cluster");
 }
+
+#[test]
+fn a_binding_failing_for_an_api_the_folders_do_not_list_follows_every_item() {
+    let binding = Input::of(json!({
+        "apiVersion": "kleym.sonda.red/v1alpha1", "kind": "InferenceIdentityBinding",
+        "metadata": {"name": "chat", "namespace": "serving"},
+        "spec": {"poolRef": {"name": "chat"}, "serviceAccountName": "chat", "identityBoundary": {"variant": "main"}}
+    }));
+    let other = |image: &str| {
+        Input::of(json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "far", "namespace": "elsewhere"},
+            "spec": {"template": {"spec": {"containers": [{"name": "c", "image": image}]}}}
+        }))
+    };
+    assert!(unserved(std::slice::from_ref(&binding), &[]).is_empty());
+    let pool = unserved(&[binding.clone(), other("a")], &[(0, Reason::InferencePoolCRDMissing)]);
+    let spire = unserved(&[binding.clone(), other("a")], &[(0, Reason::ClusterSPIFFEIDCRDMissing)]);
+    assert_eq!((pool.len(), pool[0].field.as_str(), spire[0].field.as_str()), (1, "spec.poolRef", ""));
+    assert!(
+        pool[0].message.contains("its pool's API") && spire[0].message.contains("the ClusterSPIFFEID API")
+    );
+    // An item far from the binding, changed, changes the record: the cluster's render may reach it.
+    let changed = unserved(&[binding, other("b")], &[(0, Reason::InferencePoolCRDMissing)]);
+    assert_ne!(pool[0].digest, changed[0].digest);
+    assert!(Reason::InferencePoolCRDMissing.is_unserved() && Reason::ClusterSPIFFEIDCRDMissing.is_unserved());
+    assert!(!Reason::TargetPoolNotFound.is_unserved() && !Reason::InvalidPoolRef.is_unserved());
+}

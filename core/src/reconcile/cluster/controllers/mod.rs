@@ -130,7 +130,7 @@ pub const CONTROLLERS: &[Controller] = &[
 
 /// The controller of an item of `api_version` and `kind`, when the build knows it.
 pub fn of(api_version: &str, kind: &str) -> Option<&'static Controller> {
-    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    let group = crate::api::group_of(api_version);
     CONTROLLERS.iter().find(|c| c.group == group && c.kinds.contains(&kind))
 }
 
