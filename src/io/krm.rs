@@ -81,10 +81,16 @@ impl Mode for Krm {
                     Stop::new(message)
                 },
             )?;
+        let refused = parts.iter().enumerate().find_map(|(i, p)| Some((i, p.head.refusal()?)));
         self.kinds = parts.iter().map(|p| p.head.kind.clone()).collect();
         let (items, texts): (Vec<_>, Vec<_>) = parts.into_iter().map(|p| (p.input, p.text)).unzip();
         self.read = Read { text, texts, indent };
         self.function_config = function_config;
+        // Refused in every mode, as the files modes refuse it; the items go out unchanged.
+        if let Some((i, refusal)) = refused {
+            let message = format!("{}: {refusal}", ItemOrigin::Entry(i));
+            return Err(Stop { message, field: None, items });
+        }
         match config::from_function_config(self.function_config.as_ref()) {
             Ok(config) => Ok((items, config)),
             Err(e) => Err(Stop::config(e, items)),

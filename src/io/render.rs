@@ -74,9 +74,10 @@ pub(super) struct Files<'r> {
     /// By position, the items an Argo CD directory application may leave unapplied
     /// ([`applier`]), which kubectl applies.
     unapplied: BTreeSet<usize>,
-    /// By position, the items marked `config.kubernetes.io/local-config: "true"`: judged by
-    /// every rule, as `kubectl apply` and Argo CD apply them, and left out of the stream
-    /// written, as kpt and kustomize leave them out.
+    /// By position, the items marked `config.kubernetes.io/local-config` (any value but
+    /// `"false"`): judged by every rule, as `kubectl apply` and Argo CD apply them, as items an
+    /// applier may leave unapplied, and left out of the stream written, as kpt and kustomize
+    /// leave them out.
     local: BTreeSet<usize>,
 }
 
@@ -164,8 +165,10 @@ impl Mode for Files<'_> {
         true
     }
 
+    /// Those an Argo CD directory application may leave unapplied, and those marked
+    /// local-config, which kpt and kustomize leave out: kubectl applies both.
     fn unapplied(&self) -> BTreeSet<usize> {
-        self.unapplied.clone()
+        self.unapplied.union(&self.local).copied().collect()
     }
 
     /// The stream, unless the render stops or fails: nothing half-rendered is applied.
@@ -313,14 +316,8 @@ impl Files<'_> {
                         ItemOrigin::document(name, index)
                     ));
                 }
-                if let Some(version) = part.head.api_version.as_deref().filter(|v| v.starts_with('/')) {
-                    return Err(format!(
-                        "{}: apiVersion {version:?}: kubectl and the API server read a leading `/` as the core \
-                         group's (apimachinery `ParseGroupVersion`), where this function would read another \
-                         group, so the two would judge different objects; write {:?}",
-                        ItemOrigin::document(name, index),
-                        &version[1..],
-                    ));
+                if let Some(refusal) = part.head.refusal() {
+                    return Err(format!("{}: {refusal}", ItemOrigin::document(name, index)));
                 }
                 let hook =
                     part.head.hooks.as_deref().is_some_and(|[argo, helm, argo_delete, helm_delete]| {

@@ -107,6 +107,20 @@ const HOOKS: [&str; 4] = [
 ];
 
 impl Head {
+    /// Why an item of this head is refused in every mode, if it is: an `apiVersion` opening
+    /// with `/`, which kubectl and the API server read as the core group's (apimachinery
+    /// `ParseGroupVersion`), where this function would read another group. The words follow
+    /// the item's origin.
+    pub fn refusal(&self) -> Option<String> {
+        let version = self.api_version.as_deref().filter(|v| v.starts_with('/'))?;
+        Some(format!(
+            "apiVersion {version:?}: kubectl and the API server read a leading `/` as the core group's \
+             (apimachinery `ParseGroupVersion`), where this function would read another group, so the two \
+             would judge different objects; write {:?}",
+            &version[1..],
+        ))
+    }
+
     pub fn of(value: &Value) -> Head {
         let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
         let local = value.pointer("/metadata/annotations/config.kubernetes.io~1local-config");

@@ -57,6 +57,8 @@ pub struct Other {
 /// with `autoPopulateDNSNames` those endpoints' DNS names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Service {
+    /// Its input position.
+    pub item: usize,
     /// `None`: the item names no namespace.
     pub namespace: Option<String>,
     pub name: String,

@@ -110,6 +110,7 @@ pub fn seen<'a>(items: &'a [Input], stays: impl Fn(&Value) -> bool) -> Seen<'a> 
                 if !selector.is_empty() && !external {
                     let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
                     seen.services.push(Service {
+                        item: position,
                         namespace: namespace.map(str::to_string),
                         name: name(),
                         selector,

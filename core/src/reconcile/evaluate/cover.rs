@@ -108,8 +108,7 @@ impl<'a> Request<'a> {
             .collect();
         let unserved = bindings
             .iter()
-            .filter_map(|b| b.verdict.as_ref().err().map(|f| (b.input.item, f.reason)))
-            .filter(|(_, reason)| reason.is_unserved())
+            .filter_map(|b| b.verdict.as_ref().err().filter(|f| f.unserved).map(|f| (b.input.item, f.reason)))
             .collect();
         Some(Request { rendering, bound, rendered, unserved })
     }
@@ -217,6 +216,7 @@ pub(super) fn coverage<'a>(
     let mut unjudged = unjudged::find(items, read_sources());
     unjudged.extend(committed);
     unjudged.extend(unjudged::unserved(items, &unserved));
+    unjudged.extend(unjudged::unapplied_services(items, &seen, read_sources()));
     unjudged.extend(unjudged::duplicates(items, ctx.written));
     // An entry that reads the pod beyond what its template settles hangs on what Kubernetes
     // writes into pods too: made only when one does.

@@ -114,15 +114,24 @@ pub struct Failure {
     pub reason: Reason,
     pub message: String,
     pub field: Option<&'static str>,
+    /// Whether the input holds what the binding needs under an API the target cluster does
+    /// not serve as far as the input says (a pool of an API only the input's CRDs leave
+    /// out): a cluster that serves it may render the binding.
+    pub unserved: bool,
 }
 
 impl Failure {
     pub fn new(reason: Reason, message: impl Into<String>) -> Self {
-        Failure { reason, message: bounded(message.into()), field: None }
+        Failure { reason, message: bounded(message.into()), field: None, unserved: reason.is_unserved() }
     }
 
     pub fn at(reason: Reason, field: &'static str, message: impl Into<String>) -> Self {
-        Failure { reason, message: bounded(message.into()), field: Some(field) }
+        Failure {
+            reason,
+            message: bounded(message.into()),
+            field: Some(field),
+            unserved: reason.is_unserved(),
+        }
     }
 }
 

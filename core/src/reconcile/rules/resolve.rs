@@ -175,6 +175,9 @@ pub fn resolve_pool<'a, 'p>(
                 Some(refused) => refused.clone(),
                 None => pools.names.message(name, reference, namespace, &served_apis),
             };
-            Failure::at(Reason::TargetPoolNotFound, NAME_FIELD, message)
+            // A pool of that name under an API the input says the cluster does not serve: a
+            // cluster that serves it (the kleym operator reads the cluster's) may render.
+            let unserved = candidates.iter().any(|api| pools.pools.contains_key(&(*api, namespace, name)));
+            Failure { unserved, ..Failure::at(Reason::TargetPoolNotFound, NAME_FIELD, message) }
         })
 }

@@ -82,11 +82,16 @@ impl<'a> Pod<'a> {
 /// each Service of its namespace whose selector picks it (or may: a label only the cluster
 /// settles), as the endpoints controller lists the pod in the Service's Endpoints, the names
 /// `<svc>`, `<svc>.<ns>`, `<svc>.<ns>.svc` and, with the manager's cluster domain, which the
-/// build does not know, `<svc>.<ns>.svc.{{ .ClusterDomain }}`; sorted.
+/// build does not know, `<svc>.<ns>.svc.{{ .ClusterDomain }}`; sorted. A Service an applier
+/// may leave unapplied gives none here: it is a record of its own (`unjudged::unapplied_services`),
+/// so that BASE never surely holds what it may give.
 pub(super) fn service_dns_names(seen: &Seen<'_>, pod: &Pod<'_>) -> Vec<String> {
     let namespace = if pod.namespace == OTHER_NAMESPACE { "{{ .PodMeta.Namespace }}" } else { pod.namespace };
     let mut names = Vec::new();
     for service in &seen.services {
+        if seen.unapplied.contains(&service.item) {
+            continue;
+        }
         if service.namespace.as_deref().is_some_and(|ns| ns != pod.namespace) {
             continue;
         }

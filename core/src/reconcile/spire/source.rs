@@ -230,7 +230,7 @@ impl Source {
             narrow: None,
             committed: other.committed,
             replaced: false,
-            may_not_be_kept: other.may_not_be_kept.clone(),
+            may_not_be_kept: other.may_not_be_kept.clone().or_else(|| unicode_dependent(other)),
             auto_dns: other.auto_dns,
             store_svid: other.store_svid,
             hint: other.hint.clone(),
@@ -951,6 +951,34 @@ impl Source {
             refusal: None,
         }
     }
+}
+
+/// Why the manager's webhook may refuse a ClusterSPIFFEID the model reads, if it may: a
+/// template action holding a character that is a letter or digit in the Unicode tables the
+/// model's lexer reads (Go's `isAlphaNumeric` takes `unicode.IsLetter`, `IsDigit`) and may be
+/// none in those of the Go release the manager is built with, which only the cluster knows
+/// (Go 1.26 reads Unicode 15, where `Ᲊ`, U+1C89, is no letter yet). A static entry's fields
+/// are no templates.
+fn unicode_dependent(other: &Other) -> Option<String> {
+    if other.static_parent.is_some() {
+        return None;
+    }
+    let templates = std::iter::once(&other.spiffe_id_template)
+        .chain(&other.selector_templates)
+        .chain(&other.dns_name_templates);
+    for text in templates {
+        let actions = text.split("{{").skip(1).map(|rest| rest.split("}}").next().unwrap_or(rest));
+        for action in actions {
+            if let Some(c) = action.chars().find(|c| !c.is_ascii() && template::is_alphanumeric(*c)) {
+                return Some(format!(
+                    "a template action names {c:?} (U+{:04X}), a letter or digit only to some Go releases' \
+                     Unicode tables: the manager's webhook, built with another, may refuse the object",
+                    u32::from(c)
+                ));
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]

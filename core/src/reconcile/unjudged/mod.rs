@@ -20,6 +20,7 @@ mod scale;
 
 use crate::api::fields;
 use crate::api::value::Value;
+use crate::reconcile::cluster::seen::Seen;
 use crate::reconcile::cluster::selector::Selector;
 use crate::reconcile::findings::Ref;
 use crate::reconcile::items::input::{self, Input};
@@ -537,6 +538,35 @@ pub fn committed(items: &[Input], committed: &[(usize, Option<Vec<String>>)]) ->
     out
 }
 
+/// The records of the Services an applier may leave unapplied (`seen.unapplied`: an Argo CD
+/// hook no sync runs or that it deletes once run, a file it passes over, an object marked
+/// local-config, which kpt and kustomize leave out) where an identity of `sources` asks the
+/// manager for the DNS names of its pods' Services (`autoPopulateDNSNames`): kubectl applies
+/// them, and their names then hang on the applier. The model gives their names to no entry,
+/// so BASE never surely holds them; the record makes a HEAD that adds or changes one `may
+/// gain`.
+pub fn unapplied_services<'s>(
+    items: &[Input],
+    seen: &Seen<'_>,
+    sources: impl Iterator<Item = &'s Source>,
+) -> Vec<Unjudged> {
+    let asking: Vec<&Source> = sources.filter(|s| s.auto_dns).collect();
+    if asking.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for service in seen.services.iter().filter(|s| seen.unapplied.contains(&s.item)) {
+        let Some(value) = items.get(service.item).and_then(Input::value) else { continue };
+        let message = "a Service an applier may leave unapplied (an Argo CD hook or skipped file, or marked \
+             local-config for kpt and kustomize) that kubectl applies: the DNS names SPIRE Controller Manager gives \
+             the pods it selects with autoPopulateDNSNames hang on the applier, which the build does not judge; \
+             remove the mark, or the Service"
+            .to_string();
+        out.push(record(service.item, value, String::new(), message, &asking, &[]));
+    }
+    out
+}
+
 /// The records of the bindings that fail only because the folders do not say the cluster
 /// serves an API they need (`failing`, by item, with the reason): rendered in the cluster
 /// (the kleym operator reads the cluster's APIs; Argo CD gives a plugin the cluster's APIs in
@@ -564,8 +594,8 @@ pub fn unserved(items: &[Input], failing: &[(usize, Reason)]) -> Vec<Unjudged> {
     for &(position, reason) in failing {
         let Some(value) = items.get(position).and_then(Input::value) else { continue };
         let (field, api) = match reason {
-            Reason::InferencePoolCRDMissing => ("spec.poolRef", "its pool's API"),
-            _ => ("", "the ClusterSPIFFEID API"),
+            Reason::ClusterSPIFFEIDCRDMissing => ("", "the ClusterSPIFFEID API"),
+            _ => ("spec.poolRef", "its pool's API"),
         };
         let message = format!(
             "this binding fails here ({}) only because the folders do not say the cluster serves {api}: \

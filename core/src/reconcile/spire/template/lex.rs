@@ -55,7 +55,7 @@ pub(super) fn is_space(c: char) -> bool {
 }
 
 /// Go's `isAlphaNumeric`: `_`, a Unicode letter (category L) or decimal digit (Nd).
-pub(super) fn is_alphanumeric(c: char) -> bool {
+pub fn is_alphanumeric(c: char) -> bool {
     if c.is_ascii() {
         return c == '_' || c.is_ascii_alphanumeric();
     }

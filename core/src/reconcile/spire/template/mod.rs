@@ -31,6 +31,7 @@ mod types;
 mod value;
 
 use crate::reconcile::cluster::selector::Lookup;
+pub use lex::is_alphanumeric;
 pub use parse::parse;
 use std::ops::Range;
 

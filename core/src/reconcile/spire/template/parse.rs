@@ -88,9 +88,11 @@ pub fn parse(template: &str, name: &str) -> Result<Template, String> {
     Ok(Template { nodes: merged, text: template.to_string() })
 }
 
-/// Go's `IsEmptyTree`: only space and comments.
+/// Go's `IsEmptyTree`: only space and comments. Its text is trimmed by `bytes.TrimSpace`,
+/// whose space is Unicode's (`unicode.IsSpace`: `\v`, `\f`, U+0085, U+00A0, ... beside the
+/// lexer's four), as Rust's `char::is_whitespace` reads it.
 fn is_empty(nodes: &[Node]) -> bool {
-    nodes.iter().all(|n| matches!(n, Node::Text(t) if t.trim_matches(super::lex::is_space).is_empty()))
+    nodes.iter().all(|n| matches!(n, Node::Text(t) if t.trim_matches(char::is_whitespace).is_empty()))
 }
 
 struct Parser {
