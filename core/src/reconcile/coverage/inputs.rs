@@ -210,6 +210,38 @@ fn bundle_digest(text: &str) -> String {
 /// The service accounts the templates of `seen` run as once kustomize has fixed name
 /// references, where they differ from the names the templates carry now (a transformer sees
 /// the ServiceAccount renamed, the templates not yet).
+/// Takes in `seen` what an applier may leave unapplied (`seen.unapplied`, an Argo CD hook no
+/// sync runs or that it deletes once run, a file it passes over, an object marked
+/// local-config) beyond the workloads and SPIRE objects the model marks itself: a Namespace
+/// so marked is one the input does not declare (its labels are the cluster's), a
+/// ClusterFederatedTrustDomain one the cluster may not keep, and a binding whose pool
+/// (`pools_of`: by binding, its pool's position) is so marked renders only where it is
+/// applied. What they give is then `may`, never surely held (docs/review.md).
+pub fn mark_unapplied(seen: &mut Seen<'_>, items: &[Input], pools_of: &[(usize, usize)]) {
+    if seen.unapplied.is_empty() {
+        return;
+    }
+    for &(binding, pool) in pools_of {
+        if seen.unapplied.contains(&pool) {
+            seen.unapplied.insert(binding);
+        }
+    }
+    for &position in &seen.unapplied {
+        let Some(value) = items.get(position).and_then(Input::value) else { continue };
+        let text = |path: &str| fields::str_at(value, path).unwrap_or_default();
+        if (text("apiVersion"), text("kind")) == ("v1", "Namespace") {
+            seen.namespaces.remove(text("metadata.name"));
+        }
+    }
+    for federation in seen.federations.iter_mut().filter(|f| seen.unapplied.contains(&f.item)) {
+        federation.may_not_be_kept.get_or_insert_with(|| {
+            "an applier may leave it unapplied (an Argo CD hook or skipped file, or marked local-config), \
+             which kubectl applies"
+                .to_string()
+        });
+    }
+}
+
 pub fn renamed_accounts(seen: &Seen<'_>, accounts: &Renames<'_>) -> HashMap<(usize, usize), String> {
     let mut renamed = HashMap::new();
     for (item, workload) in &seen.workloads {

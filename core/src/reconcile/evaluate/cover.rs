@@ -45,7 +45,9 @@ pub(super) struct Request<'a> {
     rendered: Vec<spire::Source>,
     /// The bindings that fail only because the folders do not say the cluster serves an API
     /// they need, by item, with the reason: where they are rendered in the cluster, it decides.
-    unserved: Vec<(usize, Reason)>,
+    unserved: Vec<(usize, &'static str, String)>,
+    /// By binding that renders, its pool's input position.
+    pools_of: Vec<(usize, usize)>,
 }
 
 impl<'a> Request<'a> {
@@ -106,11 +108,41 @@ impl<'a> Request<'a> {
                 Some(spire::Source::rendered(b.input.item, out, config.selector_scope))
             })
             .collect();
+        // Where the binding's verdict hangs on an API the folders do not list.
         let unserved = bindings
             .iter()
-            .filter_map(|b| b.verdict.as_ref().err().filter(|f| f.unserved).map(|f| (b.input.item, f.reason)))
+            .filter_map(|b| match &b.verdict {
+                Err(f) if f.unserved => {
+                    let api = match f.reason {
+                        Reason::ClusterSPIFFEIDCRDMissing => "the ClusterSPIFFEID API",
+                        _ => "its pool's API",
+                    };
+                    let field = if f.reason == Reason::ClusterSPIFFEIDCRDMissing { "" } else { "spec.poolRef" };
+                    let why = format!(
+                        "this binding fails here ({}) only because the folders do not say the cluster serves {api}",
+                        f.reason.as_str()
+                    );
+                    Some((b.input.item, field, why))
+                }
+                Ok(p) if p.planned.pool_shadowed => Some((
+                    b.input.item,
+                    "spec.poolRef",
+                    format!(
+                        "this binding resolves InferencePool {} under {} here only because the folders do not \
+                         say the cluster serves the API it prefers, under which they hold a pool of that name",
+                        p.planned.pool,
+                        p.planned.pool_api.api_version()
+                    ),
+                )),
+                _ => None,
+            })
             .collect();
-        Some(Request { rendering, bound, rendered, unserved })
+        // A binding whose pool an applier may leave unapplied renders only where it applies it.
+        let pools_of = bindings
+            .iter()
+            .filter_map(|b| Some((b.input.item, b.verdict.as_ref().ok()?.planned.pool_position?)))
+            .collect();
+        Some(Request { rendering, bound, rendered, unserved, pools_of })
     }
 }
 
@@ -123,7 +155,7 @@ pub(super) fn coverage<'a>(
     ctx: &Context<'_>,
 ) -> Coverage {
     let config = ctx.config;
-    let Some(Request { rendering, bound, rendered, unserved }) = request else {
+    let Some(Request { rendering, bound, rendered, unserved, pools_of }) = request else {
         return Coverage::default();
     };
     let prune = config.prune;
@@ -157,6 +189,7 @@ pub(super) fn coverage<'a>(
     }
     seen.accounts = coverage::inputs::renamed_accounts(&seen, &index.service_accounts);
     seen.unapplied.clone_from(&ctx.unapplied);
+    coverage::inputs::mark_unapplied(&mut seen, items, &pools_of);
     let refs: HashMap<usize, findings::Ref> = bindings
         .iter()
         .map(|b| (b.item, findings::binding_ref(b.item, b.namespace.clone().ok(), b.name)))

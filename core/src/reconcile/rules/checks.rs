@@ -27,6 +27,11 @@ pub struct Planned<'a> {
     pub pool_api: PoolApi,
     /// Where the pool comes from when KServe will create it ([`crate::reconcile::cluster::kserve`]).
     pub pool_origin: Option<String>,
+    /// The pool's input position; `None` for one KServe will create.
+    pub pool_position: Option<usize>,
+    /// Whether a cluster serving an API the input leaves out would resolve another pool
+    /// ([`resolve::ResolvedPool::shadowed`]).
+    pub pool_shadowed: bool,
     pub service_account: &'a str,
     pub variant: &'a str,
     pub pool_labels: Labels,
@@ -105,12 +110,15 @@ pub fn evaluate<'a>(binding: &BindingInput<'a>, inputs: &Inputs<'_, 'a>) -> Resu
     let spiffe_id = identity::spiffe_id(trust_domain, namespace, service_account, pool.name, variant);
     identity::validate_spiffe_id(&spiffe_id).map_err(|m| Failure::new(Reason::InvalidSPIFFEID, m))?;
 
+    let (pool_position, pool_shadowed) = (pool.position, pool.shadowed);
     let (pool, pool_api) = (pool.name, pool.api);
     Ok(Planned {
         namespace,
         pool,
         pool_api,
         pool_origin,
+        pool_position,
+        pool_shadowed,
         service_account,
         variant,
         pool_labels,

@@ -96,6 +96,11 @@ pub struct ResolvedPool<'a, 'p> {
     pub name: &'a str,
     pub item: &'p Value,
     pub origin: Option<&'p str>,
+    /// Its input position; `None` for a pool KServe will create.
+    pub position: Option<usize>,
+    /// Whether the input holds a pool of that name under an API the binding prefers that
+    /// the input says the cluster does not serve: a cluster that serves it resolves that one.
+    pub shadowed: bool,
 }
 
 /// Check 2: `InvalidPoolRef`, then `InferencePoolCRDMissing`, then `TargetPoolNotFound`.
@@ -161,13 +166,23 @@ pub fn resolve_pool<'a, 'p>(
     let derived = || {
         // KServe creates its pool in every served pool API (`scheduler.go` lines 221-260).
         let (item, origin) = pools.derived.get(&(namespace.to_string(), name.to_string()))?;
-        Some(ResolvedPool { api: served_apis[0], name, item, origin: Some(origin) })
+        Some(ResolvedPool {
+            api: served_apis[0],
+            name,
+            item,
+            origin: Some(origin),
+            position: None,
+            shadowed: false,
+        })
     };
     served_apis
         .iter()
         .find_map(|&api| {
-            let &(_, item) = pools.pools.get(&(api, namespace, name))?;
-            Some(ResolvedPool { api, name, item, origin: None })
+            let &(position, item) = pools.pools.get(&(api, namespace, name))?;
+            // The candidates stand in the binding's order of preference.
+            let preferred = candidates.iter().take_while(|c| **c != api);
+            let shadowed = preferred.into_iter().any(|c| pools.pools.contains_key(&(*c, namespace, name)));
+            Some(ResolvedPool { api, name, item, origin: None, position: Some(position), shadowed })
         })
         .or_else(derived)
         .ok_or_else(|| {

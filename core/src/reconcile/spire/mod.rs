@@ -495,8 +495,10 @@ fn simulate_with(
         }
         // An object an applier of the folder may leave unapplied (an Argo CD hook no sync runs)
         // declares its entries only where another applies it.
-        let object_unapplied =
-            matches!(source.origin, Origin::Input { item } if seen.unapplied.contains(&item));
+        // So does a render whose binding (or its pool) an applier may leave unapplied.
+        let object_unapplied = match source.origin {
+            Origin::Input { item } | Origin::Rendered { binding: item } => seen.unapplied.contains(&item),
+        };
         for (list, known) in index.candidates(pod_selector, pinned.as_deref()) {
             for &p in list {
                 let pod = &index.pods[p as usize];

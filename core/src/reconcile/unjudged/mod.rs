@@ -24,7 +24,6 @@ use crate::reconcile::cluster::seen::Seen;
 use crate::reconcile::cluster::selector::Selector;
 use crate::reconcile::findings::Ref;
 use crate::reconcile::items::input::{self, Input};
-use crate::reconcile::rules::reason::Reason;
 use crate::reconcile::spire::{self, Source};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
@@ -567,13 +566,14 @@ pub fn unapplied_services<'s>(
     out
 }
 
-/// The records of the bindings that fail only because the folders do not say the cluster
-/// serves an API they need (`failing`, by item, with the reason): rendered in the cluster
-/// (the kleym operator reads the cluster's APIs; Argo CD gives a plugin the cluster's APIs in
-/// `KUBE_API_VERSIONS`: argo-cd `docs/user-guide/build-environment.md`), such a binding may
-/// render, and what it then reaches hangs on every item: its record's digest follows them all.
-pub fn unserved(items: &[Input], failing: &[(usize, Reason)]) -> Vec<Unjudged> {
-    if failing.is_empty() {
+/// The records of the bindings whose verdict hangs on an API the folders do not say the
+/// cluster serves (`bindings`, by item: the field and what the folders leave out): rendered in
+/// the cluster (the kleym operator reads the cluster's APIs; Argo CD gives a plugin the
+/// cluster's in `KUBE_API_VERSIONS`: argo-cd `docs/user-guide/build-environment.md`), such a
+/// binding may render, or resolve another pool, and what it then reaches hangs on every item:
+/// its record's digest follows them all.
+pub fn unserved(items: &[Input], bindings: &[(usize, &'static str, String)]) -> Vec<Unjudged> {
+    if bindings.is_empty() {
         return Vec::new();
     }
     let mut hash = Sha256::new();
@@ -591,20 +591,21 @@ pub fn unserved(items: &[Input], failing: &[(usize, Reason)]) -> Vec<Unjudged> {
     }
     let every_item: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
     let mut out = Vec::new();
-    for &(position, reason) in failing {
-        let Some(value) = items.get(position).and_then(Input::value) else { continue };
-        let (field, api) = match reason {
-            Reason::ClusterSPIFFEIDCRDMissing => ("", "the ClusterSPIFFEID API"),
-            _ => ("spec.poolRef", "its pool's API"),
-        };
+    for (position, field, why) in bindings {
+        let Some(value) = items.get(*position).and_then(Input::value) else { continue };
         let message = format!(
-            "this binding fails here ({}) only because the folders do not say the cluster serves {api}: \
-             rendered in the cluster (the kleym operator, a plugin given the cluster's APIs) it may render an \
-             identity, which the build does not judge; list the APIs the cluster serves in `apiVersions`, or \
-             remove the binding",
-            reason.as_str()
+            "{why}: rendered in the cluster (the kleym operator, a plugin given the cluster's APIs) it may \
+             render what it does not render here, which the build does not judge; list the APIs the cluster serves in \
+             `apiVersions`, or remove the binding"
         );
-        out.push(record(position, value, field.to_string(), message, &[], std::slice::from_ref(&every_item)));
+        out.push(record(
+            *position,
+            value,
+            field.to_string(),
+            message,
+            &[],
+            std::slice::from_ref(&every_item),
+        ));
     }
     out
 }

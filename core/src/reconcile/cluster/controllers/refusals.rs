@@ -96,9 +96,9 @@ pub enum JobName<'a> {
 /// `manualSelector: true`, a selector its template's labels do not match (`ValidateJobSpec`);
 /// in a CronJob, `manualSelector: true` or any selector (`ValidateJobTemplateSpec`); without, the selector and labels the
 /// API server generates (`pkg/registry/batch/job/strategy.go`, `generateSelector`) refused
-/// (`validateGeneratedSelector`): a template `controller-uid`, which can never be the Job's
-/// UID, a template `job-name` that is not its name, a selector the generated labels do not
-/// match.
+/// (`validateGeneratedSelector`): a name too long for the `job-name` label, a template
+/// `controller-uid`, which can never be the Job's UID, a template `job-name` that is not its
+/// name, a selector the generated labels do not match.
 pub fn job(item: &Value, job_spec: &[&str], name: JobName<'_>) -> Option<String> {
     let spec = fields::child(item, job_spec);
     let template = spec.and_then(|s| fields::child(s, &["template", "metadata"]));
@@ -118,6 +118,17 @@ pub fn job(item: &Value, job_spec: &[&str], name: JobName<'_>) -> Option<String>
     }
     if manual {
         return selector(spec, template, false);
+    }
+    // The name the API server writes into the template's `job-name` labels is a label value:
+    // at most 63 characters (`ValidatePodTemplateSpec`, `ValidateLabels`).
+    if let JobName::Exact(name) = name
+        && name.len() > 63
+    {
+        return Some(format!(
+            "its name is {} characters long, more than the 63 of the job-name label the API server writes \
+             into its template: shorten it, or set {at}.manualSelector",
+            name.len()
+        ));
     }
     let label = |key: &str| template.and_then(|m| m.get("labels")).and_then(|l| l.get(key));
     // The prefixed labels are checked too since Kubernetes 1.27 (`RequirePrefixedLabels`).
@@ -326,6 +337,13 @@ mod tests {
         assert!(run(&job_of(false, json!(null), json!({"controller-uid": "x"}))).is_some());
         assert!(run(&job_of(false, json!(null), json!({"job-name": "other"}))).is_some());
         assert_eq!(run(&job_of(false, json!(null), json!({"job-name": "run"}))), None);
+        let long = "n".repeat(64);
+        let named = |item: &Value, name: &str| job(item, &["spec"], JobName::Exact(name));
+        let generated = job_of(false, json!(null), app.clone());
+        assert!(named(&generated, &long).is_some_and(|why| why.contains("64 characters")));
+        assert_eq!(named(&generated, &long[1..]), None, "63 characters fit a label");
+        let manual = job_of(true, json!({"matchLabels": {"app": "a"}}), app.clone());
+        assert_eq!(named(&manual, &long), None, "a manual selector writes no job-name label");
         // The generated labels: a UID (any value), the Job's own name (this one).
         let uid = json!({"matchExpressions": [{"key": "controller-uid", "operator": "Exists"}]});
         assert_eq!(run(&job_of(false, uid, app.clone())), None);
