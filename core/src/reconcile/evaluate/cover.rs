@@ -16,7 +16,6 @@ use crate::reconcile::findings::{self, Kind};
 use crate::reconcile::items::input::Input;
 use crate::reconcile::outputs::ownership;
 use crate::reconcile::rules::identity;
-use crate::reconcile::rules::reason::Reason;
 use crate::reconcile::spire;
 use crate::reconcile::unjudged;
 use std::collections::{HashMap, HashSet};
@@ -43,9 +42,9 @@ pub(super) struct Request<'a> {
     bound: Vec<coverage::Bound>,
     /// The objects this run renders, as SPIRE Controller Manager will read them.
     rendered: Vec<spire::Source>,
-    /// The bindings that fail only because the folders do not say the cluster serves an API
-    /// they need, by item, with the reason: where they are rendered in the cluster, it decides.
-    unserved: Vec<(usize, &'static str, String)>,
+    /// The bindings whose verdict hangs on an API the folders do not say the cluster serves,
+    /// by item: where they are rendered in the cluster, it decides.
+    unserved: Vec<(usize, unjudged::Unserved)>,
     /// By binding that renders, its pool's input position.
     pools_of: Vec<(usize, usize)>,
 }
@@ -112,28 +111,11 @@ impl<'a> Request<'a> {
         let unserved = bindings
             .iter()
             .filter_map(|b| match &b.verdict {
-                Err(f) if f.unserved => {
-                    let api = match f.reason {
-                        Reason::ClusterSPIFFEIDCRDMissing => "the ClusterSPIFFEID API",
-                        _ => "its pool's API",
-                    };
-                    let field = if f.reason == Reason::ClusterSPIFFEIDCRDMissing { "" } else { "spec.poolRef" };
-                    let why = format!(
-                        "this binding fails here ({}) only because the folders do not say the cluster serves {api}",
-                        f.reason.as_str()
-                    );
-                    Some((b.input.item, field, why))
+                Err(f) if f.unserved => Some((b.input.item, unjudged::Unserved::Fails(f.reason))),
+                Ok(p) if p.planned.pool_shadowed => {
+                    let (pool, api) = (p.planned.pool.to_string(), p.planned.pool_api.api_version());
+                    Some((b.input.item, unjudged::Unserved::Shadowed { pool, api }))
                 }
-                Ok(p) if p.planned.pool_shadowed => Some((
-                    b.input.item,
-                    "spec.poolRef",
-                    format!(
-                        "this binding resolves InferencePool {} under {} here only because the folders do not \
-                         say the cluster serves the API it prefers, under which they hold a pool of that name",
-                        p.planned.pool,
-                        p.planned.pool_api.api_version()
-                    ),
-                )),
                 _ => None,
             })
             .collect();

@@ -24,6 +24,7 @@ use crate::reconcile::cluster::seen::Seen;
 use crate::reconcile::cluster::selector::Selector;
 use crate::reconcile::findings::Ref;
 use crate::reconcile::items::input::{self, Input};
+use crate::reconcile::rules::reason::Reason;
 use crate::reconcile::spire::{self, Source};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
@@ -566,13 +567,22 @@ pub fn unapplied_services<'s>(
     out
 }
 
+/// How a binding's verdict hangs on an API the folders do not say the cluster serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unserved {
+    /// It fails for this reason only because of it.
+    Fails(Reason),
+    /// It resolves a pool of this name under this API, where the folders hold one of that
+    /// name under an API it prefers.
+    Shadowed { pool: String, api: String },
+}
+
 /// The records of the bindings whose verdict hangs on an API the folders do not say the
-/// cluster serves (`bindings`, by item: the field and what the folders leave out): rendered in
-/// the cluster (the kleym operator reads the cluster's APIs; Argo CD gives a plugin the
-/// cluster's in `KUBE_API_VERSIONS`: argo-cd `docs/user-guide/build-environment.md`), such a
-/// binding may render, or resolve another pool, and what it then reaches hangs on every item:
-/// its record's digest follows them all.
-pub fn unserved(items: &[Input], bindings: &[(usize, &'static str, String)]) -> Vec<Unjudged> {
+/// cluster serves (`bindings`, by item): rendered in the cluster (the kleym operator reads the
+/// cluster's APIs; Argo CD gives a plugin the cluster's in `KUBE_API_VERSIONS`: argo-cd
+/// `docs/user-guide/build-environment.md`), such a binding may render, or resolve another
+/// pool, and what it then reaches hangs on every item: its record's digest follows them all.
+pub fn unserved(items: &[Input], bindings: &[(usize, Unserved)]) -> Vec<Unjudged> {
     if bindings.is_empty() {
         return Vec::new();
     }
@@ -591,12 +601,35 @@ pub fn unserved(items: &[Input], bindings: &[(usize, &'static str, String)]) -> 
     }
     let every_item: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
     let mut out = Vec::new();
-    for (position, field, why) in bindings {
+    for (position, how) in bindings {
         let Some(value) = items.get(*position).and_then(Input::value) else { continue };
+        let (field, why) = match how {
+            Unserved::Fails(Reason::ClusterSPIFFEIDCRDMissing) => (
+                "",
+                "this binding fails here (ClusterSPIFFEIDCRDMissing) only because the folders do not say the \
+                 cluster serves the ClusterSPIFFEID API"
+                    .to_string(),
+            ),
+            Unserved::Fails(reason) => (
+                "spec.poolRef",
+                format!(
+                    "this binding fails here ({}) only because the folders do not say the cluster serves its \
+                     pool's API",
+                    reason.as_str()
+                ),
+            ),
+            Unserved::Shadowed { pool, api } => (
+                "spec.poolRef",
+                format!(
+                    "this binding resolves InferencePool {pool} under {api} here only because the folders do not \
+                     say the cluster serves the API it prefers, under which they hold a pool of that name"
+                ),
+            ),
+        };
         let message = format!(
             "{why}: rendered in the cluster (the kleym operator, a plugin given the cluster's APIs) it may \
-             render what it does not render here, which the build does not judge; list the APIs the cluster serves in \
-             `apiVersions`, or remove the binding"
+             render what it does not render here, which the build does not judge; list the APIs the cluster \
+             serves in `apiVersions`, or remove the binding"
         );
         out.push(record(
             *position,

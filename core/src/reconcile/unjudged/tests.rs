@@ -800,10 +800,21 @@ fn a_binding_whose_verdict_hangs_on_an_api_the_folders_do_not_list_follows_every
         }))
     };
     assert!(unserved(std::slice::from_ref(&binding), &[]).is_empty());
-    let why = || vec![(0, "spec.poolRef", "it fails".to_string())];
+    let why = || vec![(0, Unserved::Fails(Reason::InferencePoolCRDMissing))];
     let records = unserved(&[binding.clone(), other("a")], &why());
     assert_eq!((records.len(), records[0].field.as_str()), (1, "spec.poolRef"));
-    assert!(records[0].message.starts_with("it fails: rendered in the cluster"));
+    assert!(records[0].message.contains("(InferencePoolCRDMissing) only because"));
+    let spire =
+        unserved(std::slice::from_ref(&binding), &[(0, Unserved::Fails(Reason::ClusterSPIFFEIDCRDMissing))]);
+    assert!(spire[0].field.is_empty() && spire[0].message.contains("the ClusterSPIFFEID API"));
+    let shadowed =
+        Unserved::Shadowed { pool: "chat".into(), api: "inference.networking.k8s.io/v1alpha2".into() };
+    let resolved = unserved(std::slice::from_ref(&binding), &[(0, shadowed)]);
+    assert!(
+        resolved[0]
+            .message
+            .contains("resolves InferencePool chat under inference.networking.k8s.io/v1alpha2")
+    );
     // An item far from the binding, changed, changes the record: the cluster's render may reach it.
     let changed = unserved(&[binding, other("b")], &why());
     assert_ne!(records[0].digest, changed[0].digest);
