@@ -69,11 +69,13 @@ pub fn config(paths: &[PathBuf], budget: &mut Budget) -> Result<Option<PackageCo
 /// changes what is applied unjudged, labels among them, and is a record with the entry and
 /// the file its `configPath` names as what tells BASE's from HEAD's. One that runs this
 /// function is a record of its image or executable (and, in a Kptfile [`config`] does not
-/// read, of its config too): the build judges the package as this function renders it, which
-/// holds only while that is what runs.
+/// read, or in any when `--config` gives the config instead, `reads_config` false, of its
+/// config too): the build judges the package as this function renders it, which holds only
+/// while that is what runs.
 pub fn mutators(
     folders: &[PathBuf],
     skip: &[PathBuf],
+    reads_config: bool,
     budget: &mut Budget,
 ) -> Result<Vec<super::render::FileUnjudged>, String> {
     // Only folders: a file given is a manifest file, never read as a Kptfile.
@@ -103,7 +105,7 @@ pub fn mutators(
             .unwrap_or(&kptfile.path)
             .to_path_buf();
         // The Kptfiles `config` reads: the config of this function's entries there is judged.
-        let configured = folders.iter().any(|root| kptfile.path == under(root, "Kptfile"));
+        let configured = reads_config && folders.iter().any(|root| kptfile.path == under(root, "Kptfile"));
         for (i, entry) in entries.iter().enumerate() {
             let Some(map) = entry.as_object() else { continue };
             let what = ["image", "exec"]

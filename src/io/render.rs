@@ -351,7 +351,8 @@ impl Files<'_> {
             }
         };
         self.unjudged = passed_over::judge(&walked.passed_over, &found, &folders, &reach, &mut budget)?;
-        self.unjudged.extend(kptfile::mutators(&folders, &skip, &mut budget)?);
+        let reads_config = request.config_file.is_none();
+        self.unjudged.extend(kptfile::mutators(&folders, &skip, reads_config, &mut budget)?);
         self.files = sources.iter().map(|f| f.map(|f| f.path.clone())).collect();
         Ok((items, config))
     }

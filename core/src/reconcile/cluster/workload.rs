@@ -354,6 +354,9 @@ fn laid_over(found: &[PodTemplate], derived: controllers::Derived<'_>) -> PodTem
     let mut labels: std::collections::BTreeMap<&str, &str> =
         base.into_iter().flat_map(PodTemplate::labels).collect();
     labels.extend(&derived.labels);
+    if let Some((key, value)) = &derived.written {
+        labels.insert(key, value);
+    }
     let account = derived.account.or(base.map(PodTemplate::service_account));
     let unnamed = if derived.any_account { ANY_ACCOUNT } else { DEFAULT_SERVICE_ACCOUNT };
     PodTemplate::new(derived.path, labels.into_iter().collect(), account.unwrap_or(unnamed), derived.open)

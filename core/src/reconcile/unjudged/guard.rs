@@ -5,6 +5,7 @@ use super::{Unjudged, record};
 use crate::api::admission::{GuardObject, ObjectKey};
 use crate::api::value::Value;
 use crate::reconcile::items::input::Input;
+use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 
 /// The records of the guard `guard` as committed among `items`, against `fresh`, the
@@ -122,9 +123,61 @@ pub struct Edits {
     pub records: Vec<Unjudged>,
 }
 
+/// The records of the workloads among `items` whose pods run under a user name the admission
+/// guard trusts for a controller (`controllers`: each controller's key and user name, as the
+/// guard renders them): Kubernetes has no permission to use a service account, so a pod
+/// running as `replicaset-controller` in `kube-system` holds that controller's token
+/// (apiserver `pkg/authentication/serviceaccount/util.go`, `MakeUsername`), and what runs in it
+/// may make the pods the guard admits from that controller. A workload without a namespace may
+/// land in the controller's.
+pub fn impersonators(items: &[Input], controllers: &[(&'static str, String)]) -> Vec<Unjudged> {
+    let mut out = Vec::new();
+    for (position, workload) in crate::reconcile::items::input::workloads(items).enumerate() {
+        let Some(workload) = workload else { continue };
+        for template in workload.templates() {
+            let account = template.service_account();
+            let trusted = controllers.iter().find(|(_, user)| {
+                let Some((namespace, name)) =
+                    user.strip_prefix("system:serviceaccount:").and_then(|rest| rest.split_once(':'))
+                else {
+                    return false;
+                };
+                name == account && workload.namespace().is_none_or(|ns| ns == namespace)
+            });
+            let Some((key, user)) = trusted else { continue };
+            let about = crate::reconcile::findings::Ref {
+                item: position,
+                api_version: workload.api_version().to_string(),
+                kind: workload.kind().to_string(),
+                namespace: workload.namespace().map(str::to_string),
+                name: workload.name().to_string(),
+                path: Some(template.path().to_string()),
+            };
+            let mut hash = Sha256::new();
+            hash.update(format!("{workload:?}\0{user}").as_bytes());
+            out.push(Unjudged {
+                about,
+                field: match template.path() {
+                    "" => "spec.serviceAccountName".to_string(),
+                    path => format!("{path}.spec.serviceAccountName"),
+                },
+                message: format!(
+                    "its pods run as {user}, the user name the admission guard trusts for the {key} controller: \
+                     whatever runs in them holds that controller's token and may make the pods the guard admits \
+                     from it; run them under another service account"
+                ),
+                digest: hash.finalize().iter().map(|b| format!("{b:02x}")).collect(),
+                copy: false,
+            });
+            break;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::edited;
+    use super::{Input, edited, impersonators};
     use serde_json::json;
 
     /// What appliers and controllers read is an edit; where a reader says an item sits is not.
@@ -174,5 +227,26 @@ mod tests {
             with(&|w| w.as_object_mut().unwrap().remove("data").map(drop).unwrap()).as_deref(),
             Some("data")
         );
+    }
+
+    #[test]
+    fn a_workload_running_as_a_trusted_controllers_account_is_recorded() {
+        let deployment = |namespace: Option<&str>, account: &str| {
+            let mut d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "cart"},
+                "spec": {"template": {"spec": {"serviceAccountName": account, "containers": [{"name": "c"}]}}}});
+            if let Some(ns) = namespace {
+                d["metadata"]["namespace"] = json!(ns);
+            }
+            Input::of(d)
+        };
+        let trusted = [("replicaset", "system:serviceaccount:kube-system:replicaset-controller".to_string())];
+        let found = |item: Input| impersonators(&[item], &trusted);
+        let records = found(deployment(Some("kube-system"), "replicaset-controller"));
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].field, "spec.template.spec.serviceAccountName");
+        assert!(records[0].message.contains("the replicaset controller"));
+        assert_eq!(found(deployment(None, "replicaset-controller")).len(), 1, "it may land in kube-system");
+        assert!(found(deployment(Some("shop"), "replicaset-controller")).is_empty());
+        assert!(found(deployment(Some("kube-system"), "default")).is_empty());
     }
 }

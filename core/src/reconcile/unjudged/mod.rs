@@ -32,6 +32,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::reconcile::items::kinds::is_judged;
 pub use duplicates::find as duplicates;
 pub use guard::edits as guard_edits;
+pub use guard::impersonators as guard_impersonators;
 pub use kinds::{article, changes_what_is_applied};
 
 /// One thing the build cannot judge exactly.

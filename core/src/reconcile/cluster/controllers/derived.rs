@@ -46,6 +46,8 @@ pub struct Derived<'a> {
     pub any_account: bool,
     /// Whether its pods may carry labels it does not name.
     pub open: bool,
+    /// A label its controller writes over the others, with a value made of its fields.
+    pub written: Option<(&'static str, String)>,
 }
 
 /// Argo's group.
@@ -162,6 +164,7 @@ fn rollout(item: &Value) -> Vec<Derived<'_>> {
                 account: None,
                 any_account: false,
                 open: false,
+                written: None,
             })
         })
         .collect()
@@ -186,6 +189,7 @@ fn workflow<'a>(spec: Option<&'a Value>, at: &str) -> Vec<Derived<'a>> {
             account: account(Some(template)).or_else(|| account(defaults)).or_else(|| account(Some(spec))),
             any_account: false,
             open: false,
+            written: None,
         });
     }
     out
@@ -194,6 +198,10 @@ fn workflow<'a>(spec: Option<&'a Value>, at: &str) -> Vec<Derived<'a>> {
 fn inference_service(item: &Value) -> Vec<Derived<'_>> {
     let name = fields::str_at(item, "metadata.name").unwrap_or_default();
     let service_labels = fields::child(item, &["metadata", "labels"]).and_then(Value::as_object);
+    let mode = fields::child(item, &["metadata", "annotations", "serving.kserve.io/deploymentMode"])
+        .and_then(Value::as_str);
+    let raw = matches!(mode, Some("Standard" | "RawDeployment"));
+    let serverless = mode == Some("Serverless");
     let mut out = Vec::new();
     for component in ["predictor", "transformer", "explainer"] {
         let Some(spec) = fields::child(item, &["spec", component]).filter(|s| s.is_object()) else {
@@ -203,6 +211,16 @@ fn inference_service(item: &Value) -> Vec<Derived<'_>> {
         let mut labels: BTreeMap<&str, &str> =
             service_labels.into_iter().chain(own).flat_map(strings).collect();
         labels.extend([("serving.kserve.io/inferenceservice", name), ("component", component)]);
+        // A raw (Standard) deployment's pods carry `app: isvc.<name>-<component>` over what the
+        // service says (kserve `reconcilers/deployment/deployment_reconciler.go`,
+        // `createRawDefaultDeployment`; `constants.GetRawServiceLabel`); a Serverless one's keep
+        // the service's `app` (Knative adds its own only where none is given). Where the
+        // annotation names neither, KServe's configuration picks the mode: their `app` is not
+        // the build's to settle.
+        if !serverless {
+            labels.remove("app");
+        }
+        let written = raw.then(|| ("app", format!("isvc.{name}-{component}")));
         out.push(Derived {
             path: format!("spec.{component}"),
             over: None,
@@ -210,6 +228,7 @@ fn inference_service(item: &Value) -> Vec<Derived<'_>> {
             account: pod_spec_account(Some(spec)),
             any_account: false,
             open: true,
+            written,
         });
     }
     out
@@ -227,6 +246,7 @@ fn pod_labels(item: &Value) -> Option<Derived<'_>> {
         account,
         any_account: true,
         open: true,
+        written: None,
     })
 }
 
