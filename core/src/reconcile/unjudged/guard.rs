@@ -131,20 +131,51 @@ pub struct Edits {
 /// may make the pods the guard admits from that controller. A workload without a namespace may
 /// land in the controller's.
 pub fn impersonators(items: &[Input], controllers: &[(&'static str, String)]) -> Vec<Unjudged> {
+    let trusted_account = |namespace: Option<&str>, account: &str| {
+        controllers.iter().find(|(_, user)| {
+            let Some((ns, name)) =
+                user.strip_prefix("system:serviceaccount:").and_then(|rest| rest.split_once(':'))
+            else {
+                return false;
+            };
+            name == account && namespace.is_none_or(|n| n == ns)
+        })
+    };
     let mut out = Vec::new();
+    // A token Secret of a trusted account: the token controller fills it with that account's
+    // token (kubernetes `pkg/controller/serviceaccount/tokens_controller.go`), which whoever
+    // reads or mounts it holds.
+    for (position, value) in crate::reconcile::items::input::values(items) {
+        let text = |path: &str| crate::api::fields::str_at(value, path);
+        let token = (text("apiVersion"), text("kind"), text("type"))
+            == (Some("v1"), Some("Secret"), Some("kubernetes.io/service-account-token"));
+        let account = crate::api::fields::child(
+            value,
+            &["metadata", "annotations", "kubernetes.io/service-account.name"],
+        )
+        .and_then(Value::as_str);
+        let namespace = text("metadata.namespace").filter(|ns| !ns.is_empty());
+        let Some((key, user)) = account.filter(|_| token).and_then(|a| trusted_account(namespace, a)) else {
+            continue;
+        };
+        out.push(record(
+            position,
+            value,
+            "metadata.annotations".to_string(),
+            format!(
+                "a token Secret of {user}, the user name the admission guard trusts for the {key} controller: \
+                 the token controller fills it with that account's token, which whoever reads or mounts it holds, \
+                 and may make the pods the guard admits from it; remove it"
+            ),
+            &[],
+            &[],
+        ));
+    }
     for (position, workload) in crate::reconcile::items::input::workloads(items).enumerate() {
         let Some(workload) = workload else { continue };
         for template in workload.templates() {
             let account = template.service_account();
-            let trusted = controllers.iter().find(|(_, user)| {
-                let Some((namespace, name)) =
-                    user.strip_prefix("system:serviceaccount:").and_then(|rest| rest.split_once(':'))
-                else {
-                    return false;
-                };
-                name == account && workload.namespace().is_none_or(|ns| ns == namespace)
-            });
-            let Some((key, user)) = trusted else { continue };
+            let Some((key, user)) = trusted_account(workload.namespace(), account) else { continue };
             let about = crate::reconcile::findings::Ref {
                 item: position,
                 api_version: workload.api_version().to_string(),
@@ -227,6 +258,20 @@ mod tests {
             with(&|w| w.as_object_mut().unwrap().remove("data").map(drop).unwrap()).as_deref(),
             Some("data")
         );
+    }
+
+    #[test]
+    fn a_token_secret_of_a_trusted_controllers_account_is_recorded() {
+        let secret = |account: &str, kind: &str| {
+            Input::of(json!({"apiVersion": "v1", "kind": "Secret", "type": kind,
+                "metadata": {"name": "t", "namespace": "kube-system",
+                    "annotations": {"kubernetes.io/service-account.name": account}}}))
+        };
+        let trusted = [("replicaset", "system:serviceaccount:kube-system:replicaset-controller".to_string())];
+        let token = "kubernetes.io/service-account-token";
+        assert_eq!(impersonators(&[secret("replicaset-controller", token)], &trusted).len(), 1);
+        assert!(impersonators(&[secret("replicaset-controller", "Opaque")], &trusted).is_empty());
+        assert!(impersonators(&[secret("default", token)], &trusted).is_empty());
     }
 
     #[test]

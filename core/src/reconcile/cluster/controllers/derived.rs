@@ -201,7 +201,8 @@ fn inference_service(item: &Value) -> Vec<Derived<'_>> {
     let mode = fields::child(item, &["metadata", "annotations", "serving.kserve.io/deploymentMode"])
         .and_then(Value::as_str);
     let raw = matches!(mode, Some("Standard" | "RawDeployment"));
-    let serverless = mode == Some("Serverless");
+    // `Knative` is the current name of the Serverless mode.
+    let serverless = matches!(mode, Some("Serverless" | "Knative"));
     let mut out = Vec::new();
     for component in ["predictor", "transformer", "explainer"] {
         let Some(spec) = fields::child(item, &["spec", component]).filter(|s| s.is_object()) else {
@@ -220,7 +221,10 @@ fn inference_service(item: &Value) -> Vec<Derived<'_>> {
         if !serverless {
             labels.remove("app");
         }
-        let written = raw.then(|| ("app", format!("isvc.{name}-{component}")));
+        // A component named otherwise (`spec.<component>.name`) is another Deployment, whose
+        // `app` the build does not spell: left to the cluster.
+        let named = spec.get("name").is_some();
+        let written = (raw && !named).then(|| ("app", format!("isvc.{name}-{component}")));
         out.push(Derived {
             path: format!("spec.{component}"),
             over: None,
