@@ -316,5 +316,8 @@ mod tests {
         assert!(gained(Some(&with(None)), &with(Some("0s")), TTL_NAMES).is_empty());
         assert!(gained(Some(&short), &with(Some("1s")), TTL_NAMES).is_empty());
         assert!(gained(Some(&short), &with(Some("600999ms")), TTL_NAMES).is_empty(), "truncated to 600 s");
+        // From the default, a lifetime written as the usual default is none; a second more is one.
+        assert!(gained(Some(&with(None)), &with(Some("1h")), TTL_NAMES).is_empty());
+        assert_eq!(gained(Some(&with(None)), &with(Some("3601s")), TTL_NAMES).len(), 1);
     }
 }
