@@ -214,9 +214,9 @@ fn bundle_digest(text: &str) -> String {
 /// sync runs or that it deletes once run, a file it passes over, an object marked
 /// local-config) beyond the workloads and SPIRE objects the model marks itself: a Namespace
 /// so marked is one the input does not declare (its labels are the cluster's), a
-/// ClusterFederatedTrustDomain one the cluster may not keep, and a binding whose pool
+/// ClusterFederatedTrustDomain one the cluster may not keep, a binding whose pool
 /// (`pools_of`: by binding, its pool's position) is so marked renders only where it is
-/// applied. What they give is then `may`, never surely held (docs/review.md).
+/// applied, and an `LLMInferenceServiceConfig` so marked makes KServe's services' pods `may`. What they give is then `may`, never surely held (docs/review.md).
 pub fn mark_unapplied(seen: &mut Seen<'_>, items: &[Input], pools_of: &[(usize, usize)]) {
     if seen.unapplied.is_empty() {
         return;
@@ -226,12 +226,27 @@ pub fn mark_unapplied(seen: &mut Seen<'_>, items: &[Input], pools_of: &[(usize, 
             seen.unapplied.insert(binding);
         }
     }
+    let mut preset_unapplied = false;
     for &position in &seen.unapplied {
         let Some(value) = items.get(position).and_then(Input::value) else { continue };
         let text = |path: &str| fields::str_at(value, path).unwrap_or_default();
         if (text("apiVersion"), text("kind")) == ("v1", "Namespace") {
             seen.namespaces.remove(text("metadata.name"));
         }
+        preset_unapplied |=
+            text("kind") == kserve::CONFIG_KIND && text("apiVersion").starts_with("serving.kserve.io/");
+    }
+    // KServe refuses a service whose preset the cluster lacks (ConfigNotFound): where a preset
+    // may be left unapplied, every LLMInferenceService's pods are `may`, whichever preset each
+    // names.
+    if preset_unapplied {
+        let services: Vec<usize> = seen
+            .workloads
+            .iter()
+            .filter(|(_, w)| w.kind() == kserve::SERVICE_KIND)
+            .map(|(i, _)| *i)
+            .collect();
+        seen.unapplied.extend(services);
     }
     for federation in seen.federations.iter_mut().filter(|f| seen.unapplied.contains(&f.item)) {
         federation.may_not_be_kept.get_or_insert_with(|| {
