@@ -108,6 +108,23 @@ pub struct Ref {
 }
 
 impl Ref {
+    /// The reference of the workload at input position `item`, and of its template at `path`
+    /// when given.
+    pub fn of_workload(
+        item: usize,
+        workload: &crate::reconcile::cluster::workload::Workload,
+        path: Option<&str>,
+    ) -> Ref {
+        Ref {
+            item,
+            api_version: workload.api_version().to_string(),
+            kind: workload.kind().to_string(),
+            namespace: workload.namespace().map(str::to_string),
+            name: workload.name().to_string(),
+            path: path.map(str::to_string),
+        }
+    }
+
     /// `Kind namespace/name`, and the template's path, for messages.
     pub fn describe(&self) -> String {
         let name = match &self.namespace {

@@ -216,7 +216,8 @@ fn bundle_digest(text: &str) -> String {
 /// so marked is one the input does not declare (its labels are the cluster's), a
 /// ClusterFederatedTrustDomain one the cluster may not keep, a binding whose pool
 /// (`pools_of`: by binding, its pool's position) is so marked renders only where it is
-/// applied, and an `LLMInferenceServiceConfig` so marked makes KServe's services' pods `may`. What they give is then `may`, never surely held (docs/review.md).
+/// applied, and an `LLMInferenceServiceConfig` so marked makes KServe's services' pods `may`.
+/// What they give is then `may`, never surely held (docs/review.md).
 pub fn mark_unapplied(seen: &mut Seen<'_>, items: &[Input], pools_of: &[(usize, usize)]) {
     if seen.unapplied.is_empty() {
         return;
@@ -233,8 +234,7 @@ pub fn mark_unapplied(seen: &mut Seen<'_>, items: &[Input], pools_of: &[(usize, 
         if (text("apiVersion"), text("kind")) == ("v1", "Namespace") {
             seen.namespaces.remove(text("metadata.name"));
         }
-        preset_unapplied |=
-            text("kind") == kserve::CONFIG_KIND && text("apiVersion").starts_with("serving.kserve.io/");
+        preset_unapplied |= kserve::is_config(value);
     }
     // KServe refuses a service whose preset the cluster lacks (ConfigNotFound): where a preset
     // may be left unapplied, every LLMInferenceService's pods are `may`, whichever preset each

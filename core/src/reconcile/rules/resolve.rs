@@ -163,6 +163,8 @@ pub fn resolve_pool<'a, 'p>(
             ),
         ));
     }
+    // Whether the input holds a pool of that name under `api`.
+    let held = |api: PoolApi| pools.pools.contains_key(&(api, namespace, name));
     let derived = || {
         // KServe creates its pool in every served pool API (`scheduler.go` lines 221-260).
         let (item, origin) = pools.derived.get(&(namespace.to_string(), name.to_string()))?;
@@ -181,7 +183,7 @@ pub fn resolve_pool<'a, 'p>(
             let &(position, item) = pools.pools.get(&(api, namespace, name))?;
             // The candidates stand in the binding's order of preference.
             let preferred = candidates.iter().take_while(|c| **c != api);
-            let shadowed = preferred.into_iter().any(|c| pools.pools.contains_key(&(*c, namespace, name)));
+            let shadowed = preferred.into_iter().any(|c| held(*c));
             Some(ResolvedPool { api, name, item, origin: None, position: Some(position), shadowed })
         })
         .or_else(derived)
@@ -192,7 +194,7 @@ pub fn resolve_pool<'a, 'p>(
             };
             // A pool of that name under an API the input says the cluster does not serve: a
             // cluster that serves it (the kleym operator reads the cluster's) may render.
-            let unserved = candidates.iter().any(|api| pools.pools.contains_key(&(*api, namespace, name)));
+            let unserved = candidates.iter().any(|api| held(*api));
             Failure { unserved, ..Failure::at(Reason::TargetPoolNotFound, NAME_FIELD, message) }
         })
 }

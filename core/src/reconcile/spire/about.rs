@@ -46,12 +46,5 @@ pub fn template_ref(seen: &Seen<'_>, held: &Held) -> Ref {
     // The workloads are in input order.
     let at = seen.workloads.binary_search_by_key(&held.item, |(item, _)| *item);
     let workload = &seen.workloads[at.expect("a held template is of a workload of the input")].1;
-    Ref {
-        item: held.item,
-        api_version: workload.api_version().to_string(),
-        kind: workload.kind().to_string(),
-        namespace: workload.namespace().map(str::to_string),
-        name: workload.name().to_string(),
-        path: workload.templates().get(held.template).map(|t| t.path().to_string()),
-    }
+    Ref::of_workload(held.item, workload, workload.templates().get(held.template).map(|t| t.path()))
 }

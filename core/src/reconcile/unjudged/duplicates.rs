@@ -6,6 +6,7 @@ use crate::api::value::Value;
 use crate::api::{fields, group_of};
 use crate::reconcile::findings::Ref;
 use crate::reconcile::items::input::Input;
+use crate::reconcile::rules::identity::hex;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 
@@ -87,7 +88,7 @@ pub fn find<'t>(items: &[Input], written: &dyn Fn(usize) -> Option<&'t str>) -> 
             hash.update(c.content.as_bytes());
             hash.update(b"\0");
         }
-        let digest: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        let digest = hex(&hash.finalize());
         for (n, copy) in copies.iter().enumerate().skip(1) {
             // A copy without a namespace clashes in each namespace: recorded once.
             if out.iter().any(|u| u.about.item == copy.about.item) {
@@ -125,14 +126,7 @@ impl Copy {
     fn of(position: usize, item: &Input, written: Option<&str>) -> Option<Copy> {
         let value = item.value().map(without_places);
         if let Some(w) = item.workload() {
-            let about = Ref {
-                item: position,
-                api_version: w.api_version().to_string(),
-                kind: w.kind().to_string(),
-                namespace: w.namespace().map(str::to_string),
-                name: w.name().to_string(),
-                path: None,
-            };
+            let about = Ref::of_workload(position, &w, None);
             // Its templates and what its controller settles of its pods beside them (a
             // StatefulSet's replicas name its pods), and all of it as written where the caller
             // read it (else the item, where it was read whole): a field the model does not read,

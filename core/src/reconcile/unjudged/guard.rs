@@ -176,14 +176,8 @@ pub fn impersonators(items: &[Input], controllers: &[(&'static str, String)]) ->
         for template in workload.templates() {
             let account = template.service_account();
             let Some((key, user)) = trusted_account(workload.namespace(), account) else { continue };
-            let about = crate::reconcile::findings::Ref {
-                item: position,
-                api_version: workload.api_version().to_string(),
-                kind: workload.kind().to_string(),
-                namespace: workload.namespace().map(str::to_string),
-                name: workload.name().to_string(),
-                path: Some(template.path().to_string()),
-            };
+            let about =
+                crate::reconcile::findings::Ref::of_workload(position, &workload, Some(template.path()));
             let mut hash = Sha256::new();
             hash.update(format!("{workload:?}\0{user}").as_bytes());
             out.push(Unjudged {
@@ -197,7 +191,7 @@ pub fn impersonators(items: &[Input], controllers: &[(&'static str, String)]) ->
                      whatever runs in them holds that controller's token and may make the pods the guard admits \
                      from it; run them under another service account"
                 ),
-                digest: hash.finalize().iter().map(|b| format!("{b:02x}")).collect(),
+                digest: crate::reconcile::rules::identity::hex(&hash.finalize()),
                 copy: false,
             });
             break;

@@ -24,6 +24,7 @@ use crate::reconcile::cluster::seen::Seen;
 use crate::reconcile::cluster::selector::Selector;
 use crate::reconcile::findings::Ref;
 use crate::reconcile::items::input::{self, Input};
+use crate::reconcile::rules::identity::hex;
 use crate::reconcile::rules::reason::Reason;
 use crate::reconcile::spire::{self, Source};
 use sha2::{Digest, Sha256};
@@ -204,7 +205,7 @@ pub fn pod_context(items: &[Input]) -> String {
             digest(v, &mut hash, true);
         }
     }
-    hash.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    hex(&hash.finalize())
 }
 
 /// The records of `items` under the identities the manager reads (`sources`, those the
@@ -340,7 +341,7 @@ fn configuration(items: &[Input]) -> Vec<String> {
             }
             let mut hash = Sha256::new();
             digest(v, &mut hash, true);
-            Some(hash.finalize().iter().map(|b| format!("{b:02x}")).collect())
+            Some(hex(&hash.finalize()))
         })
         .collect()
 }
@@ -600,7 +601,7 @@ pub fn unserved(items: &[Input], bindings: &[(usize, Unserved)]) -> Vec<Unjudged
             }
         }
     }
-    let every_item: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let every_item: String = hex(&hash.finalize());
     let mut out = Vec::new();
     for (position, how) in bindings {
         let Some(value) = items.get(*position).and_then(Input::value) else { continue };
@@ -767,13 +768,7 @@ fn record(
         hash.update(b"\0also\0");
         hash.update(words.as_bytes());
     }
-    Unjudged {
-        about: reference(position, value),
-        field,
-        message,
-        digest: hash.finalize().iter().map(|b| format!("{b:02x}")).collect(),
-        copy: false,
-    }
+    Unjudged { about: reference(position, value), field, message, digest: hex(&hash.finalize()), copy: false }
 }
 
 /// An identity as far as what it reaches and grants goes, in words a digest takes.

@@ -22,7 +22,7 @@ mod vocabulary;
 pub use names::child_name;
 pub use presets::Presets;
 pub use vocabulary::{
-    CONFIG_KIND, Maker, MakerKind, Note, SERVICE_KIND, Template, creates_account, fields_of,
+    CONFIG_KIND, Maker, MakerKind, Note, SERVICE_KIND, Template, creates_account, fields_of, is_config,
 };
 
 use vocabulary::{COMPONENT_LABEL, GROUP_SLASH, NAME_LABEL, PART_OF, PART_OF_LABEL, WORKLOAD};

@@ -237,9 +237,7 @@ impl<'a> Presets<'a> {
         for value in values {
             let text = |key: &str| value.get(key).and_then(Value::as_str);
             let api_version = text("apiVersion").unwrap_or_default();
-            if text("kind") != Some(super::vocabulary::CONFIG_KIND)
-                || !api_version.starts_with(super::vocabulary::GROUP_SLASH)
-            {
+            if !super::vocabulary::is_config(value) {
                 continue;
             }
             let metadata = value.get("metadata");

@@ -7,6 +7,12 @@ pub const CONFIG_KIND: &str = "LLMInferenceServiceConfig";
 /// KServe's group, as an `apiVersion` starts.
 pub(super) const GROUP_SLASH: &str = "serving.kserve.io/";
 
+/// Whether `value` is an `LLMInferenceServiceConfig` of KServe's group: a preset.
+pub fn is_config<T: crate::api::fields::Tree>(value: &T) -> bool {
+    let text = |key: &str| crate::api::fields::str_at(value, key);
+    text("kind") == Some(CONFIG_KIND) && text("apiVersion").is_some_and(|v| v.starts_with(GROUP_SLASH))
+}
+
 /// The labels KServe's workloads carry and its pool selects by (`pkg/constants/constants.go`
 /// lines 419-450).
 pub(super) const NAME_LABEL: &str = "app.kubernetes.io/name";
