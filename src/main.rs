@@ -170,6 +170,8 @@ impl ConfigArgs {
             stdin: None,
             judge: None,
             namespace: self.namespace,
+            lingering: None,
+            old_pods: false,
         })
     }
 }

@@ -48,6 +48,12 @@ pub struct Request {
     pub judge: Option<Judge>,
     /// Where workloads that name no namespace land (`--namespace`, `ARGOCD_APP_NAMESPACE`).
     pub namespace: Option<String>,
+    /// The folder or file an applier applied before these (`diff`'s BASE): what of it may
+    /// still run where these are applied is read with these ([`Files::lingering`]): the
+    /// objects it declares and these do not, after these, and, with `old_pods`, its version
+    /// of each workload whose pod templates these change, in place of theirs.
+    pub lingering: Option<PathBuf>,
+    pub old_pods: bool,
 }
 
 /// Renders the manifests of a request. The output is written only when asked
@@ -74,11 +80,24 @@ pub(super) struct Files<'r> {
     /// By position, the items an Argo CD directory application may leave unapplied
     /// ([`applier`]), which kubectl applies.
     unapplied: BTreeSet<usize>,
+    /// What of [`Request::lingering`] was read with these.
+    pub lingering: Vec<Lingered>,
     /// By position, the items marked `config.kubernetes.io/local-config` (any value but
     /// `"false"`): judged by every rule, as `kubectl apply` and Argo CD apply them, as items an
     /// applier may leave unapplied, and left out of the stream written, as kpt and kustomize
     /// leave them out.
     local: BTreeSet<usize>,
+}
+
+/// An object of [`Request::lingering`] read with the request's manifests: at `item`, with its
+/// API version, kind and name, and namespace; `replaced` when it stands in place of the
+/// request's own version of a workload, else read after them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lingered {
+    pub item: usize,
+    pub object: [String; 3],
+    pub namespace: Option<String>,
+    pub replaced: bool,
 }
 
 /// The cluster's SPIRE as a side's config describes it: its Controller Manager and its trust
@@ -122,6 +141,7 @@ impl<'r> Files<'r> {
             unjudged: Vec::new(),
             unapplied: BTreeSet::new(),
             local: BTreeSet::new(),
+            lingering: Vec::new(),
         }
     }
 
@@ -336,6 +356,11 @@ impl Files<'_> {
                 self.kept.push((f, index));
             }
         }
+        let own_streams = self.streams.len();
+        let mut files: Vec<Option<PathBuf>> = sources.iter().map(|f| f.map(|f| f.path.clone())).collect();
+        if let Some(before) = &request.lingering {
+            files.extend(self.lingering(before, &mut items, &mut budget)?);
+        }
         // What a file passed over holds is not read, so what it may reach is anything the
         // folders and the config hold: its record follows all of it, the manifests as read and
         // the settings the run resolved (docs/review.md, "Files kpt passes over").
@@ -343,7 +368,7 @@ impl Files<'_> {
             true => Vec::new(),
             false => {
                 let mut hash = Sha256::new().chain_update(format!("{config:?}"));
-                for stream in &self.streams {
+                for stream in &self.streams[..own_streams] {
                     hash.update(b"\0file\0");
                     hash.update(stream.text.as_bytes());
                 }
@@ -353,8 +378,80 @@ impl Files<'_> {
         self.unjudged = passed_over::judge(&walked.passed_over, &found, &folders, &reach, &mut budget)?;
         let reads_config = request.config_file.is_none();
         self.unjudged.extend(kptfile::mutators(&folders, &skip, reads_config, &mut budget)?);
-        self.files = sources.iter().map(|f| f.map(|f| f.path.clone())).collect();
+        self.files = files;
         Ok((items, config))
+    }
+
+    /// Reads the manifests at `before` (the request's [`Request::lingering`]) and takes into
+    /// `items` what of them may still run where `items` is applied
+    /// ([`crate::reconcile::unjudged::Lingering`]): the objects they declare that `items` does
+    /// not, appended, and, with [`Request::old_pods`], their version of each workload whose pod
+    /// templates `items` changes, in place of its own. Returns the files read, by stream. Their errors name them, as those
+    /// of any file read.
+    fn lingering(
+        &mut self,
+        before: &Path,
+        items: &mut Vec<Input>,
+        budget: &mut Budget,
+    ) -> Result<Vec<Option<PathBuf>>, String> {
+        let folders = [before.to_path_buf()];
+        let mut skip: Vec<PathBuf> = self.request.config_file.iter().cloned().collect();
+        skip.extend(kptfile::config(&folders, budget)?.and_then(|found| found.file));
+        let found = files::find(&folders, &skip, files::is_manifest_name)?;
+        let mut texts = Vec::with_capacity(found.len());
+        for file in &found {
+            texts.push(files::read(file, budget)?);
+        }
+        let first = self.streams.len();
+        for (file, stream) in found.iter().zip(read::files(texts, Options::default())) {
+            let name = quote(&file.path);
+            self.streams.push(stream.map_err(|e| format!("{name}: {}", yaml::in_file(&e, &name)))?);
+            self.names.push(name);
+        }
+        let mut declared = Vec::new();
+        let mut found_at = Vec::new();
+        for (f, stream) in self.streams.iter_mut().enumerate().skip(first) {
+            for (index, part) in stream.parts.iter_mut().enumerate() {
+                if is_kptfile(&part.head) || part.head.api_version.is_none() || part.head.kind.is_none() {
+                    continue;
+                }
+                declared.push(std::mem::replace(&mut part.input, Input::Passed(Passed::default())));
+                found_at.push((f, index));
+            }
+        }
+        let lingering = crate::reconcile::unjudged::lingering(items, &declared);
+        let mut declared: Vec<Option<Input>> = declared.into_iter().map(Some).collect();
+        let replaced = lingering.replaced.iter().filter(|_| self.request.old_pods);
+        let replaced = replaced.map(|&(before, item)| (before, Some(item)));
+        for (position, instead) in lingering.dropped.iter().map(|&p| (p, None)).chain(replaced) {
+            let Some(item) = declared[position].take() else { continue };
+            let (object, namespace) = match (&item, item.workload()) {
+                (Input::Whole(value), _) => {
+                    let text = |path: &str| crate::api::fields::str_at(value, path).map(str::to_string);
+                    let [api_version, kind, name] =
+                        ["apiVersion", "kind", "metadata.name"].map(|p| text(p).unwrap_or_default());
+                    ([api_version, kind, name], text("metadata.namespace"))
+                }
+                (_, Some(w)) => (
+                    [w.api_version().to_string(), w.kind().to_string(), w.name().to_string()],
+                    w.namespace().map(str::to_string),
+                ),
+                (_, None) => continue,
+            };
+            let at = instead.unwrap_or(items.len());
+            self.lingering.push(Lingered { item: at, object, namespace, replaced: instead.is_some() });
+            match instead {
+                Some(at) => {
+                    items[at] = item;
+                    self.kept[at] = found_at[position];
+                }
+                None => {
+                    items.push(item);
+                    self.kept.push(found_at[position]);
+                }
+            }
+        }
+        Ok(found.into_iter().map(|f| Some(f.path)).collect())
     }
 }
 

@@ -11,6 +11,7 @@
 //! (`annotate.rs`); the exit status says whether the sides differ (`fail_on.rs`).
 mod annotate;
 mod changes;
+mod dropped;
 mod fail_on;
 mod findings;
 mod guard;
@@ -59,28 +60,10 @@ pub enum Output {
 /// Compares two sides; `request` holds the configuration and standard input, its paths
 /// are ignored.
 pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on: FailOn) -> RunOutput {
-    let sides = side::read(base, request, None).and_then(|b| Ok((b, side::read(head, request, None)?)));
-    let (before, mut after) = match sides {
-        Ok(sides) => sides,
+    let (diff, after) = match compare(base, head, request) {
+        Ok(compared) => compared,
         Err(message) => return error_output(&message),
     };
-    let manager = manager::compare(before.manager.as_ref(), after.manager.as_ref());
-    if let (Some(_), Some(judge)) = (&manager, &before.manager) {
-        match side::read(head, request, Some(judge)) {
-            Ok(judged) => after = judged,
-            Err(message) => return error_output(&message),
-        }
-    }
-    if after.lacks_head_fields {
-        return error_output(&format!(
-            "{}: a saved explain report without workloads[].mayHold, workloads[].powers, \
-             staticEntries, federatedTrustDomains or unjudged, so it cannot say which SVIDs HEAD's \
-             pods may hold and what they may do: save it again with `explain -o json` of this version, or give HEAD \
-             as files, a folder or `-`",
-            super::files::quote(head)
-        ));
-    }
-    let diff = Diff { manager, ..changes::compare(&before.report, &after.report) };
     let stdout = match output {
         Output::Text => text::text(&diff),
         Output::Markdown => markdown::markdown(&diff, MARKDOWN_LIMIT),
@@ -102,4 +85,46 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
         }
     };
     RunOutput { stdout, stderr: String::new(), exit_code: fail_on::exit_code(&diff, fail_on) }
+}
+
+/// The diff of BASE and HEAD, and the side of HEAD it judged. HEAD is judged by BASE's SPIRE
+/// when its config describes another. When HEAD grants nothing, it is judged again with what
+/// of BASE may still run where it is applied ([`dropped`]): the objects it drops, in place;
+/// then also BASE's pods of the workloads it changes, in place of its own.
+fn compare(base: &Path, head: &Path, request: &Request) -> Result<(Diff, side::Side), String> {
+    let before = side::read(base, request, None, None, false)?;
+    // A saved report, or standard input read once, gives no manifests HEAD may drop.
+    let lingering = (before.policy.is_some() && base.as_os_str() != "-").then_some(base);
+    let own = side::read(head, request, None, None, false)?;
+    let manager = manager::compare(before.manager.as_ref(), own.manager.as_ref());
+    let judge = manager.as_ref().and(before.manager.as_ref());
+    let after = match judge {
+        Some(judge) => side::read(head, request, Some(judge), None, false)?,
+        None => own,
+    };
+    if after.lacks_head_fields {
+        return Err(format!(
+            "{}: a saved explain report without workloads[].mayHold, workloads[].powers, \
+             staticEntries, federatedTrustDomains or unjudged, so it cannot say which SVIDs HEAD's \
+             pods may hold and what they may do: save it again with `explain -o json` of this version, or give HEAD \
+             as files, a folder or `-`",
+            super::files::quote(head)
+        ));
+    }
+    let diff = Diff { manager, ..changes::compare(&before.report, &after.report) };
+    if diff.grants() || lingering.is_none() {
+        return Ok((diff, after));
+    }
+    for old_pods in [false, true] {
+        let with = side::read(head, request, judge, lingering, old_pods)?;
+        // Nothing more of BASE than the view before: HEAD as judged already.
+        if !with.dropped.iter().any(|d| d.replaced == old_pods) {
+            continue;
+        }
+        let kept = changes::compare(&before.report, &with.report);
+        if kept.grants() {
+            return Ok((dropped::noted(kept, &with.dropped), with));
+        }
+    }
+    Ok((diff, after))
 }

@@ -20,11 +20,22 @@ pub(super) struct Side {
     pub lacks_head_fields: bool,
     /// For manifests read now: the SPIRE (manager and trust domain) their own config describes.
     pub manager: Option<Judge>,
+    /// The objects of the manifests read as lingering that this side drops, read as applied
+    /// after its own ([`Request::lingering`]).
+    pub dropped: Vec<explain::Dropped>,
 }
 
 /// The side at `path`, its errors named after it; judged by the manager `judge`, when given,
-/// instead of its own config's.
-pub(super) fn read(path: &Path, request: &Request, judge: Option<&Judge>) -> Result<Side, String> {
+/// instead of its own config's; with what of the manifests at `lingering` (BASE's, for HEAD)
+/// may still run where it is applied ([`Request::lingering`]): the objects it drops, and with
+/// `old_pods` the pods of the workloads it changes.
+pub(super) fn read(
+    path: &Path,
+    request: &Request,
+    judge: Option<&Judge>,
+    lingering: Option<&Path>,
+    old_pods: bool,
+) -> Result<Side, String> {
     let name = files::quote(path);
     // A file is read within the input limit, as every file the function reads; its own
     // errors name it.
@@ -49,7 +60,7 @@ pub(super) fn read(path: &Path, request: &Request, judge: Option<&Judge>) -> Res
             }),
             None => None,
         };
-        return Ok(Side { report, policy: None, lacks_head_fields, manager });
+        return Ok(Side { report, policy: None, lacks_head_fields, manager, dropped: Vec::new() });
     }
     let side = Request {
         paths: vec![path.to_path_buf()],
@@ -59,6 +70,8 @@ pub(super) fn read(path: &Path, request: &Request, judge: Option<&Judge>) -> Res
         stdin: request.stdin.clone(),
         judge: judge.cloned(),
         namespace: request.namespace.clone(),
+        lingering: lingering.map(Path::to_path_buf),
+        old_pods,
     };
     // Errors about a file of the side name it already; others get the side's name.
     let named = |e: String| {
@@ -69,14 +82,14 @@ pub(super) fn read(path: &Path, request: &Request, judge: Option<&Judge>) -> Res
             format!("{name}: {e}")
         }
     };
-    let (report, config) = explain::build_with_config(&side).map_err(named)?;
+    let (report, config, dropped) = explain::build_with_dropped(&side).map_err(named)?;
     // The SPIRE the side's own config describes, not the one it was judged by.
     let manager = if judge.is_some() {
         None
     } else {
         Some(Judge { spire: config.spire, trust_domain: config.trust_domain.clone() })
     };
-    Ok(Side { report, policy: Some(config.failure_policy), lacks_head_fields: false, manager })
+    Ok(Side { report, policy: Some(config.failure_policy), lacks_head_fields: false, manager, dropped })
 }
 
 /// Whether a text is a saved `explain -o json` report: a JSON object with `bindings` and

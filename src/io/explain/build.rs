@@ -253,12 +253,7 @@ pub(super) fn unjudged(
         object: None,
         field: f.field.clone(),
         message: f.message.clone(),
-        digest: Sha256::new()
-            .chain_update(&f.digested)
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
+        digest: crate::reconcile::rules::identity::hex(&Sha256::digest(&f.digested)),
         copy: false,
     });
     items.chain(files).collect()

@@ -40,6 +40,21 @@ pub enum Format {
 /// there is none. Without a trust domain no binding can render, and `render` fails: so
 /// does the report.
 pub fn build_with_config(request: &Request) -> Result<(Report, Config), String> {
+    build_with_dropped(request).map(|(report, config, _)| (report, config))
+}
+
+/// An object of [`Request::lingering`] read with the request's manifests
+/// ([`super::render::Lingered`]): named, where it starts, and whether it stands in place of
+/// their version of a workload.
+#[derive(Debug, Clone)]
+pub struct Dropped {
+    pub object: WorkloadRef,
+    pub at: Option<At>,
+    pub replaced: bool,
+}
+
+/// [`build_with_config`], with the objects [`Dropped`].
+pub fn build_with_dropped(request: &Request) -> Result<(Report, Config, Vec<Dropped>), String> {
     let mut files = Files::new(request);
     let (outcome, config) = pipeline::reconcile(&mut files, &request.env, crate::reconcile::Model::Keep)
         .map_err(|stop| stop.message)?;
@@ -55,7 +70,16 @@ pub fn build_with_config(request: &Request) -> Result<(Report, Config), String> 
         controller_manager: config.spire.spec(),
         trust_domain: config.trust_domain.clone(),
     });
-    Ok((report, config))
+    let dropped = files
+        .lingering
+        .iter()
+        .map(|l| {
+            let [api_version, kind, name] = l.object.clone();
+            let object = WorkloadRef { api_version, kind, namespace: l.namespace.clone(), name, path: None };
+            Dropped { object, at: files.location(l.item).map(At::from), replaced: l.replaced }
+        })
+        .collect();
+    Ok((report, config, dropped))
 }
 
 /// Explains the manifests of a request.

@@ -25,33 +25,10 @@ use std::collections::BTreeMap;
 pub fn find<'t>(items: &[Input], written: &dyn Fn(usize) -> Option<&'t str>) -> Vec<Unjudged> {
     // Keys first, from what each item already holds: only a key met twice has its
     // workloads read.
-    let mut positions: BTreeMap<(String, String, String), Vec<(usize, String)>> = BTreeMap::new();
+    let mut positions: BTreeMap<Key, Vec<(usize, String)>> = BTreeMap::new();
     let cluster = cluster_scoped_kinds(items);
     for (position, item) in items.iter().enumerate() {
-        let (key, namespace) = match item {
-            Input::Whole(value) => {
-                let text = |path: &str| fields::str_at(value, path).unwrap_or_default().to_string();
-                (
-                    (group_of(&text("apiVersion")).to_string(), text("kind"), text("metadata.name")),
-                    text("metadata.namespace"),
-                )
-            }
-            Input::Passed(passed) => {
-                let Some(w) = passed.workload.as_deref() else { continue };
-                let ns = w.namespace().unwrap_or_default().to_string();
-                ((group_of(w.api_version()).to_string(), w.kind().to_string(), w.name().to_string()), ns)
-            }
-        };
-        // A cluster-scoped object has no namespace: kubectl and Argo CD drop one it carries
-        // (cli-runtime `NamespaceIfScoped`, argo-cd `NormalizeTargetObjects`), so copies in
-        // two namespaces are one object.
-        // So are copies of a kind whose every object changes what is applied (a policy engine's,
-        // cluster-scoped or not): taking them for one costs no review that their change does not.
-        let (group, kind) = (key.0.as_str(), key.1.as_str());
-        let one = CLUSTER_GROUPS.contains(&group)
-            || cluster.contains(&(group, kind))
-            || super::kinds::always_applies(group, kind);
-        let namespace = if one { String::new() } else { namespace };
+        let Some((key, namespace)) = key_of(item, &cluster) else { continue };
         positions.entry(key).or_default().push((position, namespace));
     }
     // Within one key, the copies in each namespace, with those in none.
@@ -108,6 +85,93 @@ pub fn find<'t>(items: &[Input], written: &dyn Fn(usize) -> Option<&'t str>) -> 
                 digest: format!("{digest}{n}"),
                 copy: true,
             });
+        }
+    }
+    out
+}
+
+/// An object's API group, kind and name.
+type Key = (String, String, String);
+
+/// The object an item declares: its key, and its namespace (empty when it names none, or is
+/// of a kind that has none). `None` for an item the reconcile passes on without pod
+/// templates, which declares nothing the build reads.
+fn key_of(item: &Input, cluster: &[(&str, &str)]) -> Option<(Key, String)> {
+    let (key, namespace) = match item {
+        Input::Whole(value) => {
+            let text = |path: &str| fields::str_at(value, path).unwrap_or_default().to_string();
+            (
+                (group_of(&text("apiVersion")).to_string(), text("kind"), text("metadata.name")),
+                text("metadata.namespace"),
+            )
+        }
+        Input::Passed(passed) => {
+            let w = passed.workload.as_deref()?;
+            let ns = w.namespace().unwrap_or_default().to_string();
+            ((group_of(w.api_version()).to_string(), w.kind().to_string(), w.name().to_string()), ns)
+        }
+    };
+    // A cluster-scoped object has no namespace: kubectl and Argo CD drop one it carries
+    // (cli-runtime `NamespaceIfScoped`, argo-cd `NormalizeTargetObjects`), so copies in
+    // two namespaces are one object.
+    // So are copies of a kind whose every object changes what is applied (a policy engine's,
+    // cluster-scoped or not): taking them for one costs no review that their change does not.
+    let (group, kind) = (key.0.as_str(), key.1.as_str());
+    let one = CLUSTER_GROUPS.contains(&group)
+        || cluster.contains(&(group, kind))
+        || super::kinds::always_applies(group, kind);
+    Some((key, if one { String::new() } else { namespace }))
+}
+
+/// What of `before`'s objects may still run where `after` is applied: by position in
+/// `before`, each object `after` does not declare (no item of one API group, kind and name in
+/// the same namespace, or where either names none, as a copy without one lands in any), and
+/// each workload whose pod templates `after` changes, with its position in `after`.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Lingering {
+    /// An applier may leave them in place: `kubectl apply` deletes nothing without `--prune`;
+    /// Argo CD prunes only when a sync is told to, and never an object marked
+    /// `argocd.argoproj.io/sync-options: Prune=false` (gitops-engine
+    /// `pkg/sync/sync_context.go`); `kpt live apply` keeps one marked
+    /// `cli-utils.sigs.k8s.io/on-remove: keep` (cli-utils
+    /// `pkg/apply/filter/prevent-remove-filter.go`).
+    pub dropped: Vec<usize>,
+    /// (in `before`, in `after`): its pods as `before` declares them run until they are
+    /// replaced: a rollout replaces them a few at a time (kubernetes
+    /// `pkg/controller/deployment/rolling.go`), and an update the API server refuses keeps
+    /// them (a selector it keeps as first written: `ValidateDeploymentUpdate`).
+    pub replaced: Vec<(usize, usize)>,
+}
+
+/// What of `before`'s objects may still run where `after` is applied ([`Lingering`]).
+pub fn lingering(after: &[Input], before: &[Input]) -> Lingering {
+    let mut cluster = cluster_scoped_kinds(after);
+    cluster.extend(cluster_scoped_kinds(before));
+    let mut declared: BTreeMap<Key, Vec<(String, usize)>> = BTreeMap::new();
+    for (position, item) in after.iter().enumerate() {
+        let Some((key, namespace)) = key_of(item, &cluster) else { continue };
+        declared.entry(key).or_default().push((namespace, position));
+    }
+    let mut out = Lingering::default();
+    for (position, item) in before.iter().enumerate() {
+        let Some((key, namespace)) = key_of(item, &cluster) else { continue };
+        let same: Vec<usize> = declared
+            .get(&key)
+            .into_iter()
+            .flatten()
+            .filter(|(ns, _)| ns.is_empty() || namespace.is_empty() || *ns == namespace)
+            .map(|(_, p)| *p)
+            .collect();
+        match (same.as_slice(), item.workload()) {
+            ([], _) => out.dropped.push(position),
+            // One object in both, and a workload: its templates, and what its controller
+            // settles of its pods, as either declares them (wherever it lands).
+            ([at], Some(was))
+                if after[*at].workload().is_some_and(|now| now.placed_in("") != was.placed_in("")) =>
+            {
+                out.replaced.push((position, *at));
+            }
+            _ => {}
         }
     }
     out

@@ -1,5 +1,6 @@
-//! The admission guard as committed: its objects applied as they are in the files, when
-//! they are not what this run renders.
+//! The admission guard as committed (its objects applied as they are in the files, when
+//! they are not what this run renders), and the workloads that run as an account it trusts
+//! for a controller.
 
 use super::{Unjudged, record};
 use crate::api::admission::{GuardObject, ObjectKey};
@@ -171,6 +172,35 @@ pub fn impersonators(items: &[Input], controllers: &[(&'static str, String)]) ->
             &[],
         ));
     }
+    // An object of a kind no controller declaration names that names a trusted account where
+    // a service account is named (a Tekton TaskRun's `serviceAccountName`, a Spark
+    // application's `driver.serviceAccount`): its controller may run its pods as that account
+    // (tektoncd/pipeline `pkg/pod/pod.go`, `Build`).
+    for (position, value) in crate::reconcile::items::input::values(items) {
+        let text = |path: &str| crate::api::fields::str_at(value, path);
+        let (Some(api_version), Some(kind)) = (text("apiVersion"), text("kind")) else { continue };
+        if crate::reconcile::items::kinds::is_judged(api_version, kind) {
+            continue;
+        }
+        let namespace = text("metadata.namespace").filter(|ns| !ns.is_empty());
+        let Some((field, key, user)) = accounts_named(value, "").into_iter().find_map(|(field, account)| {
+            trusted_account(namespace, account).map(|(key, user)| (field, key, user))
+        }) else {
+            continue;
+        };
+        out.push(record(
+            position,
+            value,
+            field,
+            format!(
+                "names {user}, the user name the admission guard trusts for the {key} controller, as the \
+                 service account its pods run as: whatever runs in them holds that controller's token and may \
+                 make the pods the guard admits from it; name another service account"
+            ),
+            &[],
+            &[],
+        ));
+    }
     for (position, workload) in crate::reconcile::items::input::workloads(items).enumerate() {
         let Some(workload) = workload else { continue };
         for template in workload.templates() {
@@ -198,6 +228,29 @@ pub fn impersonators(items: &[Input], controllers: &[(&'static str, String)]) ->
         }
     }
     out
+}
+
+/// Each `serviceAccountName` or `serviceAccount` text in `value`, at any depth, with its path
+/// under `at`.
+fn accounts_named<'v>(value: &'v Value, at: &str) -> Vec<(String, &'v str)> {
+    let join = |key: &str| if at.is_empty() { key.to_string() } else { format!("{at}.{key}") };
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .flat_map(|(key, item)| match item.as_str() {
+                Some(account) if matches!(key, "serviceAccountName" | "serviceAccount") => {
+                    vec![(join(key), account)]
+                }
+                _ => accounts_named(item, &join(key)),
+            })
+            .collect(),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .flat_map(|(n, item)| accounts_named(item, &format!("{at}[{n}]")))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]
@@ -287,5 +340,31 @@ mod tests {
         assert_eq!(found(deployment(None, "replicaset-controller")).len(), 1, "it may land in kube-system");
         assert!(found(deployment(Some("shop"), "replicaset-controller")).is_empty());
         assert!(found(deployment(Some("kube-system"), "default")).is_empty());
+        // A kind no controller declaration names, naming the account where an account is named.
+        let task = |kind: &str, namespace: &str, spec: serde_json::Value| {
+            Input::of(json!({"apiVersion": "tekton.dev/v1", "kind": kind,
+                             "metadata": {"name": "t", "namespace": namespace}, "spec": spec}))
+        };
+        let run =
+            found(task("TaskRun", "kube-system", json!({"serviceAccountName": "replicaset-controller"})));
+        assert_eq!(run.len(), 1);
+        assert_eq!(run[0].field, "spec.serviceAccountName");
+        let nested = json!({"taskRunTemplate": {"serviceAccount": "replicaset-controller"}});
+        assert_eq!(
+            found(task("PipelineRun", "kube-system", nested))[0].field,
+            "spec.taskRunTemplate.serviceAccount"
+        );
+        let listed = json!({"steps": [{"serviceAccountName": "replicaset-controller"}]});
+        assert_eq!(
+            found(task("PipelineRun", "kube-system", listed))[0].field,
+            "spec.steps[0].serviceAccountName"
+        );
+        assert!(
+            found(task("TaskRun", "shop", json!({"serviceAccountName": "replicaset-controller"}))).is_empty()
+        );
+        assert!(found(task("TaskRun", "kube-system", json!({"serviceAccountName": "default"}))).is_empty());
+        assert!(
+            found(task("TaskRun", "kube-system", json!({"account": "replicaset-controller"}))).is_empty()
+        );
     }
 }

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::api::value::item_json as json;
+use crate::reconcile::rules::reason::Reason;
 use crate::reconcile::spire::source::{Origin, Source};
 
 /// A ClusterSPIFFEID as the model reads it, selecting `labels`, in `namespace` when given.
@@ -818,4 +819,48 @@ fn a_binding_whose_verdict_hangs_on_an_api_the_folders_do_not_list_follows_every
     // An item far from the binding, changed, changes the record: the cluster's render may reach it.
     let changed = unserved(&[binding, other("b")], &why());
     assert_ne!(records[0].digest, changed[0].digest);
+}
+
+/// What of BASE may still run where HEAD is applied: an object HEAD does not declare (in its
+/// namespace, or where either names none), and a workload whose templates HEAD changes.
+#[test]
+fn what_head_drops_or_whose_pods_it_changes_may_still_run() {
+    let deployment = |namespace: Option<&str>, labels: Value| {
+        let mut metadata = json!({"name": "llama"});
+        if let Some(ns) = namespace {
+            metadata["namespace"] = json!(ns);
+        }
+        Input::of(json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": metadata,
+                         "spec": {"selector": {"matchLabels": {"app": "llama"}},
+                                  "template": {"metadata": {"labels": labels},
+                                               "spec": {"containers": [{"name": "c", "image": "i"}]}}}}))
+    };
+    let identity = |namespace: Option<&str>, admin: bool| {
+        let mut metadata = json!({"name": "llama"});
+        if let Some(ns) = namespace {
+            metadata["namespace"] = json!(ns);
+        }
+        Input::of(
+            json!({"apiVersion": "spire.spiffe.io/v1alpha1", "kind": "ClusterSPIFFEID", "metadata": metadata,
+                         "spec": {"spiffeIDTemplate": "spiffe://x/y", "admin": admin}}),
+        )
+    };
+    let serving = || deployment(Some("serving"), json!({"app": "llama"}));
+    let before = [serving(), identity(None, false)];
+    assert_eq!(lingering(&before, &before), Lingering::default(), "HEAD as BASE");
+    assert_eq!(lingering(&[serving()], &before).dropped, [1], "the identity dropped");
+    assert_eq!(lingering(&[identity(None, false)], &before).dropped, [0], "the Deployment dropped");
+    let elsewhere = [deployment(Some("other"), json!({"app": "llama"})), identity(None, false)];
+    assert_eq!(lingering(&elsewhere, &before).dropped, [0], "another namespace's is another object");
+    let unset = [deployment(None, json!({"app": "llama"})), identity(None, false)];
+    assert_eq!(lingering(&unset, &before), Lingering::default(), "one without a namespace lands in any");
+    // A cluster-scoped object has no namespace: one written with one is the same object.
+    let stray = [serving(), identity(Some("serving"), false)];
+    assert_eq!(lingering(&stray, &before), Lingering::default());
+    // Changed templates leave BASE's pods running until they are replaced; any other change
+    // replaces the object.
+    let relabelled =
+        [identity(None, false), deployment(Some("serving"), json!({"app": "llama", "tier": "x"}))];
+    assert_eq!(lingering(&relabelled, &before), Lingering { dropped: vec![], replaced: vec![(0, 1)] });
+    assert_eq!(lingering(&[serving(), identity(None, true)], &before), Lingering::default());
 }
