@@ -242,7 +242,10 @@ mod tests {
         b.federates_with = vec!["q.org".into()];
         b.dns_names = vec!["a.x".into(), "b.x".into()];
         b.ttl = Some("2h".into());
+        a.hangs_on = vec!["image a".into()];
+        b.hangs_on = vec!["image a".into(), "image b".into()];
         let one = either(&a, &b);
+        assert_eq!(one.hangs_on, ["image a", "image b"], "what either hangs on, once");
         assert!(one.admin && one.downstream && one.store_svid);
         assert_eq!(one.federates_with, ["p.org", "q.org"]);
         assert_eq!(one.dns_names, ["a.x", "b.x"]);
@@ -251,6 +254,7 @@ mod tests {
         assert!(!each.admin && !each.downstream && !each.store_svid);
         assert!(each.federates_with.is_empty());
         assert_eq!(each.dns_names, ["a.x"]);
+        assert_eq!(each.hangs_on, ["image a"], "what both hang on");
         assert_eq!(each.ttl.as_deref(), Some("10m"), "the shorter lifetime");
         // Of a lifetime and the server's default, which its own configuration may raise: the
         // default is the longer, the lifetime the shorter.

@@ -309,14 +309,19 @@ mod tests {
 
     #[test]
     fn a_token_secret_of_a_trusted_controllers_account_is_recorded() {
-        let secret = |account: &str, kind: &str| {
+        let in_namespace = |namespace: &str, account: &str, kind: &str| {
             Input::of(json!({"apiVersion": "v1", "kind": "Secret", "type": kind,
-                "metadata": {"name": "t", "namespace": "kube-system",
+                "metadata": {"name": "t", "namespace": namespace,
                     "annotations": {"kubernetes.io/service-account.name": account}}}))
         };
+        let secret = |account: &str, kind: &str| in_namespace("kube-system", account, kind);
         let trusted = [("replicaset", "system:serviceaccount:kube-system:replicaset-controller".to_string())];
         let token = "kubernetes.io/service-account-token";
         assert_eq!(impersonators(&[secret("replicaset-controller", token)], &trusted).len(), 1);
+        // The token controller fills a Secret with an account of its own namespace.
+        let elsewhere = in_namespace("shop", "replicaset-controller", token);
+        assert!(impersonators(&[elsewhere], &trusted).is_empty());
+        assert_eq!(impersonators(&[in_namespace("", "replicaset-controller", token)], &trusted).len(), 1);
         assert!(impersonators(&[secret("replicaset-controller", "Opaque")], &trusted).is_empty());
         assert!(impersonators(&[secret("default", token)], &trusted).is_empty());
     }
