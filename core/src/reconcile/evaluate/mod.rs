@@ -79,7 +79,7 @@ pub(super) fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluat
         let edits = unjudged::guard_edits(items, &g.summary.name, &g.objects);
         g.summary.committed = edits.committed;
         coverage.unjudged.extend(edits.records);
-        coverage.unjudged.extend(unjudged::guard_impersonators(items, &g.summary.controllers));
+        coverage.unjudged.extend(unjudged::guard_impersonators(items, &g.summary.controllers, ctx.written));
     }
     Ok((evaluated, renders, coverage, guard))
 }

@@ -131,7 +131,11 @@ pub struct Edits {
 /// (apiserver `pkg/authentication/serviceaccount/util.go`, `MakeUsername`), and what runs in it
 /// may make the pods the guard admits from that controller. A workload without a namespace may
 /// land in the controller's.
-pub fn impersonators(items: &[Input], controllers: &[(&'static str, String)]) -> Vec<Unjudged> {
+pub fn impersonators<'t>(
+    items: &[Input],
+    controllers: &[(&'static str, String)],
+    written: &dyn Fn(usize) -> Option<&'t str>,
+) -> Vec<Unjudged> {
     let trusted_account = |namespace: Option<&str>, account: &str| {
         controllers.iter().find(|(_, user)| {
             let Some((ns, name)) =
@@ -227,6 +231,68 @@ pub fn impersonators(items: &[Input], controllers: &[(&'static str, String)]) ->
             break;
         }
     }
+    // Any other item whose text names a trusted account as a word: what a controller reads
+    // may run its pods as that account where no field says so plainly (an Argo Workflow's
+    // `podSpecPatch` or a parameter it substitutes: argo-workflows `ApplyPodSpecPatch`,
+    // `substituteGlobalVariables`), or by a default of its configuration (Tekton's
+    // `config-defaults` `default-service-account`: tektoncd/pipeline `taskrun_defaults.go`;
+    // Argo's `workflowDefaults`: argo-workflows `setWorkflowDefaults`). A ConfigMap or Secret
+    // anywhere (a controller's configuration sits in its own namespace), any other item in the
+    // account's namespace or in none; the guard's own objects aside (they name them), and the
+    // admission configuration, every object of which is a record already.
+    let recorded: Vec<usize> = out.iter().map(|u| u.about.item).collect();
+    for (position, item) in items.iter().enumerate() {
+        let admission = item.admission();
+        let guards = admission
+            .as_ref()
+            .is_some_and(|(key, owner)| owner.is_some() || !matches!(key.0.as_str(), "ConfigMap" | "Secret"));
+        if recorded.contains(&position) || guards {
+            continue;
+        }
+        let text = match (written(position), item.value()) {
+            (Some(text), _) => text.to_string(),
+            (None, Some(value)) => format!("{value:?}"),
+            (None, None) => continue,
+        };
+        let named: Vec<&str> = super::tokens(&text).collect();
+        let (configuration, namespace) = match item.value() {
+            Some(value) => {
+                let text = |path: &str| crate::api::fields::str_at(value, path);
+                let configuration =
+                    text("apiVersion") == Some("v1") && matches!(text("kind"), Some("ConfigMap" | "Secret"));
+                (configuration, text("metadata.namespace").filter(|ns| !ns.is_empty()).map(str::to_string))
+            }
+            None => (false, item.workload().and_then(|w| w.namespace().map(str::to_string))),
+        };
+        let found = controllers.iter().find(|(_, user)| {
+            user.strip_prefix("system:serviceaccount:").and_then(|rest| rest.split_once(':')).is_some_and(
+                |(ns, name)| {
+                    named.contains(&name) && (configuration || namespace.as_deref().is_none_or(|n| n == ns))
+                },
+            )
+        });
+        let Some((key, user)) = found else { continue };
+        let message = format!(
+            "names the service account of {user}, the user name the admission guard trusts for the {key} \
+             controller: a controller may run pods as it from what it reads here (a pod spec patch, a parameter \
+             it substitutes, a default account of its configuration), and whatever runs in them holds that \
+             controller's token; name another account"
+        );
+        match (item.value(), item.workload()) {
+            (Some(value), _) => out.push(record(position, value, String::new(), message, &[], &[])),
+            (None, Some(w)) => {
+                let digest = Sha256::digest(format!("{text}\0{user}").as_bytes());
+                out.push(Unjudged {
+                    about: crate::reconcile::findings::Ref::of_workload(position, &w, None),
+                    field: String::new(),
+                    message,
+                    digest: crate::reconcile::rules::identity::hex(&digest),
+                    copy: false,
+                });
+            }
+            (None, None) => {}
+        }
+    }
     out
 }
 
@@ -317,13 +383,19 @@ mod tests {
         let secret = |account: &str, kind: &str| in_namespace("kube-system", account, kind);
         let trusted = [("replicaset", "system:serviceaccount:kube-system:replicaset-controller".to_string())];
         let token = "kubernetes.io/service-account-token";
-        assert_eq!(impersonators(&[secret("replicaset-controller", token)], &trusted).len(), 1);
+        assert_eq!(impersonators(&[secret("replicaset-controller", token)], &trusted, &|_| None).len(), 1);
         // The token controller fills a Secret with an account of its own namespace.
         let elsewhere = in_namespace("shop", "replicaset-controller", token);
-        assert!(impersonators(&[elsewhere], &trusted).is_empty());
-        assert_eq!(impersonators(&[in_namespace("", "replicaset-controller", token)], &trusted).len(), 1);
-        assert!(impersonators(&[secret("replicaset-controller", "Opaque")], &trusted).is_empty());
-        assert!(impersonators(&[secret("default", token)], &trusted).is_empty());
+        // Only as a text naming the account, as any Secret's is.
+        let named = impersonators(&[elsewhere], &trusted, &|_| None);
+        assert_eq!(named.iter().map(|r| r.field.as_str()).collect::<Vec<_>>(), [""]);
+        assert_eq!(
+            impersonators(&[in_namespace("", "replicaset-controller", token)], &trusted, &|_| None).len(),
+            1
+        );
+        let opaque = impersonators(&[secret("replicaset-controller", "Opaque")], &trusted, &|_| None);
+        assert_eq!(opaque.iter().map(|r| r.field.as_str()).collect::<Vec<_>>(), [""], "as a text only");
+        assert!(impersonators(&[secret("default", token)], &trusted, &|_| None).is_empty());
     }
 
     #[test]
@@ -337,7 +409,7 @@ mod tests {
             Input::of(d)
         };
         let trusted = [("replicaset", "system:serviceaccount:kube-system:replicaset-controller".to_string())];
-        let found = |item: Input| impersonators(&[item], &trusted);
+        let found = |item: Input| impersonators(&[item], &trusted, &|_| None);
         let records = found(deployment(Some("kube-system"), "replicaset-controller"));
         assert_eq!(records.len(), 1);
         assert_eq!(records[0].field, "spec.template.spec.serviceAccountName");
@@ -368,8 +440,29 @@ mod tests {
             found(task("TaskRun", "shop", json!({"serviceAccountName": "replicaset-controller"}))).is_empty()
         );
         assert!(found(task("TaskRun", "kube-system", json!({"serviceAccountName": "default"}))).is_empty());
+        assert!(found(task("TaskRun", "kube-system", json!({"account": "x"}))).is_empty());
+        // Any text naming the account as a word: a pod spec patch, a parameter, a default.
+        let patch = json!({"podSpecPatch": "{\"serviceAccountName\": \"replicaset-controller\"}"});
+        assert_eq!(found(task("Workflow", "kube-system", patch.clone())).len(), 1);
+        assert!(found(task("Workflow", "shop", patch)).is_empty(), "another namespace's pods");
+        let part = json!({"serviceAccountName": "my-replicaset-controller-2"});
+        assert!(found(task("Workflow", "kube-system", part)).is_empty(), "a word of its own only");
+        // A controller's configuration in any namespace, not the guard's own objects.
+        let config = |annotations: serde_json::Value| {
+            Input::of(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "workflow-controller-configmap", "namespace": "argo", "annotations": annotations},
+                "data": {"workflowDefaults": "spec:\n  serviceAccountName: replicaset-controller\n"}}))
+        };
+        assert_eq!(found(config(json!({}))).len(), 1);
+        use crate::api::admission::ANNOTATION_GUARD;
+        use crate::api::cluster_spiffe_id::{ANNOTATION_RENDERED_BY, RENDERED_BY};
         assert!(
-            found(task("TaskRun", "kube-system", json!({"account": "replicaset-controller"}))).is_empty()
+            found(config(json!({ANNOTATION_GUARD: "g", ANNOTATION_RENDERED_BY: RENDERED_BY}))).is_empty()
         );
+        // The text as written, where the caller reads files.
+        let written = |_: usize| Some("serviceAccountName: replicaset-controller");
+        let plain = task("Workflow", "kube-system", json!({}));
+        assert_eq!(impersonators(std::slice::from_ref(&plain), &trusted, &written).len(), 1);
+        assert!(found(plain).is_empty());
     }
 }
