@@ -90,14 +90,25 @@ pub(super) struct Files<'r> {
 }
 
 /// An object of [`Request::lingering`] read with the request's manifests: at `item`, with its
-/// API version, kind and name, and namespace; `replaced` when it stands in place of the
-/// request's own version of a workload, else read after them.
+/// API version, kind and name, and namespace, and why it may still run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lingered {
     pub item: usize,
     pub object: [String; 3],
     pub namespace: Option<String>,
-    pub replaced: bool,
+    pub how: Lingers,
+}
+
+/// Why an object of [`Request::lingering`] may still run where the request's manifests are
+/// applied ([`crate::reconcile::unjudged::Lingering`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lingers {
+    /// They do not declare it: an applier may leave it in place.
+    Dropped,
+    /// The API server refuses their version of it: it keeps this one.
+    Refused,
+    /// They change its pod templates: its pods run until they are replaced.
+    OldPods,
 }
 
 /// The cluster's SPIRE as a side's config describes it: its Controller Manager and its trust
@@ -397,16 +408,33 @@ impl Files<'_> {
         let folders = [before.to_path_buf()];
         let mut skip: Vec<PathBuf> = self.request.config_file.iter().cloned().collect();
         skip.extend(kptfile::config(&folders, budget)?.and_then(|found| found.file));
-        let found = files::find(&folders, &skip, files::is_manifest_name)?;
-        let mut texts = Vec::with_capacity(found.len());
-        for file in &found {
-            texts.push(files::read(file, budget)?);
+        // kubectl applies the files kpt passes over (hidden, or named in a `.krmignore`) too.
+        // Those it passes over need not be manifests: one that does not read is left out.
+        let walked = files::walk(&folders, &skip, files::is_manifest_name)?;
+        let own = walked.files.len();
+        let passed = walked.passed_over.into_iter().filter_map(|p| p.found.ok());
+        let mut found = Vec::new();
+        let mut texts = Vec::new();
+        for (n, file) in walked.files.into_iter().chain(passed).enumerate() {
+            match files::read(&file, budget) {
+                Ok(text) => texts.push(text),
+                Err(_) if n >= own => continue,
+                Err(e) => return Err(e),
+            }
+            found.push(file);
         }
         let first = self.streams.len();
-        for (file, stream) in found.iter().zip(read::files(texts, Options::default())) {
+        let mut read_files = Vec::new();
+        for (n, (file, stream)) in found.iter().zip(read::files(texts, Options::default())).enumerate() {
             let name = quote(&file.path);
-            self.streams.push(stream.map_err(|e| format!("{name}: {}", yaml::in_file(&e, &name)))?);
+            let stream = match stream {
+                Ok(stream) => stream,
+                Err(_) if n >= own => continue,
+                Err(e) => return Err(format!("{name}: {}", yaml::in_file(&e, &name))),
+            };
+            self.streams.push(stream);
             self.names.push(name);
+            read_files.push(Some(file.path.clone()));
         }
         let mut declared = Vec::new();
         let mut found_at = Vec::new();
@@ -420,11 +448,13 @@ impl Files<'_> {
             }
         }
         let lingering = crate::reconcile::unjudged::lingering(items, &declared);
-        let mut declared: Vec<Option<Input>> = declared.into_iter().map(Some).collect();
         let replaced = lingering.replaced.iter().filter(|_| self.request.old_pods);
-        let replaced = replaced.map(|&(before, item)| (before, Some(item)));
-        for (position, instead) in lingering.dropped.iter().map(|&p| (p, None)).chain(replaced) {
-            let Some(item) = declared[position].take() else { continue };
+        let dropped = lingering.dropped.iter().map(|&p| (p, None, Lingers::Dropped));
+        let refused = lingering.refused.iter().map(|&(p, at)| (p, Some(at), Lingers::Refused));
+        let replaced = replaced.map(|&(p, at)| (p, Some(at), Lingers::OldPods));
+        let mut taken = BTreeSet::new();
+        for (position, instead, how) in dropped.chain(refused).chain(replaced) {
+            let item = declared[position].clone();
             let (object, namespace) = match (&item, item.workload()) {
                 (Input::Whole(value), _) => {
                     let text = |path: &str| crate::api::fields::str_at(value, path).map(str::to_string);
@@ -438,9 +468,11 @@ impl Files<'_> {
                 ),
                 (_, None) => continue,
             };
-            let at = instead.unwrap_or(items.len());
-            self.lingering.push(Lingered { item: at, object, namespace, replaced: instead.is_some() });
-            match instead {
+            // In place of its version here; after these where another of the folder's objects
+            // took that place already (two in namespaces one without a namespace here lands in).
+            let at = instead.filter(|at| taken.insert(*at));
+            self.lingering.push(Lingered { item: at.unwrap_or(items.len()), object, namespace, how });
+            match at {
                 Some(at) => {
                     items[at] = item;
                     self.kept[at] = found_at[position];
@@ -451,7 +483,7 @@ impl Files<'_> {
                 }
             }
         }
-        Ok(found.into_iter().map(|f| Some(f.path)).collect())
+        Ok(read_files)
     }
 }
 

@@ -6,6 +6,7 @@
 use super::changes::Diff;
 use crate::io::explain::Dropped;
 use crate::io::explain::report::UnjudgedReport;
+use crate::io::render::Lingers;
 use sha2::{Digest, Sha256};
 
 /// `diff` (HEAD judged with `dropped` in place), each object of `dropped` a record of its own:
@@ -18,7 +19,12 @@ pub(super) fn noted(mut diff: Diff, dropped: &[Dropped]) -> Diff {
             file: None,
             object: Some(d.object.clone()),
             field: String::new(),
-            message: if d.replaced { REPLACED } else { DROPPED }.to_string(),
+            message: match d.how {
+                Lingers::Dropped => DROPPED,
+                Lingers::Refused => REFUSED,
+                Lingers::OldPods => OLD_PODS,
+            }
+            .to_string(),
             digest: crate::reconcile::rules::identity::hex(&digest),
             copy: false,
         });
@@ -33,8 +39,13 @@ const DROPPED: &str = "BASE declares it and HEAD does not, and an applier may le
      cli-utils.sigs.k8s.io/on-remove: keep. With it in place HEAD grants what this diff shows: delete it from \
      the cluster with the change, or keep it in HEAD and review the grant";
 
+/// Why BASE's version of an object stays where HEAD's is refused.
+const REFUSED: &str = "HEAD's version of it carries metadata the API server refuses on any update (a label \
+     value, a name, an annotation key), so the cluster keeps BASE's. With it, HEAD grants what this diff shows: \
+     mend HEAD's version, and review the grant";
+
 /// Why a workload's pods as BASE declares them may run beside HEAD's objects.
-const REPLACED: &str = "HEAD changes its pod templates, and its pods as BASE declares them run until they are \
+const OLD_PODS: &str = "HEAD changes its pod templates, and its pods as BASE declares them run until they are \
      replaced: a rollout replaces them a few at a time, and an update the API server refuses (a selector, \
      kept as first written) keeps them. With them, HEAD's identities grant what this diff shows: review the \
      grant, or change the workload and the identities in two steps";

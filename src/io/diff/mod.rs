@@ -42,7 +42,7 @@ pub use spire_objects::SpireObjectChange;
 
 use super::explain;
 use super::process::{RunOutput, error_output};
-use super::render::Request;
+use super::render::{Lingers, Request};
 use std::path::Path;
 
 /// The output formats: `-o`'s values, lowercased.
@@ -117,8 +117,8 @@ fn compare(base: &Path, head: &Path, request: &Request) -> Result<(Diff, side::S
     }
     for old_pods in [false, true] {
         let with = side::read(head, request, judge, lingering, old_pods)?;
-        // Nothing more of BASE than the view before: HEAD as judged already.
-        if !with.dropped.iter().any(|d| d.replaced == old_pods) {
+        // Nothing more of BASE than the judgement before: HEAD as judged already.
+        if !with.dropped.iter().any(|d| (d.how == Lingers::OldPods) == old_pods) {
             continue;
         }
         let kept = changes::compare(&before.report, &with.report);

@@ -44,13 +44,12 @@ pub fn build_with_config(request: &Request) -> Result<(Report, Config), String> 
 }
 
 /// An object of [`Request::lingering`] read with the request's manifests
-/// ([`super::render::Lingered`]): named, where it starts, and whether it stands in place of
-/// their version of a workload.
+/// ([`super::render::Lingered`]): named, where it starts, and why it may still run.
 #[derive(Debug, Clone)]
 pub struct Dropped {
     pub object: WorkloadRef,
     pub at: Option<At>,
-    pub replaced: bool,
+    pub how: super::render::Lingers,
 }
 
 /// [`build_with_config`], with the objects [`Dropped`].
@@ -76,7 +75,7 @@ pub fn build_with_dropped(request: &Request) -> Result<(Report, Config, Vec<Drop
         .map(|l| {
             let [api_version, kind, name] = l.object.clone();
             let object = WorkloadRef { api_version, kind, namespace: l.namespace.clone(), name, path: None };
-            Dropped { object, at: files.location(l.item).map(At::from), replaced: l.replaced }
+            Dropped { object, at: files.location(l.item).map(At::from), how: l.how }
         })
         .collect();
     Ok((report, config, dropped))

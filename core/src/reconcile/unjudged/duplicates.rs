@@ -125,8 +125,9 @@ fn key_of(item: &Input, cluster: &[(&str, &str)]) -> Option<(Key, String)> {
 
 /// What of `before`'s objects may still run where `after` is applied: by position in
 /// `before`, each object `after` does not declare (no item of one API group, kind and name in
-/// the same namespace, or where either names none, as a copy without one lands in any), and
-/// each workload whose pod templates `after` changes, with its position in `after`.
+/// the same namespace, or where either names none, as a copy without one lands in any), each
+/// whose update the API server refuses, and each workload whose pod templates `after`
+/// changes, with the positions in `after` of its versions.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Lingering {
     /// An applier may leave them in place: `kubectl apply` deletes nothing without `--prune`;
@@ -136,6 +137,11 @@ pub struct Lingering {
     /// `cli-utils.sigs.k8s.io/on-remove: keep` (cli-utils
     /// `pkg/apply/filter/prevent-remove-filter.go`).
     pub dropped: Vec<usize>,
+    /// (in `before`, in `after`): the API server refuses `after`'s version for its metadata
+    /// ([`crate::api::object_meta::refusal`], checked on every update: apimachinery
+    /// `ValidateObjectMetaAccessorUpdate`), so `before`'s stays. A workload so refused holds no
+    /// templates in `after` and is among `dropped`.
+    pub refused: Vec<(usize, usize)>,
     /// (in `before`, in `after`): its pods as `before` declares them run until they are
     /// replaced: a rollout replaces them a few at a time (kubernetes
     /// `pkg/controller/deployment/rolling.go`), and an update the API server refuses keeps
@@ -162,16 +168,25 @@ pub fn lingering(after: &[Input], before: &[Input]) -> Lingering {
             .filter(|(ns, _)| ns.is_empty() || namespace.is_empty() || *ns == namespace)
             .map(|(_, p)| *p)
             .collect();
-        match (same.as_slice(), item.workload()) {
-            ([], _) => out.dropped.push(position),
-            // One object in both, and a workload: its templates, and what its controller
-            // settles of its pods, as either declares them (wherever it lands).
-            ([at], Some(was))
-                if after[*at].workload().is_some_and(|now| now.placed_in("") != was.placed_in("")) =>
+        if same.is_empty() {
+            out.dropped.push(position);
+            continue;
+        }
+        // Every version `after` declares of it: copies, or one in each namespace a copy of
+        // `before` without one may have landed in.
+        let was = item.workload().map(|w| w.placed_in(""));
+        for at in same {
+            let refused = after[at]
+                .value()
+                .and_then(|v| v.get("metadata"))
+                .is_some_and(|m| crate::api::object_meta::refusal(m).is_some());
+            if refused {
+                out.refused.push((position, at));
+            } else if let Some(was) = &was
+                && after[at].workload().is_some_and(|now| now.placed_in("") != *was)
             {
-                out.replaced.push((position, *at));
+                out.replaced.push((position, at));
             }
-            _ => {}
         }
     }
     out

@@ -861,6 +861,25 @@ fn what_head_drops_or_whose_pods_it_changes_may_still_run() {
     // replaces the object.
     let relabelled =
         [identity(None, false), deployment(Some("serving"), json!({"app": "llama", "tier": "x"}))];
-    assert_eq!(lingering(&relabelled, &before), Lingering { dropped: vec![], replaced: vec![(0, 1)] });
+    let old_pods = Lingering { replaced: vec![(0, 1)], ..Lingering::default() };
+    assert_eq!(lingering(&relabelled, &before), old_pods);
     assert_eq!(lingering(&[serving(), identity(None, true)], &before), Lingering::default());
+    // Every version HEAD declares: two copies, or one in each namespace BASE's may be in.
+    let changed = || deployment(Some("serving"), json!({"app": "llama", "tier": "x"}));
+    assert_eq!(lingering(&[changed(), changed()], &before).replaced, [(0, 0), (0, 1)]);
+    let unset_before = [deployment(None, json!({"app": "llama"}))];
+    let two = [changed(), deployment(Some("other"), json!({"app": "llama", "tier": "x"}))];
+    assert_eq!(lingering(&two, &unset_before).replaced, [(0, 0), (0, 1)]);
+    // HEAD's version refused for its metadata: BASE's stays, whatever its kind.
+    let mut refused = identity(None, true);
+    if let Input::Whole(value) = &mut refused
+        && let Some(metadata) =
+            value.as_object_mut().map(|v| v.entry("metadata")).and_then(Value::as_object_mut)
+    {
+        metadata.insert("labels", json!({"tier": "not valid"}));
+    }
+    assert_eq!(
+        lingering(&[serving(), refused], &before),
+        Lingering { refused: vec![(1, 1)], ..Lingering::default() }
+    );
 }
