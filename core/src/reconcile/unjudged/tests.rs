@@ -431,6 +431,20 @@ fn a_scaler_of_a_workload_whose_pods_hang_on_its_count_is_recorded() {
     // A Deployment's pods do not hang on its count; a target elsewhere is not this one.
     assert!(found(&[workload("apps/v1", "Deployment"), hpa("Deployment", "serving")], &sources).is_empty());
     assert!(found(&[workload("apps/v1", "StatefulSet"), hpa("StatefulSet", "other")], &sources).is_empty());
+    // The target is one group, kind and name: another of any is another workload.
+    let aimed = |api_version: &str, kind: &str, name: &str| {
+        Input::of(json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                         "metadata": {"name": "db", "namespace": "serving"},
+                         "spec": {"scaleTargetRef": {"apiVersion": api_version, "kind": kind, "name": name}}}))
+    };
+    for (api_version, kind, name) in [
+        ("example.org/v1", "StatefulSet", "db"),
+        ("apps/v1", "ReplicaSet", "db"),
+        ("apps/v1", "StatefulSet", "web"),
+    ] {
+        let records = found(&[workload("apps/v1", "StatefulSet"), aimed(api_version, kind, name)], &sources);
+        assert!(records.is_empty(), "{api_version} {kind} {name}");
+    }
     // KEDA's ScaledObject targets a Deployment unless it says.
     let scaled = Input::of(json!({"apiVersion": "keda.sh/v1alpha1", "kind": "ScaledObject",
                                   "metadata": {"name": "db", "namespace": "serving"},
@@ -882,4 +896,21 @@ fn what_head_drops_or_whose_pods_it_changes_may_still_run() {
         lingering(&[serving(), refused], &before),
         Lingering { refused: vec![(1, 1)], ..Lingering::default() }
     );
+}
+
+/// Copies of a kind whose every object changes what is applied are one object in any
+/// namespace: a policy engine's group, any of its kinds; a kind of Kubernetes' named alone.
+#[test]
+fn copies_of_a_kind_that_always_applies_are_one_object_in_any_namespace() {
+    let copy = |api_version: &str, kind: &str, namespace: &str, data: &str| {
+        Input::of(json!({"apiVersion": api_version, "kind": kind,
+                         "metadata": {"name": "p", "namespace": namespace}, "spec": {"x": data}}))
+    };
+    let twice = |api_version: &str, kind: &str| {
+        duplicates(&[copy(api_version, kind, "a", "1"), copy(api_version, kind, "b", "2")]).len()
+    };
+    assert_eq!(twice("kyverno.io/v1", "Policy"), 1, "a policy engine's group");
+    assert_eq!(twice("v1", "LimitRange"), 1, "a kind of Kubernetes' named alone");
+    assert_eq!(twice("example.org/v1", "LimitRange"), 0, "the kind in another group");
+    assert_eq!(twice("example.org/v1", "Policy"), 0, "another group's kind of that name");
 }
