@@ -50,9 +50,11 @@ pub struct Request {
     pub namespace: Option<String>,
     /// The folder or file an applier applied before these (`diff`'s BASE): what of it may
     /// still run where these are applied is read with these ([`Files::lingering`]): the
-    /// objects it declares and these do not, after these, and, with `old_pods`, its version
-    /// of each workload whose pod templates these change, in place of theirs.
+    /// objects it declares and these do not, after these, and its version of each object
+    /// whose version here the API server refuses, in place of theirs.
     pub lingering: Option<PathBuf>,
+    /// With `lingering`, its version of each workload whose pod templates these change too,
+    /// in place of theirs: its pods run until they are replaced.
     pub old_pods: bool,
 }
 
@@ -396,9 +398,10 @@ impl Files<'_> {
     /// Reads the manifests at `before` (the request's [`Request::lingering`]) and takes into
     /// `items` what of them may still run where `items` is applied
     /// ([`crate::reconcile::unjudged::Lingering`]): the objects they declare that `items` does
-    /// not, appended, and, with [`Request::old_pods`], their version of each workload whose pod
-    /// templates `items` changes, in place of its own. Returns the files read, by stream. Their errors name them, as those
-    /// of any file read.
+    /// not, appended; their version of each object whose version in `items` the API server
+    /// refuses and, with [`Request::old_pods`], of each workload whose pod templates `items`
+    /// changes, in place of its own. Returns the files read, by stream. Their errors name
+    /// them, as those of any file read.
     fn lingering(
         &mut self,
         before: &Path,

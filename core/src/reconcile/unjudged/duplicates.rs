@@ -137,9 +137,8 @@ pub struct Lingering {
     /// `cli-utils.sigs.k8s.io/on-remove: keep` (cli-utils
     /// `pkg/apply/filter/prevent-remove-filter.go`).
     pub dropped: Vec<usize>,
-    /// (in `before`, in `after`): the API server refuses `after`'s version for its metadata
-    /// ([`crate::api::object_meta::refusal`], checked on every update: apimachinery
-    /// `ValidateObjectMetaAccessorUpdate`), so `before`'s stays. A workload so refused holds no
+    /// (in `before`, in `after`): the API server refuses `after`'s version as an update of
+    /// `before`'s ([`refused_update`]), so `before`'s stays. A workload so refused holds no
     /// templates in `after` and is among `dropped`.
     pub refused: Vec<(usize, usize)>,
     /// (in `before`, in `after`): its pods as `before` declares them run until they are
@@ -176,11 +175,7 @@ pub fn lingering(after: &[Input], before: &[Input]) -> Lingering {
         // `before` without one may have landed in.
         let was = item.workload().map(|w| w.placed_in(""));
         for at in same {
-            let refused = after[at]
-                .value()
-                .and_then(|v| v.get("metadata"))
-                .is_some_and(|m| crate::api::object_meta::refusal(m).is_some());
-            if refused {
+            if refused_update(item.value(), after[at].value()) {
                 out.refused.push((position, at));
             } else if let Some(was) = &was
                 && after[at].workload().is_some_and(|now| now.placed_in("") != *was)
@@ -190,6 +185,24 @@ pub fn lingering(after: &[Input], before: &[Input]) -> Lingering {
         }
     }
     out
+}
+
+/// Whether the API server refuses `after` as an update of `before`, for what the build judges
+/// of it: its metadata ([`crate::api::object_meta::refusal`], checked on every update:
+/// apimachinery `ValidateObjectMetaAccessorUpdate`), a SPIRE object's spec against its schema
+/// ([`crate::api::cluster_spiffe_id::schema_refusal`]: apiextensions-apiserver
+/// `customResourceStrategy.ValidateUpdate`), a Service's cluster IP, which no update changes
+/// once set (kubernetes `ValidateServiceUpdate`).
+fn refused_update(before: Option<&Value>, after: Option<&Value>) -> bool {
+    let Some(after) = after else { return false };
+    let text = |value: &Value, path: &str| fields::str_at(value, path).map(str::to_string);
+    let kind = text(after, "kind").unwrap_or_default();
+    let cluster_ip = |value: &Value| text(value, "spec.clusterIP").filter(|ip| !ip.is_empty());
+    after.get("metadata").is_some_and(|m| crate::api::object_meta::refusal(m).is_some())
+        || crate::api::cluster_spiffe_id::schema_refusal(&kind, after).is_some()
+        || (group_of(&text(after, "apiVersion").unwrap_or_default()).is_empty()
+            && kind == "Service"
+            && before.and_then(cluster_ip).is_some_and(|was| cluster_ip(after).is_some_and(|now| now != was)))
 }
 
 /// One copy of an object declared more than once: what it is, and what of it tells copies

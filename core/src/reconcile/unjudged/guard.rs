@@ -271,13 +271,51 @@ pub fn impersonators<'t>(
                 },
             )
         });
-        let Some((key, user)) = found else { continue };
-        let message = format!(
-            "names the service account of {user}, the user name the admission guard trusts for the {key} \
-             controller: a controller may run pods as it from what it reads here (a pod spec patch, a parameter \
-             it substitutes, a default account of its configuration), and whatever runs in them holds that \
-             controller's token; name another account"
-        );
+        // Or it sits in a trusted account's namespace and is of a kind whose controller may
+        // run pods under an account the build does not read as it does: one no declaration
+        // names, or a workload of another group than Kubernetes' own (a name joined from a
+        // parameter, or escaped in a patch the controller decodes).
+        let opaque = || {
+            let (api_version, kind) = match (item.value(), item.workload()) {
+                (Some(value), _) => (
+                    crate::api::fields::str_at(value, "apiVersion").unwrap_or_default().to_string(),
+                    crate::api::fields::str_at(value, "kind").unwrap_or_default().to_string(),
+                ),
+                (None, Some(w)) => (w.api_version().to_string(), w.kind().to_string()),
+                (None, None) => return None,
+            };
+            let group = crate::api::group_of(&api_version);
+            let own = matches!(group, "" | "apps" | "batch");
+            let makes_pods = !crate::reconcile::items::kinds::is_judged(&api_version, &kind)
+                || (item.workload().is_some() && !own);
+            controllers.iter().find(|(_, user)| {
+                let ns = user.strip_prefix("system:serviceaccount:").and_then(|rest| rest.split_once(':'));
+                makes_pods && !configuration && ns.is_some_and(|(ns, _)| namespace.as_deref() == Some(ns))
+            })
+        };
+        let (found, opaque) = match found {
+            Some(found) => (found, false),
+            None => match opaque() {
+                Some(found) => (found, true),
+                None => continue,
+            },
+        };
+        let (key, user) = found;
+        let message = if opaque {
+            format!(
+                "sits in the namespace of {user}, the user name the admission guard trusts for the {key} \
+                 controller, and its controller may run pods as that account from what the build does not read \
+                 as it does (a name joined from parameters, escaped in a patch it decodes), and whatever runs in \
+                 them holds that controller's token; keep it out of that namespace"
+            )
+        } else {
+            format!(
+                "names the service account of {user}, the user name the admission guard trusts for the {key} \
+                 controller: a controller may run pods as it from what it reads here (a pod spec patch, a \
+                 parameter it substitutes, a default account of its configuration), and whatever runs in them \
+                 holds that controller's token; name another account"
+            )
+        };
         match (item.value(), item.workload()) {
             (Some(value), _) => out.push(record(position, value, String::new(), message, &[], &[])),
             (None, Some(w)) => {
@@ -439,14 +477,15 @@ mod tests {
         assert!(
             found(task("TaskRun", "shop", json!({"serviceAccountName": "replicaset-controller"}))).is_empty()
         );
-        assert!(found(task("TaskRun", "kube-system", json!({"serviceAccountName": "default"}))).is_empty());
-        assert!(found(task("TaskRun", "kube-system", json!({"account": "x"}))).is_empty());
+        assert!(found(task("TaskRun", "shop", json!({"serviceAccountName": "default"}))).is_empty());
+        assert!(found(task("TaskRun", "shop", json!({"account": "replicaset-controller"}))).is_empty());
         // Any text naming the account as a word: a pod spec patch, a parameter, a default.
         let patch = json!({"podSpecPatch": "{\"serviceAccountName\": \"replicaset-controller\"}"});
         assert_eq!(found(task("Workflow", "kube-system", patch.clone())).len(), 1);
         assert!(found(task("Workflow", "shop", patch)).is_empty(), "another namespace's pods");
         let part = json!({"serviceAccountName": "my-replicaset-controller-2"});
-        assert!(found(task("Workflow", "kube-system", part)).is_empty(), "a word of its own only");
+        let part = found(task("Workflow", "kube-system", part));
+        assert!(part[0].message.starts_with("sits in"), "a word of its own only: {}", part[0].message);
         // A controller's configuration in any namespace, not the guard's own objects.
         let config = |annotations: serde_json::Value| {
             Input::of(json!({"apiVersion": "v1", "kind": "ConfigMap",
@@ -462,7 +501,11 @@ mod tests {
         // The text as written, where the caller reads files.
         let written = |_: usize| Some("serviceAccountName: replicaset-controller");
         let plain = task("Workflow", "kube-system", json!({}));
-        assert_eq!(impersonators(std::slice::from_ref(&plain), &trusted, &written).len(), 1);
-        assert!(found(plain).is_empty());
+        let named = impersonators(std::slice::from_ref(&plain), &trusted, &written);
+        assert!(named[0].message.starts_with("names the service account"), "{}", named[0].message);
+        // A kind no declaration names in the trusted account's namespace, whatever it names.
+        let opaque = found(plain);
+        assert!(opaque[0].message.starts_with("sits in the namespace of"), "{}", opaque[0].message);
+        assert!(found(task("TaskRun", "shop", json!({}))).is_empty());
     }
 }

@@ -895,7 +895,23 @@ fn what_head_drops_or_whose_pods_it_changes_may_still_run() {
     assert_eq!(
         lingering(&[serving(), refused], &before),
         Lingering { refused: vec![(1, 1)], ..Lingering::default() }
-    );
+    ); // Or for its spec: a SPIRE object's against its schema, a Service's cluster IP once set.
+    let typed = Input::of(json!({"apiVersion": "spire.spiffe.io/v1alpha1", "kind": "ClusterSPIFFEID",
+                                 "metadata": {"name": "llama"}, "spec": {"spiffeIDTemplate": "spiffe://x/y", "ttl": 3600}}));
+    assert_eq!(lingering(&[serving(), typed], &before).refused, [(1, 1)]);
+    let service = |ip: Option<&str>| {
+        let mut spec = json!({"selector": {"app": "llama"}});
+        if let Some(ip) = ip {
+            spec["clusterIP"] = json!(ip);
+        }
+        Input::of(json!({"apiVersion": "v1", "kind": "Service",
+                         "metadata": {"name": "llama", "namespace": "serving"}, "spec": spec}))
+    };
+    let refused = |was: Option<&str>, now: Option<&str>| lingering(&[service(now)], &[service(was)]).refused;
+    assert_eq!(refused(Some("10.0.0.1"), Some("10.0.0.2")), [(0, 0)]);
+    assert!(refused(Some("10.0.0.1"), Some("10.0.0.1")).is_empty());
+    assert!(refused(None, Some("10.0.0.2")).is_empty(), "one the cluster chose is set first here");
+    assert!(refused(Some("10.0.0.1"), None).is_empty(), "left to the cluster, kept");
 }
 
 /// Copies of a kind whose every object changes what is applied are one object in any
