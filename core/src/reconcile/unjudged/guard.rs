@@ -138,11 +138,7 @@ pub fn impersonators<'t>(
 ) -> Vec<Unjudged> {
     let trusted_account = |namespace: Option<&str>, account: &str| {
         controllers.iter().find(|(_, user)| {
-            let Some((ns, name)) =
-                user.strip_prefix("system:serviceaccount:").and_then(|rest| rest.split_once(':'))
-            else {
-                return false;
-            };
+            let Some((ns, name)) = account_of(user) else { return false };
             name == account && namespace.is_none_or(|n| n == ns)
         })
     };
@@ -265,11 +261,9 @@ pub fn impersonators<'t>(
             None => (false, item.workload().and_then(|w| w.namespace().map(str::to_string))),
         };
         let found = controllers.iter().find(|(_, user)| {
-            user.strip_prefix("system:serviceaccount:").and_then(|rest| rest.split_once(':')).is_some_and(
-                |(ns, name)| {
-                    named.contains(&name) && (configuration || namespace.as_deref().is_none_or(|n| n == ns))
-                },
-            )
+            account_of(user).is_some_and(|(ns, name)| {
+                named.contains(&name) && (configuration || namespace.as_deref().is_none_or(|n| n == ns))
+            })
         });
         // Or it sits in a trusted account's namespace and is of a kind whose controller may
         // run pods under an account the build does not read as it does: one no declaration
@@ -289,8 +283,9 @@ pub fn impersonators<'t>(
             let makes_pods = !crate::reconcile::items::kinds::is_judged(&api_version, &kind)
                 || (item.workload().is_some() && !own);
             controllers.iter().find(|(_, user)| {
-                let ns = user.strip_prefix("system:serviceaccount:").and_then(|rest| rest.split_once(':'));
-                makes_pods && !configuration && ns.is_some_and(|(ns, _)| namespace.as_deref() == Some(ns))
+                makes_pods
+                    && !configuration
+                    && account_of(user).is_some_and(|(ns, _)| namespace.as_deref() == Some(ns))
             })
         };
         let (found, opaque) = match found {
@@ -332,6 +327,12 @@ pub fn impersonators<'t>(
         }
     }
     out
+}
+
+/// The namespace and name of the service account a user name is, when it is one's
+/// (`system:serviceaccount:<namespace>:<name>`: apiserver `MakeUsername`).
+fn account_of(user: &str) -> Option<(&str, &str)> {
+    user.strip_prefix("system:serviceaccount:").and_then(|rest| rest.split_once(':'))
 }
 
 /// Each `serviceAccountName` or `serviceAccount` text in `value`, at any depth, with its path
