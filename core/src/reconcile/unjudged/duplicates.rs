@@ -191,18 +191,39 @@ pub fn lingering(after: &[Input], before: &[Input]) -> Lingering {
 /// of it: its metadata ([`crate::api::object_meta::refusal`], checked on every update:
 /// apimachinery `ValidateObjectMetaAccessorUpdate`), a SPIRE object's spec against its schema
 /// ([`crate::api::cluster_spiffe_id::schema_refusal`]: apiextensions-apiserver
-/// `customResourceStrategy.ValidateUpdate`), a Service's cluster IP, which no update changes
-/// once set (kubernetes `ValidateServiceUpdate`).
+/// `customResourceStrategy.ValidateUpdate`), a Service's ([`service_refused`]).
 fn refused_update(before: Option<&Value>, after: Option<&Value>) -> bool {
     let Some(after) = after else { return false };
     let text = |value: &Value, path: &str| fields::str_at(value, path).map(str::to_string);
     let kind = text(after, "kind").unwrap_or_default();
-    let cluster_ip = |value: &Value| text(value, "spec.clusterIP").filter(|ip| !ip.is_empty());
     after.get("metadata").is_some_and(|m| crate::api::object_meta::refusal(m).is_some())
         || crate::api::cluster_spiffe_id::schema_refusal(&kind, after).is_some()
         || (group_of(&text(after, "apiVersion").unwrap_or_default()).is_empty()
             && kind == "Service"
-            && before.and_then(cluster_ip).is_some_and(|was| cluster_ip(after).is_some_and(|now| now != was)))
+            && service_refused(before, after))
+}
+
+/// Whether the API server refuses Service `after` as an update of `before`, for what decides
+/// the pods it selects (kubernetes `pkg/apis/core/validation`, `ValidateServiceUpdate`, which
+/// runs `ValidateService`): a cluster IP set once that it changes (its first `clusterIPs` where
+/// it writes no `clusterIP`: the API server fills the old one in, `patchAllocatedValues`), no
+/// ports where it is neither headless nor an `ExternalName`, a selector label it refuses.
+fn service_refused(before: Option<&Value>, after: &Value) -> bool {
+    let text = |value: &Value, path: &str| fields::str_at(value, path).map(str::to_string);
+    let first_ip = |value: &Value| {
+        let listed = fields::child(value, &["spec", "clusterIPs"]).and_then(Value::as_array);
+        listed.and_then(|ips| ips.first()).and_then(Value::as_str).map(str::to_string)
+    };
+    let cluster_ip =
+        |value: &Value| text(value, "spec.clusterIP").or_else(|| first_ip(value)).filter(|ip| !ip.is_empty());
+    let moved =
+        before.and_then(cluster_ip).is_some_and(|was| cluster_ip(after).is_some_and(|now| now != was));
+    let headless = text(after, "spec.clusterIP").as_deref() == Some("None");
+    let external = text(after, "spec.type").as_deref() == Some("ExternalName");
+    let ports =
+        fields::child(after, &["spec", "ports"]).and_then(Value::as_array).is_some_and(|p| !p.is_empty());
+    let selector = fields::child(after, &["spec", "selector"]);
+    moved || (!ports && !headless && !external) || crate::api::names::labels_refusal(selector).is_some()
 }
 
 /// One copy of an object declared more than once: what it is, and what of it tells copies

@@ -900,7 +900,7 @@ fn what_head_drops_or_whose_pods_it_changes_may_still_run() {
                                  "metadata": {"name": "llama"}, "spec": {"spiffeIDTemplate": "spiffe://x/y", "ttl": 3600}}));
     assert_eq!(lingering(&[serving(), typed], &before).refused, [(1, 1)]);
     let service = |ip: Option<&str>| {
-        let mut spec = json!({"selector": {"app": "llama"}});
+        let mut spec = json!({"selector": {"app": "llama"}, "ports": [{"port": 80}]});
         if let Some(ip) = ip {
             spec["clusterIP"] = json!(ip);
         }
@@ -912,6 +912,21 @@ fn what_head_drops_or_whose_pods_it_changes_may_still_run() {
     assert!(refused(Some("10.0.0.1"), Some("10.0.0.1")).is_empty());
     assert!(refused(None, Some("10.0.0.2")).is_empty(), "one the cluster chose is set first here");
     assert!(refused(Some("10.0.0.1"), None).is_empty(), "left to the cluster, kept");
+    // Its first clusterIPs where it writes no clusterIP: the old one is filled in, and clashes.
+    let listed = Input::of(json!({"apiVersion": "v1", "kind": "Service",
+                                  "metadata": {"name": "llama", "namespace": "serving"},
+                                  "spec": {"clusterIPs": ["10.0.0.2"], "ports": [{"port": 80}]}}));
+    assert_eq!(lingering(&[listed], &[service(Some("10.0.0.1"))]).refused, [(0, 0)]);
+    // No ports unless headless or an ExternalName, a selector label it refuses.
+    let spec = |spec: Value| {
+        Input::of(json!({"apiVersion": "v1", "kind": "Service",
+                         "metadata": {"name": "llama", "namespace": "serving"}, "spec": spec}))
+    };
+    let refused = |s: Value| lingering(&[spec(s)], &[service(None)]).refused;
+    assert_eq!(refused(json!({"selector": {"app": "llama"}})), [(0, 0)]);
+    assert!(refused(json!({"clusterIP": "None"})).is_empty(), "headless");
+    assert!(refused(json!({"type": "ExternalName", "externalName": "x.example"})).is_empty());
+    assert_eq!(refused(json!({"selector": {"app": "no body"}, "ports": [{"port": 80}]})), [(0, 0)]);
 }
 
 /// Copies of a kind whose every object changes what is applied are one object in any
