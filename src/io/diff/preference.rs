@@ -11,7 +11,10 @@ use std::collections::BTreeSet;
 
 /// The pairs (BASE's, HEAD's) of the declarations of one thing the manager may apply on the
 /// two sides, by position in `before` and `after` (the declaring objects' names; `None`:
-/// BASE declared it nowhere). `older` names every object BASE held, of any thing.
+/// BASE declared it nowhere). `older` names every object BASE surely held, of any thing;
+/// `may_be` every other object BASE declared, which the cluster may hold (one it may not
+/// have stored or kept): it may be older than one of `older`, and is no older than one HEAD
+/// adds.
 ///
 /// BASE's applied declaration may be any of its own, so what BASE surely gave is what every
 /// one gives. HEAD's is the oldest of its own: one of those BASE held, when some are, else any.
@@ -25,10 +28,14 @@ pub(super) fn pairs(
     before: &[&str],
     after: &[&str],
     older: &BTreeSet<&str>,
+    may_be: &BTreeSet<&str>,
     none_before: bool,
 ) -> Vec<(Option<usize>, usize)> {
-    let held: Vec<usize> = (0..after.len()).filter(|&i| older.contains(after[i])).collect();
-    let any = if held.is_empty() { (0..after.len()).collect() } else { held.clone() };
+    // Those of HEAD's that may be older than every one HEAD adds.
+    let held: Vec<usize> =
+        (0..after.len()).filter(|&i| older.contains(after[i]) || may_be.contains(after[i])).collect();
+    let surely = after.iter().any(|a| older.contains(a));
+    let any = if surely { held.clone() } else { (0..after.len()).collect() };
     if before.is_empty() {
         return any.into_iter().map(|a| (None, a)).collect();
     }
@@ -59,7 +66,7 @@ pub(super) fn grants<T>(
     let (was, is): (Vec<&str>, Vec<&str>) =
         (before.iter().map(|(n, _)| *n).collect(), after.iter().map(|(n, _)| *n).collect());
     let mut out: Vec<String> = Vec::new();
-    for (b, a) in pairs(&was, &is, older, false) {
+    for (b, a) in pairs(&was, &is, older, &BTreeSet::new(), false) {
         for grant in gained(b.map(|b| &before[b].1), &after[a].1) {
             if !out.contains(&grant) {
                 out.push(grant);
@@ -77,7 +84,7 @@ mod tests {
     fn applied<'n>(before: &[&str], after: &[&'n str], older: &[&str], b: Option<&str>) -> Vec<&'n str> {
         let older = older.iter().copied().collect();
         let at = b.map(|b| before.iter().position(|n| *n == b).unwrap());
-        pairs(before, after, &older, false)
+        pairs(before, after, &older, &BTreeSet::new(), false)
             .into_iter()
             .filter(|(x, _)| *x == at)
             .map(|(_, a)| after[a])
@@ -118,11 +125,23 @@ mod tests {
     }
 
     #[test]
+    fn one_base_may_not_have_held_may_be_older_than_those_it_held_but_not_than_head_s_own() {
+        let (older, may_be): (BTreeSet<&str>, BTreeSet<&str>) = (["plain"].into(), ["other"].into());
+        let applied = |after: &[&str]| {
+            pairs(&["plain"], after, &older, &may_be, false).into_iter().map(|(_, a)| a).collect::<Vec<_>>()
+        };
+        assert_eq!(applied(&["plain", "other", "new"]), [0, 1], "joins beside one held");
+        assert_eq!(applied(&["other", "new"]), [0, 1], "none surely held: any");
+        let none_held = pairs(&[], &["other", "new"], &BTreeSet::new(), &may_be, false);
+        assert_eq!(none_held, [(None, 0), (None, 1)]);
+    }
+
+    #[test]
     fn where_base_may_have_applied_none_every_declaration_of_head_may_be_applied_over_nothing() {
         let older: BTreeSet<&str> = ["plain", "admin"].into_iter().collect();
-        let pairs = pairs(&["plain", "admin"], &["admin"], &older, true);
+        let pairs = pairs(&["plain", "admin"], &["admin"], &older, &BTreeSet::new(), true);
         assert!(pairs.contains(&(None, 0)), "{pairs:?}");
         assert!(pairs.contains(&(Some(0), 0)) && pairs.contains(&(Some(1), 0)), "{pairs:?}");
-        assert!(!super::pairs(&["plain"], &["plain"], &older, false).contains(&(None, 0)));
+        assert!(!super::pairs(&["plain"], &["plain"], &older, &BTreeSet::new(), false).contains(&(None, 0)));
     }
 }

@@ -122,11 +122,14 @@ impl<'r, T> Declarations<'r, T> {
     ) {
         // Every object BASE held that the manager read: its creation time is the cluster's,
         // before HEAD's. One it did not read may never have been stored (a spec its webhook
-        // refuses, a bundle it cannot read), so it is not surely older; leaving out one that was
-        // only of another class counts more of HEAD's as possibly the oldest.
-        // One the cluster may not keep is not surely older either.
-        let older: BTreeSet<&str> =
-            self.before.iter().filter(|t| read(t) && kept(t)).map(|t| name(t).as_str()).collect();
+        // refuses, a bundle it cannot read), and one the cluster may not keep may be gone: so
+        // neither is surely older than one HEAD adds, but either may be older than the others
+        // (one of another class that HEAD makes the manager's own).
+        let (older, may_be): (BTreeSet<&str>, BTreeSet<&str>) = {
+            let (sure, other): (Vec<&T>, Vec<&T>) = self.before.iter().partition(|t| read(t) && kept(t));
+            let names = |list: Vec<&'r T>| list.into_iter().map(|t| name(t).as_str()).collect();
+            (names(sure), names(other))
+        };
         let [was, is] = [self.before, self.after].map(|list: &'r [T]| {
             let mut out: BTreeMap<String, Vec<&'r T>> = BTreeMap::new();
             for t in list.iter().filter(|t| read(t)) {
@@ -150,7 +153,7 @@ impl<'r, T> Declarations<'r, T> {
                         .any(|b| name(b) == name(a) && kept(a) == kept(b) && grants(Some(b), a).is_empty())
                 });
             let none_before = !unchanged && base.iter().any(|t| !kept(t));
-            for (b, a) in preference::pairs(&base_names, &head_names, &older, none_before) {
+            for (b, a) in preference::pairs(&base_names, &head_names, &older, &may_be, none_before) {
                 let gains = grants(b.map(|b| base[b]), declared[a]);
                 if gains.is_empty() {
                     continue;
@@ -398,6 +401,32 @@ mod tests {
         assert_ne!(entry_key(&plain), entry_key(&other_parent));
         let elsewhere = records(&side(&[&plain]), &side(&[&plain, &other_parent]));
         assert_eq!((elsewhere[0].0, elsewhere[0].2.len()), ("added", 2), "issues it, with admin");
+    }
+
+    #[test]
+    fn one_base_may_not_have_stored_or_kept_may_still_be_older_than_the_rest() {
+        let named = |name: &str, admin: bool| StaticEntryReport { name: name.into(), admin, ..entry() };
+        let (plain, admin) = (named("plain", false), named("admin", true));
+        let side =
+            |list: &[&StaticEntryReport]| sides(list.iter().map(|e| (*e).clone()).collect(), Vec::new());
+        // Of another class in BASE, yet stored, perhaps before `plain`: made the manager's own,
+        // it may be the oldest of the entry's declarations.
+        let other_class = StaticEntryReport { read: false, ..admin.clone() };
+        let joined = records(&side(&[&plain, &other_class]), &side(&[&plain, &admin]));
+        assert_eq!(
+            joined,
+            [("added", "admin".to_string(), vec!["admin".to_string()], vec!["plain".to_string()])]
+        );
+        // Two BASE may not have kept, their powers swapped: each may be applied over nothing.
+        let unkept = |e: &StaticEntryReport| StaticEntryReport {
+            may_not_be_kept: Some("an owner".into()),
+            ..e.clone()
+        };
+        let (p_admin, q_plain) = (unkept(&named("p", true)), unkept(&named("q", false)));
+        let (p_plain, q_admin) = (unkept(&named("p", false)), unkept(&named("q", true)));
+        let swapped = records(&side(&[&p_admin, &q_plain]), &side(&[&p_plain, &q_admin]));
+        let q = swapped.iter().find(|r| r.1 == "q").expect("q judged");
+        assert!(q.2.iter().any(|g| g.starts_with("issues spiffe://x/a")), "{swapped:?}");
     }
 
     #[test]
