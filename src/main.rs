@@ -171,7 +171,6 @@ impl ConfigArgs {
             judge: None,
             namespace: self.namespace,
             lingering: None,
-            old_pods: false,
         })
     }
 }

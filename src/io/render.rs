@@ -19,6 +19,7 @@ use crate::reconcile::Outcome;
 use crate::reconcile::input::{Input, Passed};
 use crate::reconcile::item::Item;
 use crate::reconcile::lists::Listed;
+use crate::reconcile::unjudged;
 use crate::yaml;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
@@ -48,14 +49,28 @@ pub struct Request {
     pub judge: Option<Judge>,
     /// Where workloads that name no namespace land (`--namespace`, `ARGOCD_APP_NAMESPACE`).
     pub namespace: Option<String>,
-    /// The folder or file an applier applied before these (`diff`'s BASE): what of it may
-    /// still run where these are applied is read with these ([`Files::lingering`]): the
-    /// objects it declares and these do not, after these, and its version of each object
-    /// whose version here the API server refuses, in place of theirs.
-    pub lingering: Option<PathBuf>,
-    /// With `lingering`, its version of each workload whose pod templates these change too,
-    /// in place of theirs: its pods run until they are replaced.
-    pub old_pods: bool,
+    /// Another folder or file applied with these, and what of it to read with them
+    /// ([`Files::lingering`]): `diff` reads BASE with HEAD, and HEAD's workloads with BASE.
+    pub lingering: Option<(PathBuf, Mix)>,
+}
+
+/// What of [`Request::lingering`]'s manifests may run beside the request's own, read with
+/// them ([`crate::reconcile::unjudged::Lingering`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mix {
+    /// Applied before these (BASE, for HEAD): the objects it declares and these do not, after
+    /// these, and its version of each object whose version here the API server refuses, in
+    /// place of theirs.
+    Dropped,
+    /// As [`Mix::Dropped`], and its version of each other object these change but those
+    /// that declare identities, in place of theirs ([`crate::reconcile::unjudged::Lingering`]):
+    /// a workload's pods run until they are replaced, and any of them may stand until these
+    /// identities are applied.
+    Old,
+    /// Applied after these (HEAD, for BASE), all of it but the objects that declare
+    /// identities: those it declares and these do not, after these, and its version of each
+    /// it changes, in place of theirs. They may stand before its identities replace these.
+    New,
 }
 
 /// Renders the manifests of a request. The output is written only when asked
@@ -109,8 +124,12 @@ pub enum Lingers {
     Dropped,
     /// The API server refuses their version of it: it keeps this one.
     Refused,
-    /// They change its pod templates: its pods run until they are replaced.
-    OldPods,
+    /// They change it, and declare no identity with it: it may stand beside their
+    /// identities, and a workload's pods run until they are replaced ([`Mix::Old`]).
+    Old,
+    /// It adds or changes it, and it declares no identity: it may stand beside their
+    /// identities before its own are applied ([`Mix::New`]).
+    New,
 }
 
 /// The cluster's SPIRE as a side's config describes it: its Controller Manager and its trust
@@ -371,8 +390,8 @@ impl Files<'_> {
         }
         let own_streams = self.streams.len();
         let mut files: Vec<Option<PathBuf>> = sources.iter().map(|f| f.map(|f| f.path.clone())).collect();
-        if let Some(before) = &request.lingering {
-            files.extend(self.lingering(before, &mut items, &mut budget)?);
+        if let Some((other, mix)) = &request.lingering {
+            files.extend(self.lingering(other, *mix, &mut items, &mut budget)?);
         }
         // What a file passed over holds is not read, so what it may reach is anything the
         // folders and the config hold: its record follows all of it, the manifests as read and
@@ -395,20 +414,17 @@ impl Files<'_> {
         Ok((items, config))
     }
 
-    /// Reads the manifests at `before` (the request's [`Request::lingering`]) and takes into
-    /// `items` what of them may still run where `items` is applied
-    /// ([`crate::reconcile::unjudged::Lingering`]): the objects they declare that `items` does
-    /// not, appended; their version of each object whose version in `items` the API server
-    /// refuses and, with [`Request::old_pods`], of each workload whose pod templates `items`
-    /// changes, in place of its own. Returns the files read, by stream. Their errors name
-    /// them, as those of any file read.
+    /// Reads the manifests at `other` (the request's [`Request::lingering`]) and takes into
+    /// `items` what of them may run beside `items` by `mix`. Returns the files read, by
+    /// stream. Their errors name them, as those of any file read.
     fn lingering(
         &mut self,
-        before: &Path,
+        other: &Path,
+        mix: Mix,
         items: &mut Vec<Input>,
         budget: &mut Budget,
     ) -> Result<Vec<Option<PathBuf>>, String> {
-        let folders = [before.to_path_buf()];
+        let folders = [other.to_path_buf()];
         let mut skip: Vec<PathBuf> = self.request.config_file.iter().cloned().collect();
         skip.extend(kptfile::config(&folders, budget)?.and_then(|found| found.file));
         // kubectl applies the files kpt passes over (hidden, or named in a `.krmignore`) too.
@@ -450,13 +466,26 @@ impl Files<'_> {
                 found_at.push((f, index));
             }
         }
-        let lingering = crate::reconcile::unjudged::lingering(items, &declared);
-        let replaced = lingering.replaced.iter().filter(|_| self.request.old_pods);
-        let dropped = lingering.dropped.iter().map(|&p| (p, None, Lingers::Dropped));
-        let refused = lingering.refused.iter().map(|&(p, at)| (p, Some(at), Lingers::Refused));
-        let replaced = replaced.map(|&(p, at)| (p, Some(at), Lingers::OldPods));
+        let lingering = unjudged::lingering(items, &declared);
+        let changed = || lingering.replaced.iter().chain(&lingering.changed).map(|&(p, at)| (p, Some(at)));
+        let lingered: Vec<(usize, Option<usize>, Lingers)> = match mix {
+            Mix::Dropped | Mix::Old => {
+                let dropped = lingering.dropped.iter().map(|&p| (p, None, Lingers::Dropped));
+                let refused = lingering.refused.iter().map(|&(p, at)| (p, Some(at), Lingers::Refused));
+                let old = changed().filter(|_| mix == Mix::Old).map(|(p, at)| (p, at, Lingers::Old));
+                dropped.chain(refused).chain(old).collect()
+            }
+            Mix::New => {
+                let added =
+                    lingering.dropped.iter().filter(|&&p| !unjudged::declares_identities(&declared[p]));
+                added
+                    .map(|&p| (p, None, Lingers::New))
+                    .chain(changed().map(|(p, at)| (p, at, Lingers::New)))
+                    .collect()
+            }
+        };
         let mut taken = BTreeSet::new();
-        for (position, instead, how) in dropped.chain(refused).chain(replaced) {
+        for (position, instead, how) in lingered {
             let item = declared[position].clone();
             let (object, namespace) = match (&item, item.workload()) {
                 (Input::Whole(value), _) => {

@@ -1,7 +1,8 @@
-//! What of BASE may still run where HEAD is applied: the objects HEAD drops, which an applier
-//! may leave in place, and BASE's pods of the workloads HEAD changes, until they are replaced.
-//! A HEAD that grants nothing without them is judged again with them (`mod.rs`, `compare`),
-//! and a diff that grants then names each of them.
+//! What may run while HEAD is applied: the objects of BASE HEAD drops, which an applier may
+//! leave in place, BASE's pods of the workloads HEAD changes, until they are replaced, and
+//! HEAD's pods of the workloads it adds or changes, before its other objects are applied. A
+//! HEAD that grants nothing alone is judged again with them (`mod.rs`, `compare`), and a diff
+//! that grants then names each of them.
 
 use super::changes::Diff;
 use crate::io::explain::Dropped;
@@ -22,7 +23,8 @@ pub(super) fn noted(mut diff: Diff, dropped: &[Dropped]) -> Diff {
             message: match d.how {
                 Lingers::Dropped => DROPPED,
                 Lingers::Refused => REFUSED,
-                Lingers::OldPods => OLD_PODS,
+                Lingers::Old => OLD,
+                Lingers::New => NEW,
             }
             .to_string(),
             digest: crate::reconcile::rules::identity::hex(&digest),
@@ -44,8 +46,17 @@ const REFUSED: &str = "HEAD's version of it carries metadata the API server refu
      value, a name, an annotation key), so the cluster keeps BASE's. With it, HEAD grants what this diff shows: \
      mend HEAD's version, and review the grant";
 
-/// Why a workload's pods as BASE declares them may run beside HEAD's objects.
-const OLD_PODS: &str = "HEAD changes its pod templates, and its pods as BASE declares them run until they are \
-     replaced: a rollout replaces them a few at a time, and an update the API server refuses (a selector, \
-     kept as first written) keeps them. With them, HEAD's identities grant what this diff shows: review the \
-     grant, or change the workload and the identities in two steps";
+/// Why BASE's version of an object HEAD changes may stand beside HEAD's identities.
+const OLD: &str = "HEAD changes it, and BASE's version of it may stand beside HEAD's identities: a workload's \
+     pods as BASE declares them run until a rollout replaces them, a few at a time, or for good where the API \
+     server refuses the update (a selector, kept as first written); and an applier applies one object at a time, \
+     in an order a pull request can set (the order of the files for kubectl apply -R, sync waves for Argo CD, \
+     config.kubernetes.io/depends-on for kpt live apply). With it, HEAD's identities grant what this diff \
+     shows: review the grant, or change it and the identities in two pull requests";
+
+/// Why HEAD's version of an object may stand beside BASE's identities.
+const NEW: &str = "HEAD adds or changes it, and it may stand beside BASE's identities before HEAD's are applied: \
+     an applier applies one object at a time, in an order a pull request can set (the order of the files for \
+     kubectl apply -R, sync waves for Argo CD, config.kubernetes.io/depends-on for kpt live apply, each waiting \
+     for the pods), and prunes last. With BASE's identities, it grants what this diff shows: change the \
+     identities in a pull request of their own first, then the rest";

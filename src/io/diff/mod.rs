@@ -42,7 +42,7 @@ pub use spire_objects::SpireObjectChange;
 
 use super::explain;
 use super::process::{RunOutput, error_output};
-use super::render::{Lingers, Request};
+use super::render::{Lingers, Mix, Request};
 use std::path::Path;
 
 /// The output formats: `-o`'s values, lowercased.
@@ -88,18 +88,21 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
 }
 
 /// The diff of BASE and HEAD, and the side of HEAD it judged. HEAD is judged by BASE's SPIRE
-/// when its config describes another. When HEAD grants nothing, it is judged again with what
-/// of BASE may still run where it is applied ([`dropped`]): the objects it drops, in place;
-/// then also BASE's pods of the workloads it changes, in place of its own.
+/// when its config describes another. When HEAD grants nothing, what may stand while it is
+/// applied is judged too ([`dropped`]): HEAD with the objects of BASE it drops, in place; then
+/// also with BASE's version of each other object it changes but those that declare
+/// identities (a workload's old pods among them); then BASE with HEAD's objects but those
+/// that declare identities, applied before HEAD's identities.
 fn compare(base: &Path, head: &Path, request: &Request) -> Result<(Diff, side::Side), String> {
-    let before = side::read(base, request, None, None, false)?;
-    // A saved report, or standard input read once, gives no manifests HEAD may drop.
-    let lingering = (before.policy.is_some() && base.as_os_str() != "-").then_some(base);
-    let own = side::read(head, request, None, None, false)?;
+    let before = side::read(base, request, None, None)?;
+    // A saved report, or standard input read once, gives no manifests to mix.
+    let manifests = |path: &Path, side: &side::Side| side.policy.is_some() && path.as_os_str() != "-";
+    let own = side::read(head, request, None, None)?;
+    let mixed = manifests(base, &before) && manifests(head, &own);
     let manager = manager::compare(before.manager.as_ref(), own.manager.as_ref());
     let judge = manager.as_ref().and(before.manager.as_ref());
     let after = match judge {
-        Some(judge) => side::read(head, request, Some(judge), None, false)?,
+        Some(judge) => side::read(head, request, Some(judge), None)?,
         None => own,
     };
     if after.lacks_head_fields {
@@ -112,13 +115,15 @@ fn compare(base: &Path, head: &Path, request: &Request) -> Result<(Diff, side::S
         ));
     }
     let diff = Diff { manager, ..changes::compare(&before.report, &after.report) };
-    if diff.grants() || lingering.is_none() {
+    if diff.grants() || !mixed {
         return Ok((diff, after));
     }
-    for old_pods in [false, true] {
-        let with = side::read(head, request, judge, lingering, old_pods)?;
-        // Nothing more of BASE than the judgement before: HEAD as judged already.
-        if !with.dropped.iter().any(|d| (d.how == Lingers::OldPods) == old_pods) {
+    let mixes =
+        [(head, base, judge, Mix::Dropped), (head, base, judge, Mix::Old), (base, head, None, Mix::New)];
+    for (path, other, judge, mix) in mixes {
+        let with = side::read(path, request, judge, Some((other, mix)))?;
+        // Nothing read beside it that a judgement before did not: judged already.
+        if !with.dropped.iter().any(|d| mix != Mix::Old || d.how == Lingers::Old) {
             continue;
         }
         let kept = changes::compare(&before.report, &with.report);

@@ -4,7 +4,7 @@
 use crate::config::FailurePolicy;
 use crate::io::explain::{self, Report};
 use crate::io::files;
-use crate::io::render::{Judge, Request};
+use crate::io::render::{Judge, Mix, Request};
 use serde_json::Value;
 use std::path::Path;
 
@@ -20,21 +20,19 @@ pub(super) struct Side {
     pub lacks_head_fields: bool,
     /// For manifests read now: the SPIRE (manager and trust domain) their own config describes.
     pub manager: Option<Judge>,
-    /// The objects of the manifests read as lingering that this side drops, read as applied
-    /// after its own ([`Request::lingering`]).
+    /// The objects of the manifests read as lingering that were read with this side's
+    /// ([`Request::lingering`]).
     pub dropped: Vec<explain::Dropped>,
 }
 
 /// The side at `path`, its errors named after it; judged by the manager `judge`, when given,
-/// instead of its own config's; with what of the manifests at `lingering` (BASE's, for HEAD)
-/// may still run where it is applied ([`Request::lingering`]): the objects it drops, and with
-/// `old_pods` the pods of the workloads it changes.
+/// instead of its own config's; with what of the manifests at `lingering` may run beside it
+/// ([`Request::lingering`]).
 pub(super) fn read(
     path: &Path,
     request: &Request,
     judge: Option<&Judge>,
-    lingering: Option<&Path>,
-    old_pods: bool,
+    lingering: Option<(&Path, Mix)>,
 ) -> Result<Side, String> {
     let name = files::quote(path);
     // A file is read within the input limit, as every file the function reads; its own
@@ -70,8 +68,7 @@ pub(super) fn read(
         stdin: request.stdin.clone(),
         judge: judge.cloned(),
         namespace: request.namespace.clone(),
-        lingering: lingering.map(Path::to_path_buf),
-        old_pods,
+        lingering: lingering.map(|(path, mix)| (path.to_path_buf(), mix)),
     };
     // Errors about a file of the side name it already; others get the side's name.
     let named = |e: String| {

@@ -23,6 +23,17 @@ pub const READ_WHOLE: [&str; 9] = [
     "LLMInferenceService",
 ];
 
+/// Kinds that declare identities: a binding, the pool it names (its output's selector), and
+/// SPIRE Controller Manager's objects. While a pull request is applied, its other objects may
+/// stand beside the identities of either side (`reconcile/unjudged/duplicates.rs`, `lingering`).
+pub const DECLARES_IDENTITIES: [&str; 5] = [
+    "InferenceIdentityBinding",
+    "InferencePool",
+    "ClusterSPIFFEID",
+    "ClusterStaticEntry",
+    "ClusterFederatedTrustDomain",
+];
+
 /// The annotation of the admission guard's objects: an item whose text holds it is read
 /// whole, so that the guard's objects are known among all others of their kinds.
 pub const GUARD_MARK: &str = crate::api::admission::ANNOTATION_GUARD;

@@ -6,6 +6,7 @@ use crate::api::value::Value;
 use crate::api::{fields, group_of};
 use crate::reconcile::findings::Ref;
 use crate::reconcile::items::input::Input;
+use crate::reconcile::items::kinds;
 use crate::reconcile::rules::identity::hex;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -126,8 +127,9 @@ fn key_of(item: &Input, cluster: &[(&str, &str)]) -> Option<(Key, String)> {
 /// What of `before`'s objects may still run where `after` is applied: by position in
 /// `before`, each object `after` does not declare (no item of one API group, kind and name in
 /// the same namespace, or where either names none, as a copy without one lands in any), each
-/// whose update the API server refuses, and each workload whose pod templates `after`
-/// changes, with the positions in `after` of its versions.
+/// whose update the API server refuses, each workload whose pod templates `after` changes,
+/// and each other object it changes that declares no identity, with the positions in `after`
+/// of its versions.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Lingering {
     /// An applier may leave them in place: `kubectl apply` deletes nothing without `--prune`;
@@ -146,6 +148,12 @@ pub struct Lingering {
     /// `pkg/controller/deployment/rolling.go`), and an update the API server refuses keeps
     /// them (a selector it keeps as first written: `ValidateDeploymentUpdate`).
     pub replaced: Vec<(usize, usize)>,
+    /// (in `before`, in `after`): any other change, to an object that declares no identity
+    /// ([`kinds::DECLARES_IDENTITIES`]). An applier applies one object at a time, in an order
+    /// the manifests can set (the order of the files for `kubectl apply -R`, sync waves for
+    /// Argo CD, `config.kubernetes.io/depends-on` for `kpt live apply`, each waiting for the
+    /// pods), so either side's version may stand beside the other side's identities.
+    pub changed: Vec<(usize, usize)>,
 }
 
 /// What of `before`'s objects may still run where `after` is applied ([`Lingering`]).
@@ -160,12 +168,12 @@ pub fn lingering(after: &[Input], before: &[Input]) -> Lingering {
     let mut out = Lingering::default();
     for (position, item) in before.iter().enumerate() {
         let Some((key, namespace)) = key_of(item, &cluster) else { continue };
-        let same: Vec<usize> = declared
+        let same: Vec<(usize, bool)> = declared
             .get(&key)
             .into_iter()
             .flatten()
             .filter(|(ns, _)| ns.is_empty() || namespace.is_empty() || *ns == namespace)
-            .map(|(_, p)| *p)
+            .map(|(ns, p)| (*p, *ns != namespace))
             .collect();
         if same.is_empty() {
             out.dropped.push(position);
@@ -174,13 +182,17 @@ pub fn lingering(after: &[Input], before: &[Input]) -> Lingering {
         // Every version `after` declares of it: copies, or one in each namespace a copy of
         // `before` without one may have landed in.
         let was = item.workload().map(|w| w.placed_in(""));
-        for at in same {
+        for (at, placed) in same {
             if refused_update(item.value(), after[at].value()) {
                 out.refused.push((position, at));
             } else if let Some(was) = &was
                 && after[at].workload().is_some_and(|now| now.placed_in("") != *was)
             {
                 out.replaced.push((position, at));
+            } else if !declares_identities(item)
+                && if placed { unplaced(&after[at]) != unplaced(item) } else { after[at] != *item }
+            {
+                out.changed.push((position, at));
             }
         }
     }
@@ -305,4 +317,31 @@ fn cluster_scoped_kinds(items: &[Input]) -> Vec<(&str, &str)> {
         }
     }
     kinds
+}
+
+/// Whether `item` declares identities ([`kinds::DECLARES_IDENTITIES`]; each read whole).
+pub fn declares_identities(item: &Input) -> bool {
+    let kind = item.value().and_then(|v| fields::str_at(v, "kind")).unwrap_or_default();
+    kinds::DECLARES_IDENTITIES.contains(&kind)
+}
+
+/// `item` with no namespace: one of the two versions of an object names none, and lands in
+/// the other's.
+fn unplaced(item: &Input) -> Input {
+    match item {
+        Input::Whole(value) => {
+            let mut value = value.clone();
+            if let Some(metadata) =
+                value.as_object_mut().map(|v| v.entry("metadata")).and_then(Value::as_object_mut)
+            {
+                metadata.remove("namespace");
+            }
+            Input::Whole(value)
+        }
+        Input::Passed(passed) => {
+            let mut passed = passed.clone();
+            passed.workload = passed.workload.map(|w| Box::new(w.placed_in("")));
+            Input::Passed(passed)
+        }
+    }
 }

@@ -32,7 +32,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::reconcile::items::kinds::is_judged;
 pub use applied::{Unserved, committed, unapplied_services, unserved};
-pub use duplicates::{Lingering, find as duplicates, lingering};
+pub use duplicates::{Lingering, declares_identities, find as duplicates, lingering};
 pub use guard::edits as guard_edits;
 pub use guard::impersonators as guard_impersonators;
 pub use kinds::{article, changes_what_is_applied};

@@ -878,6 +878,17 @@ fn what_head_drops_or_whose_pods_it_changes_may_still_run() {
     let old_pods = Lingering { replaced: vec![(0, 1)], ..Lingering::default() };
     assert_eq!(lingering(&relabelled, &before), old_pods);
     assert_eq!(lingering(&[serving(), identity(None, true)], &before), Lingering::default());
+    // Any other change to an object that declares no identity: either side's version may
+    // stand beside the other's identities while it is applied.
+    let front = |app: &str| {
+        Input::of(
+            json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "front", "namespace": "serving"},
+                         "spec": {"selector": {"app": app}, "ports": [{"port": 80}]}}),
+        )
+    };
+    let with_front = [serving(), identity(None, false), front("llama")];
+    let moved = lingering(&[serving(), identity(None, false), front("other")], &with_front);
+    assert_eq!(moved, Lingering { changed: vec![(2, 2)], ..Lingering::default() });
     // Every version HEAD declares: two copies, or one in each namespace BASE's may be in.
     let changed = || deployment(Some("serving"), json!({"app": "llama", "tier": "x"}));
     assert_eq!(lingering(&[changed(), changed()], &before).replaced, [(0, 0), (0, 1)]);
