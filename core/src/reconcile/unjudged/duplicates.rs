@@ -218,8 +218,10 @@ fn refused_update(before: Option<&Value>, after: Option<&Value>) -> bool {
 /// Whether the API server refuses Service `after` as an update of `before`, for what decides
 /// the pods it selects (kubernetes `pkg/apis/core/validation`, `ValidateServiceUpdate`, which
 /// runs `ValidateService`): a cluster IP set once that it changes (its first `clusterIPs` where
-/// it writes no `clusterIP`: the API server fills the old one in, `patchAllocatedValues`), no
-/// ports where it is neither headless nor an `ExternalName`, a selector label it refuses.
+/// it writes no `clusterIP`: the API server fills the old one in, `patchAllocatedValues`), its
+/// primary IP family where both versions have a cluster IP (`validateUpgradeDowngradeIPFamilies`),
+/// its `loadBalancerClass` where both are `LoadBalancer`s (`validateLoadBalancerClassField`),
+/// no ports where it is neither headless nor an `ExternalName`, a selector label it refuses.
 fn service_refused(before: Option<&Value>, after: &Value) -> bool {
     let text = |value: &Value, path: &str| fields::str_at(value, path).map(str::to_string);
     let first_ip = |value: &Value| {
@@ -232,10 +234,31 @@ fn service_refused(before: Option<&Value>, after: &Value) -> bool {
         before.and_then(cluster_ip).is_some_and(|was| cluster_ip(after).is_some_and(|now| now != was));
     let headless = text(after, "spec.clusterIP").as_deref() == Some("None");
     let external = text(after, "spec.type").as_deref() == Some("ExternalName");
+    let has_ip = |value: &Value| {
+        text(value, "spec.clusterIP").as_deref() != Some("None")
+            && text(value, "spec.type").as_deref() != Some("ExternalName")
+    };
+    let family = |value: &Value| {
+        let families = fields::child(value, &["spec", "ipFamilies"]).and_then(Value::as_array);
+        families.and_then(|f| f.first()).and_then(Value::as_str).map(str::to_string)
+    };
+    let refamilied = before.is_some_and(|b| {
+        has_ip(b) && has_ip(after) && family(b).zip(family(after)).is_some_and(|(was, now)| was != now)
+    });
+    let balancer = |value: &Value| text(value, "spec.type").as_deref() == Some("LoadBalancer");
+    let reclassed = before.is_some_and(|b| {
+        balancer(b)
+            && balancer(after)
+            && text(b, "spec.loadBalancerClass") != text(after, "spec.loadBalancerClass")
+    });
     let ports =
         fields::child(after, &["spec", "ports"]).and_then(Value::as_array).is_some_and(|p| !p.is_empty());
     let selector = fields::child(after, &["spec", "selector"]);
-    moved || (!ports && !headless && !external) || crate::api::names::labels_refusal(selector).is_some()
+    moved
+        || refamilied
+        || reclassed
+        || (!ports && !headless && !external)
+        || crate::api::names::labels_refusal(selector).is_some()
 }
 
 /// One copy of an object declared more than once: what it is, and what of it tells copies

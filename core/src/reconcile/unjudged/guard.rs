@@ -233,7 +233,8 @@ pub fn impersonators<'t>(
     // `substituteGlobalVariables`), or by a default of its configuration (Tekton's
     // `config-defaults` `default-service-account`: tektoncd/pipeline `taskrun_defaults.go`;
     // Argo's `workflowDefaults`: argo-workflows `setWorkflowDefaults`). A ConfigMap or Secret
-    // anywhere (a controller's configuration sits in its own namespace), any other item in the
+    // anywhere (a controller's configuration sits in its own namespace), an object of a kind
+    // whose controller may make pods in any namespace anywhere (below), any other item in the
     // account's namespace or in none; the guard's own objects aside (they name them), and the
     // admission configuration, every object of which is a record already.
     let recorded: Vec<usize> = out.iter().map(|u| u.about.item).collect();
@@ -260,28 +261,32 @@ pub fn impersonators<'t>(
             }
             None => (false, item.workload().and_then(|w| w.namespace().map(str::to_string))),
         };
+        // Of a kind whose controller may run pods under an account the build does not read as
+        // it does, and in any namespace its fields name: one no declaration names (an Argo
+        // Events Sensor's trigger creates its object where that object says: argo-events
+        // `standard-k8s.go`, `Execute`), or a workload of another group than Kubernetes' own (a
+        // name joined from a parameter, or escaped in a patch the controller decodes).
+        let head = match (item.value(), item.workload()) {
+            (Some(value), _) => Some((
+                crate::api::fields::str_at(value, "apiVersion").unwrap_or_default().to_string(),
+                crate::api::fields::str_at(value, "kind").unwrap_or_default().to_string(),
+            )),
+            (None, Some(w)) => Some((w.api_version().to_string(), w.kind().to_string())),
+            (None, None) => None,
+        };
+        let makes_pods = head.is_some_and(|(api_version, kind)| {
+            let own = matches!(crate::api::group_of(&api_version), "" | "apps" | "batch");
+            !crate::reconcile::items::kinds::is_judged(&api_version, &kind)
+                || (item.workload().is_some() && !own)
+        });
         let found = controllers.iter().find(|(_, user)| {
             account_of(user).is_some_and(|(ns, name)| {
-                named.contains(&name) && (configuration || namespace.as_deref().is_none_or(|n| n == ns))
+                named.contains(&name)
+                    && (configuration || makes_pods || namespace.as_deref().is_none_or(|n| n == ns))
             })
         });
-        // Or it sits in a trusted account's namespace and is of a kind whose controller may
-        // run pods under an account the build does not read as it does: one no declaration
-        // names, or a workload of another group than Kubernetes' own (a name joined from a
-        // parameter, or escaped in a patch the controller decodes).
+        // Or it sits in a trusted account's namespace and is of such a kind.
         let opaque = || {
-            let (api_version, kind) = match (item.value(), item.workload()) {
-                (Some(value), _) => (
-                    crate::api::fields::str_at(value, "apiVersion").unwrap_or_default().to_string(),
-                    crate::api::fields::str_at(value, "kind").unwrap_or_default().to_string(),
-                ),
-                (None, Some(w)) => (w.api_version().to_string(), w.kind().to_string()),
-                (None, None) => return None,
-            };
-            let group = crate::api::group_of(&api_version);
-            let own = matches!(group, "" | "apps" | "batch");
-            let makes_pods = !crate::reconcile::items::kinds::is_judged(&api_version, &kind)
-                || (item.workload().is_some() && !own);
             controllers.iter().find(|(_, user)| {
                 makes_pods
                     && !configuration
@@ -475,15 +480,18 @@ mod tests {
             found(task("PipelineRun", "kube-system", listed))[0].field,
             "spec.steps[0].serviceAccountName"
         );
-        assert!(
-            found(task("TaskRun", "shop", json!({"serviceAccountName": "replicaset-controller"}))).is_empty()
-        );
+        // Elsewhere, as a text: a controller the build does not know may make its pods in any
+        // namespace (an Argo Events Sensor's trigger makes its object where that says).
+        let elsewhere =
+            found(task("TaskRun", "shop", json!({"serviceAccountName": "replicaset-controller"})));
+        assert!(elsewhere[0].message.starts_with("names the service account"), "{elsewhere:?}");
         assert!(found(task("TaskRun", "shop", json!({"serviceAccountName": "default"}))).is_empty());
-        assert!(found(task("TaskRun", "shop", json!({"account": "replicaset-controller"}))).is_empty());
+        let other_field = found(task("TaskRun", "shop", json!({"account": "replicaset-controller"})));
+        assert_eq!(other_field.iter().map(|r| r.field.as_str()).collect::<Vec<_>>(), [""], "as a text only");
         // Any text naming the account as a word: a pod spec patch, a parameter, a default.
         let patch = json!({"podSpecPatch": "{\"serviceAccountName\": \"replicaset-controller\"}"});
         assert_eq!(found(task("Workflow", "kube-system", patch.clone())).len(), 1);
-        assert!(found(task("Workflow", "shop", patch)).is_empty(), "another namespace's pods");
+        assert_eq!(found(task("Workflow", "shop", patch)).len(), 1, "it may make pods elsewhere");
         let part = json!({"serviceAccountName": "my-replicaset-controller-2"});
         let part = found(task("Workflow", "kube-system", part));
         assert!(part[0].message.starts_with("sits in"), "a word of its own only: {}", part[0].message);

@@ -938,6 +938,18 @@ fn what_head_drops_or_whose_pods_it_changes_may_still_run() {
     assert!(refused(json!({"clusterIP": "None"})).is_empty(), "headless");
     assert!(refused(json!({"type": "ExternalName", "externalName": "x.example"})).is_empty());
     assert_eq!(refused(json!({"selector": {"app": "no body"}, "ports": [{"port": 80}]})), [(0, 0)]);
+    // Its primary IP family where both have a cluster IP; its class where both are balancers.
+    let changed = |was: Value, now: Value| lingering(&[spec(now)], &[spec(was)]).refused;
+    let family =
+        |families: Value, ip: &str| json!({"clusterIP": ip, "ipFamilies": families, "ports": [{"port": 80}]});
+    assert_eq!(changed(family(json!(["IPv4"]), ""), family(json!(["IPv6"]), "")), [(0, 0)]);
+    assert!(changed(family(json!(["IPv4"]), ""), family(json!(["IPv4", "IPv6"]), "")).is_empty());
+    assert!(changed(family(json!(["IPv4"]), "None"), family(json!(["IPv6"]), "None")).is_empty(), "headless");
+    let balancer = |class: Option<&str>, kind: &str| json!({"type": kind, "loadBalancerClass": class, "ports": [{"port": 80}]});
+    assert_eq!(changed(balancer(Some("a"), "LoadBalancer"), balancer(Some("b"), "LoadBalancer")), [(0, 0)]);
+    assert_eq!(changed(balancer(None, "LoadBalancer"), balancer(Some("b"), "LoadBalancer")), [(0, 0)]);
+    assert!(changed(balancer(Some("a"), "LoadBalancer"), balancer(Some("a"), "LoadBalancer")).is_empty());
+    assert!(changed(balancer(Some("a"), "LoadBalancer"), balancer(None, "ClusterIP")).is_empty());
 }
 
 /// Copies of a kind whose every object changes what is applied are one object in any
