@@ -19,7 +19,7 @@ use crate::reconcile::Outcome;
 use crate::reconcile::input::{Input, Passed};
 use crate::reconcile::item::Item;
 use crate::reconcile::lists::Listed;
-use crate::reconcile::unjudged;
+use crate::reconcile::unjudged::{self, Differ, Lingers, Mix, Take};
 use crate::yaml;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeSet;
@@ -54,25 +54,6 @@ pub struct Request {
     pub lingering: Option<(PathBuf, Mix)>,
 }
 
-/// What of [`Request::lingering`]'s manifests may run beside the request's own, read with
-/// them ([`crate::reconcile::unjudged::Lingering`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mix {
-    /// Applied before these (BASE, for HEAD): the objects it declares and these do not, after
-    /// these, and its version of each object whose version here the API server refuses, in
-    /// place of theirs.
-    Dropped,
-    /// As [`Mix::Dropped`], and its version of each other object these change but those
-    /// that declare identities, in place of theirs ([`crate::reconcile::unjudged::Lingering`]):
-    /// a workload's pods run until they are replaced, and any of them may stand until these
-    /// identities are applied.
-    Old,
-    /// Applied after these (HEAD, for BASE), all of it but the objects that declare
-    /// identities: those it declares and these do not, after these, and its version of each
-    /// it changes, in place of theirs. They may stand before its identities replace these.
-    New,
-}
-
 /// Renders the manifests of a request. The output is written only when asked
 /// ([`Finished::write_to`]), and only when the render succeeds.
 pub fn run(request: &Request) -> Finished {
@@ -99,6 +80,8 @@ pub(super) struct Files<'r> {
     unapplied: BTreeSet<usize>,
     /// What of [`Request::lingering`] was read with these.
     pub lingering: Vec<Lingered>,
+    /// What these and [`Request::lingering`] differ in.
+    pub differ: Differ,
     /// By position, the items marked `config.kubernetes.io/local-config` (any value but
     /// `"false"`): judged by every rule, as `kubectl apply` and Argo CD apply them, as items an
     /// applier may leave unapplied, and left out of the stream written, as kpt and kustomize
@@ -114,22 +97,6 @@ pub struct Lingered {
     pub object: [String; 3],
     pub namespace: Option<String>,
     pub how: Lingers,
-}
-
-/// Why an object of [`Request::lingering`] may still run where the request's manifests are
-/// applied ([`crate::reconcile::unjudged::Lingering`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lingers {
-    /// They do not declare it: an applier may leave it in place.
-    Dropped,
-    /// The API server refuses their version of it: it keeps this one.
-    Refused,
-    /// They change it, and declare no identity with it: it may stand beside their
-    /// identities, and a workload's pods run until they are replaced ([`Mix::Old`]).
-    Old,
-    /// It adds or changes it, and it declares no identity: it may stand beside their
-    /// identities before its own are applied ([`Mix::New`]).
-    New,
 }
 
 /// The cluster's SPIRE as a side's config describes it: its Controller Manager and its trust
@@ -174,6 +141,7 @@ impl<'r> Files<'r> {
             unapplied: BTreeSet::new(),
             local: BTreeSet::new(),
             lingering: Vec::new(),
+            differ: Differ::default(),
         }
     }
 
@@ -466,40 +434,25 @@ impl Files<'_> {
                 found_at.push((f, index));
             }
         }
-        let lingering = unjudged::lingering(items, &declared);
-        let changed = || lingering.replaced.iter().chain(&lingering.changed).map(|&(p, at)| (p, Some(at)));
-        let lingered: Vec<(usize, Option<usize>, Lingers)> = match mix {
-            Mix::Dropped | Mix::Old => {
-                let dropped = lingering.dropped.iter().map(|&p| (p, None, Lingers::Dropped));
-                let refused = lingering.refused.iter().map(|&(p, at)| (p, Some(at), Lingers::Refused));
-                let old = changed().filter(|_| mix == Mix::Old).map(|(p, at)| (p, at, Lingers::Old));
-                dropped.chain(refused).chain(old).collect()
-            }
-            Mix::New => {
-                let added =
-                    lingering.dropped.iter().filter(|&&p| !unjudged::declares_identities(&declared[p]));
-                added
-                    .map(|&p| (p, None, Lingers::New))
-                    .chain(changed().map(|(p, at)| (p, at, Lingers::New)))
-                    .collect()
-            }
+        self.differ = if mix.on_head() {
+            unjudged::differ(items, &declared)
+        } else {
+            unjudged::differ(&declared, items)
         };
         let mut taken = BTreeSet::new();
-        for (position, instead, how) in lingered {
-            let item = declared[position].clone();
-            let (object, namespace) = match (&item, item.workload()) {
-                (Input::Whole(value), _) => {
-                    let text = |path: &str| crate::api::fields::str_at(value, path).map(str::to_string);
-                    let [api_version, kind, name] =
-                        ["apiVersion", "kind", "metadata.name"].map(|p| text(p).unwrap_or_default());
-                    ([api_version, kind, name], text("metadata.namespace"))
+        for (take, how) in unjudged::mix(items, &declared, mix) {
+            let (position, instead) = match take {
+                Take::In { from, at } => (from, at),
+                Take::Out { at } => {
+                    // Taken out: nothing in its place, its record where it stood.
+                    let Some((object, namespace)) = object_of(&items[at]) else { continue };
+                    self.lingering.push(Lingered { item: at, object, namespace, how });
+                    items[at] = Input::Passed(Passed::default());
+                    continue;
                 }
-                (_, Some(w)) => (
-                    [w.api_version().to_string(), w.kind().to_string(), w.name().to_string()],
-                    w.namespace().map(str::to_string),
-                ),
-                (_, None) => continue,
             };
+            let item = declared[position].clone();
+            let Some((object, namespace)) = object_of(&item) else { continue };
             // In place of its version here; after these where another of the folder's objects
             // took that place already (two in namespaces one without a namespace here lands in).
             let at = instead.filter(|at| taken.insert(*at));
@@ -600,4 +553,22 @@ fn is_local_config(head: &Head) -> bool {
 fn is_kptfile(head: &Head) -> bool {
     head.kind.as_deref() == Some("Kptfile")
         && head.api_version.as_deref().is_some_and(|v| v.starts_with("kpt.dev/"))
+}
+
+/// An object's API version, kind and name, and namespace, for its record; `None` for an item
+/// that declares none the build reads.
+fn object_of(item: &Input) -> Option<([String; 3], Option<String>)> {
+    match (item, item.workload()) {
+        (Input::Whole(value), _) => {
+            let text = |path: &str| crate::api::fields::str_at(value, path).map(str::to_string);
+            let [api_version, kind, name] =
+                ["apiVersion", "kind", "metadata.name"].map(|p| text(p).unwrap_or_default());
+            Some(([api_version, kind, name], text("metadata.namespace")))
+        }
+        (_, Some(w)) => Some((
+            [w.api_version().to_string(), w.kind().to_string(), w.name().to_string()],
+            w.namespace().map(str::to_string),
+        )),
+        (_, None) => None,
+    }
 }

@@ -1,13 +1,13 @@
-//! What may run while HEAD is applied: the objects of BASE HEAD drops, which an applier may
-//! leave in place, BASE's pods of the workloads HEAD changes, until they are replaced, and
-//! HEAD's pods of the workloads it adds or changes, before its other objects are applied. A
-//! HEAD that grants nothing alone is judged again with them (`mod.rs`, `compare`), and a diff
-//! that grants then names each of them.
+//! What may stand while HEAD is applied (`crate::reconcile::unjudged::Mix`): the objects of
+//! BASE HEAD drops, which an applier may keep or prune first, BASE's version of what HEAD
+//! changes beside HEAD's identities, HEAD's beside BASE's. A HEAD that grants nothing alone is
+//! judged again with each (`mod.rs`, `compare`), and a diff that grants then names each object
+//! the judgement took in or out.
 
 use super::changes::Diff;
 use crate::io::explain::Dropped;
 use crate::io::explain::report::UnjudgedReport;
-use crate::io::render::Lingers;
+use crate::reconcile::unjudged::Lingers;
 use sha2::{Digest, Sha256};
 
 /// `diff` (HEAD judged with `dropped` in place), each object of `dropped` a record of its own:
@@ -25,6 +25,7 @@ pub(super) fn noted(mut diff: Diff, dropped: &[Dropped]) -> Diff {
                 Lingers::Refused => REFUSED,
                 Lingers::Old => OLD,
                 Lingers::New => NEW,
+                Lingers::Pruned => PRUNED,
             }
             .to_string(),
             digest: crate::reconcile::rules::identity::hex(&digest),
@@ -58,5 +59,12 @@ const OLD: &str = "HEAD changes it, and BASE's version of it may stand beside HE
 const NEW: &str = "HEAD adds or changes it, and it may stand beside BASE's identities before HEAD's are applied: \
      an applier applies one object at a time, in an order a pull request can set (the order of the files for \
      kubectl apply -R, sync waves for Argo CD, config.kubernetes.io/depends-on for kpt live apply, each waiting \
-     for the pods), and prunes last. With BASE's identities, it grants what this diff shows: change the \
+     for the pods). With BASE's identities, it grants what this diff shows: change the \
      identities in a pull request of their own first, then the rest";
+
+/// Why BASE without an object HEAD drops may stand.
+const PRUNED: &str = "BASE declares it and HEAD does not, and an applier may delete it before it applies HEAD: \
+     Argo CD prunes an object first in its sync wave (the wave it carries in the cluster) unless it is marked \
+     argocd.argoproj.io/sync-options: PruneLast=true. Without it, BASE's identities grant what this diff shows \
+     (another declaration of an entry is applied in its place, say): delete it in a pull request of its own \
+     after the rest, or review the grant";

@@ -42,7 +42,8 @@ pub use spire_objects::SpireObjectChange;
 
 use super::explain;
 use super::process::{RunOutput, error_output};
-use super::render::{Lingers, Mix, Request};
+use super::render::Request;
+use crate::reconcile::unjudged::Mix;
 use std::path::Path;
 
 /// The output formats: `-o`'s values, lowercased.
@@ -89,10 +90,7 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
 
 /// The diff of BASE and HEAD, and the side of HEAD it judged. HEAD is judged by BASE's SPIRE
 /// when its config describes another. When HEAD grants nothing, what may stand while it is
-/// applied is judged too ([`dropped`]): HEAD with the objects of BASE it drops, in place; then
-/// also with BASE's version of each other object it changes but those that declare
-/// identities (a workload's old pods among them); then BASE with HEAD's objects but those
-/// that declare identities, applied before HEAD's identities.
+/// applied is judged too, each [`Mix`] of the two sides in turn ([`dropped`]).
 fn compare(base: &Path, head: &Path, request: &Request) -> Result<(Diff, side::Side), String> {
     let before = side::read(base, request, None, None)?;
     // A saved report, or standard input read once, gives no manifests to mix.
@@ -118,14 +116,16 @@ fn compare(base: &Path, head: &Path, request: &Request) -> Result<(Diff, side::S
     if diff.grants() || !mixed {
         return Ok((diff, after));
     }
-    let mixes =
-        [(head, base, judge, Mix::Dropped), (head, base, judge, Mix::Old), (base, head, None, Mix::New)];
-    for (path, other, judge, mix) in mixes {
-        let with = side::read(path, request, judge, Some((other, mix)))?;
-        // Nothing read beside it that a judgement before did not: judged already.
-        if !with.dropped.iter().any(|d| mix != Mix::Old || d.how == Lingers::Old) {
-            continue;
-        }
+    // Each mix that is one of its own, given what the two sides differ in (the first read
+    // tells): HEAD's, then BASE's.
+    let mut first = Some(side::read(head, request, judge, Some((base, Mix::Dropped)))?);
+    let differ = first.as_ref().map(|f| f.differ).unwrap_or_default();
+    for mix in Mix::ALL.into_iter().filter(|m| m.needed(differ)) {
+        let with = match first.take().filter(|_| mix == Mix::Dropped) {
+            Some(read) => read,
+            None if mix.on_head() => side::read(head, request, judge, Some((base, mix)))?,
+            None => side::read(base, request, None, Some((head, mix)))?,
+        };
         let kept = changes::compare(&before.report, &with.report);
         if kept.grants() {
             return Ok((dropped::noted(kept, &with.dropped), with));

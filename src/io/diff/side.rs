@@ -4,7 +4,8 @@
 use crate::config::FailurePolicy;
 use crate::io::explain::{self, Report};
 use crate::io::files;
-use crate::io::render::{Judge, Mix, Request};
+use crate::io::render::{Judge, Request};
+use crate::reconcile::unjudged::{Differ, Mix};
 use serde_json::Value;
 use std::path::Path;
 
@@ -23,6 +24,8 @@ pub(super) struct Side {
     /// The objects of the manifests read as lingering that were read with this side's
     /// ([`Request::lingering`]).
     pub dropped: Vec<explain::Dropped>,
+    /// With manifests read as lingering: what they and this side's differ in.
+    pub differ: Differ,
 }
 
 /// The side at `path`, its errors named after it; judged by the manager `judge`, when given,
@@ -58,7 +61,14 @@ pub(super) fn read(
             }),
             None => None,
         };
-        return Ok(Side { report, policy: None, lacks_head_fields, manager, dropped: Vec::new() });
+        return Ok(Side {
+            report,
+            policy: None,
+            lacks_head_fields,
+            manager,
+            dropped: Vec::new(),
+            differ: Differ::default(),
+        });
     }
     let side = Request {
         paths: vec![path.to_path_buf()],
@@ -79,14 +89,21 @@ pub(super) fn read(
             format!("{name}: {e}")
         }
     };
-    let (report, config, dropped) = explain::build_with_dropped(&side).map_err(named)?;
+    let (report, config, (dropped, differ)) = explain::build_with_dropped(&side).map_err(named)?;
     // The SPIRE the side's own config describes, not the one it was judged by.
     let manager = if judge.is_some() {
         None
     } else {
         Some(Judge { spire: config.spire, trust_domain: config.trust_domain.clone() })
     };
-    Ok(Side { report, policy: Some(config.failure_policy), lacks_head_fields: false, manager, dropped })
+    Ok(Side {
+        report,
+        policy: Some(config.failure_policy),
+        lacks_head_fields: false,
+        manager,
+        dropped,
+        differ,
+    })
 }
 
 /// Whether a text is a saved `explain -o json` report: a JSON object with `bindings` and

@@ -24,6 +24,7 @@ use super::process::{RunOutput, error_output};
 use super::render::{Files, Request};
 use super::wording;
 use crate::config::{Config, FailurePolicy};
+use crate::reconcile::unjudged::Differ;
 
 /// The output formats: `-o`'s values, lowercased.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -49,11 +50,15 @@ pub fn build_with_config(request: &Request) -> Result<(Report, Config), String> 
 pub struct Dropped {
     pub object: WorkloadRef,
     pub at: Option<At>,
-    pub how: super::render::Lingers,
+    pub how: crate::reconcile::unjudged::Lingers,
 }
 
-/// [`build_with_config`], with the objects [`Dropped`].
-pub fn build_with_dropped(request: &Request) -> Result<(Report, Config, Vec<Dropped>), String> {
+/// The objects [`Dropped`], and what the request's manifests and those read as lingering
+/// differ in.
+pub type Mixed = (Vec<Dropped>, Differ);
+
+/// [`build_with_config`], with what of the manifests read as lingering it took ([`Mixed`]).
+pub fn build_with_dropped(request: &Request) -> Result<(Report, Config, Mixed), String> {
     let mut files = Files::new(request);
     let (outcome, config) = pipeline::reconcile(&mut files, &request.env, crate::reconcile::Model::Keep)
         .map_err(|stop| stop.message)?;
@@ -78,7 +83,7 @@ pub fn build_with_dropped(request: &Request) -> Result<(Report, Config, Vec<Drop
             Dropped { object, at: files.location(l.item).map(At::from), how: l.how }
         })
         .collect();
-    Ok((report, config, dropped))
+    Ok((report, config, (dropped, files.differ)))
 }
 
 /// Explains the manifests of a request.

@@ -6,7 +6,6 @@ use crate::api::value::Value;
 use crate::api::{fields, group_of};
 use crate::reconcile::findings::Ref;
 use crate::reconcile::items::input::Input;
-use crate::reconcile::items::kinds;
 use crate::reconcile::rules::identity::hex;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -92,12 +91,12 @@ pub fn find<'t>(items: &[Input], written: &dyn Fn(usize) -> Option<&'t str>) -> 
 }
 
 /// An object's API group, kind and name.
-type Key = (String, String, String);
+pub(super) type Key = (String, String, String);
 
 /// The object an item declares: its key, and its namespace (empty when it names none, or is
 /// of a kind that has none). `None` for an item the reconcile passes on without pod
 /// templates, which declares nothing the build reads.
-fn key_of(item: &Input, cluster: &[(&str, &str)]) -> Option<(Key, String)> {
+pub(super) fn key_of(item: &Input, cluster: &[(&str, &str)]) -> Option<(Key, String)> {
     let (key, namespace) = match item {
         Input::Whole(value) => {
             let text = |path: &str| fields::str_at(value, path).unwrap_or_default().to_string();
@@ -122,143 +121,6 @@ fn key_of(item: &Input, cluster: &[(&str, &str)]) -> Option<(Key, String)> {
         || cluster.contains(&(group, kind))
         || super::kinds::always_applies(group, kind);
     Some((key, if one { String::new() } else { namespace }))
-}
-
-/// What of `before`'s objects may still run where `after` is applied: by position in
-/// `before`, each object `after` does not declare (no item of one API group, kind and name in
-/// the same namespace, or where either names none, as a copy without one lands in any), each
-/// whose update the API server refuses, each workload whose pod templates `after` changes,
-/// and each other object it changes that declares no identity, with the positions in `after`
-/// of its versions.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct Lingering {
-    /// An applier may leave them in place: `kubectl apply` deletes nothing without `--prune`;
-    /// Argo CD prunes only when a sync is told to, and never an object marked
-    /// `argocd.argoproj.io/sync-options: Prune=false` (gitops-engine
-    /// `pkg/sync/sync_context.go`); `kpt live apply` keeps one marked
-    /// `cli-utils.sigs.k8s.io/on-remove: keep` (cli-utils
-    /// `pkg/apply/filter/prevent-remove-filter.go`).
-    pub dropped: Vec<usize>,
-    /// (in `before`, in `after`): the API server refuses `after`'s version as an update of
-    /// `before`'s ([`refused_update`]), so `before`'s stays. A workload so refused holds no
-    /// templates in `after` and is among `dropped`.
-    pub refused: Vec<(usize, usize)>,
-    /// (in `before`, in `after`): its pods as `before` declares them run until they are
-    /// replaced: a rollout replaces them a few at a time (kubernetes
-    /// `pkg/controller/deployment/rolling.go`), and an update the API server refuses keeps
-    /// them (a selector it keeps as first written: `ValidateDeploymentUpdate`).
-    pub replaced: Vec<(usize, usize)>,
-    /// (in `before`, in `after`): any other change, to an object that declares no identity
-    /// ([`kinds::DECLARES_IDENTITIES`]). An applier applies one object at a time, in an order
-    /// the manifests can set (the order of the files for `kubectl apply -R`, sync waves for
-    /// Argo CD, `config.kubernetes.io/depends-on` for `kpt live apply`, each waiting for the
-    /// pods), so either side's version may stand beside the other side's identities.
-    pub changed: Vec<(usize, usize)>,
-}
-
-/// What of `before`'s objects may still run where `after` is applied ([`Lingering`]).
-pub fn lingering(after: &[Input], before: &[Input]) -> Lingering {
-    let mut cluster = cluster_scoped_kinds(after);
-    cluster.extend(cluster_scoped_kinds(before));
-    let mut declared: BTreeMap<Key, Vec<(String, usize)>> = BTreeMap::new();
-    for (position, item) in after.iter().enumerate() {
-        let Some((key, namespace)) = key_of(item, &cluster) else { continue };
-        declared.entry(key).or_default().push((namespace, position));
-    }
-    let mut out = Lingering::default();
-    for (position, item) in before.iter().enumerate() {
-        let Some((key, namespace)) = key_of(item, &cluster) else { continue };
-        let same: Vec<(usize, bool)> = declared
-            .get(&key)
-            .into_iter()
-            .flatten()
-            .filter(|(ns, _)| ns.is_empty() || namespace.is_empty() || *ns == namespace)
-            .map(|(ns, p)| (*p, *ns != namespace))
-            .collect();
-        if same.is_empty() {
-            out.dropped.push(position);
-            continue;
-        }
-        // Every version `after` declares of it: copies, or one in each namespace a copy of
-        // `before` without one may have landed in.
-        let was = item.workload().map(|w| w.placed_in(""));
-        for (at, placed) in same {
-            if refused_update(item.value(), after[at].value()) {
-                out.refused.push((position, at));
-            } else if let Some(was) = &was
-                && after[at].workload().is_some_and(|now| now.placed_in("") != *was)
-            {
-                out.replaced.push((position, at));
-            } else if !declares_identities(item)
-                && if placed { unplaced(&after[at]) != unplaced(item) } else { after[at] != *item }
-            {
-                out.changed.push((position, at));
-            }
-        }
-    }
-    out
-}
-
-/// Whether the API server refuses `after` as an update of `before`, for what the build judges
-/// of it: its metadata ([`crate::api::object_meta::refusal`], checked on every update:
-/// apimachinery `ValidateObjectMetaAccessorUpdate`), a SPIRE object's spec against its schema
-/// ([`crate::api::cluster_spiffe_id::schema_refusal`]: apiextensions-apiserver
-/// `customResourceStrategy.ValidateUpdate`), a Service's ([`service_refused`]).
-fn refused_update(before: Option<&Value>, after: Option<&Value>) -> bool {
-    let Some(after) = after else { return false };
-    let text = |value: &Value, path: &str| fields::str_at(value, path).map(str::to_string);
-    let kind = text(after, "kind").unwrap_or_default();
-    after.get("metadata").is_some_and(|m| crate::api::object_meta::refusal(m).is_some())
-        || crate::api::cluster_spiffe_id::schema_refusal(&kind, after).is_some()
-        || (group_of(&text(after, "apiVersion").unwrap_or_default()).is_empty()
-            && kind == "Service"
-            && service_refused(before, after))
-}
-
-/// Whether the API server refuses Service `after` as an update of `before`, for what decides
-/// the pods it selects (kubernetes `pkg/apis/core/validation`, `ValidateServiceUpdate`, which
-/// runs `ValidateService`): a cluster IP set once that it changes (its first `clusterIPs` where
-/// it writes no `clusterIP`: the API server fills the old one in, `patchAllocatedValues`), its
-/// primary IP family where both versions have a cluster IP (`validateUpgradeDowngradeIPFamilies`),
-/// its `loadBalancerClass` where both are `LoadBalancer`s (`validateLoadBalancerClassField`),
-/// no ports where it is neither headless nor an `ExternalName`, a selector label it refuses.
-fn service_refused(before: Option<&Value>, after: &Value) -> bool {
-    let text = |value: &Value, path: &str| fields::str_at(value, path).map(str::to_string);
-    let first_ip = |value: &Value| {
-        let listed = fields::child(value, &["spec", "clusterIPs"]).and_then(Value::as_array);
-        listed.and_then(|ips| ips.first()).and_then(Value::as_str).map(str::to_string)
-    };
-    let cluster_ip =
-        |value: &Value| text(value, "spec.clusterIP").or_else(|| first_ip(value)).filter(|ip| !ip.is_empty());
-    let moved =
-        before.and_then(cluster_ip).is_some_and(|was| cluster_ip(after).is_some_and(|now| now != was));
-    let headless = text(after, "spec.clusterIP").as_deref() == Some("None");
-    let external = text(after, "spec.type").as_deref() == Some("ExternalName");
-    let has_ip = |value: &Value| {
-        text(value, "spec.clusterIP").as_deref() != Some("None")
-            && text(value, "spec.type").as_deref() != Some("ExternalName")
-    };
-    let family = |value: &Value| {
-        let families = fields::child(value, &["spec", "ipFamilies"]).and_then(Value::as_array);
-        families.and_then(|f| f.first()).and_then(Value::as_str).map(str::to_string)
-    };
-    let refamilied = before.is_some_and(|b| {
-        has_ip(b) && has_ip(after) && family(b).zip(family(after)).is_some_and(|(was, now)| was != now)
-    });
-    let balancer = |value: &Value| text(value, "spec.type").as_deref() == Some("LoadBalancer");
-    let reclassed = before.is_some_and(|b| {
-        balancer(b)
-            && balancer(after)
-            && text(b, "spec.loadBalancerClass") != text(after, "spec.loadBalancerClass")
-    });
-    let ports =
-        fields::child(after, &["spec", "ports"]).and_then(Value::as_array).is_some_and(|p| !p.is_empty());
-    let selector = fields::child(after, &["spec", "selector"]);
-    moved
-        || refamilied
-        || reclassed
-        || (!ports && !headless && !external)
-        || crate::api::names::labels_refusal(selector).is_some()
 }
 
 /// One copy of an object declared more than once: what it is, and what of it tells copies
@@ -316,7 +178,7 @@ const CLUSTER_GROUPS: [&str; 2] = ["spire.spiffe.io", crate::api::admission::GRO
 /// knows outside [`CLUSTER_GROUPS`], and those a CustomResourceDefinition of `items` declares
 /// `Cluster`. A kind of neither is taken to be namespaced (docs/review.md, "Assumed, not
 /// judged").
-fn cluster_scoped_kinds(items: &[Input]) -> Vec<(&str, &str)> {
+pub(super) fn cluster_scoped_kinds(items: &[Input]) -> Vec<(&str, &str)> {
     const KNOWN: &[(&str, &str)] = &[
         ("", "Namespace"),
         ("", "Node"),
@@ -340,31 +202,4 @@ fn cluster_scoped_kinds(items: &[Input]) -> Vec<(&str, &str)> {
         }
     }
     kinds
-}
-
-/// Whether `item` declares identities ([`kinds::DECLARES_IDENTITIES`]; each read whole).
-pub fn declares_identities(item: &Input) -> bool {
-    let kind = item.value().and_then(|v| fields::str_at(v, "kind")).unwrap_or_default();
-    kinds::DECLARES_IDENTITIES.contains(&kind)
-}
-
-/// `item` with no namespace: one of the two versions of an object names none, and lands in
-/// the other's.
-fn unplaced(item: &Input) -> Input {
-    match item {
-        Input::Whole(value) => {
-            let mut value = value.clone();
-            if let Some(metadata) =
-                value.as_object_mut().map(|v| v.entry("metadata")).and_then(Value::as_object_mut)
-            {
-                metadata.remove("namespace");
-            }
-            Input::Whole(value)
-        }
-        Input::Passed(passed) => {
-            let mut passed = passed.clone();
-            passed.workload = passed.workload.map(|w| Box::new(w.placed_in("")));
-            Input::Passed(passed)
-        }
-    }
 }

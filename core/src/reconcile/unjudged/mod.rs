@@ -12,6 +12,7 @@
 //! counts a record HEAD has and BASE has not as a possible grant.
 
 mod applied;
+mod applying;
 mod duplicates;
 mod embedded;
 mod endpoints;
@@ -32,7 +33,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::reconcile::items::kinds::is_judged;
 pub use applied::{Unserved, committed, unapplied_services, unserved};
-pub use duplicates::{Lingering, declares_identities, find as duplicates, lingering};
+pub use applying::{Differ, Lingering, Lingers, Mix, Take, declares_identities, differ, lingering, mix};
+pub use duplicates::find as duplicates;
 pub use guard::edits as guard_edits;
 pub use guard::impersonators as guard_impersonators;
 pub use kinds::{article, changes_what_is_applied};

@@ -968,3 +968,61 @@ fn copies_of_a_kind_that_always_applies_are_one_object_in_any_namespace() {
     assert_eq!(twice("example.org/v1", "LimitRange"), 0, "the kind in another group");
     assert_eq!(twice("example.org/v1", "Policy"), 0, "another group's kind of that name");
 }
+
+/// Each mix takes what it says of the other side: HEAD's judged with BASE's dropped objects
+/// kept or not and BASE's version of what it changes; BASE's with HEAD's changes and
+/// additions, and with its dropped objects pruned or not. Identities stay each side's own.
+#[test]
+fn each_mix_takes_what_may_stand_while_a_pull_request_is_applied() {
+    use super::{Lingers, Mix, Take, differ, mix};
+    let object = |kind: &str, name: &str, spec: Value| {
+        let api_version = if kind == "ClusterSPIFFEID" { "spire.spiffe.io/v1alpha1" } else { "v1" };
+        Input::of(json!({"apiVersion": api_version, "kind": kind,
+                         "metadata": {"name": name, "namespace": "serving"}, "spec": spec}))
+    };
+    let service =
+        |app: &str| object("Service", "front", json!({"selector": {"app": app}, "ports": [{"port": 80}]}));
+    let identity = |name: &str, admin: bool| {
+        object("ClusterSPIFFEID", name, json!({"spiffeIDTemplate": "spiffe://x/y", "admin": admin}))
+    };
+    // BASE: a Service, two identities; HEAD: the Service moved, one identity dropped, the
+    // other changed, a Service added.
+    let base = [service("llama"), identity("plain", false), identity("admin", true)];
+    let head = [
+        identity("admin", false),
+        service("other"),
+        object("Service", "back", json!({"ports": [{"port": 80}]})),
+    ];
+    assert_eq!(
+        differ(&head, &base),
+        super::Differ { dropped: true, refused: false, changed: true, added: true }
+    );
+    let takes = |m: Mix| if m.on_head() { mix(&head, &base, m) } else { mix(&base, &head, m) };
+    let (kept, old) = (
+        (Take::In { from: 1, at: None }, Lingers::Dropped),
+        (Take::In { from: 0, at: Some(1) }, Lingers::Old),
+    );
+    assert_eq!(takes(Mix::Dropped), [kept]);
+    assert_eq!(takes(Mix::Old), [kept, old]);
+    assert_eq!(takes(Mix::OldPruned), [old]);
+    let (pruned, moved, added) = (
+        (Take::Out { at: 1 }, Lingers::Pruned),
+        (Take::In { from: 1, at: Some(0) }, Lingers::New),
+        (Take::In { from: 2, at: None }, Lingers::New),
+    );
+    assert_eq!(takes(Mix::New), [moved, added]);
+    assert_eq!(takes(Mix::NewPruned), [pruned, moved, added]);
+    assert_eq!(takes(Mix::Pruned), [pruned]);
+    // Which are judgements of their own.
+    let only = |d: super::Differ| Mix::ALL.into_iter().filter(|m| m.needed(d)).collect::<Vec<_>>();
+    let none = super::Differ::default();
+    assert!(only(none).is_empty());
+    assert_eq!(only(super::Differ { dropped: true, ..none }), [Mix::Dropped, Mix::Pruned]);
+    assert_eq!(only(super::Differ { refused: true, ..none }), [Mix::Dropped]);
+    assert_eq!(only(super::Differ { changed: true, ..none }), [Mix::Old, Mix::New]);
+    assert_eq!(only(super::Differ { added: true, ..none }), [Mix::New]);
+    assert_eq!(
+        only(super::Differ { added: true, dropped: true, ..none }),
+        [Mix::Dropped, Mix::New, Mix::NewPruned, Mix::Pruned]
+    );
+}

@@ -1,0 +1,303 @@
+//! What may stand while a pull request is applied. An applier applies one object at a time,
+//! in an order the pull request can set, keeps or prunes what it drops, and a workload's old
+//! pods run until they are replaced: so beside each side's own objects, the other side's may
+//! stand. `diff` judges HEAD, and BASE, with each [`Mix`] of the two (`src/io/diff/mod.rs`).
+
+use super::duplicates::{Key, cluster_scoped_kinds, key_of};
+use crate::api::value::Value;
+use crate::api::{fields, group_of};
+use crate::reconcile::items::input::Input;
+use crate::reconcile::items::kinds;
+use std::collections::BTreeMap;
+
+/// Which of the other side's objects a judgement of one side takes in. Each side's objects
+/// that declare identities ([`kinds::DECLARES_IDENTITIES`]) are taken whole: one side's
+/// identities beside the other's are not judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mix {
+    /// HEAD, with BASE's objects it drops (an applier may keep them), and BASE's version of
+    /// each whose HEAD version the API server refuses.
+    Dropped,
+    /// As [`Mix::Dropped`], and BASE's version of each other object HEAD changes that declares
+    /// no identity: a workload's old pods, or any such object HEAD's identities were applied
+    /// before.
+    Old,
+    /// As [`Mix::Old`], without BASE's objects HEAD drops: pruned first (Argo CD prunes
+    /// before it applies the rest of a wave).
+    OldPruned,
+    /// BASE, with HEAD's version of each object that declares no identity that HEAD adds or
+    /// changes (and the API server takes): applied before HEAD's identities.
+    New,
+    /// As [`Mix::New`], without BASE's objects HEAD drops.
+    NewPruned,
+    /// BASE without the objects HEAD drops: pruned before anything of HEAD is applied.
+    Pruned,
+}
+
+impl Mix {
+    /// Every mix, in the order `diff` judges them.
+    pub const ALL: [Mix; 6] = [Mix::Dropped, Mix::Old, Mix::OldPruned, Mix::New, Mix::NewPruned, Mix::Pruned];
+
+    /// Whether the side judged is HEAD, the other side BASE; else the reverse.
+    pub fn on_head(self) -> bool {
+        matches!(self, Mix::Dropped | Mix::Old | Mix::OldPruned)
+    }
+
+    /// Whether it is a judgement of its own, given what the two sides differ in: else it is
+    /// one of the sides, or a mix judged before it.
+    pub fn needed(self, sides: Differ) -> bool {
+        let changed = sides.changed || sides.added;
+        match self {
+            Mix::Dropped => sides.dropped || sides.refused,
+            Mix::Old => sides.changed,
+            Mix::OldPruned => sides.changed && sides.dropped,
+            Mix::New => changed,
+            Mix::NewPruned => changed && sides.dropped,
+            Mix::Pruned => sides.dropped,
+        }
+    }
+}
+
+/// What two sides differ in, for [`Mix::needed`]: objects HEAD drops, objects whose HEAD
+/// version the API server refuses, objects it changes, and objects it adds, each of the last
+/// two declaring no identity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Differ {
+    pub dropped: bool,
+    pub refused: bool,
+    pub changed: bool,
+    pub added: bool,
+}
+
+/// What `head` and `base` differ in.
+pub fn differ(head: &[Input], base: &[Input]) -> Differ {
+    let of_head = lingering(head, base);
+    let added = lingering(base, head).dropped.iter().any(|&p| !declares_identities(&head[p]));
+    Differ {
+        dropped: !of_head.dropped.is_empty(),
+        refused: !of_head.refused.is_empty(),
+        changed: !of_head.replaced.is_empty() || !of_head.changed.is_empty(),
+        added,
+    }
+}
+
+/// Why an object of the other side is taken in, or one of the side's own taken out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lingers {
+    /// HEAD does not declare it: an applier may leave it in place.
+    Dropped,
+    /// The API server refuses HEAD's version of it: it keeps BASE's.
+    Refused,
+    /// HEAD changes it, and it declares no identity: BASE's version may stand beside HEAD's
+    /// identities, a workload's old pods until they are replaced.
+    Old,
+    /// HEAD adds or changes it, and it declares no identity: it may stand beside BASE's
+    /// identities before HEAD's are applied.
+    New,
+    /// HEAD does not declare it: an applier may prune it before it applies HEAD.
+    Pruned,
+}
+
+/// One object a mix moves: `from` in the other side's items, taken in after the side's own
+/// or in place of the one at `at`; or the side's own at `at`, taken out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Take {
+    In { from: usize, at: Option<usize> },
+    Out { at: usize },
+}
+
+/// What the side `items` takes of `other` under `mix`, and why: HEAD's items and BASE's
+/// where [`Mix::on_head`], else BASE's and HEAD's.
+pub fn mix(items: &[Input], other: &[Input], mix: Mix) -> Vec<(Take, Lingers)> {
+    let mut out = Vec::new();
+    if mix.on_head() {
+        let of_head = lingering(items, other);
+        if mix != Mix::OldPruned {
+            out.extend(of_head.dropped.iter().map(|&p| (Take::In { from: p, at: None }, Lingers::Dropped)));
+        }
+        out.extend(
+            of_head.refused.iter().map(|&(p, at)| (Take::In { from: p, at: Some(at) }, Lingers::Refused)),
+        );
+        if mix != Mix::Dropped {
+            let changed = of_head.replaced.iter().chain(&of_head.changed);
+            out.extend(changed.map(|&(p, at)| (Take::In { from: p, at: Some(at) }, Lingers::Old)));
+        }
+        return out;
+    }
+    let of_head = lingering(other, items);
+    if mix != Mix::New {
+        out.extend(of_head.dropped.iter().map(|&at| (Take::Out { at }, Lingers::Pruned)));
+    }
+    if mix != Mix::Pruned {
+        let changed = of_head.replaced.iter().chain(&of_head.changed);
+        out.extend(changed.map(|&(at, from)| (Take::In { from, at: Some(at) }, Lingers::New)));
+        let added = lingering(items, other).dropped;
+        let added = added.into_iter().filter(|&p| !declares_identities(&other[p]));
+        out.extend(added.map(|from| (Take::In { from, at: None }, Lingers::New)));
+    }
+    out
+}
+
+/// What of `before`'s objects may still run where `after` is applied: by position in
+/// `before`, each object `after` does not declare (no item of one API group, kind and name in
+/// the same namespace, or where either names none, as a copy without one lands in any), each
+/// whose update the API server refuses, each workload whose pod templates `after` changes,
+/// and each other object it changes that declares no identity, with the positions in `after`
+/// of its versions.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Lingering {
+    /// An applier may leave them in place: `kubectl apply` deletes nothing without `--prune`;
+    /// Argo CD prunes only when a sync is told to, and never an object marked
+    /// `argocd.argoproj.io/sync-options: Prune=false` (gitops-engine
+    /// `pkg/sync/sync_context.go`); `kpt live apply` keeps one marked
+    /// `cli-utils.sigs.k8s.io/on-remove: keep` (cli-utils
+    /// `pkg/apply/filter/prevent-remove-filter.go`).
+    pub dropped: Vec<usize>,
+    /// (in `before`, in `after`): the API server refuses `after`'s version as an update of
+    /// `before`'s ([`refused_update`]), so `before`'s stays. A workload so refused holds no
+    /// templates in `after` and is among `dropped`.
+    pub refused: Vec<(usize, usize)>,
+    /// (in `before`, in `after`): its pods as `before` declares them run until they are
+    /// replaced: a rollout replaces them a few at a time (kubernetes
+    /// `pkg/controller/deployment/rolling.go`), and an update the API server refuses keeps
+    /// them (a selector it keeps as first written: `ValidateDeploymentUpdate`).
+    pub replaced: Vec<(usize, usize)>,
+    /// (in `before`, in `after`): any other change, to an object that declares no identity
+    /// ([`kinds::DECLARES_IDENTITIES`]). An applier applies one object at a time, in an order
+    /// the manifests can set (the order of the files for `kubectl apply -R`, sync waves for
+    /// Argo CD, `config.kubernetes.io/depends-on` for `kpt live apply`, each waiting for the
+    /// pods), so either side's version may stand beside the other side's identities.
+    pub changed: Vec<(usize, usize)>,
+}
+
+/// What of `before`'s objects may still run where `after` is applied ([`Lingering`]).
+pub fn lingering(after: &[Input], before: &[Input]) -> Lingering {
+    let mut cluster = cluster_scoped_kinds(after);
+    cluster.extend(cluster_scoped_kinds(before));
+    let mut declared: BTreeMap<Key, Vec<(String, usize)>> = BTreeMap::new();
+    for (position, item) in after.iter().enumerate() {
+        let Some((key, namespace)) = key_of(item, &cluster) else { continue };
+        declared.entry(key).or_default().push((namespace, position));
+    }
+    let mut out = Lingering::default();
+    for (position, item) in before.iter().enumerate() {
+        let Some((key, namespace)) = key_of(item, &cluster) else { continue };
+        let same: Vec<(usize, bool)> = declared
+            .get(&key)
+            .into_iter()
+            .flatten()
+            .filter(|(ns, _)| ns.is_empty() || namespace.is_empty() || *ns == namespace)
+            .map(|(ns, p)| (*p, *ns != namespace))
+            .collect();
+        if same.is_empty() {
+            out.dropped.push(position);
+            continue;
+        }
+        // Every version `after` declares of it: copies, or one in each namespace a copy of
+        // `before` without one may have landed in.
+        let was = item.workload().map(|w| w.placed_in(""));
+        for (at, placed) in same {
+            if refused_update(item.value(), after[at].value()) {
+                out.refused.push((position, at));
+            } else if let Some(was) = &was
+                && after[at].workload().is_some_and(|now| now.placed_in("") != *was)
+            {
+                out.replaced.push((position, at));
+            } else if !declares_identities(item)
+                && if placed { unplaced(&after[at]) != unplaced(item) } else { after[at] != *item }
+            {
+                out.changed.push((position, at));
+            }
+        }
+    }
+    out
+}
+
+/// Whether the API server refuses `after` as an update of `before`, for what the build judges
+/// of it: its metadata ([`crate::api::object_meta::refusal`], checked on every update:
+/// apimachinery `ValidateObjectMetaAccessorUpdate`), a SPIRE object's spec against its schema
+/// ([`crate::api::cluster_spiffe_id::schema_refusal`]: apiextensions-apiserver
+/// `customResourceStrategy.ValidateUpdate`), a Service's ([`service_refused`]).
+fn refused_update(before: Option<&Value>, after: Option<&Value>) -> bool {
+    let Some(after) = after else { return false };
+    let text = |value: &Value, path: &str| fields::str_at(value, path).map(str::to_string);
+    let kind = text(after, "kind").unwrap_or_default();
+    after.get("metadata").is_some_and(|m| crate::api::object_meta::refusal(m).is_some())
+        || crate::api::cluster_spiffe_id::schema_refusal(&kind, after).is_some()
+        || (group_of(&text(after, "apiVersion").unwrap_or_default()).is_empty()
+            && kind == "Service"
+            && service_refused(before, after))
+}
+
+/// Whether the API server refuses Service `after` as an update of `before`, for what decides
+/// the pods it selects (kubernetes `pkg/apis/core/validation`, `ValidateServiceUpdate`, which
+/// runs `ValidateService`): a cluster IP set once that it changes (its first `clusterIPs` where
+/// it writes no `clusterIP`: the API server fills the old one in, `patchAllocatedValues`), its
+/// primary IP family where both versions have a cluster IP (`validateUpgradeDowngradeIPFamilies`),
+/// its `loadBalancerClass` where both are `LoadBalancer`s (`validateLoadBalancerClassField`),
+/// no ports where it is neither headless nor an `ExternalName`, a selector label it refuses.
+fn service_refused(before: Option<&Value>, after: &Value) -> bool {
+    let text = |value: &Value, path: &str| fields::str_at(value, path).map(str::to_string);
+    let first_ip = |value: &Value| {
+        let listed = fields::child(value, &["spec", "clusterIPs"]).and_then(Value::as_array);
+        listed.and_then(|ips| ips.first()).and_then(Value::as_str).map(str::to_string)
+    };
+    let cluster_ip =
+        |value: &Value| text(value, "spec.clusterIP").or_else(|| first_ip(value)).filter(|ip| !ip.is_empty());
+    let moved =
+        before.and_then(cluster_ip).is_some_and(|was| cluster_ip(after).is_some_and(|now| now != was));
+    let headless = text(after, "spec.clusterIP").as_deref() == Some("None");
+    let external = text(after, "spec.type").as_deref() == Some("ExternalName");
+    let has_ip = |value: &Value| {
+        text(value, "spec.clusterIP").as_deref() != Some("None")
+            && text(value, "spec.type").as_deref() != Some("ExternalName")
+    };
+    let family = |value: &Value| {
+        let families = fields::child(value, &["spec", "ipFamilies"]).and_then(Value::as_array);
+        families.and_then(|f| f.first()).and_then(Value::as_str).map(str::to_string)
+    };
+    let refamilied = before.is_some_and(|b| {
+        has_ip(b) && has_ip(after) && family(b).zip(family(after)).is_some_and(|(was, now)| was != now)
+    });
+    let balancer = |value: &Value| text(value, "spec.type").as_deref() == Some("LoadBalancer");
+    let reclassed = before.is_some_and(|b| {
+        balancer(b)
+            && balancer(after)
+            && text(b, "spec.loadBalancerClass") != text(after, "spec.loadBalancerClass")
+    });
+    let ports =
+        fields::child(after, &["spec", "ports"]).and_then(Value::as_array).is_some_and(|p| !p.is_empty());
+    let selector = fields::child(after, &["spec", "selector"]);
+    moved
+        || refamilied
+        || reclassed
+        || (!ports && !headless && !external)
+        || crate::api::names::labels_refusal(selector).is_some()
+}
+
+/// Whether `item` declares identities ([`kinds::DECLARES_IDENTITIES`]; each read whole).
+pub fn declares_identities(item: &Input) -> bool {
+    let kind = item.value().and_then(|v| fields::str_at(v, "kind")).unwrap_or_default();
+    kinds::DECLARES_IDENTITIES.contains(&kind)
+}
+
+/// `item` with no namespace: one of the two versions of an object names none, and lands in
+/// the other's.
+fn unplaced(item: &Input) -> Input {
+    match item {
+        Input::Whole(value) => {
+            let mut value = value.clone();
+            if let Some(metadata) =
+                value.as_object_mut().map(|v| v.entry("metadata")).and_then(Value::as_object_mut)
+            {
+                metadata.remove("namespace");
+            }
+            Input::Whole(value)
+        }
+        Input::Passed(passed) => {
+            let mut passed = passed.clone();
+            passed.workload = passed.workload.map(|w| Box::new(w.placed_in("")));
+            Input::Passed(passed)
+        }
+    }
+}
