@@ -417,6 +417,14 @@ mod tests {
             joined,
             [("added", "admin".to_string(), vec!["admin".to_string()], vec!["plain".to_string()])]
         );
+        // Only it left of BASE's: not surely stored (its spec unread), so not surely older than
+        // one HEAD adds, which may be applied in place of the one HEAD deletes.
+        let gone = named("gone", false);
+        let unread = StaticEntryReport { read: false, ..named("kept", false) };
+        let (kept, new) = (named("kept", false), named("new", true));
+        let over_gone = records(&side(&[&gone, &unread]), &side(&[&kept, &new]));
+        let new_record = over_gone.iter().find(|r| r.1 == "new").expect("new judged");
+        assert_eq!(new_record.2, ["admin"], "{over_gone:?}");
         // Two BASE may not have kept, their powers swapped: each may be applied over nothing.
         let unkept = |e: &StaticEntryReport| StaticEntryReport {
             may_not_be_kept: Some("an owner".into()),
