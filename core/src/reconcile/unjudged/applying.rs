@@ -22,12 +22,17 @@ pub enum Mix {
     /// no identity: a workload's old pods, or any such object HEAD's identities were applied
     /// before.
     Old,
+    /// As [`Mix::Old`], of workloads only: BASE's old pods run until a rollout replaces them,
+    /// whatever else of HEAD is applied meanwhile (its Namespaces' labels).
+    OldPods,
     /// As [`Mix::Old`], without BASE's objects HEAD drops: pruned first (Argo CD prunes
     /// before it applies the rest of a wave).
     OldPruned,
     /// BASE, with HEAD's version of each object that declares no identity that HEAD adds or
     /// changes (and the API server takes): applied before HEAD's identities.
     New,
+    /// As [`Mix::New`], of workloads only: HEAD's new pods may run before the rest of it.
+    NewPods,
     /// As [`Mix::New`], without BASE's objects HEAD drops.
     NewPruned,
     /// BASE without the objects HEAD drops: pruned before anything of HEAD is applied.
@@ -36,48 +41,65 @@ pub enum Mix {
 
 impl Mix {
     /// Every mix, in the order `diff` judges them.
-    pub const ALL: [Mix; 6] = [Mix::Dropped, Mix::Old, Mix::OldPruned, Mix::New, Mix::NewPruned, Mix::Pruned];
+    pub const ALL: [Mix; 8] = [
+        Mix::Dropped,
+        Mix::Old,
+        Mix::OldPods,
+        Mix::OldPruned,
+        Mix::New,
+        Mix::NewPods,
+        Mix::NewPruned,
+        Mix::Pruned,
+    ];
 
     /// Whether the side judged is HEAD, the other side BASE; else the reverse.
     pub fn on_head(self) -> bool {
-        matches!(self, Mix::Dropped | Mix::Old | Mix::OldPruned)
+        matches!(self, Mix::Dropped | Mix::Old | Mix::OldPods | Mix::OldPruned)
     }
 
     /// Whether it is a judgement of its own, given what the two sides differ in: else it is
     /// one of the sides, or a mix judged before it.
     pub fn needed(self, sides: Differ) -> bool {
-        let changed = sides.changed || sides.added;
+        let changed = sides.pods || sides.changed;
+        let new = changed || sides.added_pods || sides.added;
         match self {
             Mix::Dropped => sides.dropped || sides.refused,
-            Mix::Old => sides.changed,
-            Mix::OldPruned => sides.changed && sides.dropped,
-            Mix::New => changed,
-            Mix::NewPruned => changed && sides.dropped,
+            Mix::Old => changed,
+            Mix::OldPods => sides.pods && sides.changed,
+            Mix::OldPruned => changed && sides.dropped,
+            Mix::New => new,
+            Mix::NewPods => (sides.pods || sides.added_pods) && (sides.changed || sides.added),
+            Mix::NewPruned => new && sides.dropped,
             Mix::Pruned => sides.dropped,
         }
     }
 }
 
 /// What two sides differ in, for [`Mix::needed`]: objects HEAD drops, objects whose HEAD
-/// version the API server refuses, objects it changes, and objects it adds, each of the last
-/// two declaring no identity.
+/// version the API server refuses, workloads whose pod templates it changes, other objects it
+/// changes, workloads it adds, other objects it adds; the last four declaring no identity.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Differ {
     pub dropped: bool,
     pub refused: bool,
+    pub pods: bool,
     pub changed: bool,
+    pub added_pods: bool,
     pub added: bool,
 }
 
 /// What `head` and `base` differ in.
 pub fn differ(head: &[Input], base: &[Input]) -> Differ {
     let of_head = lingering(head, base);
-    let added = lingering(base, head).dropped.iter().any(|&p| !declares_identities(&head[p]));
+    let added: Vec<usize> =
+        lingering(base, head).dropped.into_iter().filter(|&p| !declares_identities(&head[p])).collect();
     Differ {
         dropped: !of_head.dropped.is_empty(),
         refused: !of_head.refused.is_empty(),
-        changed: !of_head.replaced.is_empty() || !of_head.changed.is_empty(),
-        added,
+        pods: !of_head.replaced.is_empty(),
+        changed: !of_head.changed.is_empty(),
+        added_pods: added.iter().any(|&p| head[p].workload().is_some()),
+        added: added.iter().any(|&p| head[p].workload().is_none()),
     }
 }
 
@@ -115,24 +137,27 @@ pub fn mix(items: &[Input], other: &[Input], mix: Mix) -> Vec<(Take, Lingers)> {
         if mix != Mix::OldPruned {
             out.extend(of_head.dropped.iter().map(|&p| (Take::In { from: p, at: None }, Lingers::Dropped)));
         }
-        out.extend(
-            of_head.refused.iter().map(|&(p, at)| (Take::In { from: p, at: Some(at) }, Lingers::Refused)),
-        );
+        let refused = of_head.refused.iter();
+        out.extend(refused.map(|&(p, at)| (Take::In { from: p, at: Some(at) }, Lingers::Refused)));
         if mix != Mix::Dropped {
-            let changed = of_head.replaced.iter().chain(&of_head.changed);
+            let others = of_head.changed.iter().filter(|_| mix != Mix::OldPods);
+            let changed = of_head.replaced.iter().chain(others);
             out.extend(changed.map(|&(p, at)| (Take::In { from: p, at: Some(at) }, Lingers::Old)));
         }
         return out;
     }
     let of_head = lingering(other, items);
-    if mix != Mix::New {
+    if matches!(mix, Mix::NewPruned | Mix::Pruned) {
         out.extend(of_head.dropped.iter().map(|&at| (Take::Out { at }, Lingers::Pruned)));
     }
     if mix != Mix::Pruned {
-        let changed = of_head.replaced.iter().chain(&of_head.changed);
+        let pods = mix == Mix::NewPods;
+        let others = of_head.changed.iter().filter(|_| !pods);
+        let changed = of_head.replaced.iter().chain(others);
         out.extend(changed.map(|&(at, from)| (Take::In { from, at: Some(at) }, Lingers::New)));
         let added = lingering(items, other).dropped;
         let added = added.into_iter().filter(|&p| !declares_identities(&other[p]));
+        let added = added.filter(|&p| !pods || other[p].workload().is_some());
         out.extend(added.map(|from| (Take::In { from, at: None }, Lingers::New)));
     }
     out

@@ -993,10 +993,8 @@ fn each_mix_takes_what_may_stand_while_a_pull_request_is_applied() {
         service("other"),
         object("Service", "back", json!({"ports": [{"port": 80}]})),
     ];
-    assert_eq!(
-        differ(&head, &base),
-        super::Differ { dropped: true, refused: false, changed: true, added: true }
-    );
+    let none = super::Differ::default();
+    assert_eq!(differ(&head, &base), super::Differ { dropped: true, changed: true, added: true, ..none });
     let takes = |m: Mix| if m.on_head() { mix(&head, &base, m) } else { mix(&base, &head, m) };
     let (kept, old) = (
         (Take::In { from: 1, at: None }, Lingers::Dropped),
@@ -1005,6 +1003,8 @@ fn each_mix_takes_what_may_stand_while_a_pull_request_is_applied() {
     assert_eq!(takes(Mix::Dropped), [kept]);
     assert_eq!(takes(Mix::Old), [kept, old]);
     assert_eq!(takes(Mix::OldPruned), [old]);
+    assert_eq!(takes(Mix::OldPods), [kept], "workloads only: none changed");
+    assert!(takes(Mix::NewPods).is_empty(), "workloads only: none added or changed");
     let (pruned, moved, added) = (
         (Take::Out { at: 1 }, Lingers::Pruned),
         (Take::In { from: 1, at: Some(0) }, Lingers::New),
@@ -1015,11 +1015,14 @@ fn each_mix_takes_what_may_stand_while_a_pull_request_is_applied() {
     assert_eq!(takes(Mix::Pruned), [pruned]);
     // Which are judgements of their own.
     let only = |d: super::Differ| Mix::ALL.into_iter().filter(|m| m.needed(d)).collect::<Vec<_>>();
-    let none = super::Differ::default();
     assert!(only(none).is_empty());
     assert_eq!(only(super::Differ { dropped: true, ..none }), [Mix::Dropped, Mix::Pruned]);
     assert_eq!(only(super::Differ { refused: true, ..none }), [Mix::Dropped]);
     assert_eq!(only(super::Differ { changed: true, ..none }), [Mix::Old, Mix::New]);
+    assert_eq!(only(super::Differ { pods: true, ..none }), [Mix::Old, Mix::New]);
+    let both = super::Differ { pods: true, changed: true, ..none };
+    assert_eq!(only(both), [Mix::Old, Mix::OldPods, Mix::New, Mix::NewPods]);
+    assert_eq!(only(super::Differ { added_pods: true, added: true, ..none }), [Mix::New, Mix::NewPods]);
     assert_eq!(only(super::Differ { added: true, ..none }), [Mix::New]);
     assert_eq!(
         only(super::Differ { added: true, dropped: true, ..none }),
