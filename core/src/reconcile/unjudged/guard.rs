@@ -274,18 +274,24 @@ pub fn impersonators<'t>(
             (None, Some(w)) => Some((w.api_version().to_string(), w.kind().to_string())),
             (None, None) => None,
         };
-        let makes_pods = head.is_some_and(|(api_version, kind)| {
-            let own = matches!(crate::api::group_of(&api_version), "" | "apps" | "batch");
-            !crate::reconcile::items::kinds::is_judged(&api_version, &kind)
-                || (item.workload().is_some() && !own)
-        });
+        let unknown = head
+            .as_ref()
+            .is_some_and(|(api_version, kind)| !crate::reconcile::items::kinds::is_judged(api_version, kind));
+        let makes_pods = unknown
+            || head.as_ref().is_some_and(|(api_version, _)| {
+                let own = matches!(crate::api::group_of(api_version), "" | "apps" | "batch");
+                item.workload().is_some() && !own
+            });
         let found = controllers.iter().find(|(_, user)| {
             account_of(user).is_some_and(|(ns, name)| {
                 named.contains(&name)
                     && (configuration || makes_pods || namespace.as_deref().is_none_or(|n| n == ns))
             })
         });
-        // Or it sits in a trusted account's namespace and is of such a kind.
+        // Or it sits in a trusted account's namespace and is of such a kind; or, of a kind no
+        // declaration names, anywhere: its controller may make pods in any namespace, under an
+        // account joined from its parameters (an Argo Events Sensor's trigger: argo-events
+        // `params.go`, `ApplyParams`, which appends or prepends a parameter to a field).
         let opaque = || {
             controllers.iter().find(|(_, user)| {
                 makes_pods
@@ -293,15 +299,24 @@ pub fn impersonators<'t>(
                     && account_of(user).is_some_and(|(ns, _)| namespace.as_deref() == Some(ns))
             })
         };
-        let (found, opaque) = match found {
-            Some(found) => (found, false),
-            None => match opaque() {
-                Some(found) => (found, true),
+        let (found, why) = match (found, opaque()) {
+            (Some(found), _) => (found, Why::Names),
+            (None, Some(found)) => (found, Why::Sits),
+            (None, None) => match controllers.first().filter(|_| unknown && !configuration) {
+                Some(found) => (found, Why::Anywhere),
                 None => continue,
             },
         };
         let (key, user) = found;
-        let message = if opaque {
+        let message = if why == Why::Anywhere {
+            format!(
+                "is of a kind no controller declaration names, whose controller may make pods in any namespace \
+                 and under any account from what the build does not read (an Argo Events Sensor's trigger, a \
+                 name joined from its parameters), {user} among them, the user name the admission guard trusts \
+                 for the {key} controller, and whatever runs in them holds that controller's token; review it \
+                 apart, or keep objects of kinds the build does not know out of the folders the guard reviews"
+            )
+        } else if why == Why::Sits {
             format!(
                 "sits in the namespace of {user}, the user name the admission guard trusts for the {key} \
                  controller, and its controller may run pods as that account from what the build does not read \
@@ -361,6 +376,17 @@ fn accounts_named<'v>(value: &'v Value, at: &str) -> Vec<(String, &'v str)> {
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// Why an item may let pods run as a trusted controller's account ([`impersonators`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Why {
+    /// Its text names the account as a word.
+    Names,
+    /// It sits in the account's namespace, of a kind whose controller may run pods as it.
+    Sits,
+    /// Of a kind no declaration names, anywhere.
+    Anywhere,
 }
 
 #[cfg(test)]
@@ -485,7 +511,11 @@ mod tests {
         let elsewhere =
             found(task("TaskRun", "shop", json!({"serviceAccountName": "replicaset-controller"})));
         assert!(elsewhere[0].message.starts_with("names the service account"), "{elsewhere:?}");
-        assert!(found(task("TaskRun", "shop", json!({"serviceAccountName": "default"}))).is_empty());
+        // Naming none, anywhere: its controller may join a name from its parameters.
+        let joined = found(task("TaskRun", "shop", json!({"serviceAccountName": "default"})));
+        assert!(joined[0].message.starts_with("is of a kind no controller declaration names"), "{joined:?}");
+        // A kind the build judges, naming none: nothing.
+        assert!(found(deployment(Some("shop"), "default")).is_empty());
         let other_field = found(task("TaskRun", "shop", json!({"account": "replicaset-controller"})));
         assert_eq!(other_field.iter().map(|r| r.field.as_str()).collect::<Vec<_>>(), [""], "as a text only");
         // Any text naming the account as a word: a pod spec patch, a parameter, a default.
@@ -515,6 +545,9 @@ mod tests {
         // A kind no declaration names in the trusted account's namespace, whatever it names.
         let opaque = found(plain);
         assert!(opaque[0].message.starts_with("sits in the namespace of"), "{}", opaque[0].message);
-        assert!(found(task("TaskRun", "shop", json!({}))).is_empty());
+        // A kind the build judges in another namespace, naming none: nothing.
+        let service = Input::of(json!({"apiVersion": "v1", "kind": "Service",
+                                       "metadata": {"name": "s", "namespace": "shop"}, "spec": {}}));
+        assert!(found(service).is_empty());
     }
 }
