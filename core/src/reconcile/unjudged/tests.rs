@@ -799,6 +799,22 @@ fn copies_of_a_cluster_scoped_object_in_two_namespaces_are_copies() {
         "metadata": {"name": "widgets.example.com"},
         "spec": {"group": "example.com", "scope": "Cluster", "names": {"kind": "Widget"}}}));
     assert_eq!(duplicates(&[crd, widget("a", 1), widget("b", 2)]).len(), 1, "its CRD says Cluster");
+    // A CRD that says Namespaced, and an object of another kind that reads like a Cluster one,
+    // declare no cluster-scoped kind.
+    let definition = |api_version: &str, kind: &str, scope: &str| {
+        Input::of(
+            json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": scope, "names": {"kind": "Widget"}}}),
+        )
+    };
+    for (api_version, kind, scope) in [
+        ("apiextensions.k8s.io/v1", "CustomResourceDefinition", "Namespaced"),
+        ("apiextensions.k8s.io/v1", "Other", "Cluster"),
+        ("example.com/v1", "CustomResourceDefinition", "Cluster"),
+    ] {
+        let input = [definition(api_version, kind, scope), widget("a", 1), widget("b", 2)];
+        assert!(duplicates(&input).is_empty(), "{api_version} {kind} {scope}");
+    }
 }
 
 #[test]
