@@ -50,7 +50,7 @@ pub struct Request {
     /// Where workloads that name no namespace land (`--namespace`, `ARGOCD_APP_NAMESPACE`).
     pub namespace: Option<String>,
     /// Another folder or file applied with these, and what of it to read with them
-    /// ([`Files::lingering`]): `diff` reads BASE with HEAD, and HEAD's workloads with BASE.
+    /// ([`Files::lingering`]): `diff` reads BASE with HEAD, and HEAD with BASE, by each mix.
     pub lingering: Option<(PathBuf, Mix)>,
 }
 
