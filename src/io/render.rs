@@ -434,11 +434,8 @@ impl Files<'_> {
                 found_at.push((f, index));
             }
         }
-        self.differ = if mix.on_head() {
-            unjudged::differ(items, &declared)
-        } else {
-            unjudged::differ(&declared, items)
-        };
+        self.differ =
+            if mix.head { unjudged::differ(items, &declared) } else { unjudged::differ(&declared, items) };
         let mut taken = BTreeSet::new();
         for (take, how) in unjudged::mix(items, &declared, mix) {
             let (position, instead) = match take {

@@ -116,14 +116,14 @@ fn compare(base: &Path, head: &Path, request: &Request) -> Result<(Diff, side::S
     if diff.grants() || !mixed {
         return Ok((diff, after));
     }
-    // Each mix that is one of its own, given what the two sides differ in (the first read
-    // tells): HEAD's, then BASE's.
-    let mut first = Some(side::read(head, request, judge, Some((base, Mix::Dropped)))?);
+    // Each mix the pull request makes possible, given what the two sides differ in (the
+    // first read tells): HEAD's identities first, then BASE's.
+    let mut first = Some(side::read(head, request, judge, Some((base, Mix::FIRST)))?);
     let differ = first.as_ref().map(|f| f.differ).unwrap_or_default();
-    for mix in Mix::ALL.into_iter().filter(|m| m.needed(differ)) {
-        let with = match first.take().filter(|_| mix == Mix::Dropped) {
+    for mix in Mix::all(differ) {
+        let with = match first.take().filter(|_| mix == Mix::FIRST) {
             Some(read) => read,
-            None if mix.on_head() => side::read(head, request, judge, Some((base, mix)))?,
+            None if mix.head => side::read(head, request, judge, Some((base, mix)))?,
             None => side::read(base, request, None, Some((head, mix)))?,
         };
         let kept = changes::compare(&before.report, &with.report);

@@ -10,96 +10,105 @@ use crate::reconcile::items::input::Input;
 use crate::reconcile::items::kinds;
 use std::collections::BTreeMap;
 
-/// Which of the other side's objects a judgement of one side takes in. Each side's objects
-/// that declare identities ([`kinds::DECLARES_IDENTITIES`]) are taken whole: one side's
-/// identities beside the other's are not judged.
+/// A state the cluster may pass through while a pull request is applied: one side's
+/// identities (its objects that declare identities, [`kinds::DECLARES_IDENTITIES`], taken
+/// whole: one side's beside the other's are not judged), with the other side's version of
+/// each object of some [`parts`] that declares none, and BASE's objects HEAD drops kept
+/// beside HEAD's or pruned from BASE's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mix {
-    /// HEAD, with BASE's objects it drops (an applier may keep them), and BASE's version of
-    /// each whose HEAD version the API server refuses.
-    Dropped,
-    /// As [`Mix::Dropped`], and BASE's version of each other object HEAD changes that declares
-    /// no identity: a workload's old pods, or any such object HEAD's identities were applied
-    /// before.
-    Old,
-    /// As [`Mix::Old`], of workloads only: BASE's old pods run until a rollout replaces them,
-    /// whatever else of HEAD is applied meanwhile (its Namespaces' labels).
-    OldPods,
-    /// As [`Mix::Old`], without BASE's objects HEAD drops: pruned first (Argo CD prunes
-    /// before it applies the rest of a wave).
-    OldPruned,
-    /// BASE, with HEAD's version of each object that declares no identity that HEAD adds or
-    /// changes (and the API server takes): applied before HEAD's identities.
-    New,
-    /// As [`Mix::New`], of workloads only: HEAD's new pods may run before the rest of it.
-    NewPods,
-    /// As [`Mix::New`], without BASE's objects HEAD drops.
-    NewPruned,
-    /// BASE without the objects HEAD drops: pruned before anything of HEAD is applied.
-    Pruned,
+pub struct Mix {
+    /// HEAD's identities, with BASE's objects taken in; else BASE's, with HEAD's.
+    pub head: bool,
+    /// The parts of the other side's objects taken in, by their bits ([`parts`]).
+    pub parts: u8,
+    /// With HEAD's identities, BASE's objects HEAD drops kept beside them (an applier may
+    /// keep them); with BASE's, pruned (Argo CD prunes first in a sync wave).
+    pub dropped: bool,
+}
+
+/// The parts of the objects that declare no identity, which an applier may apply in any
+/// order: workloads (a workload's old pods run until a rollout replaces them), what gives pods
+/// DNS names, Namespaces (their labels), the rest.
+pub mod parts {
+    pub const PODS: u8 = 1;
+    pub const SERVICES: u8 = 2;
+    pub const NAMESPACES: u8 = 4;
+    pub const REST: u8 = 8;
 }
 
 impl Mix {
-    /// Every mix, in the order `diff` judges them.
-    pub const ALL: [Mix; 8] = [
-        Mix::Dropped,
-        Mix::Old,
-        Mix::OldPods,
-        Mix::OldPruned,
-        Mix::New,
-        Mix::NewPods,
-        Mix::NewPruned,
-        Mix::Pruned,
-    ];
+    /// HEAD with BASE's objects it drops and those whose HEAD version the API server refuses:
+    /// the mix `diff` reads first, which tells what the sides differ in.
+    pub const FIRST: Mix = Mix { head: true, parts: 0, dropped: true };
 
-    /// Whether the side judged is HEAD, the other side BASE; else the reverse.
-    pub fn on_head(self) -> bool {
-        matches!(self, Mix::Dropped | Mix::Old | Mix::OldPods | Mix::OldPruned)
-    }
-
-    /// Whether it is a judgement of its own, given what the two sides differ in: else it is
-    /// one of the sides, or a mix judged before it.
-    pub fn needed(self, sides: Differ) -> bool {
-        let changed = sides.pods || sides.changed;
-        let new = changed || sides.added_pods || sides.added;
-        match self {
-            Mix::Dropped => sides.dropped || sides.refused,
-            Mix::Old => changed,
-            Mix::OldPods => sides.pods && sides.changed,
-            Mix::OldPruned => changed && sides.dropped,
-            Mix::New => new,
-            Mix::NewPods => (sides.pods || sides.added_pods) && (sides.changed || sides.added),
-            Mix::NewPruned => new && sides.dropped,
-            Mix::Pruned => sides.dropped,
+    /// Every mix a pull request that differs by `sides` makes possible, but HEAD and BASE
+    /// themselves, in the order `diff` judges them: HEAD's identities first, with the most
+    /// parts of BASE's first; BASE's identities only where the sides' identities differ (else
+    /// the same states again).
+    pub fn all(sides: Differ) -> Vec<Mix> {
+        let mut subsets: Vec<u8> = (0..=sides.parts).filter(|s| s & !sides.parts == 0).collect();
+        subsets.sort_by_key(|s| (*s != 0, std::cmp::Reverse(*s)));
+        let mut out = Vec::new();
+        for dropped in [true, false].into_iter().filter(|d| *d || sides.dropped) {
+            for &parts in &subsets {
+                let alone = parts == 0 && !(dropped && sides.dropped) && !sides.refused;
+                if !alone {
+                    out.push(Mix { head: true, parts, dropped });
+                }
+            }
         }
+        if sides.identities {
+            for dropped in [false, true].into_iter().filter(|d| !*d || sides.dropped) {
+                for &parts in &subsets {
+                    if parts != 0 || dropped {
+                        out.push(Mix { head: false, parts, dropped });
+                    }
+                }
+            }
+        }
+        out
     }
 }
 
-/// What two sides differ in, for [`Mix::needed`]: objects HEAD drops, objects whose HEAD
-/// version the API server refuses, workloads whose pod templates it changes, other objects it
-/// changes, workloads it adds, other objects it adds; the last four declaring no identity.
+/// What two sides differ in, for [`Mix::all`]: objects HEAD drops, objects whose HEAD
+/// version the API server refuses, objects that declare identities, and the [`parts`] of
+/// those that declare none it changes or adds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Differ {
     pub dropped: bool,
     pub refused: bool,
-    pub pods: bool,
-    pub changed: bool,
-    pub added_pods: bool,
-    pub added: bool,
+    pub identities: bool,
+    pub parts: u8,
 }
 
 /// What `head` and `base` differ in.
 pub fn differ(head: &[Input], base: &[Input]) -> Differ {
     let of_head = lingering(head, base);
-    let added: Vec<usize> =
-        lingering(base, head).dropped.into_iter().filter(|&p| !declares_identities(&head[p])).collect();
+    let added = lingering(base, head).dropped.into_iter().filter(|&p| !declares_identities(&head[p]));
+    let changed = of_head.replaced.iter().chain(&of_head.changed).map(|&(p, _)| part_of(&base[p]));
+    let identities = |items: &[Input]| {
+        let mut texts: Vec<String> =
+            items.iter().filter(|i| declares_identities(i)).map(|i| format!("{:?}", i.value())).collect();
+        texts.sort_unstable();
+        texts
+    };
     Differ {
         dropped: !of_head.dropped.is_empty(),
         refused: !of_head.refused.is_empty(),
-        pods: !of_head.replaced.is_empty(),
-        changed: !of_head.changed.is_empty(),
-        added_pods: added.iter().any(|&p| head[p].workload().is_some()),
-        added: added.iter().any(|&p| head[p].workload().is_none()),
+        identities: identities(head) != identities(base),
+        parts: changed.chain(added.map(|p| part_of(&head[p]))).fold(0, |all, part| all | part),
+    }
+}
+
+/// The part an object that declares no identity is of ([`parts`]).
+fn part_of(item: &Input) -> u8 {
+    if item.workload().is_some() {
+        return parts::PODS;
+    }
+    match item.value().and_then(|v| fields::str_at(v, "kind")) {
+        Some("Service" | "Endpoints" | "EndpointSlice") => parts::SERVICES,
+        Some("Namespace") => parts::NAMESPACES,
+        _ => parts::REST,
     }
 }
 
@@ -129,37 +138,30 @@ pub enum Take {
 }
 
 /// What the side `items` takes of `other` under `mix`, and why: HEAD's items and BASE's
-/// where [`Mix::on_head`], else BASE's and HEAD's.
+/// where [`Mix::head`], else BASE's and HEAD's.
 pub fn mix(items: &[Input], other: &[Input], mix: Mix) -> Vec<(Take, Lingers)> {
     let mut out = Vec::new();
-    if mix.on_head() {
+    let taken = |item: &Input| part_of(item) & mix.parts != 0;
+    if mix.head {
         let of_head = lingering(items, other);
-        if mix != Mix::OldPruned {
+        if mix.dropped {
             out.extend(of_head.dropped.iter().map(|&p| (Take::In { from: p, at: None }, Lingers::Dropped)));
         }
         let refused = of_head.refused.iter();
         out.extend(refused.map(|&(p, at)| (Take::In { from: p, at: Some(at) }, Lingers::Refused)));
-        if mix != Mix::Dropped {
-            let others = of_head.changed.iter().filter(|_| mix != Mix::OldPods);
-            let changed = of_head.replaced.iter().chain(others);
-            out.extend(changed.map(|&(p, at)| (Take::In { from: p, at: Some(at) }, Lingers::Old)));
-        }
+        let changed = of_head.replaced.iter().chain(&of_head.changed).filter(|&&(p, _)| taken(&other[p]));
+        out.extend(changed.map(|&(p, at)| (Take::In { from: p, at: Some(at) }, Lingers::Old)));
         return out;
     }
     let of_head = lingering(other, items);
-    if matches!(mix, Mix::NewPruned | Mix::Pruned) {
+    if mix.dropped {
         out.extend(of_head.dropped.iter().map(|&at| (Take::Out { at }, Lingers::Pruned)));
     }
-    if mix != Mix::Pruned {
-        let pods = mix == Mix::NewPods;
-        let others = of_head.changed.iter().filter(|_| !pods);
-        let changed = of_head.replaced.iter().chain(others);
-        out.extend(changed.map(|&(at, from)| (Take::In { from, at: Some(at) }, Lingers::New)));
-        let added = lingering(items, other).dropped;
-        let added = added.into_iter().filter(|&p| !declares_identities(&other[p]));
-        let added = added.filter(|&p| !pods || other[p].workload().is_some());
-        out.extend(added.map(|from| (Take::In { from, at: None }, Lingers::New)));
-    }
+    let changed = of_head.replaced.iter().chain(&of_head.changed).filter(|&&(_, from)| taken(&other[from]));
+    out.extend(changed.map(|&(at, from)| (Take::In { from, at: Some(at) }, Lingers::New)));
+    let added = lingering(items, other).dropped.into_iter();
+    let added = added.filter(|&p| !declares_identities(&other[p]) && taken(&other[p]));
+    out.extend(added.map(|from| (Take::In { from, at: None }, Lingers::New)));
     out
 }
 

@@ -33,7 +33,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::reconcile::items::kinds::is_judged;
 pub use applied::{Unserved, committed, unapplied_services, unserved};
-pub use applying::{Differ, Lingering, Lingers, Mix, Take, declares_identities, differ, lingering, mix};
+pub use applying::{
+    Differ, Lingering, Lingers, Mix, Take, declares_identities, differ, lingering, mix, parts,
+};
 pub use duplicates::find as duplicates;
 pub use guard::edits as guard_edits;
 pub use guard::impersonators as guard_impersonators;

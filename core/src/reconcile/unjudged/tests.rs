@@ -985,12 +985,12 @@ fn copies_of_a_kind_that_always_applies_are_one_object_in_any_namespace() {
     assert_eq!(twice("example.org/v1", "Policy"), 0, "another group's kind of that name");
 }
 
-/// Each mix takes what it says of the other side: HEAD's judged with BASE's dropped objects
-/// kept or not and BASE's version of what it changes; BASE's with HEAD's changes and
-/// additions, and with its dropped objects pruned or not. Identities stay each side's own.
+/// Each mix takes what it says of the other side: HEAD's identities with BASE's objects of
+/// some parts and its dropped objects kept or not; BASE's with HEAD's objects of some parts,
+/// and its dropped objects pruned or not. Identities stay each side's own.
 #[test]
 fn each_mix_takes_what_may_stand_while_a_pull_request_is_applied() {
-    use super::{Lingers, Mix, Take, differ, mix};
+    use super::{Differ, Lingers, Mix, Take, differ, mix, parts};
     let object = |kind: &str, name: &str, spec: Value| {
         let api_version = if kind == "ClusterSPIFFEID" { "spire.spiffe.io/v1alpha1" } else { "v1" };
         Input::of(json!({"apiVersion": api_version, "kind": kind,
@@ -1001,47 +1001,53 @@ fn each_mix_takes_what_may_stand_while_a_pull_request_is_applied() {
     let identity = |name: &str, admin: bool| {
         object("ClusterSPIFFEID", name, json!({"spiffeIDTemplate": "spiffe://x/y", "admin": admin}))
     };
-    // BASE: a Service, two identities; HEAD: the Service moved, one identity dropped, the
-    // other changed, a Service added.
-    let base = [service("llama"), identity("plain", false), identity("admin", true)];
+    let namespace = |team: &str| {
+        Input::of(
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "serving", "labels": {"team": team}}}),
+        )
+    };
+    // BASE: a Service, a Namespace, two identities; HEAD: the Service moved, the Namespace
+    // relabelled, one identity dropped, the other changed, a Service added.
+    let base = [service("llama"), identity("plain", false), identity("admin", true), namespace("a")];
     let head = [
         identity("admin", false),
         service("other"),
         object("Service", "back", json!({"ports": [{"port": 80}]})),
+        namespace("b"),
     ];
-    let none = super::Differ::default();
-    assert_eq!(differ(&head, &base), super::Differ { dropped: true, changed: true, added: true, ..none });
-    let takes = |m: Mix| if m.on_head() { mix(&head, &base, m) } else { mix(&base, &head, m) };
-    let (kept, old) = (
-        (Take::In { from: 1, at: None }, Lingers::Dropped),
+    let sides = differ(&head, &base);
+    let both = parts::SERVICES | parts::NAMESPACES;
+    assert_eq!(sides, Differ { dropped: true, refused: false, identities: true, parts: both });
+    let takes = |m: Mix| if m.head { mix(&head, &base, m) } else { mix(&base, &head, m) };
+    let at = |head: bool, parts: u8, dropped: bool| takes(Mix { head, parts, dropped });
+    let kept = (Take::In { from: 1, at: None }, Lingers::Dropped);
+    let (old_service, old_namespace) = (
         (Take::In { from: 0, at: Some(1) }, Lingers::Old),
+        (Take::In { from: 3, at: Some(3) }, Lingers::Old),
     );
-    assert_eq!(takes(Mix::Dropped), [kept]);
-    assert_eq!(takes(Mix::Old), [kept, old]);
-    assert_eq!(takes(Mix::OldPruned), [old]);
-    assert_eq!(takes(Mix::OldPods), [kept], "workloads only: none changed");
-    assert!(takes(Mix::NewPods).is_empty(), "workloads only: none added or changed");
-    let (pruned, moved, added) = (
-        (Take::Out { at: 1 }, Lingers::Pruned),
+    assert_eq!(takes(Mix::FIRST), [kept]);
+    assert_eq!(at(true, both, true), [kept, old_service, old_namespace]);
+    assert_eq!(at(true, parts::NAMESPACES, false), [old_namespace]);
+    let pruned = (Take::Out { at: 1 }, Lingers::Pruned);
+    let (new_service, new_namespace, added) = (
         (Take::In { from: 1, at: Some(0) }, Lingers::New),
+        (Take::In { from: 3, at: Some(3) }, Lingers::New),
         (Take::In { from: 2, at: None }, Lingers::New),
     );
-    assert_eq!(takes(Mix::New), [moved, added]);
-    assert_eq!(takes(Mix::NewPruned), [pruned, moved, added]);
-    assert_eq!(takes(Mix::Pruned), [pruned]);
-    // Which are judgements of their own.
-    let only = |d: super::Differ| Mix::ALL.into_iter().filter(|m| m.needed(d)).collect::<Vec<_>>();
-    assert!(only(none).is_empty());
-    assert_eq!(only(super::Differ { dropped: true, ..none }), [Mix::Dropped, Mix::Pruned]);
-    assert_eq!(only(super::Differ { refused: true, ..none }), [Mix::Dropped]);
-    assert_eq!(only(super::Differ { changed: true, ..none }), [Mix::Old, Mix::New]);
-    assert_eq!(only(super::Differ { pods: true, ..none }), [Mix::Old, Mix::New]);
-    let both = super::Differ { pods: true, changed: true, ..none };
-    assert_eq!(only(both), [Mix::Old, Mix::OldPods, Mix::New, Mix::NewPods]);
-    assert_eq!(only(super::Differ { added_pods: true, added: true, ..none }), [Mix::New, Mix::NewPods]);
-    assert_eq!(only(super::Differ { added: true, ..none }), [Mix::New]);
-    assert_eq!(
-        only(super::Differ { added: true, dropped: true, ..none }),
-        [Mix::Dropped, Mix::New, Mix::NewPruned, Mix::Pruned]
-    );
+    assert_eq!(at(false, both, false), [new_service, new_namespace, added]);
+    assert_eq!(at(false, parts::SERVICES, true), [pruned, new_service, added]);
+    assert_eq!(at(false, 0, true), [pruned]);
+    // Every state but the two sides: HEAD's identities with each subset of BASE's parts,
+    // BASE's dropped objects kept or not; BASE's with each of HEAD's, pruned or not.
+    let all = Mix::all(sides);
+    assert_eq!(all[0], Mix::FIRST);
+    assert_eq!(all.len(), 4 + 3 + 3 + 4);
+    assert!(!all.contains(&Mix { head: true, parts: 0, dropped: false }), "HEAD itself");
+    assert!(!all.contains(&Mix { head: false, parts: 0, dropped: false }), "BASE itself");
+    // Identities alike: BASE's identities would give the same states again.
+    let alike = Differ { identities: false, ..sides };
+    assert!(Mix::all(alike).iter().all(|m| m.head));
+    assert!(Mix::all(Differ::default()).is_empty());
+    let refused = Mix::all(Differ { refused: true, ..Differ::default() });
+    assert_eq!(refused, [Mix::FIRST]);
 }
