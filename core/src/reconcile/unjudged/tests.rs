@@ -189,6 +189,37 @@ fn spire_components_and_their_configuration_are_recorded_wherever_they_sit() {
     assert!(plain.value().is_none(), "a workload that names no SPIRE component is passed on");
 }
 
+/// A bare Pod as a controller's pods: its annotations a downward API volume may write as a
+/// file, its images.
+#[test]
+fn a_bare_pods_spire_configuration_and_component_are_recorded() {
+    let pod = |annotations: Value, image: &str| {
+        Input::of(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "spire",
+            "annotations": annotations}, "spec": {"containers": [{"name": "c", "image": image}]}}))
+    };
+    let manager = "clusterName: prod\ntrustDomain: example.org\n";
+    let configured = found(&[pod(json!({"example.org/config": manager}), "registry.example.org/app:1")], &[]);
+    assert_eq!(configured.len(), 1, "{configured:#?}");
+    assert!(
+        configured[0].message.contains("(metadata.annotations.example.org/config)"),
+        "{}",
+        configured[0].message
+    );
+    let agent = found(&[pod(json!({}), "ghcr.io/spiffe/spire-agent:1.9")], &[]);
+    assert_eq!(agent.len(), 1, "{agent:#?}");
+    assert!(
+        agent[0].message.contains("runs a SPIRE component (ghcr.io/spiffe/spire-agent:1.9)"),
+        "{}",
+        agent[0].message
+    );
+    assert!(found(&[pod(json!({}), "registry.example.org/app:1")], &[]).is_empty());
+    // A ConfigMap's annotations and an `image` key of its data are no file and no container.
+    let config_map = Input::of(json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "c", "namespace": "spire", "annotations": {"example.org/config": manager}},
+        "data": {"image": "ghcr.io/spiffe/spire-server:1.9"}}));
+    assert!(found(&[config_map], &[]).is_empty());
+}
+
 #[test]
 fn judged_kinds_are_never_recorded() {
     let sources = [source("any", &[], None)];
