@@ -1089,15 +1089,13 @@ fn each_mix_takes_what_may_stand_while_a_pull_request_is_applied() {
 fn look_alikes_of_a_crd_or_a_spire_object_in_another_group_are_not_them() {
     use super::kinds::changes_what_is_applied;
     let crd: Value = json!({"apiVersion": "example.com/v1", "kind": "CustomResourceDefinition",
-        "metadata": {"name": "x"}, "spec": {"group": "spire.spiffe.io", "names": {"kind": "ClusterSPIFFEID"}}})
-    .into();
+        "metadata": {"name": "x"}, "spec": {"group": "spire.spiffe.io", "names": {"kind": "ClusterSPIFFEID"}}});
     let said =
         changes_what_is_applied("example.com/v1", "CustomResourceDefinition", &crd).unwrap_or_default();
     assert!(!said.contains("a kind the build reads"), "{said}");
     let replaced = |api_version: &str| -> Value {
         json!({"apiVersion": api_version, "kind": "ClusterSPIFFEID", "metadata": {"name": "x",
             "annotations": {"argocd.argoproj.io/sync-options": "Replace=true"}}, "spec": {}})
-        .into()
     };
     let said = changes_what_is_applied("example.com/v1", "ClusterSPIFFEID", &replaced("example.com/v1"));
     assert!(!said.unwrap_or_default().contains("deletes and creates again"));
