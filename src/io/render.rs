@@ -80,7 +80,7 @@ pub(super) struct Files<'r> {
     unapplied: BTreeSet<usize>,
     /// What of [`Request::lingering`] was read with these.
     pub lingering: Vec<Lingered>,
-    /// What these and [`Request::lingering`] differ in.
+    /// What these and [`Request::lingering`] differ in, read with [`Mix::FIRST`].
     pub differ: Differ,
     /// By position, the items marked `config.kubernetes.io/local-config` (any value but
     /// `"false"`): judged by every rule, as `kubectl apply` and Argo CD apply them, as items an
@@ -434,8 +434,10 @@ impl Files<'_> {
                 found_at.push((f, index));
             }
         }
-        self.differ =
-            if mix.head { unjudged::differ(items, &declared) } else { unjudged::differ(&declared, items) };
+        // What the sides differ in decides which mixes `diff` reads: the first read tells.
+        if mix == Mix::FIRST {
+            self.differ = unjudged::differ(items, &declared);
+        }
         let mut taken = BTreeSet::new();
         for (take, how) in unjudged::mix(items, &declared, mix) {
             let (position, instead) = match take {
