@@ -1,6 +1,6 @@
 //! What may stand while HEAD is applied (`crate::reconcile::unjudged::Mix`): the objects of
 //! BASE HEAD drops, which an applier may keep or prune first, BASE's version of what HEAD
-//! changes beside HEAD's identities, HEAD's beside BASE's. A HEAD that grants nothing alone is
+//! changes beside HEAD's identities, HEAD's beside BASE's objects. A HEAD that grants nothing alone is
 //! judged again with each (`mod.rs`, `compare`), and a diff that grants then names each object
 //! the judgement took in or out.
 
@@ -55,12 +55,13 @@ const OLD: &str = "HEAD changes it, and BASE's version of it may stand beside HE
      config.kubernetes.io/depends-on for kpt live apply). With it, HEAD's identities grant what this diff \
      shows: review the grant, or change it and the identities in two pull requests";
 
-/// Why HEAD's version of an object may stand beside BASE's identities.
-const NEW: &str = "HEAD adds or changes it, and it may stand beside BASE's identities before HEAD's are applied: \
-     an applier applies one object at a time, in an order a pull request can set (the order of the files for \
-     kubectl apply -R, sync waves for Argo CD, config.kubernetes.io/depends-on for kpt live apply, each waiting \
-     for the pods). With BASE's identities, it grants what this diff shows: change the \
-     identities in a pull request of their own first, then the rest";
+/// Why HEAD's version of an object may stand beside BASE's other objects.
+const NEW: &str = "HEAD adds or changes it, and it may stand beside BASE's version of the rest before that is \
+     applied: an applier applies one object at a time, in an order a pull request can set (the order of the files \
+     for kubectl apply -R, sync waves for Argo CD, config.kubernetes.io/depends-on for kpt live apply, each waiting \
+     for the pods), and the operator reads a binding's pool as it stands. With BASE's, it grants what this diff \
+     shows: split the pull request so that no state on the way grants (the identities first, then the rest; a \
+     pool apart from the bindings that read it), or review the grant";
 
 /// Why BASE without an object HEAD drops may stand.
 const PRUNED: &str = "BASE declares it and HEAD does not, and an applier may delete it before it applies HEAD: \

@@ -11,10 +11,12 @@ use crate::reconcile::items::kinds;
 use std::collections::BTreeMap;
 
 /// A state the cluster may pass through while a pull request is applied: one side's
-/// identities (its objects that declare identities, [`kinds::DECLARES_IDENTITIES`], taken
-/// whole: one side's beside the other's are not judged), with the other side's version of
-/// each object of some [`parts`] that declares none, and BASE's objects HEAD drops kept
-/// beside HEAD's or pruned from BASE's.
+/// objects, with the other side's version of each object of some [`parts`], and BASE's
+/// objects HEAD drops kept beside HEAD's or pruned from BASE's. HEAD's identities (its
+/// objects that declare identities, [`kinds::DECLARES_IDENTITIES`]) are taken whole; BASE's
+/// take HEAD's bindings, pools or SPIRE objects by part, so a pool of one side beside the
+/// bindings of the other is judged. Objects of one part move together: one binding of each
+/// side at once is not judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Mix {
     /// HEAD's identities, with BASE's objects taken in; else BASE's, with HEAD's.
@@ -26,14 +28,21 @@ pub struct Mix {
     pub dropped: bool,
 }
 
-/// The parts of the objects that declare no identity, which an applier may apply in any
-/// order: workloads (a workload's old pods run until a rollout replaces them), what gives pods
-/// DNS names, Namespaces (their labels), the rest.
+/// The parts of a side's objects, which an applier may apply in any order: of those that
+/// declare no identity, workloads (a workload's old pods run until a rollout replaces them),
+/// what gives pods DNS names, Namespaces (their labels), the rest; of those that declare
+/// identities, bindings, pools (the operator reads a binding's pool as it stands) and SPIRE's
+/// own objects.
 pub mod parts {
     pub const PODS: u8 = 1;
     pub const SERVICES: u8 = 2;
     pub const NAMESPACES: u8 = 4;
     pub const REST: u8 = 8;
+    pub const BINDINGS: u8 = 16;
+    pub const POOLS: u8 = 32;
+    pub const SPIRE: u8 = 64;
+    /// The parts of the objects that declare identities.
+    pub const IDENTITIES: u8 = BINDINGS | POOLS | SPIRE;
 }
 
 impl Mix {
@@ -43,14 +52,17 @@ impl Mix {
 
     /// Every mix a pull request that differs by `sides` makes possible, but HEAD and BASE
     /// themselves, in the order `diff` judges them: HEAD's identities first, with the most
-    /// parts of BASE's first; BASE's identities only where the sides' identities differ (else
-    /// the same states again).
+    /// parts of BASE's first; then, where the sides' identities differ (else the same states
+    /// again), BASE's with each of HEAD's parts but all of them (HEAD again, or the first mix).
     pub fn all(sides: Differ) -> Vec<Mix> {
-        let mut subsets: Vec<u8> = (0..=sides.parts).filter(|s| s & !sides.parts == 0).collect();
-        subsets.sort_by_key(|s| (*s != 0, std::cmp::Reverse(*s)));
+        let subsets = |of: u8| {
+            let mut subsets: Vec<u8> = (0..=of).filter(|s| s & !of == 0).collect();
+            subsets.sort_by_key(|s| (*s != 0, std::cmp::Reverse(*s)));
+            subsets
+        };
         let mut out = Vec::new();
         for dropped in [true, false].into_iter().filter(|d| *d || sides.dropped) {
-            for &parts in &subsets {
+            for parts in subsets(sides.parts & !parts::IDENTITIES) {
                 let alone = parts == 0 && !(dropped && sides.dropped) && !sides.refused;
                 if !alone {
                     out.push(Mix { head: true, parts, dropped });
@@ -59,8 +71,8 @@ impl Mix {
         }
         if sides.identities {
             for dropped in [false, true].into_iter().filter(|d| !*d || sides.dropped) {
-                for &parts in &subsets {
-                    if parts != 0 || dropped {
+                for parts in subsets(sides.parts) {
+                    if (parts != 0 || dropped) && parts != sides.parts {
                         out.push(Mix { head: false, parts, dropped });
                     }
                 }
@@ -84,8 +96,9 @@ pub struct Differ {
 /// What `head` and `base` differ in.
 pub fn differ(head: &[Input], base: &[Input]) -> Differ {
     let of_head = lingering(head, base);
-    let added = lingering(base, head).dropped.into_iter().filter(|&p| !declares_identities(&head[p]));
-    let changed = of_head.replaced.iter().chain(&of_head.changed).map(|&(p, _)| part_of(&base[p]));
+    let added = lingering(base, head).dropped.into_iter().map(|p| part_of(&head[p]));
+    let changed =
+        of_head.replaced.iter().chain(&of_head.changed).map(|&(p, at)| pair_part(&base[p], &head[at]));
     let identities = |items: &[Input]| {
         let mut texts: Vec<String> =
             items.iter().filter(|i| declares_identities(i)).map(|i| format!("{:?}", i.value())).collect();
@@ -96,12 +109,25 @@ pub fn differ(head: &[Input], base: &[Input]) -> Differ {
         dropped: !of_head.dropped.is_empty(),
         refused: !of_head.refused.is_empty(),
         identities: identities(head) != identities(base),
-        parts: changed.chain(added.map(|p| part_of(&head[p]))).fold(0, |all, part| all | part),
+        parts: changed.chain(added).fold(0, |all, part| all | part),
     }
 }
 
-/// The part an object that declares no identity is of ([`parts`]).
+/// The parts of an object both sides declare, in two versions: each version's, so that an
+/// object that is a workload on one side only moves with either part.
+fn pair_part(base: &Input, head: &Input) -> u8 {
+    part_of(base) | part_of(head)
+}
+
+/// The part an object is of ([`parts`]).
 fn part_of(item: &Input) -> u8 {
+    if declares_identities(item) {
+        return match item.value().and_then(|v| fields::str_at(v, "kind")) {
+            Some("InferenceIdentityBinding") => parts::BINDINGS,
+            Some("InferencePool") => parts::POOLS,
+            _ => parts::SPIRE,
+        };
+    }
     if item.workload().is_some() {
         return parts::PODS;
     }
@@ -122,8 +148,8 @@ pub enum Lingers {
     /// HEAD changes it, and it declares no identity: BASE's version may stand beside HEAD's
     /// identities, a workload's old pods until they are replaced.
     Old,
-    /// HEAD adds or changes it, and it declares no identity: it may stand beside BASE's
-    /// identities before HEAD's are applied.
+    /// HEAD adds or changes it: it may stand beside BASE's other objects before HEAD's are
+    /// applied (HEAD's pool beside BASE's bindings, say).
     New,
     /// HEAD does not declare it: an applier may prune it before it applies HEAD.
     Pruned,
@@ -141,7 +167,9 @@ pub enum Take {
 /// where [`Mix::head`], else BASE's and HEAD's.
 pub fn mix(items: &[Input], other: &[Input], mix: Mix) -> Vec<(Take, Lingers)> {
     let mut out = Vec::new();
-    let taken = |item: &Input| part_of(item) & mix.parts != 0;
+    // HEAD's identities stay whole.
+    let parts = if mix.head { mix.parts & !parts::IDENTITIES } else { mix.parts };
+    let taken = |part: u8| part & parts != 0;
     if mix.head {
         let of_head = lingering(items, other);
         if mix.dropped {
@@ -149,7 +177,8 @@ pub fn mix(items: &[Input], other: &[Input], mix: Mix) -> Vec<(Take, Lingers)> {
         }
         let refused = of_head.refused.iter();
         out.extend(refused.map(|&(p, at)| (Take::In { from: p, at: Some(at) }, Lingers::Refused)));
-        let changed = of_head.replaced.iter().chain(&of_head.changed).filter(|&&(p, _)| taken(&other[p]));
+        let changed = of_head.replaced.iter().chain(&of_head.changed);
+        let changed = changed.filter(|&&(p, at)| taken(pair_part(&other[p], &items[at])));
         out.extend(changed.map(|&(p, at)| (Take::In { from: p, at: Some(at) }, Lingers::Old)));
         return out;
     }
@@ -157,10 +186,11 @@ pub fn mix(items: &[Input], other: &[Input], mix: Mix) -> Vec<(Take, Lingers)> {
     if mix.dropped {
         out.extend(of_head.dropped.iter().map(|&at| (Take::Out { at }, Lingers::Pruned)));
     }
-    let changed = of_head.replaced.iter().chain(&of_head.changed).filter(|&&(_, from)| taken(&other[from]));
+    let changed = of_head.replaced.iter().chain(&of_head.changed);
+    let changed = changed.filter(|&&(at, from)| taken(pair_part(&items[at], &other[from])));
     out.extend(changed.map(|&(at, from)| (Take::In { from, at: Some(at) }, Lingers::New)));
     let added = lingering(items, other).dropped.into_iter();
-    let added = added.filter(|&p| !declares_identities(&other[p]) && taken(&other[p]));
+    let added = added.filter(|&p| taken(part_of(&other[p])));
     out.extend(added.map(|from| (Take::In { from, at: None }, Lingers::New)));
     out
 }
@@ -189,11 +219,10 @@ pub struct Lingering {
     /// `pkg/controller/deployment/rolling.go`), and an update the API server refuses keeps
     /// them (a selector it keeps as first written: `ValidateDeploymentUpdate`).
     pub replaced: Vec<(usize, usize)>,
-    /// (in `before`, in `after`): any other change, to an object that declares no identity
-    /// ([`kinds::DECLARES_IDENTITIES`]). An applier applies one object at a time, in an order
-    /// the manifests can set (the order of the files for `kubectl apply -R`, sync waves for
-    /// Argo CD, `config.kubernetes.io/depends-on` for `kpt live apply`, each waiting for the
-    /// pods), so either side's version may stand beside the other side's identities.
+    /// (in `before`, in `after`): any other change. An applier applies one object at a time,
+    /// in an order the manifests can set (the order of the files for `kubectl apply -R`, sync
+    /// waves for Argo CD, `config.kubernetes.io/depends-on` for `kpt live apply`, each waiting
+    /// for the pods), so either side's version may stand beside the other side's other objects.
     pub changed: Vec<(usize, usize)>,
 }
 
@@ -230,9 +259,11 @@ pub fn lingering(after: &[Input], before: &[Input]) -> Lingering {
                 && after[at].workload().is_some_and(|now| now.placed_in("") != *was)
             {
                 out.replaced.push((position, at));
-            } else if !declares_identities(item)
-                && if placed { unplaced(&after[at]) != unplaced(item) } else { after[at] != *item }
-            {
+            } else if if placed || namespace.is_empty() {
+                unplaced(&after[at]) != unplaced(item)
+            } else {
+                after[at] != *item
+            } {
                 out.changed.push((position, at));
             }
         }

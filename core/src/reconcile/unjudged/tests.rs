@@ -924,9 +924,10 @@ fn what_head_drops_or_whose_pods_it_changes_may_still_run() {
         [identity(None, false), deployment(Some("serving"), json!({"app": "llama", "tier": "x"}))];
     let old_pods = Lingering { replaced: vec![(0, 1)], ..Lingering::default() };
     assert_eq!(lingering(&relabelled, &before), old_pods);
-    assert_eq!(lingering(&[serving(), identity(None, true)], &before), Lingering::default());
-    // Any other change to an object that declares no identity: either side's version may
-    // stand beside the other's identities while it is applied.
+    // Any other change: either side's version may stand beside the other side's other
+    // objects while it is applied.
+    let admin = Lingering { changed: vec![(1, 1)], ..Lingering::default() };
+    assert_eq!(lingering(&[serving(), identity(None, true)], &before), admin);
     let front = |app: &str| {
         Input::of(
             json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "front", "namespace": "serving"},
@@ -1018,7 +1019,7 @@ fn copies_of_a_kind_that_always_applies_are_one_object_in_any_namespace() {
 
 /// Each mix takes what it says of the other side: HEAD's identities with BASE's objects of
 /// some parts and its dropped objects kept or not; BASE's with HEAD's objects of some parts,
-/// and its dropped objects pruned or not. Identities stay each side's own.
+/// and its dropped objects pruned or not. HEAD's identities stay whole; BASE's take HEAD's by part.
 #[test]
 fn each_mix_takes_what_may_stand_while_a_pull_request_is_applied() {
     use super::{Differ, Lingers, Mix, Take, differ, mix, parts};
@@ -1048,7 +1049,8 @@ fn each_mix_takes_what_may_stand_while_a_pull_request_is_applied() {
     ];
     let sides = differ(&head, &base);
     let both = parts::SERVICES | parts::NAMESPACES;
-    assert_eq!(sides, Differ { dropped: true, refused: false, identities: true, parts: both });
+    let parts = both | parts::SPIRE;
+    assert_eq!(sides, Differ { dropped: true, refused: false, identities: true, parts });
     let takes = |m: Mix| if m.head { mix(&head, &base, m) } else { mix(&base, &head, m) };
     let at = |head: bool, parts: u8, dropped: bool| takes(Mix { head, parts, dropped });
     let kept = (Take::In { from: 1, at: None }, Lingers::Dropped);
@@ -1068,11 +1070,18 @@ fn each_mix_takes_what_may_stand_while_a_pull_request_is_applied() {
     assert_eq!(at(false, both, false), [new_service, new_namespace, added]);
     assert_eq!(at(false, parts::SERVICES, true), [pruned, new_service, added]);
     assert_eq!(at(false, 0, true), [pruned]);
-    // Every state but the two sides: HEAD's identities with each subset of BASE's parts,
-    // BASE's dropped objects kept or not; BASE's with each of HEAD's, pruned or not.
+    // HEAD's identities stay whole beside BASE's parts; BASE's take HEAD's by part.
+    assert_eq!(at(true, parts::IDENTITIES | both, false), [old_service, old_namespace]);
+    let new_identity = (Take::In { from: 0, at: Some(2) }, Lingers::New);
+    assert_eq!(at(false, parts::SPIRE, false), [new_identity]);
+    // Every state but the two sides: HEAD's identities with each subset of BASE's other
+    // parts, BASE's dropped objects kept or not; BASE's with each subset of HEAD's parts but
+    // all of them (HEAD, or HEAD with the dropped kept), pruned or not.
     let all = Mix::all(sides);
     assert_eq!(all[0], Mix::FIRST);
-    assert_eq!(all.len(), 4 + 3 + 3 + 4);
+    assert_eq!(all.len(), 4 + 3 + 6 + 7);
+    assert!(!all.contains(&Mix { head: false, parts, dropped: true }), "HEAD again");
+    assert!(all.iter().filter(|m| m.head).all(|m| m.parts & parts::IDENTITIES == 0));
     assert!(!all.contains(&Mix { head: true, parts: 0, dropped: false }), "HEAD itself");
     assert!(!all.contains(&Mix { head: false, parts: 0, dropped: false }), "BASE itself");
     // Identities alike: BASE's identities would give the same states again.
@@ -1081,6 +1090,31 @@ fn each_mix_takes_what_may_stand_while_a_pull_request_is_applied() {
     assert!(Mix::all(Differ::default()).is_empty());
     let refused = Mix::all(Differ { refused: true, ..Differ::default() });
     assert_eq!(refused, [Mix::FIRST]);
+}
+
+/// An object that makes pods on one side only is of both parts: what the sides differ in and
+/// what each mix takes agree on it, so either of its versions stands beside either side.
+#[test]
+fn an_object_that_makes_pods_on_one_side_only_moves_with_either_part() {
+    use super::{Lingers, Mix, Take, differ, mix, parts};
+    let thing = |labels: Option<Value>| {
+        let mut spec = json!({"size": 1});
+        if let Some(labels) = labels {
+            spec["podLabels"] = labels;
+        }
+        Input::of(json!({"apiVersion": "example.org/v1", "kind": "Thing",
+                         "metadata": {"name": "t", "namespace": "serving"}, "spec": spec}))
+    };
+    let (base, head) = ([thing(Some(json!({"app": "pay"})))], [thing(None)]);
+    assert!(base[0].workload().is_some() && head[0].workload().is_none());
+    let both = parts::PODS | parts::REST;
+    assert_eq!(differ(&head, &base).parts, both);
+    for part in [parts::PODS, parts::REST] {
+        let old = mix(&head, &base, Mix { head: true, parts: part, dropped: false });
+        assert_eq!(old, [(Take::In { from: 0, at: Some(0) }, Lingers::Old)], "{part}");
+        let new = mix(&base, &head, Mix { head: false, parts: part, dropped: false });
+        assert_eq!(new, [(Take::In { from: 0, at: Some(0) }, Lingers::New)], "{part}");
+    }
 }
 
 /// A CustomResourceDefinition's look-alike in another group, and a SPIRE kind's name in
