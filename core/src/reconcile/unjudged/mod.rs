@@ -256,6 +256,7 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
     let every: Vec<&Source> = reaches.iter().map(|r| r.source).collect();
     // What a SPIRE component may take its configuration from, made once when one is met.
     let configurations = std::cell::OnceCell::new();
+    let declarations = std::cell::OnceCell::new();
     for (position, value) in input::values(items) {
         let text = |path: &str| fields::str_at(value, path).unwrap_or_default();
         let (api_version, kind) = (text("apiVersion"), text("kind"));
@@ -265,13 +266,16 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         }
         let namespace = fields::str_at(value, "metadata.namespace").filter(|ns| !ns.is_empty());
         if let Some(what) = changes_what_is_applied(api_version, kind, value) {
-            // A SPIRE component reads its configuration from the ConfigMaps and Secrets it
-            // mounts or takes its environment from, whatever their text says (YAML's binary
-            // keys, `--expand-env`): those of its namespace are in its digest.
-            let also = match kinds::runs_spire(api_version, kind, value) {
-                Some(_) => configurations.get_or_init(|| configuration(items)).clone(),
-                None => Vec::new(),
-            };
+            // What it changes may reach any identity, those the model's manager ignores
+            // among them (another manager's class, a namespace the folder's manager does not
+            // ignore): its digest follows every object that declares one. A SPIRE component
+            // reads its configuration from the ConfigMaps and Secrets it mounts or takes its
+            // environment from, whatever their text says (YAML's binary keys,
+            // `--expand-env`): those of its namespace are in its digest too.
+            let mut also = declarations.get_or_init(|| declared_identities(items)).clone();
+            if kinds::runs_spire(api_version, kind, value).is_some() {
+                also.extend(configurations.get_or_init(|| configuration(items)).iter().cloned());
+            }
             out.push(record(position, value, String::new(), what, &[], &also));
             continue;
         }
@@ -598,6 +602,23 @@ fn shared_key(key: &str) -> bool {
 /// The names of `sources`.
 fn names_of<'s>(sources: &[&'s Source]) -> Vec<&'s str> {
     sources.iter().map(|s| s.name.as_str()).collect()
+}
+
+/// Every object of `items` that declares identities ([`declares_identities`]), in words a
+/// digest takes, in no order of the input's.
+fn declared_identities(items: &[Input]) -> Vec<String> {
+    let mut words: Vec<String> = items
+        .iter()
+        .filter(|item| declares_identities(item))
+        .filter_map(Input::value)
+        .map(|v| {
+            let mut hash = Sha256::new();
+            digest(v, &mut hash, true);
+            hex(&hash.finalize())
+        })
+        .collect();
+    words.sort_unstable();
+    words
 }
 
 /// "ClusterSPIFFEID a", "ClusterSPIFFEIDs a, b".
