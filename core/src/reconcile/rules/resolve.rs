@@ -2,7 +2,8 @@
 //! reference is read, trimmed as the operator trims it, and looked up in the binding's
 //! namespace among the served pool APIs. A name that is no object name can match no pool a
 //! cluster admits. Beside the pools of the input stand those KServe will create for the
-//! `LLMInferenceService`s of the input (`cluster/kserve/`): a pool of the input comes first.
+//! `LLMInferenceService`s of the input (`cluster/kserve/`), under every served API: under one
+//! API, a pool of the input comes first.
 
 use crate::api::fields;
 use crate::api::names;
@@ -165,28 +166,23 @@ pub fn resolve_pool<'a, 'p>(
     }
     // Whether the input holds a pool of that name under `api`.
     let held = |api: PoolApi| pools.pools.contains_key(&(api, namespace, name));
-    let derived = || {
-        // KServe creates its pool in every served pool API (`scheduler.go` lines 221-260).
+    // KServe creates its pool in every served pool API (`scheduler.go` lines 221-260), so
+    // under an API the binding prefers it stands before a pool of the input under a later one.
+    let derived = |api: PoolApi| {
         let (item, origin) = pools.derived.get(&(namespace.to_string(), name.to_string()))?;
-        Some(ResolvedPool {
-            api: served_apis[0],
-            name,
-            item,
-            origin: Some(origin),
-            position: None,
-            shadowed: false,
-        })
+        Some(ResolvedPool { api, name, item, origin: Some(origin), position: None, shadowed: false })
     };
     served_apis
         .iter()
         .find_map(|&api| {
-            let &(position, item) = pools.pools.get(&(api, namespace, name))?;
+            let Some(&(position, item)) = pools.pools.get(&(api, namespace, name)) else {
+                return derived(api);
+            };
             // The candidates stand in the binding's order of preference.
             let preferred = candidates.iter().take_while(|c| **c != api);
             let shadowed = preferred.into_iter().any(|c| held(*c));
             Some(ResolvedPool { api, name, item, origin: None, position: Some(position), shadowed })
         })
-        .or_else(derived)
         .ok_or_else(|| {
             let message = match pools.refused.get(&(namespace.to_string(), name.to_string())) {
                 Some(refused) => refused.clone(),
