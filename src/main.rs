@@ -171,6 +171,7 @@ impl ConfigArgs {
             judge: None,
             namespace: self.namespace,
             lingering: None,
+            parsed: None,
         })
     }
 }

@@ -12,6 +12,7 @@ use crate::io::kptfile;
 use crate::io::passed_over;
 use crate::io::pipeline::{self, Finished, Mode, Stdout, Stop};
 use crate::io::process::Env;
+use crate::io::read::parsed::Parsed;
 use crate::io::read::{self, Head, Options, RESOURCE_LIST_API_VERSION, RESOURCE_LIST_KIND, Stream};
 use crate::io::wording::{self, ItemOrigin};
 use crate::io::write::Documents;
@@ -52,6 +53,8 @@ pub struct Request {
     /// Another folder or file applied with these, and what of it to read with them
     /// ([`Files::lingering`]): `diff` reads BASE with HEAD, and HEAD with BASE, by each mix.
     pub lingering: Option<(PathBuf, Mix)>,
+    /// What was parsed before, by text: `diff` parses each file once for all its reads.
+    pub parsed: Option<std::sync::Arc<Parsed>>,
 }
 
 /// Renders the manifests of a request. The output is written only when asked
@@ -205,6 +208,14 @@ impl Mode for Files<'_> {
 }
 
 impl Files<'_> {
+    /// The streams of `texts`, parsed once in a run that parses them again.
+    fn parse(&self, texts: Vec<String>) -> Vec<Result<Stream, String>> {
+        match &self.request.parsed {
+            Some(parsed) => parsed.files(texts),
+            None => read::files(texts, Options::default()),
+        }
+    }
+
     /// Reads the configuration and the manifests of the request, by the rule of [`files`].
     fn read(&mut self) -> Result<(Vec<Input>, Config), String> {
         let request = self.request;
@@ -272,9 +283,7 @@ impl Files<'_> {
             .iter()
             .map(|f| f.map_or_else(|| wording::STDIN.to_string(), |f| quote(&f.path)))
             .collect();
-        for ((name, source), stream) in
-            self.names.iter().zip(&sources).zip(read::files(texts, Options::default()))
-        {
+        for ((name, source), stream) in self.names.iter().zip(&sources).zip(self.parse(texts)) {
             let stream = stream.map_err(|e| format!("{name}: {}", yaml::in_file(&e, name)))?;
             // A pipe whose first command failed still runs this one, on nothing: rendering or
             // explaining nothing would pass for a clean result.
@@ -412,7 +421,7 @@ impl Files<'_> {
         }
         let first = self.streams.len();
         let mut read_files = Vec::new();
-        for (n, (file, stream)) in found.iter().zip(read::files(texts, Options::default())).enumerate() {
+        for (n, (file, stream)) in found.iter().zip(self.parse(texts)).enumerate() {
             let name = quote(&file.path);
             let stream = match stream {
                 Ok(stream) => stream,

@@ -42,6 +42,7 @@ pub use spire_objects::SpireObjectChange;
 
 use super::explain;
 use super::process::{RunOutput, error_output};
+use super::read::parsed::Parsed;
 use super::render::Request;
 use crate::reconcile::unjudged::Mix;
 use std::path::Path;
@@ -92,15 +93,17 @@ pub fn run(base: &Path, head: &Path, request: &Request, output: Output, fail_on:
 /// when its config describes another. When HEAD grants nothing, what may stand while it is
 /// applied is judged too, each [`Mix`] of the two sides in turn ([`dropped`]).
 fn compare(base: &Path, head: &Path, request: &Request) -> Result<(Diff, side::Side), String> {
-    let before = side::read(base, request, None, None)?;
+    // Each file is parsed once, however many states read it.
+    let parsed = &std::sync::Arc::new(Parsed::default());
+    let before = side::read(base, request, None, None, parsed)?;
     // A saved report, or standard input read once, gives no manifests to mix.
     let manifests = |path: &Path, side: &side::Side| side.policy.is_some() && path.as_os_str() != "-";
-    let own = side::read(head, request, None, None)?;
+    let own = side::read(head, request, None, None, parsed)?;
     let mixed = manifests(base, &before) && manifests(head, &own);
     let manager = manager::compare(before.manager.as_ref(), own.manager.as_ref());
     let judge = manager.as_ref().and(before.manager.as_ref());
     let after = match judge {
-        Some(judge) => side::read(head, request, Some(judge), None)?,
+        Some(judge) => side::read(head, request, Some(judge), None, parsed)?,
         None => own,
     };
     if after.lacks_head_fields {
@@ -118,13 +121,13 @@ fn compare(base: &Path, head: &Path, request: &Request) -> Result<(Diff, side::S
     }
     // Each mix the pull request makes possible, given what the two sides differ in (the
     // first read tells): HEAD's identities first, then BASE's.
-    let mut first = Some(side::read(head, request, judge, Some((base, Mix::FIRST)))?);
+    let mut first = Some(side::read(head, request, judge, Some((base, Mix::FIRST)), parsed)?);
     let differ = first.as_ref().map(|f| f.differ).unwrap_or_default();
     for mix in Mix::all(differ) {
         let with = match first.take().filter(|_| mix == Mix::FIRST) {
             Some(read) => read,
-            None if mix.head => side::read(head, request, judge, Some((base, mix)))?,
-            None => side::read(base, request, None, Some((head, mix)))?,
+            None if mix.head => side::read(head, request, judge, Some((base, mix)), parsed)?,
+            None => side::read(base, request, None, Some((head, mix)), parsed)?,
         };
         let kept = changes::compare(&before.report, &with.report);
         if kept.grants() {

@@ -4,10 +4,12 @@
 use crate::config::FailurePolicy;
 use crate::io::explain::{self, Report};
 use crate::io::files;
+use crate::io::read::parsed::Parsed;
 use crate::io::render::{Judge, Request};
 use crate::reconcile::unjudged::{Differ, Mix};
 use serde_json::Value;
 use std::path::Path;
+use std::sync::Arc;
 
 /// A side's report, and for manifests read now (not a saved report) the failure policy they
 /// run under; their report also knows the line of each item.
@@ -30,12 +32,13 @@ pub(super) struct Side {
 
 /// The side at `path`, its errors named after it; judged by the manager `judge`, when given,
 /// instead of its own config's; with what of the manifests at `lingering` may run beside it
-/// ([`Request::lingering`]).
+/// ([`Request::lingering`]); its files parsed once in the run, by `parsed`.
 pub(super) fn read(
     path: &Path,
     request: &Request,
     judge: Option<&Judge>,
     lingering: Option<(&Path, Mix)>,
+    parsed: &Arc<Parsed>,
 ) -> Result<Side, String> {
     let name = files::quote(path);
     // A file is read within the input limit, as every file the function reads; its own
@@ -79,6 +82,7 @@ pub(super) fn read(
         judge: judge.cloned(),
         namespace: request.namespace.clone(),
         lingering: lingering.map(|(path, mix)| (path.to_path_buf(), mix)),
+        parsed: Some(Arc::clone(parsed)),
     };
     // Errors about a file of the side name it already; others get the side's name.
     let named = |e: String| {

@@ -48,6 +48,7 @@ pub mod diverge;
 pub mod exact;
 pub mod fast;
 pub mod lex;
+pub mod parsed;
 pub mod part;
 pub mod split;
 pub mod text;
@@ -78,6 +79,7 @@ pub struct ListError {
 }
 
 /// A stream of documents read.
+#[derive(Clone)]
 pub struct Stream {
     pub text: String,
     pub parts: Vec<Part>,
