@@ -451,6 +451,14 @@ impl Files<'_> {
         for (take, how) in unjudged::mix(items, &declared, mix) {
             let (position, instead) = match take {
                 Take::In { from, at } => (from, at),
+                Take::Narrowed { from, at } => {
+                    // Narrowed in place: its record where it stands.
+                    let Some(narrowed) = unjudged::narrowed(&items[at], &declared[from]) else { continue };
+                    let Some((object, namespace)) = object_of(&items[at]) else { continue };
+                    self.lingering.push(Lingered { item: at, object, namespace, how });
+                    items[at] = narrowed;
+                    continue;
+                }
                 Take::Out { at } => {
                     // Taken out: nothing in its place, its record where it stood.
                     let Some((object, namespace)) = object_of(&items[at]) else { continue };

@@ -26,6 +26,7 @@ pub(super) fn noted(mut diff: Diff, dropped: &[Dropped]) -> Diff {
                 Lingers::Old => OLD,
                 Lingers::New => NEW,
                 Lingers::Pruned => PRUNED,
+                Lingers::Narrowed => NARROWED,
             }
             .to_string(),
             digest: crate::reconcile::rules::identity::hex(&digest),
@@ -69,3 +70,11 @@ const PRUNED: &str = "BASE declares it and HEAD does not, and an applier may del
      argocd.argoproj.io/sync-options: PruneLast=true. Without it, BASE's identities grant what this diff shows \
      (another declaration of an entry is applied in its place, say): delete it in a pull request of its own \
      after the rest, or review the grant";
+
+/// Why a ClusterSPIFFEID HEAD changes is judged selecting what both its versions select.
+const NARROWED: &str = "HEAD changes which pods it selects, and beside another identity HEAD changes, either \
+     side's version of each may stand while the pull request is applied (an applier applies one object at a \
+     time, in an order a pull request can set), so a pod may pass through a moment where none selects it, and \
+     SPIRE Controller Manager then gives it a fallback identity's entry. Judged selecting only the pods both its \
+     versions select, HEAD grants what this diff shows: change such identities in separate pull requests, or \
+     keep a fallback identity from holding more than the identities it stands in for";

@@ -4,6 +4,7 @@
 //! stand. `diff` judges HEAD, and BASE, with each [`Mix`] of the two (`src/io/diff/mod.rs`).
 
 use super::duplicates::{Key, cluster_scoped_kinds, key_of};
+use super::narrowed;
 use crate::api::value::Value;
 use crate::api::{fields, group_of};
 use crate::reconcile::items::input::Input;
@@ -26,6 +27,10 @@ pub struct Mix {
     /// With HEAD's identities, BASE's objects HEAD drops kept beside them (an applier may
     /// keep them); with BASE's, pruned (Argo CD prunes first in a sync wave).
     pub dropped: bool,
+    /// The side whole, but each ClusterSPIFFEID the pull request changes narrowed to what
+    /// both its versions select ([`super::narrowed`]): the state that stands for every order
+    /// of the objects of one part, for the pods it leaves to a fallback identity.
+    pub narrowed: bool,
 }
 
 /// The parts of a side's objects, which an applier may apply in any order: of those that
@@ -48,7 +53,7 @@ pub mod parts {
 impl Mix {
     /// HEAD with BASE's objects it drops and those whose HEAD version the API server refuses:
     /// the mix `diff` reads first, which tells what the sides differ in.
-    pub const FIRST: Mix = Mix { head: true, parts: 0, dropped: true };
+    pub const FIRST: Mix = Mix { head: true, parts: 0, dropped: true, narrowed: false };
 
     /// Every mix a pull request that differs by `sides` makes possible, but HEAD and BASE
     /// themselves, in the order `diff` judges them: HEAD's identities first, with the most
@@ -65,7 +70,7 @@ impl Mix {
             for parts in subsets(sides.parts & !parts::IDENTITIES) {
                 let alone = parts == 0 && !(dropped && sides.dropped) && !sides.refused;
                 if !alone {
-                    out.push(Mix { head: true, parts, dropped });
+                    out.push(Mix { head: true, parts, dropped, narrowed: false });
                 }
             }
         }
@@ -73,10 +78,13 @@ impl Mix {
             for dropped in [false, true].into_iter().filter(|d| !*d || sides.dropped) {
                 for parts in subsets(sides.parts) {
                     if (parts != 0 || dropped) && parts != sides.parts {
-                        out.push(Mix { head: false, parts, dropped });
+                        out.push(Mix { head: false, parts, dropped, narrowed: false });
                     }
                 }
             }
+        }
+        if sides.narrowed {
+            out.extend([true, false].map(|head| Mix { head, parts: 0, dropped: false, narrowed: true }));
         }
         out
     }
@@ -91,6 +99,8 @@ pub struct Differ {
     pub refused: bool,
     pub identities: bool,
     pub parts: u8,
+    /// A ClusterSPIFFEID whose selection changes, beside a fallback one ([`Mix::narrowed`]).
+    pub narrowed: bool,
 }
 
 /// What `head` and `base` differ in.
@@ -110,6 +120,8 @@ pub fn differ(head: &[Input], base: &[Input]) -> Differ {
         refused: !of_head.refused.is_empty(),
         identities: identities(head) != identities(base),
         parts: changed.chain(added).fold(0, |all, part| all | part),
+        narrowed: of_head.changed.iter().any(|&(p, at)| narrowed::narrowable(&base[p], &head[at]))
+            && (narrowed::has_fallback(head) || narrowed::has_fallback(base)),
     }
 }
 
@@ -153,19 +165,39 @@ pub enum Lingers {
     New,
     /// HEAD does not declare it: an applier may prune it before it applies HEAD.
     Pruned,
+    /// HEAD changes what it selects: beside another of its part, one of either side's
+    /// versions may stand, and a pod selected by neither goes to a fallback identity.
+    Narrowed,
 }
 
 /// One object a mix moves: `from` in the other side's items, taken in after the side's own
 /// or in place of the one at `at`; or the side's own at `at`, taken out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Take {
-    In { from: usize, at: Option<usize> },
-    Out { at: usize },
+    In {
+        from: usize,
+        at: Option<usize>,
+    },
+    Out {
+        at: usize,
+    },
+    /// The side's own at `at`, narrowed to what the other side's at `from` selects too.
+    Narrowed {
+        from: usize,
+        at: usize,
+    },
 }
 
 /// What the side `items` takes of `other` under `mix`, and why: HEAD's items and BASE's
 /// where [`Mix::head`], else BASE's and HEAD's.
 pub fn mix(items: &[Input], other: &[Input], mix: Mix) -> Vec<(Take, Lingers)> {
+    if mix.narrowed {
+        let (base, head) = if mix.head { (other, items) } else { (items, other) };
+        let changed = lingering(head, base).changed.into_iter();
+        let changed = changed.filter(|&(p, at)| narrowed::narrowable(&base[p], &head[at]));
+        let takes = changed.map(|(p, at)| if mix.head { (p, at) } else { (at, p) });
+        return takes.map(|(from, at)| (Take::Narrowed { from, at }, Lingers::Narrowed)).collect();
+    }
     let mut out = Vec::new();
     // HEAD's identities stay whole.
     let parts = if mix.head { mix.parts & !parts::IDENTITIES } else { mix.parts };

@@ -19,6 +19,7 @@ mod endpoints;
 mod guard;
 mod kinds;
 mod lists;
+mod narrowed;
 mod scale;
 
 use crate::api::fields;
@@ -40,6 +41,7 @@ pub use duplicates::find as duplicates;
 pub use guard::edits as guard_edits;
 pub use guard::impersonators as guard_impersonators;
 pub use kinds::{article, changes_what_is_applied};
+pub use narrowed::narrowed;
 
 /// One thing the build cannot judge exactly.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1050,9 +1050,9 @@ fn each_mix_takes_what_may_stand_while_a_pull_request_is_applied() {
     let sides = differ(&head, &base);
     let both = parts::SERVICES | parts::NAMESPACES;
     let parts = both | parts::SPIRE;
-    assert_eq!(sides, Differ { dropped: true, refused: false, identities: true, parts });
+    assert_eq!(sides, Differ { dropped: true, refused: false, identities: true, parts, narrowed: false });
     let takes = |m: Mix| if m.head { mix(&head, &base, m) } else { mix(&base, &head, m) };
-    let at = |head: bool, parts: u8, dropped: bool| takes(Mix { head, parts, dropped });
+    let at = |head: bool, parts: u8, dropped: bool| takes(Mix { head, parts, dropped, narrowed: false });
     let kept = (Take::In { from: 1, at: None }, Lingers::Dropped);
     let (old_service, old_namespace) = (
         (Take::In { from: 0, at: Some(1) }, Lingers::Old),
@@ -1080,10 +1080,10 @@ fn each_mix_takes_what_may_stand_while_a_pull_request_is_applied() {
     let all = Mix::all(sides);
     assert_eq!(all[0], Mix::FIRST);
     assert_eq!(all.len(), 4 + 3 + 6 + 7);
-    assert!(!all.contains(&Mix { head: false, parts, dropped: true }), "HEAD again");
+    assert!(!all.contains(&Mix { head: false, parts, dropped: true, narrowed: false }), "HEAD again");
     assert!(all.iter().filter(|m| m.head).all(|m| m.parts & parts::IDENTITIES == 0));
-    assert!(!all.contains(&Mix { head: true, parts: 0, dropped: false }), "HEAD itself");
-    assert!(!all.contains(&Mix { head: false, parts: 0, dropped: false }), "BASE itself");
+    assert!(!all.contains(&Mix { head: true, parts: 0, dropped: false, narrowed: false }), "HEAD itself");
+    assert!(!all.contains(&Mix { head: false, parts: 0, dropped: false, narrowed: false }), "BASE itself");
     // Identities alike: BASE's identities would give the same states again.
     let alike = Differ { identities: false, ..sides };
     assert!(Mix::all(alike).iter().all(|m| m.head));
@@ -1110,11 +1110,43 @@ fn an_object_that_makes_pods_on_one_side_only_moves_with_either_part() {
     let both = parts::PODS | parts::REST;
     assert_eq!(differ(&head, &base).parts, both);
     for part in [parts::PODS, parts::REST] {
-        let old = mix(&head, &base, Mix { head: true, parts: part, dropped: false });
+        let old = mix(&head, &base, Mix { head: true, parts: part, dropped: false, narrowed: false });
         assert_eq!(old, [(Take::In { from: 0, at: Some(0) }, Lingers::Old)], "{part}");
-        let new = mix(&base, &head, Mix { head: false, parts: part, dropped: false });
+        let new = mix(&base, &head, Mix { head: false, parts: part, dropped: false, narrowed: false });
         assert_eq!(new, [(Take::In { from: 0, at: Some(0) }, Lingers::New)], "{part}");
     }
+}
+
+/// Identities that swap what they select, beside a fallback one: what the sides differ in
+/// asks for the narrowed states, one on each side, each narrowing every changed one in place.
+#[test]
+fn identities_that_change_what_they_select_beside_a_fallback_are_judged_narrowed() {
+    use super::{Lingers, Mix, Take, differ, mix};
+    let csid = |name: &str, mut spec: Value| {
+        spec["spiffeIDTemplate"] = json!("spiffe://x/{{ .PodMeta.Name }}");
+        Input::of(json!({"apiVersion": "spire.spiffe.io/v1alpha1", "kind": "ClusterSPIFFEID",
+                         "metadata": {"name": name}, "spec": spec}))
+    };
+    let selects = |name: &str, app: &str| csid(name, json!({"podSelector": {"matchLabels": {"app": app}}}));
+    let fallback = csid("ops", json!({"fallback": true, "admin": true}));
+    let base = [selects("a", "cart"), selects("b", "pay"), fallback.clone()];
+    let head = [selects("b", "cart"), selects("a", "pay"), fallback];
+    let sides = differ(&head, &base);
+    assert!(sides.narrowed);
+    let all = Mix::all(sides);
+    let narrowed: Vec<&Mix> = all.iter().filter(|m| m.narrowed).collect();
+    assert_eq!(narrowed.len(), 2);
+    assert!(narrowed.iter().all(|m| m.parts == 0 && !m.dropped) && narrowed[0].head != narrowed[1].head);
+    let takes = |head_side: bool| {
+        let m = Mix { head: head_side, parts: 0, dropped: false, narrowed: true };
+        if head_side { mix(&head, &base, m) } else { mix(&base, &head, m) }
+    };
+    let narrow = |from, at| (Take::Narrowed { from, at }, Lingers::Narrowed);
+    assert_eq!(takes(true), [narrow(0, 1), narrow(1, 0)]);
+    assert_eq!(takes(false), [narrow(1, 0), narrow(0, 1)]);
+    // Without a fallback identity, no pod goes anywhere when none selects it.
+    let plain = |items: &[Input]| items[..2].to_vec();
+    assert!(!differ(&plain(&head), &plain(&base)).narrowed);
 }
 
 /// A CustomResourceDefinition's look-alike in another group, and a SPIRE kind's name in

@@ -1,0 +1,141 @@
+//! A ClusterSPIFFEID a pull request changes, narrowed to the pods both its versions select.
+//! Applied one object at a time, two identities that swap their selectors pass through a
+//! state where a pod is selected by neither, and SPIRE Controller Manager then gives it a
+//! `fallback` identity's entry (spire-controller-manager `pkg/spireentry/reconciler.go`: a
+//! fallback's entries only for pods no other ClusterSPIFFEID names). A pod is selected by no
+//! version chosen of each changed object exactly when no narrowed one selects it, so one
+//! state, every changed one narrowed, stands for every order ([`super::Mix::narrowed`]).
+
+use crate::api::value::Value;
+use crate::api::{fields, group_of};
+use crate::reconcile::items::input::Input;
+use serde_json::{Value as Json, json};
+
+const GROUP: &str = "spire.spiffe.io";
+const KIND: &str = "ClusterSPIFFEID";
+
+/// A ClusterSPIFFEID's spec, when `item` is one.
+fn spec(item: &Input) -> Option<&Value> {
+    let value = item.value()?;
+    let text = |path: &str| fields::str_at(value, path).unwrap_or_default();
+    (group_of(text("apiVersion")) == GROUP && text("kind") == KIND).then(|| value.get("spec"))?
+}
+
+fn fallback(spec: &Value) -> bool {
+    spec.get("fallback").and_then(Value::as_bool) == Some(true)
+}
+
+/// What of a spec decides which pods an object selects.
+fn selection(spec: &Value) -> [Option<&Value>; 3] {
+    [spec.get("podSelector"), spec.get("namespaceSelector"), spec.get("className")]
+}
+
+/// Whether `base` to `head` is a change narrowing judges: a ClusterSPIFFEID that is no
+/// fallback in either version and selects otherwise in each.
+pub fn narrowable(base: &Input, head: &Input) -> bool {
+    match (spec(base), spec(head)) {
+        (Some(b), Some(h)) => !fallback(b) && !fallback(h) && selection(b) != selection(h),
+        _ => false,
+    }
+}
+
+/// Whether `items` hold a fallback ClusterSPIFFEID.
+pub fn has_fallback(items: &[Input]) -> bool {
+    items.iter().filter_map(spec).any(fallback)
+}
+
+/// `own`, selecting only the pods `other` selects too: each of its selectors joined with
+/// `other`'s, and none at all where the two name other classes (one of them the manager
+/// does not read, or both are read: it stands for either way).
+pub fn narrowed(own: &Input, other: &Input) -> Option<Input> {
+    let (mine, theirs) = (spec(own)?.to_json(), spec(other)?.to_json());
+    let mut value = own.value()?.to_json();
+    let out = value.get_mut("spec")?.as_object_mut()?;
+    for key in ["podSelector", "namespaceSelector"] {
+        match both(mine.get(key), theirs.get(key)) {
+            Some(joined) => out.insert(key.to_string(), joined),
+            None => out.remove(key),
+        };
+    }
+    if mine.get("className") != theirs.get("className") {
+        let none = json!({"key": "kleym.sonda.red/none", "values": ["none"]});
+        let exprs = [("In", &none), ("NotIn", &none)].map(|(op, e)| {
+            let mut e = e.clone();
+            e["operator"] = json!(op);
+            e
+        });
+        out.insert("podSelector".to_string(), json!({"matchExpressions": exprs}));
+    }
+    Some(Input::Whole(Value::from(value)))
+}
+
+/// Two label selectors joined: what both select. An absent or empty one selects everything
+/// (as the manager reads it), so the other stands; one that is no mapping is kept, as the
+/// API server refuses it.
+fn both(a: Option<&Json>, b: Option<&Json>) -> Option<Json> {
+    let everything =
+        |s: &Option<&Json>| s.is_none_or(|s| s.is_null() || s.as_object().is_some_and(|m| m.is_empty()));
+    match (everything(&a), everything(&b)) {
+        (true, _) => return b.cloned(),
+        (_, true) => return a.cloned(),
+        _ => {}
+    }
+    let mut expressions = Vec::new();
+    for selector in [a?, b?] {
+        let Some(selector) = selector.as_object() else { return Some(selector.clone()) };
+        let labels = selector.get("matchLabels").and_then(Json::as_object).into_iter().flatten();
+        expressions.extend(labels.map(|(k, v)| json!({"key": k, "operator": "In", "values": [v]})));
+        let listed = selector.get("matchExpressions").and_then(Json::as_array).into_iter().flatten();
+        expressions.extend(listed.cloned());
+    }
+    Some(json!({"matchExpressions": expressions}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn csid(spec: Json) -> Input {
+        Input::of(json!({"apiVersion": "spire.spiffe.io/v1alpha1", "kind": "ClusterSPIFFEID",
+                         "metadata": {"name": "x"}, "spec": spec}))
+    }
+
+    #[test]
+    fn a_changed_identity_narrowed_selects_what_both_versions_select() {
+        let base = csid(json!({"podSelector": {"matchLabels": {"app": "a"}}, "admin": true}));
+        let head = csid(json!({"podSelector": {"matchLabels": {"app": "b"}},
+                               "namespaceSelector": {"matchExpressions": [{"key": "t", "operator": "Exists"}]}}));
+        assert!(narrowable(&base, &head));
+        let joined = narrowed(&head, &base).unwrap().value().unwrap().to_json();
+        let expected = json!({"matchExpressions": [
+            {"key": "app", "operator": "In", "values": ["b"]},
+            {"key": "app", "operator": "In", "values": ["a"]},
+        ]});
+        assert_eq!(joined["spec"]["podSelector"], expected);
+        // An absent selector selects everything: the other one stands. The rest is own's.
+        assert_eq!(
+            joined["spec"]["namespaceSelector"],
+            head.value().unwrap().to_json()["spec"]["namespaceSelector"]
+        );
+        assert_eq!(joined["spec"].get("admin"), None);
+        // Other classes: nothing.
+        let classed = csid(json!({"podSelector": {"matchLabels": {"app": "b"}}, "className": "c"}));
+        let none = narrowed(&classed, &base).unwrap().value().unwrap().to_json();
+        assert_eq!(none["spec"]["podSelector"]["matchExpressions"][1]["operator"], "NotIn");
+    }
+
+    #[test]
+    fn only_a_changed_selection_of_identities_that_are_no_fallback_is_narrowed() {
+        let plain = |app: &str| csid(json!({"podSelector": {"matchLabels": {"app": app}}}));
+        let fallback =
+            |app: &str| csid(json!({"podSelector": {"matchLabels": {"app": app}}, "fallback": true}));
+        assert!(!narrowable(&plain("a"), &plain("a")), "the same selection");
+        assert!(!narrowable(&plain("a"), &fallback("b")), "a fallback on one side");
+        let admin = csid(json!({"podSelector": {"matchLabels": {"app": "a"}}, "admin": true}));
+        assert!(!narrowable(&plain("a"), &admin), "a change of power, not of selection");
+        let other = Input::of(json!({"apiVersion": "example.org/v1", "kind": "ClusterSPIFFEID",
+                                     "metadata": {"name": "x"}, "spec": {"podSelector": {}}}));
+        assert!(!narrowable(&other, &plain("a")), "another group's kind");
+        assert!(has_fallback(&[plain("a"), fallback("b")]) && !has_fallback(&[plain("a")]));
+    }
+}
