@@ -71,11 +71,13 @@ pub fn config(paths: &[PathBuf], budget: &mut Budget) -> Result<Option<PackageCo
 /// function is a record of its image or executable (and, in a Kptfile [`config`] does not
 /// read, or in any when `--config` gives the config instead, `reads_config` false, of its
 /// config too): the build judges the package as this function renders it, which holds only
-/// while that is what runs.
+/// while that is what runs. The record of another mutator also follows `reach`, what the
+/// folders and the config hold: it may change any object, one added among them.
 pub fn mutators(
     folders: &[PathBuf],
     skip: &[PathBuf],
     reads_config: bool,
+    reach: &[u8],
     budget: &mut Budget,
 ) -> Result<Vec<super::render::FileUnjudged>, String> {
     // Only folders: a file given is a manifest file, never read as a Kptfile.
@@ -125,6 +127,11 @@ pub fn mutators(
                 digest_text.push('\0');
                 digest_text.push_str(&files::read_named(&config, budget).unwrap_or_else(|e| e));
             }
+            let mut digested = digest_text.into_bytes();
+            if !this {
+                digested.extend_from_slice(b"\0reach\0");
+                digested.extend_from_slice(reach);
+            }
             let needle = what.split_once(' ').map_or(what.as_str(), |(_, v)| v);
             let line = text.lines().position(|l| l.contains(needle)).map_or(1, |n| n + 1);
             let message = if this {
@@ -146,7 +153,7 @@ pub fn mutators(
                 relative: relative.clone(),
                 field: format!("pipeline.mutators[{i}]"),
                 message,
-                digested: digest_text.into_bytes(),
+                digested,
             });
         }
     }

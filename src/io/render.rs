@@ -370,23 +370,19 @@ impl Files<'_> {
         if let Some((other, mix)) = &request.lingering {
             files.extend(self.lingering(other, *mix, &mut items, &mut budget)?);
         }
-        // What a file passed over holds is not read, so what it may reach is anything the
-        // folders and the config hold: its record follows all of it, the manifests as read and
-        // the settings the run resolved (docs/review.md, "Files kpt passes over").
-        let reach = match walked.passed_over.is_empty() {
-            true => Vec::new(),
-            false => {
-                let mut hash = Sha256::new().chain_update(format!("{config:?}"));
-                for stream in &self.streams[..own_streams] {
-                    hash.update(b"\0file\0");
-                    hash.update(stream.text.as_bytes());
-                }
-                hash.finalize().to_vec()
-            }
-        };
+        // What a file passed over holds is not read, and what a mutator kpt runs changes is
+        // not judged, so what either may reach is anything the folders and the config hold:
+        // its record follows all of it, the manifests as read and the settings the run
+        // resolved (docs/review.md, "Files kpt passes over").
+        let mut hash = Sha256::new().chain_update(format!("{config:?}"));
+        for stream in &self.streams[..own_streams] {
+            hash.update(b"\0file\0");
+            hash.update(stream.text.as_bytes());
+        }
+        let reach = hash.finalize().to_vec();
         self.unjudged = passed_over::judge(&walked.passed_over, &found, &folders, &reach, &mut budget)?;
         let reads_config = request.config_file.is_none();
-        self.unjudged.extend(kptfile::mutators(&folders, &skip, reads_config, &mut budget)?);
+        self.unjudged.extend(kptfile::mutators(&folders, &skip, reads_config, &reach, &mut budget)?);
         self.files = files;
         Ok((items, config))
     }

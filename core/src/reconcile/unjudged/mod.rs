@@ -259,6 +259,7 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
     // What a SPIRE component may take its configuration from, made once when one is met.
     let configurations = std::cell::OnceCell::new();
     let declarations = std::cell::OnceCell::new();
+    let pods = std::cell::OnceCell::new();
     for (position, value) in input::values(items) {
         let text = |path: &str| fields::str_at(value, path).unwrap_or_default();
         let (api_version, kind) = (text("apiVersion"), text("kind"));
@@ -270,11 +271,14 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         if let Some(what) = changes_what_is_applied(api_version, kind, value) {
             // What it changes may reach any identity, those the model's manager ignores
             // among them (another manager's class, a namespace the folder's manager does not
-            // ignore): its digest follows every object that declares one. A SPIRE component
+            // ignore), and any pod (a webhook labels the pods it admits): its digest follows
+            // every object that declares an identity, every pod template and Namespace. A SPIRE component
             // reads its configuration from the ConfigMaps and Secrets it mounts or takes its
             // environment from, whatever their text says (YAML's binary keys,
             // `--expand-env`): those of its namespace are in its digest too.
             let mut also = declarations.get_or_init(|| declared_identities(items)).clone();
+            also.extend(pods.get_or_init(|| pod_templates(items)).iter().cloned());
+            also.extend(landing(&[]));
             if kinds::runs_spire(api_version, kind, value).is_some() {
                 also.extend(configurations.get_or_init(|| configuration(items)).iter().cloned());
             }
@@ -303,7 +307,11 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         let texts = embedded::texts(api_version, kind, value);
         if !texts.is_empty() {
             let by = embedded::Named { keys: &by_key, accounts: &by_account };
-            out.extend(embedded_record(position, value, kind, &texts, &by, &reaches, &landing(&[])));
+            // What reads it (a controller's defaults) may make any pod: its digest follows
+            // every pod template and Namespace.
+            let mut also = landing(&[]);
+            also.extend(pods.get_or_init(|| pod_templates(items)).iter().cloned());
+            out.extend(embedded_record(position, value, kind, &texts, &by, &reaches, &also));
             continue;
         }
         let shaped = crate::reconcile::cluster::controllers::of(api_version, kind)
@@ -619,6 +627,15 @@ fn declared_identities(items: &[Input]) -> Vec<String> {
             hex(&hash.finalize())
         })
         .collect();
+    words.sort_unstable();
+    words
+}
+
+/// Every pod template of `items` (what its pods are placed in, their labels and account), in
+/// words a digest takes, in no order of the input's.
+fn pod_templates(items: &[Input]) -> Vec<String> {
+    let mut words: Vec<String> =
+        input::workloads(items).flatten().map(|w| format!("{:?}", w.placed_in(""))).collect();
     words.sort_unstable();
     words
 }
