@@ -3,7 +3,8 @@
 //! `pkg/controller/v1alpha2/llmisvc/config_merge.go`): each later spec is a strategic merge
 //! patch on the earlier (`mergeSpecs`, lines 859-900): mappings merge key by key, a later
 //! scalar wins, lists of named entries (containers, init containers) merge by name, other
-//! lists are replaced, and an unset field changes nothing. The merged spec is then a Go
+//! lists are replaced, an unset field changes nothing, and a `$patch` directive in a free-form
+//! map replaces or empties the map before it. The merged spec is then a Go
 //! template over the service (`ReplaceVariables`): `template.rs` executes the fields the build
 //! reads, and says where a field needs the cluster or makes KServe refuse the service.
 
@@ -11,14 +12,51 @@ use super::template::{self, Data, Evaluated};
 use super::vocabulary::Note;
 use serde_json::{Map, Value};
 
-/// Lays `over` on `base`.
-pub fn merge(base: &mut Value, over: &Value) {
+/// The fields of KServe's types that are free-form maps of strings (`map[string]string`:
+/// an object's `labels` and `annotations`, a selector's `matchLabels`, a pod's
+/// `nodeSelector`): the API server keeps any key in them, a strategic merge directive among
+/// them, where it prunes one from a field of a struct (the CRD's structural schema).
+const FREE_FORM: [&str; 4] = ["labels", "annotations", "matchLabels", "nodeSelector"];
+
+/// The key of a strategic merge patch's directive (apimachinery `strategicpatch`,
+/// `directiveMarker`).
+const DIRECTIVE: &str = "$patch";
+
+/// Lays `over` on `base`; `Err`, why, where KServe's merge fails (a directive it does not
+/// take), and then KServe refuses the service (CombineBaseError).
+pub fn merge(base: &mut Value, over: &Value) -> Result<(), String> {
+    merge_at("spec", base, over)
+}
+
+fn merge_at(key: &str, base: &mut Value, over: &Value) -> Result<(), String> {
     match (base, over) {
         (_, Value::Null) => {}
         (Value::Object(base), Value::Object(over)) => {
+            // A directive in a free-form map that meets one already set (`mergeMap`,
+            // `handleDirectiveInMergeMap`): `replace` puts the map in place of the one
+            // before, `delete` empties it, any other value fails. Where nothing was set
+            // before, the map is copied whole, the directive with it, as below.
+            if FREE_FORM.contains(&key)
+                && let Some(directive) = over.get(DIRECTIVE)
+            {
+                match directive.as_str() {
+                    Some("replace") => {
+                        *base = over.clone();
+                        base.remove(DIRECTIVE);
+                    }
+                    Some("delete") => base.clear(),
+                    _ => {
+                        return Err(format!(
+                            "its {key} holds {DIRECTIVE}: {directive}, a strategic merge directive KServe's \
+                             merge of its presets fails on (only replace and delete are taken)"
+                        ));
+                    }
+                }
+                return Ok(());
+            }
             for (key, value) in over {
                 match base.get_mut(key) {
-                    Some(existing) if !existing.is_null() => merge(existing, value),
+                    Some(existing) if !existing.is_null() => merge_at(key, existing, value)?,
                     _ if value.is_null() => {}
                     _ => {
                         base.insert(key.clone(), value.clone());
@@ -29,13 +67,14 @@ pub fn merge(base: &mut Value, over: &Value) {
         (Value::Array(base), Value::Array(over)) if named(base) && named(over) => {
             for entry in over {
                 match base.iter_mut().find(|b| b.get("name") == entry.get("name")) {
-                    Some(existing) => merge(existing, entry),
+                    Some(existing) => merge_at("", existing, entry)?,
                     None => base.push(entry.clone()),
                 }
             }
         }
         (base, over) => *base = over.clone(),
     }
+    Ok(())
 }
 
 /// Whether every entry of a list is a mapping with a `name`: a list merged by name.

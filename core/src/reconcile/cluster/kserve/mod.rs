@@ -201,7 +201,9 @@ pub fn derive(service: &Value, presets: &Presets<'_>) -> Derivation {
                 return refused(derivation);
             }
         };
-        merge::merge(&mut resolved, &spec);
+        if let Err(why) = merge::merge(&mut resolved, &spec) {
+            return refused_merge(derivation, &why);
+        }
         laid.push(spec);
     }
     let (well_known, unread) = presets::well_known(&resolved);
@@ -210,9 +212,15 @@ pub fn derive(service: &Value, presets: &Presets<'_>) -> Derivation {
     for preset in well_known {
         match presets.find(namespace, preset) {
             presets::Found::Input(version, spec) => {
-                merge::merge(&mut merged, &merge::normalised(version, spec))
+                if let Err(why) = merge::merge(&mut merged, &merge::normalised(version, spec)) {
+                    return refused_merge(derivation, &why);
+                }
             }
-            presets::Found::Shipped(spec) => merge::merge(&mut merged, &spec),
+            presets::Found::Shipped(spec) => {
+                if let Err(why) = merge::merge(&mut merged, &spec) {
+                    return refused_merge(derivation, &why);
+                }
+            }
             presets::Found::Missing => {
                 notes.push(Note::refusal(format!(
                     "its spec (a pipeline-parallel worker: parallelism.pipeline) makes KServe lay the well-known \
@@ -224,10 +232,11 @@ pub fn derive(service: &Value, presets: &Presets<'_>) -> Derivation {
             }
         }
     }
-    for spec in &laid {
-        merge::merge(&mut merged, spec);
+    for spec in laid.iter().chain([&own]) {
+        if let Err(why) = merge::merge(&mut merged, spec) {
+            return refused_merge(derivation, &why);
+        }
     }
-    merge::merge(&mut merged, &own);
     let namespace = namespace.unwrap_or_default();
     let pool_name = pool_name(&merged, name);
     let pool_text = format!("{namespace}/{pool_name}");
@@ -240,6 +249,14 @@ pub fn derive(service: &Value, presets: &Presets<'_>) -> Derivation {
     }
     check_custom_selector(&mut derivation);
     derivation
+}
+
+/// A service whose presets KServe's merge fails on, for `why`: refused.
+fn refused_merge(mut derivation: Derivation, why: &str) -> Derivation {
+    derivation
+        .notes
+        .push(Note::refusal(format!("{why}: KServe stops at it (CombineBaseError); remove the directive")));
+    refused(derivation)
 }
 
 /// A refused service: KServe makes neither pool nor pods of it (`reconcileBaseRefs` returns

@@ -215,15 +215,36 @@ fn merging_follows_a_strategic_merge_patch() {
     merge::merge(
         &mut base,
         &json!({"a": {"y": 3}, "list": [9], "c": [{"name": "s"}, {"name": "m", "tag": "t"}], "n": null}),
-    );
+    )
+    .unwrap();
     assert_eq!(
         base,
         json!({"a": {"x": 1, "y": 3}, "list": [9], "c": [{"name": "m", "image": "i", "tag": "t"}, {"name": "s"}]})
     );
     // A list is merged by name only when both sides are lists of named entries; else replaced.
     let mut base = json!({"named": [{"name": "m", "image": "i"}], "plain": ["--a"]});
-    merge::merge(&mut base, &json!({"named": [{"image": "j"}], "plain": [{"name": "m"}]}));
+    merge::merge(&mut base, &json!({"named": [{"image": "j"}], "plain": [{"name": "m"}]})).unwrap();
     assert_eq!(base, json!({"named": [{"image": "j"}], "plain": [{"name": "m"}]}));
+}
+
+/// A `$patch` directive in a free-form map that meets one set before: `replace` puts it in
+/// place, `delete` empties it, another value fails the merge. Where nothing was set before,
+/// or in a struct's field (which the API server prunes), it is a key like any other.
+#[test]
+fn a_directive_in_a_free_form_map_replaces_or_empties_the_one_before() {
+    let base = || json!({"labels": {"a": "1", "b": "2"}, "router": {"x": "1"}});
+    let laid = |over: Value| {
+        let mut merged = base();
+        merge::merge(&mut merged, &over).map(|()| merged)
+    };
+    let replaced = laid(json!({"labels": {"$patch": "replace", "c": "3"}})).unwrap();
+    assert_eq!(replaced["labels"], json!({"c": "3"}));
+    assert_eq!(laid(json!({"labels": {"$patch": "delete", "c": "3"}})).unwrap()["labels"], json!({}));
+    assert!(laid(json!({"labels": {"$patch": "merge"}})).unwrap_err().contains("$patch: \"merge\""));
+    let fresh = laid(json!({"annotations": {"$patch": "replace", "c": "3"}})).unwrap();
+    assert_eq!(fresh["annotations"], json!({"$patch": "replace", "c": "3"}), "nothing set before");
+    let pruned = laid(json!({"router": {"$patch": "replace", "y": "2"}})).unwrap();
+    assert_eq!(pruned["router"], json!({"x": "1", "$patch": "replace", "y": "2"}), "a struct's field");
 }
 
 impl Pool {
