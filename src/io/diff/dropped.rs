@@ -27,6 +27,7 @@ pub(super) fn noted(mut diff: Diff, dropped: &[Dropped]) -> Diff {
                 Lingers::New => NEW,
                 Lingers::Pruned => PRUNED,
                 Lingers::Narrowed => NARROWED,
+                Lingers::Later => LATER,
             }
             .to_string(),
             digest: crate::reconcile::rules::identity::hex(&digest),
@@ -78,3 +79,11 @@ const NARROWED: &str = "HEAD changes which pods it selects, and beside another i
      SPIRE Controller Manager then gives it a fallback identity's entry. Judged selecting only the pods both its \
      versions select, HEAD grants what this diff shows: change such identities in separate pull requests, or \
      keep a fallback identity from holding more than the identities it stands in for";
+
+/// Why HEAD without an identity it adds may stand.
+const LATER: &str = "HEAD adds it, and an applier may apply it after the rest (in an order a pull request can \
+     set: the order of the files for kubectl apply -R, sync waves for Argo CD, config.kubernetes.io/depends-on \
+     for kpt live apply): until then the pods it would give an entry to have none from it, and SPIRE Controller \
+     Manager gives them a fallback identity's entry. Without it, HEAD grants what this diff shows: add it in a \
+     pull request of its own first, or keep a fallback identity from holding more than the identities it stands \
+     in for";

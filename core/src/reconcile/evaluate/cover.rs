@@ -228,7 +228,7 @@ pub(super) fn coverage<'a>(
     drop(without);
     let read = |s: &usize| !model.ignored[*s] && model.refused[*s].is_none();
     let read_sources = || (0..model.sources.len()).filter(read).map(|s| &model.sources[s]);
-    let mut unjudged = unjudged::find(items, read_sources());
+    let mut unjudged = unjudged::find(items, read_sources(), ctx.written);
     unjudged.extend(committed);
     unjudged.extend(unjudged::unserved(items, &unserved));
     unjudged.extend(unjudged::unapplied_services(items, &seen, read_sources()));

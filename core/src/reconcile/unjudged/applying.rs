@@ -84,7 +84,9 @@ impl Mix {
             }
         }
         if sides.narrowed {
-            out.extend([true, false].map(|head| Mix { head, parts: 0, dropped: false, narrowed: true }));
+            let pruned = [(true, false), (false, false), (false, true)];
+            let states = pruned.into_iter().filter(|&(head, dropped)| !(dropped && (head || !sides.dropped)));
+            out.extend(states.map(|(head, dropped)| Mix { head, parts: 0, dropped, narrowed: true }));
         }
         out
     }
@@ -168,6 +170,8 @@ pub enum Lingers {
     /// HEAD changes what it selects: beside another of its part, one of either side's
     /// versions may stand, and a pod selected by neither goes to a fallback identity.
     Narrowed,
+    /// HEAD adds it, and it gives pods entries: an applier may apply it after the rest.
+    Later,
 }
 
 /// One object a mix moves: `from` in the other side's items, taken in after the side's own
@@ -192,11 +196,23 @@ pub enum Take {
 /// where [`Mix::head`], else BASE's and HEAD's.
 pub fn mix(items: &[Input], other: &[Input], mix: Mix) -> Vec<(Take, Lingers)> {
     if mix.narrowed {
+        // The fewest entries any order leaves: each changed identity narrowed, HEAD's added
+        // ones not yet applied, or BASE's dropped ones pruned first.
         let (base, head) = if mix.head { (other, items) } else { (items, other) };
         let changed = lingering(head, base).changed.into_iter();
         let changed = changed.filter(|&(p, at)| narrowed::narrowable(&base[p], &head[at]));
         let takes = changed.map(|(p, at)| if mix.head { (p, at) } else { (at, p) });
-        return takes.map(|(from, at)| (Take::Narrowed { from, at }, Lingers::Narrowed)).collect();
+        let mut out: Vec<_> =
+            takes.map(|(from, at)| (Take::Narrowed { from, at }, Lingers::Narrowed)).collect();
+        if mix.head {
+            let added = lingering(base, head).dropped.into_iter().filter(|&at| narrowed::covers(&head[at]));
+            out.extend(added.map(|at| (Take::Out { at }, Lingers::Later)));
+        } else if mix.dropped {
+            out.extend(
+                lingering(head, base).dropped.into_iter().map(|at| (Take::Out { at }, Lingers::Pruned)),
+            );
+        }
+        return out;
     }
     let mut out = Vec::new();
     // HEAD's identities stay whole.

@@ -85,34 +85,19 @@ pub(super) fn names_labels(text: &str) -> bool {
 }
 
 /// The bytes of standard base64 text (padding optional, line breaks skipped), as the API
-/// server decodes a Secret's `data`; `None` when it is not base64.
+/// server decodes a Secret's `data` (Go's `base64.StdEncoding`, which skips line breaks),
+/// or more leniently; `None` when it is not base64.
 fn base64(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() / 4 * 3);
-    let (mut bits, mut count) = (0u32, 0u8);
-    for c in text.bytes().filter(|c| !c.is_ascii_whitespace()) {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            b'=' => break,
-            _ => return None,
-        };
-        bits = bits << 6 | u32::from(v);
-        count += 1;
-        if count == 4 {
-            out.extend_from_slice(&bits.to_be_bytes()[1..]);
-            (bits, count) = (0, 0);
-        }
-    }
-    match count {
-        0 => {}
-        2 => out.push((bits >> 4) as u8),
-        3 => out.extend_from_slice(&((bits >> 2) as u16).to_be_bytes()),
-        _ => return None,
-    }
-    Some(out)
+    use base64::Engine;
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+            .with_decode_allow_trailing_bits(true),
+    );
+    let text: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    LENIENT.decode(text).ok()
 }
 
 #[cfg(test)]
@@ -128,6 +113,7 @@ mod tests {
         assert_eq!(base64("YWI=").as_deref(), Some(&b"ab"[..]));
         assert_eq!(base64("YW\nJj").as_deref(), Some(&b"abc"[..]));
         assert_eq!(base64("not base64!"), None);
+        assert_eq!(base64("+/8=").as_deref(), Some(&[0xfb, 0xff][..]), "the last two of the alphabet");
         assert_eq!(base64("Y"), None);
     }
 

@@ -217,7 +217,11 @@ pub fn pod_context(items: &[Input]) -> String {
 
 /// The records of `items` under the identities the manager reads (`sources`, those the
 /// model neither ignores nor refuses).
-pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> Vec<Unjudged> {
+pub fn find<'s, 't>(
+    items: &[Input],
+    sources: impl Iterator<Item = &'s Source>,
+    written: &dyn Fn(usize) -> Option<&'t str>,
+) -> Vec<Unjudged> {
     let reaches: Vec<Reach<'_>> = sources.map(Reach::of).collect();
     let scopes = Scopes::of(&reaches);
     let sources_within = |namespace: Option<&str>| -> Vec<&Source> {
@@ -258,7 +262,7 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
     let every: Vec<&Source> = reaches.iter().map(|r| r.source).collect();
     // What a SPIRE component may take its configuration from, made once when one is met.
     let configurations = std::cell::OnceCell::new();
-    let declarations = std::cell::OnceCell::new();
+    let everything = std::cell::OnceCell::new();
     let pods = std::cell::OnceCell::new();
     for (position, value) in input::values(items) {
         let text = |path: &str| fields::str_at(value, path).unwrap_or_default();
@@ -271,14 +275,13 @@ pub fn find<'s>(items: &[Input], sources: impl Iterator<Item = &'s Source>) -> V
         if let Some(what) = changes_what_is_applied(api_version, kind, value) {
             // What it changes may reach any identity, those the model's manager ignores
             // among them (another manager's class, a namespace the folder's manager does not
-            // ignore), and any pod (a webhook labels the pods it admits): its digest follows
-            // every object that declares an identity, every pod template and Namespace. A SPIRE component
+            // ignore), and any pod, from anything it reads (a webhook labels the pods it admits
+            // from their annotations, a ConfigMap, a ServiceAccount): its digest follows every
+            // item of the input. A SPIRE component
             // reads its configuration from the ConfigMaps and Secrets it mounts or takes its
             // environment from, whatever their text says (YAML's binary keys,
             // `--expand-env`): those of its namespace are in its digest too.
-            let mut also = declarations.get_or_init(|| declared_identities(items)).clone();
-            also.extend(pods.get_or_init(|| pod_templates(items)).iter().cloned());
-            also.extend(landing(&[]));
+            let mut also = everything.get_or_init(|| all_of(items, written)).clone();
             if kinds::runs_spire(api_version, kind, value).is_some() {
                 also.extend(configurations.get_or_init(|| configuration(items)).iter().cloned());
             }
@@ -614,16 +617,22 @@ fn names_of<'s>(sources: &[&'s Source]) -> Vec<&'s str> {
     sources.iter().map(|s| s.name.as_str()).collect()
 }
 
-/// Every object of `items` that declares identities ([`declares_identities`]), in words a
-/// digest takes, in no order of the input's.
-fn declared_identities(items: &[Input]) -> Vec<String> {
+/// Every item of `items`, in words a digest takes, in no order of the input's: what its text
+/// says as written where the caller reads files, else its value without the annotations that
+/// say where a reader met it; a lazily read item without either, by its pod templates.
+fn all_of<'t>(items: &[Input], written: &dyn Fn(usize) -> Option<&'t str>) -> Vec<String> {
     let mut words: Vec<String> = items
         .iter()
-        .filter(|item| declares_identities(item))
-        .filter_map(Input::value)
-        .map(|v| {
+        .enumerate()
+        .map(|(position, item)| {
             let mut hash = Sha256::new();
-            digest(v, &mut hash, true);
+            match (item.value(), written(position)) {
+                (Some(value), _) => digest(value, &mut hash, true),
+                (None, Some(text)) => hash.update(text.as_bytes()),
+                (None, None) => {
+                    hash.update(format!("{:?}", item.workload().map(|w| w.placed_in(""))).as_bytes())
+                }
+            }
             hex(&hash.finalize())
         })
         .collect();

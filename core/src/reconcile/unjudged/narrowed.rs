@@ -25,16 +25,32 @@ fn fallback(spec: &Value) -> bool {
     spec.get("fallback").and_then(Value::as_bool) == Some(true)
 }
 
-/// What of a spec decides which pods an object selects.
-fn selection(spec: &Value) -> [Option<&Value>; 3] {
-    [spec.get("podSelector"), spec.get("namespaceSelector"), spec.get("className")]
+/// The fields of a spec that give power to the entries an object makes and decide nothing of
+/// which pods get one: neither version of an object that differs in them alone leaves a pod
+/// without its entry.
+const POWER_ONLY: [&str; 5] = ["admin", "downstream", "ttl", "jwtTtl", "hint"];
+
+/// The selectors of a spec, joined where versions differ.
+const SELECTORS: [&str; 2] = ["podSelector", "namespaceSelector"];
+
+/// A spec without the fields in `left_out`.
+fn without(spec: &Value, left_out: &[&str]) -> Json {
+    let mut json = spec.to_json();
+    if let Some(map) = json.as_object_mut() {
+        map.retain(|k, _| !left_out.contains(&k.as_str()));
+    }
+    json
 }
 
 /// Whether `base` to `head` is a change narrowing judges: a ClusterSPIFFEID that is no
-/// fallback in either version and selects otherwise in each.
+/// fallback in either version and may leave a pod without an entry in one: it selects
+/// otherwise, or renders otherwise (its templates, its class: an entry one version fails to
+/// render is no entry, and the manager leaves that pod to a fallback).
 pub fn narrowable(base: &Input, head: &Input) -> bool {
     match (spec(base), spec(head)) {
-        (Some(b), Some(h)) => !fallback(b) && !fallback(h) && selection(b) != selection(h),
+        (Some(b), Some(h)) => {
+            !fallback(b) && !fallback(h) && without(b, &POWER_ONLY) != without(h, &POWER_ONLY)
+        }
         _ => false,
     }
 }
@@ -44,20 +60,30 @@ pub fn has_fallback(items: &[Input]) -> bool {
     items.iter().filter_map(spec).any(fallback)
 }
 
+/// Whether `item` gives pods entries that keep a fallback identity from them: a binding, or
+/// a ClusterSPIFFEID that is no fallback.
+pub fn covers(item: &Input) -> bool {
+    let kind = item.value().and_then(|v| fields::str_at(v, "kind"));
+    kind == Some("InferenceIdentityBinding") || spec(item).is_some_and(|s| !fallback(s))
+}
+
 /// `own`, selecting only the pods `other` selects too: each of its selectors joined with
-/// `other`'s, and none at all where the two name other classes (one of them the manager
-/// does not read, or both are read: it stands for either way).
+/// `other`'s; and none at all where the two differ in anything else that decides which pods
+/// get an entry (a template one of them may fail to render, a class the manager may not
+/// read): some order leaves each such pod without one.
 pub fn narrowed(own: &Input, other: &Input) -> Option<Input> {
-    let (mine, theirs) = (spec(own)?.to_json(), spec(other)?.to_json());
+    let (mine, theirs) = (spec(own)?, spec(other)?);
     let mut value = own.value()?.to_json();
     let out = value.get_mut("spec")?.as_object_mut()?;
-    for key in ["podSelector", "namespaceSelector"] {
-        match both(mine.get(key), theirs.get(key)) {
+    let (mine_json, theirs_json) = (mine.to_json(), theirs.to_json());
+    for key in SELECTORS {
+        match both(mine_json.get(key), theirs_json.get(key)) {
             Some(joined) => out.insert(key.to_string(), joined),
             None => out.remove(key),
         };
     }
-    if mine.get("className") != theirs.get("className") {
+    let rest = [&POWER_ONLY[..], &SELECTORS[..]].concat();
+    if without(mine, &rest) != without(theirs, &rest) {
         let none = json!({"key": "kleym.sonda.red/none", "values": ["none"]});
         let exprs = [("In", &none), ("NotIn", &none)].map(|(op, e)| {
             let mut e = e.clone();
@@ -137,5 +163,21 @@ mod tests {
                                      "metadata": {"name": "x"}, "spec": {"podSelector": {}}}));
         assert!(!narrowable(&other, &plain("a")), "another group's kind");
         assert!(has_fallback(&[plain("a"), fallback("b")]) && !has_fallback(&[plain("a")]));
+        assert!(covers(&plain("a")) && !covers(&fallback("a")));
+    }
+
+    #[test]
+    fn a_version_that_may_render_otherwise_leaves_every_pod_to_a_fallback() {
+        let with = |template: &str| {
+            csid(json!({"podSelector": {"matchLabels": {"app": "a"}}, "spiffeIDTemplate": template}))
+        };
+        let (base, head) = (with("spiffe://other.org/x"), with("spiffe://example.org/x"));
+        assert!(narrowable(&base, &head), "one version may fail to render");
+        let none = narrowed(&head, &base).unwrap().value().unwrap().to_json();
+        let exprs = &none["spec"]["podSelector"]["matchExpressions"];
+        assert_eq!(
+            (exprs[0]["operator"].as_str(), exprs[1]["operator"].as_str()),
+            (Some("In"), Some("NotIn"))
+        );
     }
 }
