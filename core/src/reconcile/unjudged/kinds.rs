@@ -139,6 +139,17 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
              cluster knows"
         ));
     }
+    if let Some(option) = recreated_spire_object(api_version, kind, value)
+        && let Some(what) = makes_identity(api_version, kind)
+    {
+        return Some(format!(
+            "{a} {kind} that its applier deletes and creates again ({option}): deleted, {what} the kleym \
+             operator deletes the ClusterSPIFFEID it renders, and makes it again, newer, once it is back \
+             (internal/controller, cleanupManagedClusterSPIFFEIDs); meanwhile its pods have no entry of it, \
+             and a fallback identity may give them one, and after it another declaration of its entry may be \
+             the oldest, which SPIRE Controller Manager keeps (sortDeclaredEntriesByPreference)"
+        ));
+    }
     if let Some(option) = recreated_spire_object(api_version, kind, value) {
         let keeps = if kind == "ClusterFederatedTrustDomain" {
             "uses, of the objects of one trust domain, the oldest (listClusterFederatedTrustDomains)"
@@ -312,15 +323,16 @@ fn schema_of_a_judged_kind(api_version: &str, kind: &str, value: &Value) -> Opti
     })
 }
 
-/// The Argo CD sync option that deletes and creates again a SPIRE Controller Manager object
-/// (`Replace=true`, `Force=true` in `argocd.argoproj.io/sync-options`: gitops-engine
+/// The Argo CD sync option that deletes and creates again a SPIRE Controller Manager object,
+/// a binding or a pool (`Replace=true`, `Force=true` in `argocd.argoproj.io/sync-options`: gitops-engine
 /// `pkg/sync/sync_context.go`, `applyObject`, which then replaces it, `kubectl replace
 /// --force`), if it carries one. Every kind of which the manager applies the oldest of several
-/// declarations: a ClusterSPIFFEID's or ClusterStaticEntry's entry, a federation's trust domain.
+/// declarations: a ClusterSPIFFEID's or ClusterStaticEntry's entry, a federation's trust domain;
+/// and a binding or a pool, whose ClusterSPIFFEID the operator deletes and renders again.
 fn recreated_spire_object<'v>(api_version: &str, kind: &str, value: &'v Value) -> Option<&'v str> {
-    let judged_by_age =
-        matches!(kind, "ClusterSPIFFEID" | "ClusterStaticEntry" | "ClusterFederatedTrustDomain");
-    if !api_version.starts_with(SPIRE_GROUP) || !judged_by_age {
+    let judged_by_age = api_version.starts_with(SPIRE_GROUP)
+        && matches!(kind, "ClusterSPIFFEID" | "ClusterStaticEntry" | "ClusterFederatedTrustDomain");
+    if !judged_by_age && makes_identity(api_version, kind).is_none() {
         return None;
     }
     // An owner makes the garbage collector delete it once the owner is gone, or named under
@@ -352,6 +364,19 @@ fn recreated_spire_object<'v>(api_version: &str, kind: &str, value: &'v Value) -
         .split(',')
         .map(str::trim)
         .find(|o| o.eq_ignore_ascii_case("Replace=true") || o.eq_ignore_ascii_case("Force=true"))
+}
+
+/// For a binding, or a pool a binding reads, how deleting it withdraws the identity rendered
+/// of it.
+fn makes_identity(api_version: &str, kind: &str) -> Option<&'static str> {
+    let group = crate::api::group_of(api_version);
+    match (group, kind) {
+        ("kleym.sonda.red", "InferenceIdentityBinding") => Some("as with the binding,"),
+        ("inference.networking.k8s.io" | "inference.networking.x-k8s.io", "InferencePool") => {
+            Some("its bindings find no pool (TargetPoolNotFound), and")
+        }
+        _ => None,
+    }
 }
 
 /// The API group of SPIRE Controller Manager's objects, as their text names it.
