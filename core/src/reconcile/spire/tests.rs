@@ -588,7 +588,7 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
             Some(Lookup::Value("0")),
         ),
         (
-            owner("LeaderWorkerSet", None, "4;-;-;-"),
+            owner("LeaderWorkerSet", None, "4;-;-;-;-"),
             "leaderworkerset.sigs.k8s.io/worker-index",
             None,
             Some(Lookup::Present),
@@ -604,6 +604,23 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
         let kind = owner.controller.map_or("?", |c| c.kinds[0]);
         assert_eq!(owner.label(key, template), expected, "{kind} {key} {}", owner.detail);
     }
+    // LeaderWorkerSet's pod webhook keeps a leader's group index and any pod's subgroup
+    // index its template sets; a worker whose template says worker index 0 is a leader to it;
+    // the workers copy the leader's group index, which its template may pin.
+    let lws = |detail, template| Owner { template, ..owner("LeaderWorkerSet", None, detail) };
+    let (leader, worker) = (controllers::LEADER_TEMPLATE, controllers::WORKER_TEMPLATE);
+    let group = "leaderworkerset.sigs.k8s.io/group-index";
+    assert_eq!(lws("2;1;l;-;g", leader).label(group, Some("2")), None);
+    assert_eq!(lws("2;1;l;-;-", leader).label(group, None), Some(Lookup::Value("0")));
+    assert_eq!(lws("2;1;l;-;g", worker).label(group, Some("5")), Some(Lookup::Unknown));
+    assert_eq!(lws("2;1;l;-;-", worker).label(group, Some("5")), Some(Lookup::Value("0")));
+    let index = "leaderworkerset.sigs.k8s.io/worker-index";
+    assert_eq!(lws("2;1;l;-;-", worker).label(index, Some("0")), Some(Lookup::Value("0")));
+    assert_eq!(lws("2;1;l;-;-", worker).label(index, Some("7")), Some(Lookup::Value("1")));
+    assert_eq!(lws("2;1;l;-;-", leader).label(index, Some("7")), Some(Lookup::Value("0")));
+    let subgroup = "leaderworkerset.sigs.k8s.io/subgroup-index";
+    assert_eq!(lws("2;1;l;1;-", leader).label(subgroup, Some("3")), None);
+    assert_eq!(lws("2;1;l;1;-", leader).label(subgroup, None), Some(Lookup::Value("0")));
     // A kind no declaration names may set any key a known controller sets.
     let unknown = Owner { controller: None, name: "w", pod_name: None, detail: "", template: "" };
     assert_eq!(unknown.label("pod-template-hash", None), Some(Lookup::Unknown));

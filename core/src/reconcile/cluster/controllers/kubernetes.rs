@@ -296,7 +296,7 @@ pub const LEADER_WORKER_SET: Controller = Controller {
     derive: None,
     keeps: Some(|item, path| GroupShape::of(item).makes_pods(path != WORKER_TEMPLATE)),
     facts: |item| Facts { pod_name: None, detail: GroupShape::of(item).detail() },
-    labels: |owner, key, _| GroupShape::parse(owner.detail).label(owner, key),
+    labels: |owner, key, template| GroupShape::parse(owner.detail).label(owner, key, template),
     label_keys: &[
         "leaderworkerset.sigs.k8s.io/",
         "statefulset.kubernetes.io/pod-name",
@@ -330,11 +330,20 @@ pub struct GroupShape {
     pub leader_template: bool,
     /// `subGroupPolicy.subGroupSize`, and whether its type is `LeaderExcluded`.
     pub subgroup: Option<(u64, bool)>,
+    /// Whether the leader's template (the leader template, else the worker template) sets the
+    /// group index label: the leader keeps it, and the workers take the leader's.
+    pub pins_group_index: bool,
 }
 
 impl Default for GroupShape {
     fn default() -> Self {
-        GroupShape { size: Some(1), replicas: None, leader_template: false, subgroup: None }
+        GroupShape {
+            size: Some(1),
+            replicas: None,
+            leader_template: false,
+            subgroup: None,
+            pins_group_index: false,
+        }
     }
 }
 
@@ -364,6 +373,13 @@ impl GroupShape {
                 let size = p.get("subGroupSize").and_then(Value::as_count)?;
                 Some((size, p.get("type").and_then(Value::as_str) == Some("LeaderExcluded")))
             }),
+            pins_group_index: ["leaderTemplate", "workerTemplate"]
+                .iter()
+                .find_map(|t| {
+                    item.pointer(&format!("/spec/leaderWorkerTemplate/{t}")).filter(|v| v.is_object())
+                })
+                .and_then(|t| t.pointer("/metadata/labels"))
+                .is_some_and(|labels| labels.get(GROUP_INDEX).is_some()),
         }
     }
 
@@ -381,13 +397,16 @@ impl GroupShape {
             None => "-".into(),
         };
         let leader = if self.leader_template { "l" } else { "-" };
-        format!("{};{};{leader};{subgroup}", number(self.size), number(self.replicas))
+        let pinned = if self.pins_group_index { "g" } else { "-" };
+        format!("{};{};{leader};{subgroup};{pinned}", number(self.size), number(self.replicas))
     }
 
     /// The shape a detail holds; the default for another.
     pub fn parse(detail: &str) -> GroupShape {
         let parts: Vec<&str> = detail.split(';').collect();
-        let [size, replicas, leader, subgroup] = parts.as_slice() else { return GroupShape::default() };
+        let [size, replicas, leader, subgroup, pinned] = parts.as_slice() else {
+            return GroupShape::default();
+        };
         let subgroup = (*subgroup != "-").then(|| {
             let excluded = subgroup.ends_with('x');
             subgroup.trim_end_matches('x').parse().ok().map(|n| (n, excluded))
@@ -397,6 +416,7 @@ impl GroupShape {
             replicas: replicas.parse().ok(),
             leader_template: *leader == "l",
             subgroup: subgroup.flatten(),
+            pins_group_index: *pinned == "g",
         }
     }
 
@@ -407,18 +427,33 @@ impl GroupShape {
     /// group index, the leader's ordinal (`0` when the set has one group); the subgroup index,
     /// `0` for a leader not excluded; the group and subgroup keys and the revision hash, hashes
     /// only the cluster settles; and the leader and worker StatefulSets' own labels.
-    fn label<'a>(&self, owner: &Owner<'a>, key: &str) -> Option<Lookup<'a>> {
+    fn label<'a>(&self, owner: &Owner<'a>, key: &str, template: Option<&str>) -> Option<Lookup<'a>> {
         // The pods are leaders alone (the leader template, or the worker template of a group
         // of one), workers alone (the worker template beside a leader template), or both.
         let leaders = owner.template == LEADER_TEMPLATE || (!self.leader_template && self.size == Some(1));
         let workers = owner.template == WORKER_TEMPLATE && self.leader_template;
         let known = |value: &'static str| Lookup::Value(value);
+        // The pod webhook sets a leader's group index and key only where its template sets
+        // none, and any pod's subgroup index only where it is empty: the template's stands.
+        let kept_by_webhook = match key {
+            GROUP_INDEX | "leaderworkerset.sigs.k8s.io/group-key" => leaders && !workers,
+            "leaderworkerset.sigs.k8s.io/subgroup-index" => true,
+            _ => false,
+        };
+        if kept_by_webhook && template.is_some_and(|v| !v.is_empty()) {
+            return None;
+        }
         Some(match key {
             "leaderworkerset.sigs.k8s.io/name" => Lookup::Value(owner.name),
             "leaderworkerset.sigs.k8s.io/worker-index" if leaders => known("0"),
+            // A worker whose template says `0` is a leader to the webhook, which then leaves
+            // the label as it is (`pkg/utils/pod/pod_utils.go`, `LeaderPod`).
+            "leaderworkerset.sigs.k8s.io/worker-index" if workers && template == Some("0") => known("0"),
             "leaderworkerset.sigs.k8s.io/worker-index" if workers && self.size == Some(2) => known("1"),
             "leaderworkerset.sigs.k8s.io/worker-index" => Lookup::Present,
-            "leaderworkerset.sigs.k8s.io/group-index" => {
+            // The workers take the leader's, which its template may set.
+            GROUP_INDEX if workers && self.pins_group_index => Lookup::Unknown,
+            GROUP_INDEX => {
                 if self.replicas == Some(1) {
                     known("0")
                 } else {
@@ -446,6 +481,9 @@ impl GroupShape {
         })
     }
 }
+
+/// The label of a LeaderWorkerSet pod's group index.
+const GROUP_INDEX: &str = "leaderworkerset.sigs.k8s.io/group-index";
 
 #[cfg(test)]
 mod tests {

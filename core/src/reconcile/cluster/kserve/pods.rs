@@ -194,6 +194,9 @@ fn group_shape(spec: &Value, prefill: bool, leader_template: bool) -> GroupShape
             .and_then(|r| r.as_u64().or_else(|| crate::api::value::whole_count(r.as_f64()?))),
         leader_template,
         subgroup: (prefill && data_parallel).then(|| size.map(|s| (s, false))).flatten(),
+        // Labels the service gives its pods may set the group index, which the leader keeps
+        // and the workers copy: wherever the merged spec names it, it may be pinned.
+        pins_group_index: spec.to_string().contains("leaderworkerset.sigs.k8s.io/group-index"),
     }
 }
 
