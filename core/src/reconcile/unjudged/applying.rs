@@ -28,8 +28,10 @@ pub struct Mix {
     /// keep them); with BASE's, pruned (Argo CD prunes first in a sync wave).
     pub dropped: bool,
     /// The side whole, but each ClusterSPIFFEID the pull request changes narrowed to what
-    /// both its versions select ([`super::narrowed`]): the state that stands for every order
-    /// of the objects of one part, for the pods it leaves to a fallback identity.
+    /// both its versions select ([`super::narrowed`]), and HEAD's added bindings and
+    /// identities not yet applied (HEAD's side) or BASE's dropped objects pruned (BASE's, with
+    /// [`Mix::dropped`]): the fewest entries any order of the identities leaves, which stands
+    /// for every such order where a fallback identity takes the pods left without one.
     pub narrowed: bool,
 }
 
@@ -101,7 +103,8 @@ pub struct Differ {
     pub refused: bool,
     pub identities: bool,
     pub parts: u8,
-    /// A ClusterSPIFFEID whose selection changes, beside a fallback one ([`Mix::narrowed`]).
+    /// A ClusterSPIFFEID whose change may leave a pod without its entry in one version,
+    /// beside a fallback one ([`Mix::narrowed`]).
     pub narrowed: bool,
 }
 
