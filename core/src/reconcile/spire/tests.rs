@@ -588,7 +588,7 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
             Some(Lookup::Value("0")),
         ),
         (
-            owner("LeaderWorkerSet", None, "4;-;-;-;-"),
+            owner("LeaderWorkerSet", None, "4;-;-;-;-;-"),
             "leaderworkerset.sigs.k8s.io/worker-index",
             None,
             Some(Lookup::Present),
@@ -610,17 +610,22 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
     let lws = |detail, template| Owner { template, ..owner("LeaderWorkerSet", None, detail) };
     let (leader, worker) = (controllers::LEADER_TEMPLATE, controllers::WORKER_TEMPLATE);
     let group = "leaderworkerset.sigs.k8s.io/group-index";
-    assert_eq!(lws("2;1;l;-;g", leader).label(group, Some("2")), None);
-    assert_eq!(lws("2;1;l;-;-", leader).label(group, None), Some(Lookup::Value("0")));
-    assert_eq!(lws("2;1;l;-;g", worker).label(group, Some("5")), Some(Lookup::Unknown));
-    assert_eq!(lws("2;1;l;-;-", worker).label(group, Some("5")), Some(Lookup::Value("0")));
+    assert_eq!(lws("2;1;l;-;g;-", leader).label(group, Some("2")), None);
+    assert_eq!(lws("2;1;l;-;-;-", leader).label(group, None), Some(Lookup::Value("0")));
+    assert_eq!(lws("2;1;l;-;g;-", worker).label(group, Some("5")), Some(Lookup::Unknown));
+    assert_eq!(lws("2;1;l;-;-;-", worker).label(group, Some("5")), Some(Lookup::Value("0")));
     let index = "leaderworkerset.sigs.k8s.io/worker-index";
-    assert_eq!(lws("2;1;l;-;-", worker).label(index, Some("0")), Some(Lookup::Value("0")));
-    assert_eq!(lws("2;1;l;-;-", worker).label(index, Some("7")), Some(Lookup::Value("1")));
-    assert_eq!(lws("2;1;l;-;-", leader).label(index, Some("7")), Some(Lookup::Value("0")));
+    assert_eq!(lws("2;1;l;-;-;-", worker).label(index, Some("0")), Some(Lookup::Value("0")));
+    assert_eq!(lws("2;1;l;-;-;-", worker).label(index, Some("7")), Some(Lookup::Value("1")));
+    assert_eq!(lws("2;1;l;-;-;-", leader).label(index, Some("7")), Some(Lookup::Value("0")));
     let subgroup = "leaderworkerset.sigs.k8s.io/subgroup-index";
-    assert_eq!(lws("2;1;l;1;-", leader).label(subgroup, Some("3")), None);
-    assert_eq!(lws("2;1;l;1;-", leader).label(subgroup, None), Some(Lookup::Value("0")));
+    assert_eq!(lws("2;1;l;1;-;l", leader).label(subgroup, Some("3")), None);
+    let key = "leaderworkerset.sigs.k8s.io/subgroup-key";
+    assert_eq!(lws("2;1;l;1;-;l", leader).label(key, None), None, "the webhook sets neither");
+    assert_eq!(lws("2;1;l;1;-;l", worker).label(key, None), Some(Lookup::Present), "the workers' it sets");
+    // One template for leaders and workers: its group index stands on all of them.
+    assert_eq!(lws("2;1;-;-;g;-", worker).label(group, Some("2")), None);
+    assert_eq!(lws("2;1;l;1;-;-", leader).label(subgroup, None), Some(Lookup::Value("0")));
     // A kind no declaration names may set any key a known controller sets.
     let unknown = Owner { controller: None, name: "w", pod_name: None, detail: "", template: "" };
     assert_eq!(unknown.label("pod-template-hash", None), Some(Lookup::Unknown));

@@ -29,9 +29,10 @@ pub struct Mix {
     pub dropped: bool,
     /// The side whole, but each ClusterSPIFFEID the pull request changes narrowed to what
     /// both its versions select ([`super::narrowed`]), and HEAD's added bindings and
-    /// identities not yet applied (HEAD's side) or BASE's dropped objects pruned (BASE's, with
-    /// [`Mix::dropped`]): the fewest entries any order of the identities leaves, which stands
-    /// for every such order where a fallback identity takes the pods left without one.
+    /// identities not yet applied (HEAD's side) or BASE's dropped ones pruned before the rest
+    /// (BASE's, with [`Mix::dropped`]): the fewest entries any order of the identities leaves,
+    /// which stands for every such order where a fallback identity takes the pods left
+    /// without one.
     pub narrowed: bool,
 }
 
@@ -103,8 +104,8 @@ pub struct Differ {
     pub refused: bool,
     pub identities: bool,
     pub parts: u8,
-    /// A ClusterSPIFFEID whose change may leave a pod without its entry in one version,
-    /// beside a fallback one ([`Mix::narrowed`]).
+    /// A binding or ClusterSPIFFEID that may leave a pod without its entry for a moment
+    /// (changed, added or dropped), beside a fallback one ([`Mix::narrowed`]).
     pub narrowed: bool,
 }
 
@@ -125,7 +126,9 @@ pub fn differ(head: &[Input], base: &[Input]) -> Differ {
         refused: !of_head.refused.is_empty(),
         identities: identities(head) != identities(base),
         parts: changed.chain(added).fold(0, |all, part| all | part),
-        narrowed: of_head.changed.iter().any(|&(p, at)| narrowed::narrowable(&base[p], &head[at]))
+        narrowed: (of_head.changed.iter().any(|&(p, at)| narrowed::narrowable(&base[p], &head[at]))
+            || of_head.dropped.iter().any(|&p| narrowed::covers(&base[p]))
+            || lingering(base, head).dropped.iter().any(|&p| narrowed::covers(&head[p])))
             && (narrowed::has_fallback(head) || narrowed::has_fallback(base)),
     }
 }
@@ -211,9 +214,9 @@ pub fn mix(items: &[Input], other: &[Input], mix: Mix) -> Vec<(Take, Lingers)> {
             let added = lingering(base, head).dropped.into_iter().filter(|&at| narrowed::covers(&head[at]));
             out.extend(added.map(|at| (Take::Out { at }, Lingers::Later)));
         } else if mix.dropped {
-            out.extend(
-                lingering(head, base).dropped.into_iter().map(|at| (Take::Out { at }, Lingers::Pruned)),
-            );
+            // Those that give entries, pruned before the rest (a fallback among the rest).
+            let dropped = lingering(head, base).dropped.into_iter().filter(|&at| narrowed::covers(&base[at]));
+            out.extend(dropped.map(|at| (Take::Out { at }, Lingers::Pruned)));
         }
         return out;
     }

@@ -359,6 +359,10 @@ fn recreated_spire_object<'v>(api_version: &str, kind: &str, value: &'v Value) -
             return Some(hook);
         }
     }
+    // Argo CD updates a Namespace it is told to replace (gitops-engine `applyObject`).
+    if kind == "Namespace" {
+        return None;
+    }
     let options = annotations.get("argocd.argoproj.io/sync-options")?.as_str()?;
     options
         .split(',')
@@ -366,8 +370,8 @@ fn recreated_spire_object<'v>(api_version: &str, kind: &str, value: &'v Value) -
         .find(|o| o.eq_ignore_ascii_case("Replace=true") || o.eq_ignore_ascii_case("Force=true"))
 }
 
-/// For a binding, or a pool a binding reads, how deleting it withdraws the identity rendered
-/// of it.
+/// For a binding, a pool a binding reads, or a Namespace that holds them, how deleting it
+/// withdraws the identity rendered of it.
 fn makes_identity(api_version: &str, kind: &str) -> Option<&'static str> {
     let group = crate::api::group_of(api_version);
     match (group, kind) {
@@ -375,6 +379,8 @@ fn makes_identity(api_version: &str, kind: &str) -> Option<&'static str> {
         ("inference.networking.k8s.io" | "inference.networking.x-k8s.io", "InferencePool") => {
             Some("its bindings find no pool (TargetPoolNotFound), and")
         }
+        // Deleted, a Namespace takes every binding and pool in it along.
+        ("", "Namespace") => Some("with every binding and pool in it,"),
         _ => None,
     }
 }

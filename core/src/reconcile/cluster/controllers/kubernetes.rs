@@ -333,6 +333,9 @@ pub struct GroupShape {
     /// Whether the leader's template (the leader template, else the worker template) sets the
     /// group index label: the leader keeps it, and the workers take the leader's.
     pub pins_group_index: bool,
+    /// Whether the leader template, and the worker template, set the subgroup index label:
+    /// then the webhook sets neither it nor the subgroup key on their pods.
+    pub pins_subgroup_index: (bool, bool),
 }
 
 impl Default for GroupShape {
@@ -343,6 +346,7 @@ impl Default for GroupShape {
             leader_template: false,
             subgroup: None,
             pins_group_index: false,
+            pins_subgroup_index: (false, false),
         }
     }
 }
@@ -355,6 +359,7 @@ impl GroupShape {
             Some(v) => v.as_count().map(Some),
         };
         let subgroup = item.pointer("/spec/leaderWorkerTemplate/subGroupPolicy").filter(|p| p.is_object());
+        let template = |t: &str| item.pointer(&format!("/spec/leaderWorkerTemplate/{t}"));
         // A surge of 0 (or "0%") adds no group; any other, or one the build cannot read, may.
         let surge = item.pointer("/spec/rolloutStrategy/rollingUpdateConfiguration/maxSurge");
         let surges = surge.is_some_and(|s| {
@@ -375,11 +380,12 @@ impl GroupShape {
             }),
             pins_group_index: ["leaderTemplate", "workerTemplate"]
                 .iter()
-                .find_map(|t| {
-                    item.pointer(&format!("/spec/leaderWorkerTemplate/{t}")).filter(|v| v.is_object())
-                })
-                .and_then(|t| t.pointer("/metadata/labels"))
-                .is_some_and(|labels| labels.get(GROUP_INDEX).is_some()),
+                .find_map(|t| template(t).filter(|v| v.is_object()))
+                .is_some_and(|t| sets(t, GROUP_INDEX)),
+            pins_subgroup_index: (
+                template("leaderTemplate").is_some_and(|t| sets(t, SUBGROUP_INDEX)),
+                template("workerTemplate").is_some_and(|t| sets(t, SUBGROUP_INDEX)),
+            ),
         }
     }
 
@@ -398,13 +404,19 @@ impl GroupShape {
         };
         let leader = if self.leader_template { "l" } else { "-" };
         let pinned = if self.pins_group_index { "g" } else { "-" };
-        format!("{};{};{leader};{subgroup};{pinned}", number(self.size), number(self.replicas))
+        let subgroups = match self.pins_subgroup_index {
+            (true, true) => "lw",
+            (true, false) => "l",
+            (false, true) => "w",
+            (false, false) => "-",
+        };
+        format!("{};{};{leader};{subgroup};{pinned};{subgroups}", number(self.size), number(self.replicas))
     }
 
     /// The shape a detail holds; the default for another.
     pub fn parse(detail: &str) -> GroupShape {
         let parts: Vec<&str> = detail.split(';').collect();
-        let [size, replicas, leader, subgroup, pinned] = parts.as_slice() else {
+        let [size, replicas, leader, subgroup, pinned, subgroups] = parts.as_slice() else {
             return GroupShape::default();
         };
         let subgroup = (*subgroup != "-").then(|| {
@@ -417,6 +429,7 @@ impl GroupShape {
             leader_template: *leader == "l",
             subgroup: subgroup.flatten(),
             pins_group_index: *pinned == "g",
+            pins_subgroup_index: (subgroups.contains('l'), subgroups.contains('w')),
         }
     }
 
@@ -434,13 +447,18 @@ impl GroupShape {
         let workers = owner.template == WORKER_TEMPLATE && self.leader_template;
         let known = |value: &'static str| Lookup::Value(value);
         // The pod webhook sets a leader's group index and key only where its template sets
-        // none, and any pod's subgroup index only where it is empty: the template's stands.
+        // none (and the workers of a set without a leader template copy the leader's), and
+        // any pod's subgroup index and key only where its subgroup index is empty: the
+        // template's stand (`pkg/webhooks/pod_webhook.go`, `Default`).
         let kept_by_webhook = match key {
-            GROUP_INDEX | "leaderworkerset.sigs.k8s.io/group-key" => leaders && !workers,
-            "leaderworkerset.sigs.k8s.io/subgroup-index" => true,
+            GROUP_INDEX | "leaderworkerset.sigs.k8s.io/group-key" => !workers,
+            SUBGROUP_INDEX | "leaderworkerset.sigs.k8s.io/subgroup-key" => {
+                let (leader, worker) = self.pins_subgroup_index;
+                if owner.template == LEADER_TEMPLATE { leader } else { worker }
+            }
             _ => false,
         };
-        if kept_by_webhook && template.is_some_and(|v| !v.is_empty()) {
+        if kept_by_webhook && (template.is_some_and(|v| !v.is_empty()) || key.contains("subgroup")) {
             return None;
         }
         Some(match key {
@@ -448,7 +466,7 @@ impl GroupShape {
             "leaderworkerset.sigs.k8s.io/worker-index" if leaders => known("0"),
             // A worker whose template says `0` is a leader to the webhook, which then leaves
             // the label as it is (`pkg/utils/pod/pod_utils.go`, `LeaderPod`).
-            "leaderworkerset.sigs.k8s.io/worker-index" if workers && template == Some("0") => known("0"),
+            "leaderworkerset.sigs.k8s.io/worker-index" if template == Some("0") => known("0"),
             "leaderworkerset.sigs.k8s.io/worker-index" if workers && self.size == Some(2) => known("1"),
             "leaderworkerset.sigs.k8s.io/worker-index" => Lookup::Present,
             // The workers take the leader's, which its template may set.
@@ -482,8 +500,15 @@ impl GroupShape {
     }
 }
 
-/// The label of a LeaderWorkerSet pod's group index.
+/// The labels of a LeaderWorkerSet pod's group and subgroup index.
 const GROUP_INDEX: &str = "leaderworkerset.sigs.k8s.io/group-index";
+const SUBGROUP_INDEX: &str = "leaderworkerset.sigs.k8s.io/subgroup-index";
+
+/// Whether a pod template sets label `key` to a value the webhook takes as set (not empty).
+fn sets(template: &Value, key: &str) -> bool {
+    let labels = template.pointer("/metadata/labels");
+    labels.and_then(|l| l.get(key)).and_then(Value::as_str).is_some_and(|v| !v.is_empty())
+}
 
 #[cfg(test)]
 mod tests {

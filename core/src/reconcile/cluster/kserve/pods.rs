@@ -197,6 +197,10 @@ fn group_shape(spec: &Value, prefill: bool, leader_template: bool) -> GroupShape
         // Labels the service gives its pods may set the group index, which the leader keeps
         // and the workers copy: wherever the merged spec names it, it may be pinned.
         pins_group_index: spec.to_string().contains("leaderworkerset.sigs.k8s.io/group-index"),
+        pins_subgroup_index: {
+            let pinned = spec.to_string().contains("leaderworkerset.sigs.k8s.io/subgroup-index");
+            (pinned, pinned)
+        },
     }
 }
 
