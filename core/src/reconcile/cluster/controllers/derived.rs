@@ -64,6 +64,35 @@ const ROLLOUT_METADATA: [&str; 4] = [
     "spec.strategy.blueGreen.previewMetadata",
 ];
 
+/// A Rollout's ephemeral keys: the labels of its canary (or preview) metadata that its stable
+/// (or active) metadata does not set, comma-separated. On promotion Argo Rollouts deletes them
+/// from the pods, the template's own value of such a key with them (argo-rollouts
+/// `rollout/ephemeralmetadata.go`, `utils/replicaset/canary.go`, `SyncEphemeralPodMetadata`).
+fn rollout_facts(item: &Value) -> Facts {
+    let keys = |paths: &[&str]| -> Vec<String> {
+        let labels = paths.iter().filter_map(|p| fields::child(item, &p.split('.').collect::<Vec<_>>()));
+        labels.filter_map(labels_of).flat_map(|l| l.keys().map(str::to_string)).collect()
+    };
+    let kept = keys(&[ROLLOUT_METADATA[1], ROLLOUT_METADATA[2]]);
+    let mut ephemeral = keys(&[ROLLOUT_METADATA[0], ROLLOUT_METADATA[3]]);
+    ephemeral.retain(|k| !kept.contains(k));
+    ephemeral.sort_unstable();
+    ephemeral.dedup();
+    Facts { pod_name: None, detail: ephemeral.join(",") }
+}
+
+/// What Argo Rollouts puts on a Rollout's pods: its template hash; and on every pod but the
+/// canary's and the preview's, an ephemeral key ([`rollout_facts`]) the template sets, as the
+/// template says it or none, once a promotion deletes it.
+fn rollout_labels<'a>(owner: &Owner<'a>, key: &str, template: Option<&'a str>) -> Option<Lookup<'a>> {
+    if key == "rollouts-pod-template-hash" {
+        return Some(Lookup::Present);
+    }
+    let canary = owner.template == ROLLOUT_METADATA[0] || owner.template == ROLLOUT_METADATA[3];
+    let ephemeral = owner.detail.split(',').any(|k| k == key);
+    (!canary && ephemeral && template.is_some()).then_some(Lookup::Unknown)
+}
+
 fn no_facts(_: &Value) -> Facts {
     Facts::default()
 }
@@ -76,8 +105,8 @@ pub const ROLLOUT: Controller = Controller {
     shapes: &[],
     derive: Some(|item, _| rollout(item)),
     keeps: None,
-    facts: no_facts,
-    labels: |_, key, _| (key == "rollouts-pod-template-hash").then_some(Lookup::Present),
+    facts: rollout_facts,
+    labels: rollout_labels,
     label_keys: &["rollouts-pod-template-hash"],
     unjudged: Some(unjudged::rollout),
     kustomize_fixes_account: false,
