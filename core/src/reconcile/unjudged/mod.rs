@@ -277,10 +277,10 @@ pub fn find<'s, 't>(
             // among them (another manager's class, a namespace the folder's manager does not
             // ignore), and any pod, from anything it reads (a webhook labels the pods it admits
             // from their annotations, a ConfigMap, a ServiceAccount): its digest follows every
-            // item of the input. A SPIRE component
-            // reads its configuration from the ConfigMaps and Secrets it mounts or takes its
-            // environment from, whatever their text says (YAML's binary keys,
-            // `--expand-env`): those of its namespace are in its digest too.
+            // item of the input. A SPIRE component reads its configuration from the ConfigMaps
+            // and Secrets it mounts or takes its environment from, whatever their text says
+            // (YAML's binary keys, `--expand-env`): those of its namespace are in its digest
+            // too.
             let mut also = everything.get_or_init(|| all_of(items, written)).clone();
             if kinds::runs_spire(api_version, kind, value).is_some() {
                 also.extend(configurations.get_or_init(|| configuration(items)).iter().cloned());
@@ -617,9 +617,9 @@ fn names_of<'s>(sources: &[&'s Source]) -> Vec<&'s str> {
     sources.iter().map(|s| s.name.as_str()).collect()
 }
 
-/// Every item of `items`, in words a digest takes, in no order of the input's: what its text
-/// says as written where the caller reads files, else its value without the annotations that
-/// say where a reader met it; a lazily read item without either, by its pod templates.
+/// Every item of `items`, in words a digest takes, in no order of the input's: an item read
+/// whole by its value without the annotations that say where a reader met it, else by its
+/// text as written where the caller reads files, else by its pod templates.
 fn all_of<'t>(items: &[Input], written: &dyn Fn(usize) -> Option<&'t str>) -> Vec<String> {
     let mut words: Vec<String> = items
         .iter()
