@@ -205,7 +205,8 @@ pub fn mix(items: &[Input], other: &[Input], mix: Mix) -> Vec<(Take, Lingers)> {
         // The fewest entries any order leaves: each changed identity narrowed, HEAD's added
         // ones not yet applied, or BASE's dropped ones pruned first.
         let (base, head) = if mix.head { (other, items) } else { (items, other) };
-        let changed = lingering(head, base).changed.into_iter();
+        let of_head = lingering(head, base);
+        let changed = of_head.changed.into_iter();
         let changed = changed.filter(|&(p, at)| narrowed::narrowable(&base[p], &head[at]));
         let takes = changed.map(|(p, at)| if mix.head { (p, at) } else { (at, p) });
         let mut out: Vec<_> =
@@ -215,7 +216,7 @@ pub fn mix(items: &[Input], other: &[Input], mix: Mix) -> Vec<(Take, Lingers)> {
             out.extend(added.map(|at| (Take::Out { at }, Lingers::Later)));
         } else if mix.dropped {
             // Those that give entries, pruned before the rest (a fallback among the rest).
-            let dropped = lingering(head, base).dropped.into_iter().filter(|&at| narrowed::covers(&base[at]));
+            let dropped = of_head.dropped.into_iter().filter(|&at| narrowed::covers(&base[at]));
             out.extend(dropped.map(|at| (Take::Out { at }, Lingers::Pruned)));
         }
         return out;
