@@ -518,6 +518,7 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
         "Pod" => "v1",
         "Job" | "CronJob" => "batch/v1",
         "LeaderWorkerSet" => "leaderworkerset.x-k8s.io/v1",
+        "Rollout" => "argoproj.io/v1alpha1",
         _ => "apps/v1",
     };
     let owner = |kind, pod_name, detail| Owner {
@@ -528,7 +529,7 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
         template: "",
     };
     type Case<'a> = (Owner<'a>, &'a str, Option<&'a str>, Option<Lookup<'a>>);
-    let cases: [Case; 25] = [
+    let cases: [Case; 29] = [
         (owner("Deployment", None, ""), "pod-template-hash", None, Some(Lookup::Present)),
         (owner("Deployment", None, ""), "job-name", None, None),
         (owner("Deployment", None, ""), "controller-revision-hash", None, None),
@@ -588,7 +589,7 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
             Some(Lookup::Value("0")),
         ),
         (
-            owner("LeaderWorkerSet", None, "4;-;-;-;-;-"),
+            owner("LeaderWorkerSet", None, "groups of 4; groups the cluster counts"),
             "leaderworkerset.sigs.k8s.io/worker-index",
             None,
             Some(Lookup::Present),
@@ -599,6 +600,17 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
             None,
             Some(Lookup::Value("w")),
         ),
+        // A Rollout's stable pods lose, on promotion, a key its canary metadata recorded,
+        // the template's own value with it; a key the template does not set stays unset.
+        (
+            owner("Rollout", None, "labels a promotion deletes: tier, zone"),
+            "zone",
+            Some("a"),
+            Some(Lookup::Unknown),
+        ),
+        (owner("Rollout", None, "labels a promotion deletes: tier, zone"), "zone", None, None),
+        (owner("Rollout", None, "labels a promotion deletes: tier"), "zone", Some("a"), None),
+        (owner("Rollout", None, ""), "rollouts-pod-template-hash", None, Some(Lookup::Present)),
     ];
     for (owner, key, template, expected) in cases {
         let kind = owner.controller.map_or("?", |c| c.kinds[0]);
@@ -610,23 +622,72 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
     let lws = |detail, template| Owner { template, ..owner("LeaderWorkerSet", None, detail) };
     let (leader, worker) = (controllers::LEADER_TEMPLATE, controllers::WORKER_TEMPLATE);
     let group = "leaderworkerset.sigs.k8s.io/group-index";
-    assert_eq!(lws("2;1;l;-;g;-", leader).label(group, Some("2")), None);
-    assert_eq!(lws("2;1;l;-;-;-", leader).label(group, None), Some(Lookup::Value("0")));
-    assert_eq!(lws("2;1;l;-;g;-", worker).label(group, Some("5")), Some(Lookup::Unknown));
-    assert_eq!(lws("2;1;l;-;-;-", worker).label(group, Some("5")), Some(Lookup::Value("0")));
+    assert_eq!(
+        lws("groups of 2; 1 group; a leader template; group index set by the template", leader)
+            .label(group, Some("2")),
+        None
+    );
+    assert_eq!(
+        lws("groups of 2; 1 group; a leader template", leader).label(group, None),
+        Some(Lookup::Value("0"))
+    );
+    assert_eq!(
+        lws("groups of 2; 1 group; a leader template; group index set by the template", worker)
+            .label(group, Some("5")),
+        Some(Lookup::Unknown)
+    );
+    assert_eq!(
+        lws("groups of 2; 1 group; a leader template", worker).label(group, Some("5")),
+        Some(Lookup::Value("0"))
+    );
     let index = "leaderworkerset.sigs.k8s.io/worker-index";
-    assert_eq!(lws("2;1;l;-;-;-", worker).label(index, Some("0")), Some(Lookup::Value("0")));
-    assert_eq!(lws("2;1;l;-;-;-", worker).label(index, Some("7")), Some(Lookup::Value("1")));
-    assert_eq!(lws("2;1;l;-;-;-", leader).label(index, Some("7")), Some(Lookup::Value("0")));
+    assert_eq!(
+        lws("groups of 2; 1 group; a leader template", worker).label(index, Some("0")),
+        Some(Lookup::Value("0"))
+    );
+    assert_eq!(
+        lws("groups of 2; 1 group; a leader template", worker).label(index, Some("7")),
+        Some(Lookup::Value("1"))
+    );
+    assert_eq!(
+        lws("groups of 2; 1 group; a leader template", leader).label(index, Some("7")),
+        Some(Lookup::Value("0"))
+    );
     let subgroup = "leaderworkerset.sigs.k8s.io/subgroup-index";
-    assert_eq!(lws("2;1;l;1;-;l", leader).label(subgroup, Some("3")), None);
+    assert_eq!(lws("groups of 2; 1 group; a leader template; subgroups of 1; subgroup index set by the leader template", leader).label(subgroup, Some("3")), None);
     let key = "leaderworkerset.sigs.k8s.io/subgroup-key";
-    assert_eq!(lws("2;1;l;1;-;l", leader).label(key, None), None, "the webhook sets neither");
-    assert_eq!(lws("2;1;l;1;-;l", worker).label(key, None), Some(Lookup::Present), "the workers' it sets");
+    assert_eq!(lws("groups of 2; 1 group; a leader template; subgroups of 1; subgroup index set by the leader template", leader).label(key, None), None, "the webhook sets neither");
+    assert_eq!(lws("groups of 2; 1 group; a leader template; subgroups of 1; subgroup index set by the leader template", worker).label(key, None), Some(Lookup::Present), "the workers' it sets");
     // One template for leaders and workers: its group index stands on all of them.
-    assert_eq!(lws("2;1;-;-;g;-", worker).label(group, Some("2")), None);
-    assert_eq!(lws("2;1;l;1;-;-", leader).label(subgroup, None), Some(Lookup::Value("0")));
+    assert_eq!(
+        lws("groups of 2; 1 group; group index set by the template", worker).label(group, Some("2")),
+        None
+    );
+    assert_eq!(
+        lws("groups of 2; 1 group; a leader template; subgroups of 1", leader).label(subgroup, None),
+        Some(Lookup::Value("0"))
+    );
     // A kind no declaration names may set any key a known controller sets.
+    // A shape's detail reads back as the same shape, in the words a finding shows.
+    for shape in [
+        controllers::GroupShape { size: None, replicas: None, ..Default::default() },
+        controllers::GroupShape {
+            size: Some(3),
+            replicas: Some(1),
+            leader_template: true,
+            subgroup: Some((2, true)),
+            pins_group_index: true,
+            pins_subgroup_index: (true, false),
+        },
+        controllers::GroupShape {
+            replicas: Some(4),
+            subgroup: Some((1, false)),
+            pins_subgroup_index: (false, true),
+            ..Default::default()
+        },
+    ] {
+        assert_eq!(controllers::GroupShape::parse(&shape.detail()), shape, "{}", shape.detail());
+    }
     let unknown = Owner { controller: None, name: "w", pod_name: None, detail: "", template: "" };
     assert_eq!(unknown.label("pod-template-hash", None), Some(Lookup::Unknown));
     assert_eq!(unknown.label("app", None), None);

@@ -65,7 +65,8 @@ const ROLLOUT_METADATA: [&str; 4] = [
 ];
 
 /// A Rollout's ephemeral keys: the labels of its canary (or preview) metadata that its stable
-/// (or active) metadata does not set, comma-separated. On promotion Argo Rollouts deletes them
+/// (or active) metadata does not set, after [`PROMOTION_DELETES`] and joined by `, ` (label keys
+/// hold no comma). On promotion Argo Rollouts deletes them
 /// from the pods, the template's own value of such a key with them (argo-rollouts
 /// `rollout/ephemeralmetadata.go`, `utils/replicaset/canary.go`, `SyncEphemeralPodMetadata`).
 fn rollout_facts(item: &Value) -> Facts {
@@ -78,8 +79,16 @@ fn rollout_facts(item: &Value) -> Facts {
     ephemeral.retain(|k| !kept.contains(k));
     ephemeral.sort_unstable();
     ephemeral.dedup();
-    Facts { pod_name: None, detail: ephemeral.join(",") }
+    let detail = if ephemeral.is_empty() {
+        String::new()
+    } else {
+        format!("{PROMOTION_DELETES}{}", ephemeral.join(", "))
+    };
+    Facts { pod_name: None, detail }
 }
+
+/// The words before a Rollout's ephemeral keys in its [`Facts::detail`].
+const PROMOTION_DELETES: &str = "labels a promotion deletes: ";
 
 /// What Argo Rollouts puts on a Rollout's pods: its template hash; and on every pod but the
 /// canary's and the preview's, an ephemeral key ([`rollout_facts`]) the template sets, as the
@@ -89,7 +98,8 @@ fn rollout_labels<'a>(owner: &Owner<'a>, key: &str, template: Option<&'a str>) -
         return Some(Lookup::Present);
     }
     let canary = owner.template == ROLLOUT_METADATA[0] || owner.template == ROLLOUT_METADATA[3];
-    let ephemeral = owner.detail.split(',').any(|k| k == key);
+    let keys = owner.detail.strip_prefix(PROMOTION_DELETES).unwrap_or_default();
+    let ephemeral = keys.split(", ").any(|k| k == key);
     (!canary && ephemeral && template.is_some()).then_some(Lookup::Unknown)
 }
 

@@ -309,6 +309,15 @@ pub const LEADER_WORKER_SET: Controller = Controller {
     refusal: None,
 };
 
+/// The words of a [`GroupShape::detail`] that stand for a part of it.
+const UNREAD_SIZE: &str = "a size the build cannot read";
+const UNSET_GROUPS: &str = "groups the cluster counts";
+const LEADER_TEMPLATE_PART: &str = "a leader template";
+const LEADER_EXCLUDED: &str = " without the leader";
+const GROUP_INDEX_PINNED: &str = "group index set by the template";
+const SUBGROUP_INDEX_PINNED_LEADER: &str = "subgroup index set by the leader template";
+const SUBGROUP_INDEX_PINNED_WORKER: &str = "subgroup index set by the worker template";
+
 /// Where a LeaderWorkerSet holds its templates.
 pub const LEADER_TEMPLATE: &str = "spec.leaderWorkerTemplate.leaderTemplate";
 pub const WORKER_TEMPLATE: &str = "spec.leaderWorkerTemplate.workerTemplate";
@@ -395,42 +404,57 @@ impl GroupShape {
         leader || !(self.leader_template && self.size == Some(1))
     }
 
-    /// The shape as [`Facts::detail`] holds it.
+    /// The shape as [`Facts::detail`] holds it, in the words a finding shows: its parts
+    /// joined by `; ` (`groups of 2; 3 groups; a leader template`).
     pub fn detail(&self) -> String {
-        let number = |n: Option<u64>| n.map_or("-".to_string(), |n| n.to_string());
-        let subgroup = match self.subgroup {
-            Some((size, excluded)) => format!("{size}{}", if excluded { "x" } else { "" }),
-            None => "-".into(),
-        };
-        let leader = if self.leader_template { "l" } else { "-" };
-        let pinned = if self.pins_group_index { "g" } else { "-" };
-        let subgroups = match self.pins_subgroup_index {
-            (true, true) => "lw",
-            (true, false) => "l",
-            (false, true) => "w",
-            (false, false) => "-",
-        };
-        format!("{};{};{leader};{subgroup};{pinned};{subgroups}", number(self.size), number(self.replicas))
+        let mut parts = vec![
+            self.size.map_or(format!("groups of {UNREAD_SIZE}"), |n| format!("groups of {n}")),
+            match self.replicas {
+                Some(1) => "1 group".to_string(),
+                Some(n) => format!("{n} groups"),
+                None => UNSET_GROUPS.to_string(),
+            },
+        ];
+        if self.leader_template {
+            parts.push(LEADER_TEMPLATE_PART.into());
+        }
+        if let Some((size, excluded)) = self.subgroup {
+            parts.push(format!("subgroups of {size}{}", if excluded { LEADER_EXCLUDED } else { "" }));
+        }
+        for (pinned, part) in [
+            (self.pins_group_index, GROUP_INDEX_PINNED),
+            (self.pins_subgroup_index.0, SUBGROUP_INDEX_PINNED_LEADER),
+            (self.pins_subgroup_index.1, SUBGROUP_INDEX_PINNED_WORKER),
+        ] {
+            if pinned {
+                parts.push(part.into());
+            }
+        }
+        parts.join("; ")
     }
 
-    /// The shape a detail holds; the default for another.
+    /// The shape a [`detail`](Self::detail) holds; the default for an empty one.
     pub fn parse(detail: &str) -> GroupShape {
-        let parts: Vec<&str> = detail.split(';').collect();
-        let [size, replicas, leader, subgroup, pinned, subgroups] = parts.as_slice() else {
+        if detail.is_empty() {
             return GroupShape::default();
-        };
-        let subgroup = (*subgroup != "-").then(|| {
-            let excluded = subgroup.ends_with('x');
-            subgroup.trim_end_matches('x').parse().ok().map(|n| (n, excluded))
-        });
-        GroupShape {
-            size: size.parse().ok(),
-            replicas: replicas.parse().ok(),
-            leader_template: *leader == "l",
-            subgroup: subgroup.flatten(),
-            pins_group_index: *pinned == "g",
-            pins_subgroup_index: (subgroups.contains('l'), subgroups.contains('w')),
         }
+        let mut shape = GroupShape { size: None, ..GroupShape::default() };
+        for part in detail.split("; ") {
+            if let Some(size) = part.strip_prefix("subgroups of ") {
+                let (size, excluded) =
+                    size.strip_suffix(LEADER_EXCLUDED).map_or((size, false), |s| (s, true));
+                shape.subgroup = size.parse().ok().map(|n| (n, excluded));
+            } else if let Some(size) = part.strip_prefix("groups of ") {
+                shape.size = size.parse().ok();
+            } else if let Some(n) = part.strip_suffix(" groups").or_else(|| part.strip_suffix(" group")) {
+                shape.replicas = n.parse().ok();
+            }
+            shape.leader_template |= part == LEADER_TEMPLATE_PART;
+            shape.pins_group_index |= part == GROUP_INDEX_PINNED;
+            shape.pins_subgroup_index.0 |= part == SUBGROUP_INDEX_PINNED_LEADER;
+            shape.pins_subgroup_index.1 |= part == SUBGROUP_INDEX_PINNED_WORKER;
+        }
+        shape
     }
 
     /// What LWS puts in label `key` of the pods of `owner` (the set; its template's path says
