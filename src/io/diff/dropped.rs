@@ -73,7 +73,7 @@ const PRUNED: &str = "BASE declares it and HEAD does not, and an applier may del
      after the rest, or review the grant";
 
 /// Why a ClusterSPIFFEID HEAD changes is judged selecting what both its versions select.
-const NARROWED: &str = "HEAD changes which pods it selects, and beside another identity HEAD changes, either \
+const NARROWED: &str = "HEAD changes which pods it selects or keeps from a fallback, and beside another identity HEAD changes, either \
      side's version of each may stand while the pull request is applied (an applier applies one object at a \
      time, in an order a pull request can set), so a pod may pass through a moment where none selects it, and \
      SPIRE Controller Manager then gives it a fallback identity's entry. Judged selecting only the pods both its \

@@ -479,14 +479,15 @@ fn reads_pod(text: &Evaluated) -> bool {
 }
 
 /// What an unknown pod name, or a label the pods' controller sets, hangs on beside the
-/// template, in the words of `hangsOn`: how the controller names and numbers the pods (a
-/// StatefulSet's replicas and first ordinal, an Indexed Job's completions, a
-/// LeaderWorkerSet's groups); `None` when it does so from nothing the item holds.
+/// template, in the words of `hangsOn`: how the controller names, numbers and labels the pods
+/// (a StatefulSet's replicas and first ordinal, an Indexed Job's completions, a
+/// LeaderWorkerSet's groups, the labels KServe may leave off); `None` when it does so from
+/// nothing the item holds.
 pub(super) fn numbering_fact(data: &Data<'_>) -> Option<String> {
     let owner = data.owner?;
     owner.controller?;
     (!owner.detail.is_empty())
-        .then(|| format!("{}'s pods, as its controller names and numbers them: {}", owner.name, owner.detail))
+        .then(|| format!("{}'s pods, as its controller makes them: {}", owner.name, owner.detail))
 }
 
 /// Whether an evaluated text holds an action that may read the pod template.

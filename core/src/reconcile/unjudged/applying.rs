@@ -87,9 +87,14 @@ impl Mix {
             }
         }
         if sides.narrowed {
+            // Each narrowed state beside each choice of the other side's objects that declare
+            // no identity (old pods beside HEAD's fallback, say), those without first.
             let pruned = [(true, false), (false, false), (false, true)];
-            let states = pruned.into_iter().filter(|&(head, dropped)| !(dropped && (head || !sides.dropped)));
-            out.extend(states.map(|(head, dropped)| Mix { head, parts: 0, dropped, narrowed: true }));
+            for parts in subsets(sides.parts & !parts::IDENTITIES) {
+                let states =
+                    pruned.into_iter().filter(|&(head, dropped)| !(dropped && (head || !sides.dropped)));
+                out.extend(states.map(|(head, dropped)| Mix { head, parts, dropped, narrowed: true }));
+            }
         }
         out
     }
@@ -218,6 +223,13 @@ pub fn mix(items: &[Input], other: &[Input], mix: Mix) -> Vec<(Take, Lingers)> {
             // Those that give entries, pruned before the rest (a fallback among the rest).
             let dropped = of_head.dropped.into_iter().filter(|&at| narrowed::covers(&base[at]));
             out.extend(dropped.map(|at| (Take::Out { at }, Lingers::Pruned)));
+        }
+        let parts = mix.parts & !parts::IDENTITIES;
+        if parts != 0 {
+            let beside = Mix { head: mix.head, parts, dropped: false, narrowed: false };
+            out.extend(
+                self::mix(items, other, beside).into_iter().filter(|(_, why)| *why != Lingers::Refused),
+            );
         }
         return out;
     }

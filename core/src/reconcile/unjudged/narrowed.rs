@@ -21,8 +21,10 @@ fn spec(item: &Input) -> Option<&Value> {
     (group_of(text("apiVersion")) == GROUP && text("kind") == KIND).then(|| value.get("spec"))?
 }
 
+const FALLBACK: &str = "fallback";
+
 fn fallback(spec: &Value) -> bool {
-    spec.get("fallback").and_then(Value::as_bool) == Some(true)
+    spec.get(FALLBACK).and_then(Value::as_bool) == Some(true)
 }
 
 /// The fields of a spec that give power to the entries an object makes and decide nothing of
@@ -43,13 +45,14 @@ fn without(spec: &Value, left_out: &[&str]) -> Json {
 }
 
 /// Whether `base` to `head` is a change narrowing judges: a ClusterSPIFFEID that is no
-/// fallback in either version and may leave a pod without an entry in one: it selects
-/// otherwise, or renders otherwise (its templates, its class: an entry one version fails to
-/// render is no entry, and the manager leaves that pod to a fallback).
+/// fallback in one version at least and may leave a pod without an entry in one: it selects
+/// otherwise, renders otherwise (its templates, its class: an entry one version fails to
+/// render is no entry, and the manager leaves that pod to a fallback), or is a fallback in
+/// the other (which keeps no other fallback from a pod).
 pub fn narrowable(base: &Input, head: &Input) -> bool {
     match (spec(base), spec(head)) {
         (Some(b), Some(h)) => {
-            !fallback(b) && !fallback(h) && without(b, &POWER_ONLY) != without(h, &POWER_ONLY)
+            !(fallback(b) && fallback(h)) && without(b, &POWER_ONLY) != without(h, &POWER_ONLY)
         }
         _ => false,
     }
@@ -68,9 +71,10 @@ pub fn covers(item: &Input) -> bool {
 }
 
 /// `own`, selecting only the pods `other` selects too: each of its selectors joined with
-/// `other`'s; and none at all where the two differ in anything else that decides which pods
-/// get an entry (a template one of them may fail to render, a class the manager may not
-/// read): some order leaves each such pod without one.
+/// `other`'s; a fallback where either is one (then it keeps no other fallback from a pod);
+/// and none at all where the two differ in anything else that decides which pods get an
+/// entry (a template one of them may fail to render, a class the manager may not read): some
+/// order leaves each such pod without one.
 pub fn narrowed(own: &Input, other: &Input) -> Option<Input> {
     let (mine, theirs) = (spec(own)?, spec(other)?);
     let mut value = own.value()?.to_json();
@@ -82,7 +86,10 @@ pub fn narrowed(own: &Input, other: &Input) -> Option<Input> {
             None => out.remove(key),
         };
     }
-    let rest = [&POWER_ONLY[..], &SELECTORS[..]].concat();
+    if fallback(mine) || fallback(theirs) {
+        out.insert(FALLBACK.to_string(), Json::Bool(true));
+    }
+    let rest = [&POWER_ONLY[..], &SELECTORS[..], &[FALLBACK]].concat();
     if without(mine, &rest) != without(theirs, &rest) {
         let none = json!({"key": "kleym.sonda.red/none", "values": ["none"]});
         let exprs = [("In", &none), ("NotIn", &none)].map(|(op, e)| {
@@ -156,7 +163,13 @@ mod tests {
         let fallback =
             |app: &str| csid(json!({"podSelector": {"matchLabels": {"app": app}}, "fallback": true}));
         assert!(!narrowable(&plain("a"), &plain("a")), "the same selection");
-        assert!(!narrowable(&plain("a"), &fallback("b")), "a fallback on one side");
+        assert!(!narrowable(&fallback("a"), &fallback("b")), "a fallback on both sides");
+        // A fallback on one side keeps no other fallback from a pod: narrowed, it is one,
+        // selecting what both versions select.
+        assert!(narrowable(&plain("a"), &fallback("a")), "a fallback on one side");
+        let joined = narrowed(&plain("a"), &fallback("b")).unwrap().value().unwrap().to_json();
+        assert_eq!(joined["spec"]["fallback"], true);
+        assert_eq!(joined["spec"]["podSelector"]["matchExpressions"][1]["values"][0], "b");
         let admin = csid(json!({"podSelector": {"matchLabels": {"app": "a"}}, "admin": true}));
         assert!(!narrowable(&plain("a"), &admin), "a change of power, not of selection");
         let other = Input::of(json!({"apiVersion": "example.org/v1", "kind": "ClusterSPIFFEID",

@@ -1123,7 +1123,7 @@ fn an_object_that_makes_pods_on_one_side_only_moves_with_either_part() {
 /// asks for the narrowed states, one on each side, each narrowing every changed one in place.
 #[test]
 fn identities_that_change_what_they_select_beside_a_fallback_are_judged_narrowed() {
-    use super::{Lingers, Mix, Take, differ, mix};
+    use super::{Lingers, Mix, Take, differ, mix, parts};
     let csid = |name: &str, mut spec: Value| {
         spec["spiffeIDTemplate"] = json!("spiffe://x/{{ .PodMeta.Name }}");
         Input::of(json!({"apiVersion": "spire.spiffe.io/v1alpha1", "kind": "ClusterSPIFFEID",
@@ -1149,6 +1149,25 @@ fn identities_that_change_what_they_select_beside_a_fallback_are_judged_narrowed
     // Without a fallback identity, no pod goes anywhere when none selects it.
     let plain = |items: &[Input]| items[..2].to_vec();
     assert!(!differ(&plain(&head), &plain(&base)).narrowed);
+    // A workload changed beside them: each narrowed state also stands beside the other
+    // side's version of it (old pods beside HEAD's fallback), the side's own first.
+    let deployment = |app: &str| {
+        Input::of(json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "cart", "namespace": "shop"}, "spec": {"template": {
+                "metadata": {"labels": {"app": app}}, "spec": {"containers": [{"name": "c"}]}}}}))
+    };
+    let (mut base, mut head) = (base.to_vec(), head.to_vec());
+    base.push(deployment("cart"));
+    head.push(deployment("shop"));
+    let all = Mix::all(differ(&head, &base));
+    let narrowed: Vec<(bool, u8)> = all.iter().filter(|m| m.narrowed).map(|m| (m.head, m.parts)).collect();
+    assert_eq!(narrowed, [(true, 0), (false, 0), (true, parts::PODS), (false, parts::PODS)]);
+    let beside = Mix { head: true, parts: parts::PODS, dropped: false, narrowed: true };
+    let takes = mix(&head, &base, beside);
+    assert!(takes.contains(&(Take::In { from: 3, at: Some(3) }, Lingers::Old)), "{takes:?}");
+    assert!(takes.contains(&narrow(0, 1)), "{takes:?}");
+    let beside = Mix { head: false, ..beside };
+    assert!(mix(&base, &head, beside).contains(&(Take::In { from: 3, at: Some(3) }, Lingers::New)));
 }
 
 /// A CustomResourceDefinition's look-alike in another group, and a SPIRE kind's name in

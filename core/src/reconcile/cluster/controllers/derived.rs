@@ -57,7 +57,7 @@ const ARGO: &str = "argoproj.io";
 const RUNS_A_POD: [&str; 5] = ["container", "script", "containerSet", "resource", "data"];
 
 /// The ephemeral metadata of a Rollout's strategies.
-const ROLLOUT_METADATA: [&str; 4] = [
+pub(super) const ROLLOUT_METADATA: [&str; 4] = [
     "spec.strategy.canary.canaryMetadata",
     "spec.strategy.canary.stableMetadata",
     "spec.strategy.blueGreen.activeMetadata",
@@ -174,9 +174,9 @@ pub const INFERENCE_SERVICE: Controller = Controller {
     shapes: &[],
     derive: Some(|item, _| inference_service(item)),
     keeps: None,
-    facts: no_facts,
+    facts: inference_service_facts,
     // Its templates are open: any label they do not name is unknown.
-    labels: |_, _, _| None,
+    labels: inference_service_labels,
     label_keys: &[],
     unjudged: Some(unjudged::inference_service),
     kustomize_fixes_account: false,
@@ -234,12 +234,61 @@ fn workflow<'a>(spec: Option<&'a Value>, at: &str) -> Vec<Derived<'a>> {
     out
 }
 
+/// The words before the keys of an InferenceService KServe may leave off its pods, in its
+/// [`Facts::detail`].
+const DISALLOWED: &str =
+    "labels KServe leaves off its pods where its serviceLabelDisallowedList names them: ";
+
+/// KServe's own keys on an InferenceService's pods, which no configuration takes off.
+const KSERVE_KEYS: [&str; 2] = ["serving.kserve.io/inferenceservice", "component"];
+
+/// The keys of an InferenceService's labels and its components' that KServe may leave off the
+/// pods: it takes every key its configuration's `serviceLabelDisallowedList` names (always
+/// `networking.knative.dev/visibility`, and what the cluster adds) off the labels of the
+/// Knative revision and of the raw Deployment it makes (kserve
+/// `reconcilers/knative/ksvc_reconciler.go`, `createKnativeService`; `pkg/apis/serving/v1beta1/configmap.go`,
+/// `NewInferenceServicesConfig`), and that configuration is the cluster's. A raw deployment's
+/// `app` is KServe's own.
+fn inference_service_facts(item: &Value) -> Facts {
+    let mut keys: Vec<&str> = Vec::new();
+    let mut maps = vec![fields::child(item, &["metadata", "labels"])];
+    maps.extend(
+        ["predictor", "transformer", "explainer"].map(|c| fields::child(item, &["spec", c, "labels"])),
+    );
+    for labels in maps.into_iter().flatten().filter_map(Value::as_object) {
+        keys.extend(labels.keys().filter(|k| !KSERVE_KEYS.contains(k)));
+    }
+    if raw_mode(item) {
+        keys.retain(|k| *k != "app");
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    let detail = if keys.is_empty() { String::new() } else { format!("{DISALLOWED}{}", keys.join(", ")) };
+    Facts { pod_name: None, detail }
+}
+
+/// A label of [`inference_service_facts`] the template sets: unknown, KServe may leave it off.
+fn inference_service_labels<'a>(
+    owner: &Owner<'a>,
+    key: &str,
+    template: Option<&'a str>,
+) -> Option<Lookup<'a>> {
+    let keys = owner.detail.strip_prefix(DISALLOWED)?;
+    (template.is_some() && keys.split(", ").any(|k| k == key)).then_some(Lookup::Unknown)
+}
+
+/// Whether an InferenceService's annotation names the raw (`Standard`) deployment mode.
+fn raw_mode(item: &Value) -> bool {
+    let mode = fields::child(item, &["metadata", "annotations", "serving.kserve.io/deploymentMode"]);
+    matches!(mode.and_then(Value::as_str), Some("Standard" | "RawDeployment"))
+}
+
 fn inference_service(item: &Value) -> Vec<Derived<'_>> {
     let name = fields::str_at(item, "metadata.name").unwrap_or_default();
     let service_labels = fields::child(item, &["metadata", "labels"]).and_then(Value::as_object);
     let mode = fields::child(item, &["metadata", "annotations", "serving.kserve.io/deploymentMode"])
         .and_then(Value::as_str);
-    let raw = matches!(mode, Some("Standard" | "RawDeployment"));
+    let raw = raw_mode(item);
     // `Knative` is the current name of the Serverless mode.
     let serverless = matches!(mode, Some("Serverless" | "Knative"));
     let mut out = Vec::new();

@@ -67,16 +67,31 @@ const INLINE: &str = "Argo Workflows runs the template a step or task holds inli
      (argo-workflows workflow/templateresolution/context.go, GetTemplate), and the build derives pods only \
      of `templates[]`";
 
-/// A Rollout's `spec.workloadRef`, or its first canary `experiment` step.
+/// Why a Rollout's ephemeral metadata is not judged in passing.
+const EPHEMERAL: &str = "Argo Rollouts deletes from the pods of each ReplicaSet every label key the \
+     ephemeral metadata it last gave them recorded, the template's own value with it, whenever the metadata \
+     it wants for them changes: an edit of the metadata or the strategy, a promotion or an abort, a \
+     ReplicaSet no longer stable or active, whose pods run on until it is scaled down (argo-rollouts \
+     rollout/ephemeralmetadata.go, reconcileEphemeralMetadata; utils/replicaset/canary.go, \
+     SyncEphemeralPodMetadata); the build judges the pods as this version states them, not as a ReplicaSet \
+     passes from one version to the next";
+
+/// A Rollout's `spec.workloadRef`, its first canary `experiment` step, or its first ephemeral
+/// metadata that gives labels.
 pub(super) fn rollout(item: &Value) -> Option<Unjudged> {
     if item.pointer("/spec/workloadRef").is_some_and(Value::is_object) {
         return Some(("spec.workloadRef".into(), WORKLOAD_REF));
     }
     let steps = item.pointer("/spec/strategy/canary/steps").and_then(Value::as_array).unwrap_or(&[]);
-    steps
-        .iter()
-        .position(|step| step.get("experiment").is_some_and(Value::is_object))
-        .map(|i| (format!("spec.strategy.canary.steps[{i}].experiment"), EXPERIMENT))
+    let experiment = steps.iter().position(|step| step.get("experiment").is_some_and(Value::is_object));
+    if let Some(i) = experiment {
+        return Some((format!("spec.strategy.canary.steps[{i}].experiment"), EXPERIMENT));
+    }
+    super::derived::ROLLOUT_METADATA.iter().find_map(|path| {
+        let pointer = format!("/{}/labels", path.replace('.', "/"));
+        let labels = item.pointer(&pointer).and_then(Value::as_object)?;
+        (!labels.is_empty()).then(|| (path.to_string(), EPHEMERAL))
+    })
 }
 
 /// The first field of a workflow spec (at `at` in its item) the build does not judge: a
