@@ -87,12 +87,15 @@ impl Mix {
             }
         }
         if sides.narrowed {
-            // Each narrowed state beside each choice of the other side's objects that declare
-            // no identity (old pods beside HEAD's fallback, say), those without first.
+            // Each narrowed state beside each choice of the other side's parts but SPIRE's own
+            // objects, which it narrows (old pods beside HEAD's fallback, HEAD's pool beside
+            // BASE's bindings), those without first; HEAD's keeps its bindings and pools, as
+            // BASE's with HEAD's but them stands for it.
             let pruned = [(true, false), (false, false), (false, true)];
-            for parts in subsets(sides.parts & !parts::IDENTITIES) {
-                let states =
-                    pruned.into_iter().filter(|&(head, dropped)| !(dropped && (head || !sides.dropped)));
+            for parts in subsets(sides.parts & !parts::SPIRE) {
+                let states = pruned.into_iter().filter(|&(head, dropped)| {
+                    !(dropped && (head || !sides.dropped)) && !(head && parts & parts::IDENTITIES != 0)
+                });
                 out.extend(states.map(|(head, dropped)| Mix { head, parts, dropped, narrowed: true }));
             }
         }
@@ -224,7 +227,7 @@ pub fn mix(items: &[Input], other: &[Input], mix: Mix) -> Vec<(Take, Lingers)> {
             let dropped = of_head.dropped.into_iter().filter(|&at| narrowed::covers(&base[at]));
             out.extend(dropped.map(|at| (Take::Out { at }, Lingers::Pruned)));
         }
-        let parts = mix.parts & !parts::IDENTITIES;
+        let parts = mix.parts & if mix.head { !parts::IDENTITIES } else { !parts::SPIRE };
         if parts != 0 {
             let beside = Mix { head: mix.head, parts, dropped: false, narrowed: false };
             out.extend(

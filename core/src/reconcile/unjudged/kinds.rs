@@ -181,6 +181,14 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
              and what an operator writes) decide which identities SPIRE issues and to whom, which the build does not judge"
         ));
     }
+    if let Some(field) = holds_kserve_config(api_version, kind, value) {
+        return Some(format!(
+            "{a} {kind} that holds KServe's configuration ({field}): the mode an InferenceService defaults \
+             to, the labels KServe leaves off its pods (serviceLabelDisallowedList) and the containers its \
+             webhook injects decide the pods KServe makes (kserve pkg/apis/serving/v1beta1/configmap.go, \
+             NewInferenceServicesConfig, read on every reconcile), which the build does not judge"
+        ));
+    }
     if holds_spire_objects(api_version, kind, value) {
         return Some(format!(
             "{a} {kind} whose text holds SPIRE Controller Manager's objects ({SPIRE_GROUP}): a manager run with \
@@ -204,6 +212,26 @@ fn holds_manager_config(api_version: &str, kind: &str, value: &Value) -> Option<
         words.contains(&MANAGER_CONFIG) || (words.contains(&"clusterName") && words.contains(&"trustDomain"))
     };
     first_naming(api_version, kind, value, names)
+}
+
+/// The name of the ConfigMap KServe reads its configuration from, in its own namespace.
+const KSERVE_CONFIG: &str = "inferenceservice-config";
+
+/// Fields only KServe's configuration names.
+const KSERVE_CONFIG_FIELDS: [&str; 3] =
+    ["serviceLabelDisallowedList", "serviceAnnotationDisallowedList", "defaultDeploymentMode"];
+
+/// The field of an item that may be KServe's configuration: a ConfigMap of its name, or any
+/// text a ConfigMap or Secret holds, or a pod reads, that names a field only it names.
+fn holds_kserve_config(api_version: &str, kind: &str, value: &Value) -> Option<String> {
+    if (api_version, kind) == ("v1", "ConfigMap")
+        && crate::api::fields::str_at(value, "metadata.name") == Some(KSERVE_CONFIG)
+    {
+        return Some("metadata.name".into());
+    }
+    first_naming(api_version, kind, value, |text| {
+        super::tokens(text).any(|w| KSERVE_CONFIG_FIELDS.contains(&w))
+    })
 }
 
 /// The field of an item whose text may be a SPIRE server's or agent's configuration file

@@ -317,9 +317,21 @@ pub fn find<'s, 't>(
             out.extend(embedded_record(position, value, kind, &texts, &by, &reaches, &also));
             continue;
         }
-        let shaped = crate::reconcile::cluster::controllers::of(api_version, kind)
-            .and_then(|c| c.unjudged)
-            .and_then(|unjudged| unjudged(value));
+        let controller = crate::reconcile::cluster::controllers::of(api_version, kind);
+        if let Some(why) = controller.and_then(|c| c.remade) {
+            let in_scope = sources_within(namespace);
+            if !in_scope.is_empty() {
+                let message = format!(
+                    "{} {kind}, new or changed: {why}; its pods may hold what {} gives",
+                    kinds::article(kind),
+                    identities(&names_of(&in_scope))
+                );
+                // It follows the item alone: what the identities give its pods as the item
+                // states them is judged.
+                out.push(record(position, value, String::new(), message, &[], &[]));
+            }
+        }
+        let shaped = controller.and_then(|c| c.unjudged).and_then(|unjudged| unjudged(value));
         if let Some((field, why)) = shaped {
             let in_scope = sources_within(namespace);
             if !in_scope.is_empty() {

@@ -119,6 +119,7 @@ pub const ROLLOUT: Controller = Controller {
     labels: rollout_labels,
     label_keys: &["rollouts-pod-template-hash"],
     unjudged: Some(unjudged::rollout),
+    remade: None,
     kustomize_fixes_account: false,
     containers_as_written: true,
     refusal: None,
@@ -142,6 +143,7 @@ pub const WORKFLOW: Controller = Controller {
     labels: workflow_labels,
     label_keys: &["workflows.argoproj.io/"],
     unjudged: Some(|item| unjudged::workflow(item.get("spec"), "spec")),
+    remade: None,
     kustomize_fixes_account: false,
     containers_as_written: false,
     refusal: None,
@@ -161,6 +163,7 @@ pub const CRON_WORKFLOW: Controller = Controller {
     unjudged: Some(|item| {
         unjudged::workflow(fields::child(item, &["spec", "workflowSpec"]), "spec.workflowSpec")
     }),
+    remade: None,
     kustomize_fixes_account: false,
     containers_as_written: false,
     refusal: None,
@@ -179,6 +182,7 @@ pub const INFERENCE_SERVICE: Controller = Controller {
     labels: inference_service_labels,
     label_keys: &[],
     unjudged: Some(unjudged::inference_service),
+    remade: Some(unjudged::INFERENCE_SERVICE_REMADE),
     kustomize_fixes_account: false,
     containers_as_written: false,
     refusal: None,
@@ -245,11 +249,15 @@ const KSERVE_KEYS: [&str; 2] = ["serving.kserve.io/inferenceservice", "component
 /// The keys of an InferenceService's labels and its components' that KServe may leave off the
 /// pods: it takes every key its configuration's `serviceLabelDisallowedList` names (always
 /// `networking.knative.dev/visibility`, and what the cluster adds) off the labels of the
-/// Knative revision and of the raw Deployment it makes (kserve
-/// `reconcilers/knative/ksvc_reconciler.go`, `createKnativeService`; `pkg/apis/serving/v1beta1/configmap.go`,
-/// `NewInferenceServicesConfig`), and that configuration is the cluster's. A raw deployment's
-/// `app` is KServe's own.
+/// Knative revision it makes (kserve `reconcilers/knative/ksvc_reconciler.go`,
+/// `createKnativeService`; `pkg/apis/serving/v1beta1/configmap.go`,
+/// `NewInferenceServicesConfig`), and that configuration is the cluster's. A raw deployment
+/// copies them whole (`reconcilers/deployment/deployment_reconciler.go`,
+/// `createRawDefaultDeployment`): none. Where no mode is named, the configuration picks it.
 fn inference_service_facts(item: &Value) -> Facts {
+    if raw_mode(item) {
+        return Facts::default();
+    }
     let mut keys: Vec<&str> = Vec::new();
     let mut maps = vec![fields::child(item, &["metadata", "labels"])];
     maps.extend(
@@ -257,9 +265,6 @@ fn inference_service_facts(item: &Value) -> Facts {
     );
     for labels in maps.into_iter().flatten().filter_map(Value::as_object) {
         keys.extend(labels.keys().filter(|k| !KSERVE_KEYS.contains(k)));
-    }
-    if raw_mode(item) {
-        keys.retain(|k| *k != "app");
     }
     keys.sort_unstable();
     keys.dedup();

@@ -52,6 +52,11 @@ pub struct Controller {
     /// template another object holds, a patch of the pod, a value substituted at run time),
     /// with why: such an item is may gain (`reconcile/unjudged/`). `None`: it judges them all.
     pub unjudged: Option<fn(&Value) -> Option<Unjudged>>,
+    /// Why the pods it makes of an item's next version hang on what only the cluster holds
+    /// (a serving runtime, its configuration, its admission webhooks), beyond what the item
+    /// states: any change of such an item is may gain (`reconcile/unjudged/`). `None`: the
+    /// item states them.
+    pub remade: Option<&'static str>,
     /// Whether kustomize's built-in nameReference rewrites its templates'
     /// `serviceAccountName` when it renames a ServiceAccount.
     pub kustomize_fixes_account: bool,

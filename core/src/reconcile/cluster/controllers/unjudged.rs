@@ -42,6 +42,14 @@ const INFERENCE_SERVICE_FIELD: &str = "the build derives pods of the predictor, 
      alone, and KServe may make others of it (a multi-node predictor's worker Deployment, reconcileWorker; \
      a canary where a KServe version has one), under their own service account and the service's labels";
 
+/// Why a KServe InferenceService's next version is not judged whole.
+pub(super) const INFERENCE_SERVICE_REMADE: &str = "KServe makes its pods under what only the cluster holds, \
+     and makes them again when it changes: the labels and containers of the serving runtime it picks, the \
+     labels its configuration leaves off (serviceLabelDisallowedList) and the mode it defaults to, the \
+     containers its pod webhook injects (a logger's or batcher's agent: pkg/webhook/admission/pod/agent_injector.go, \
+     InjectAgent), and its validating webhook, which refuses a service it finds invalid, so that one makes \
+     no pods (pkg/apis/serving/v1beta1/inference_service_validation.go)";
+
 /// The first field of a KServe InferenceService the build does not derive pods from: a spec
 /// field beside `predictor`, `transformer` and `explainer` (v1alpha2's `canary`, a field a
 /// later version adds), or a component's `workerSpec`.
