@@ -519,6 +519,7 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
         "Job" | "CronJob" => "batch/v1",
         "LeaderWorkerSet" => "leaderworkerset.x-k8s.io/v1",
         "Rollout" => "argoproj.io/v1alpha1",
+        "InferenceService" => "serving.kserve.io/v1beta1",
         _ => "apps/v1",
     };
     let owner = |kind, pod_name, detail| Owner {
@@ -529,7 +530,9 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
         template: "",
     };
     type Case<'a> = (Owner<'a>, &'a str, Option<&'a str>, Option<Lookup<'a>>);
-    let cases: [Case; 29] = [
+    const ISVC: &str =
+        "labels KServe leaves off its pods where its serviceLabelDisallowedList names them: tier";
+    let cases: [Case; 32] = [
         (owner("Deployment", None, ""), "pod-template-hash", None, Some(Lookup::Present)),
         (owner("Deployment", None, ""), "job-name", None, None),
         (owner("Deployment", None, ""), "controller-revision-hash", None, None),
@@ -611,6 +614,10 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
         (owner("Rollout", None, "labels a promotion deletes: tier, zone"), "zone", None, None),
         (owner("Rollout", None, "labels a promotion deletes: tier"), "zone", Some("a"), None),
         (owner("Rollout", None, ""), "rollouts-pod-template-hash", None, Some(Lookup::Present)),
+        // KServe may leave a label of the service off its pods; its own stand.
+        (owner("InferenceService", None, ISVC), "tier", Some("gold"), Some(Lookup::Unknown)),
+        (owner("InferenceService", None, ISVC), "component", Some("predictor"), None),
+        (owner("InferenceService", None, ""), "tier", Some("gold"), None),
     ];
     for (owner, key, template, expected) in cases {
         let kind = owner.controller.map_or("?", |c| c.kinds[0]);

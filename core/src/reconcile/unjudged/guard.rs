@@ -549,5 +549,18 @@ mod tests {
         let service = Input::of(json!({"apiVersion": "v1", "kind": "Service",
                                        "metadata": {"name": "s", "namespace": "shop"}, "spec": {}}));
         assert!(found(service).is_empty());
+        // One that names the account as a word: in the account's namespace, as a text; in
+        // another, nothing (it is no configuration, and its controller makes no pods).
+        let naming = |namespace: &str| {
+            Input::of(json!({"apiVersion": "v1", "kind": "Service",
+                "metadata": {"name": "s", "namespace": namespace, "annotations": {"owner": "replicaset-controller"}},
+                "spec": {}}))
+        };
+        let named = found(naming("kube-system"));
+        assert_eq!(named.iter().map(|r| r.field.as_str()).collect::<Vec<_>>(), [""], "{named:?}");
+        assert!(found(naming("shop")).is_empty());
+        // Of a kind no declaration names, a field that names no account is read as a text only.
+        let noted = found(task("TaskRun", "kube-system", json!({"note": "replicaset-controller"})));
+        assert_eq!(noted.iter().map(|r| r.field.as_str()).collect::<Vec<_>>(), [""], "{noted:?}");
     }
 }

@@ -260,8 +260,6 @@ pub fn find<'s, 't>(
     };
     let mut out = Vec::new();
     let every: Vec<&Source> = reaches.iter().map(|r| r.source).collect();
-    // What a SPIRE component may take its configuration from, made once when one is met.
-    let configurations = std::cell::OnceCell::new();
     let everything = std::cell::OnceCell::new();
     let pods = std::cell::OnceCell::new();
     for (position, value) in input::values(items) {
@@ -277,15 +275,11 @@ pub fn find<'s, 't>(
             // among them (another manager's class, a namespace the folder's manager does not
             // ignore), and any pod, from anything it reads (a webhook labels the pods it admits
             // from their annotations, a ConfigMap, a ServiceAccount): its digest follows every
-            // item of the input. A SPIRE component reads its configuration from the ConfigMaps
-            // and Secrets it mounts or takes its environment from, whatever their text says
-            // (YAML's binary keys, `--expand-env`): those of its namespace are in its digest
-            // too.
-            let mut also = everything.get_or_init(|| all_of(items, written)).clone();
-            if kinds::runs_spire(api_version, kind, value).is_some() {
-                also.extend(configurations.get_or_init(|| configuration(items)).iter().cloned());
-            }
-            out.push(record(position, value, String::new(), what, &[], &also));
+            // item of the input, the ConfigMaps and Secrets a SPIRE component reads its
+            // configuration from among them, whatever their text says (YAML's binary keys,
+            // `--expand-env`).
+            let also = everything.get_or_init(|| all_of(items, written));
+            out.push(record(position, value, String::new(), what, &[], also));
             continue;
         }
         if endpoints::is_endpoints(api_version, kind) {
@@ -315,6 +309,12 @@ pub fn find<'s, 't>(
             let mut also = landing(&[]);
             also.extend(pods.get_or_init(|| pod_templates(items)).iter().cloned());
             out.extend(embedded_record(position, value, kind, &texts, &by, &reaches, &also));
+            continue;
+        }
+        if let Some(message) = foreign_preset(value, namespace, &every) {
+            // It follows the preset alone: what it gives the services of its own namespace is
+            // judged.
+            out.push(record(position, value, String::new(), message, &[], &[]));
             continue;
         }
         let controller = crate::reconcile::cluster::controllers::of(api_version, kind);
@@ -353,31 +353,26 @@ pub fn find<'s, 't>(
     out
 }
 
-/// What a SPIRE component may take its configuration from, each in words: every ConfigMap
-/// and Secret, of any namespace (its name, namespace and what a volume or an environment takes
-/// of it: an operator such as External Secrets copies one from another namespace), and every
-/// item of a kind the build does not judge (an operator may write one: a sealed secret).
-fn configuration(items: &[Input]) -> Vec<String> {
-    input::values(items)
-        .filter_map(|(_, v)| {
-            let (api_version, kind) = (fields::str_at(v, "apiVersion")?, fields::str_at(v, "kind")?);
-            if api_version == "v1" && matches!(kind, "ConfigMap" | "Secret") {
-                let taken = ["data", "binaryData", "stringData"].map(|field| format!("{:?}", v.get(field)));
-                return Some(format!(
-                    "{:?}\0{:?}\0{kind}\0{}",
-                    fields::str_at(v, "metadata.name"),
-                    fields::str_at(v, "metadata.namespace"),
-                    taken.join("\0")
-                ));
-            }
-            if is_judged(api_version, kind) {
-                return None;
-            }
-            let mut hash = Sha256::new();
-            digest(v, &mut hash, true);
-            Some(hex(&hash.finalize()))
-        })
-        .collect()
+/// Why a KServe `LLMInferenceServiceConfig` outside the namespace the build takes for KServe's
+/// (`value`, in `namespace`) may be a preset of every service where an identity selects
+/// (`every`): KServe reads its well-known presets from its own namespace, which its pod's
+/// namespace sets (`pkg/controller/v1alpha2/llmisvc/config_merge.go`, `getConfig`;
+/// `constants.KServeNamespace`, from `POD_NAMESPACE`), under a name prefix its environment
+/// sets too; installed elsewhere, this is one. `None` for another item, or where no identity
+/// selects.
+fn foreign_preset(value: &Value, namespace: Option<&str>, every: &[&Source]) -> Option<String> {
+    use crate::reconcile::cluster::kserve;
+    if !kserve::is_config(value) || namespace == Some(kserve::SYSTEM_NAMESPACE) || every.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "an {} outside {}: KServe reads its well-known presets from its own namespace, which is where \
+         it is installed (config_merge.go, getConfig; POD_NAMESPACE), so this may be a preset of every \
+         LLMInferenceService, whose pods may then hold what {} gives",
+        kserve::CONFIG_KIND,
+        kserve::SYSTEM_NAMESPACE,
+        identities(&names_of(every))
+    ))
 }
 
 /// The record of an item of a kind no controller declaration names (`position`, `value`):

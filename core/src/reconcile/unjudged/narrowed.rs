@@ -71,12 +71,16 @@ pub fn covers(item: &Input) -> bool {
 }
 
 /// `own`, selecting only the pods `other` selects too: each of its selectors joined with
-/// `other`'s; a fallback where either is one (then it keeps no other fallback from a pod);
-/// and none at all where the two differ in anything else that decides which pods get an
-/// entry (a template one of them may fail to render, a class the manager may not read): some
-/// order leaves each such pod without one.
+/// `other`'s; and none at all where the two differ in anything else that decides which pods
+/// get an entry (a template one of them may fail to render, a class the manager may not
+/// read): some order leaves each such pod without one. Where one of the two is a fallback,
+/// that one whole: it keeps no other fallback from a pod, and gives the most fallback
+/// entries.
 pub fn narrowed(own: &Input, other: &Input) -> Option<Input> {
     let (mine, theirs) = (spec(own)?, spec(other)?);
+    if fallback(mine) != fallback(theirs) {
+        return Some(if fallback(mine) { own.clone() } else { other.clone() });
+    }
     let mut value = own.value()?.to_json();
     let out = value.get_mut("spec")?.as_object_mut()?;
     let (mine_json, theirs_json) = (mine.to_json(), theirs.to_json());
@@ -86,10 +90,7 @@ pub fn narrowed(own: &Input, other: &Input) -> Option<Input> {
             None => out.remove(key),
         };
     }
-    if fallback(mine) || fallback(theirs) {
-        out.insert(FALLBACK.to_string(), Json::Bool(true));
-    }
-    let rest = [&POWER_ONLY[..], &SELECTORS[..], &[FALLBACK]].concat();
+    let rest = [&POWER_ONLY[..], &SELECTORS[..]].concat();
     if without(mine, &rest) != without(theirs, &rest) {
         let none = json!({"key": "kleym.sonda.red/none", "values": ["none"]});
         let exprs = [("In", &none), ("NotIn", &none)].map(|(op, e)| {
@@ -164,12 +165,13 @@ mod tests {
             |app: &str| csid(json!({"podSelector": {"matchLabels": {"app": app}}, "fallback": true}));
         assert!(!narrowable(&plain("a"), &plain("a")), "the same selection");
         assert!(!narrowable(&fallback("a"), &fallback("b")), "a fallback on both sides");
-        // A fallback on one side keeps no other fallback from a pod: narrowed, it is one,
-        // selecting what both versions select.
+        // A fallback on one side keeps no other fallback from a pod and gives the most
+        // fallback entries: narrowed, it is that version whole, on either side.
         assert!(narrowable(&plain("a"), &fallback("a")), "a fallback on one side");
-        let joined = narrowed(&plain("a"), &fallback("b")).unwrap().value().unwrap().to_json();
-        assert_eq!(joined["spec"]["fallback"], true);
-        assert_eq!(joined["spec"]["podSelector"]["matchExpressions"][1]["values"][0], "b");
+        for (own, other) in [(plain("a"), fallback("b")), (fallback("b"), plain("a"))] {
+            let kept = narrowed(&own, &other).unwrap().value().unwrap().to_json();
+            assert_eq!(kept, fallback("b").value().unwrap().to_json());
+        }
         let admin = csid(json!({"podSelector": {"matchLabels": {"app": "a"}}, "admin": true}));
         assert!(!narrowable(&plain("a"), &admin), "a change of power, not of selection");
         let other = Input::of(json!({"apiVersion": "example.org/v1", "kind": "ClusterSPIFFEID",

@@ -134,11 +134,22 @@ fn kinds_that_change_what_is_applied_are_recorded_whatever_they_say() {
         Input::of(
             json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "plain"}, "data": {"a": "b"}}),
         ),
+        // KServe's configuration, by its name or by a field only it names.
+        Input::of(json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "inferenceservice-config", "namespace": "kserve"}, "data": {"a": "b"}})),
+        Input::of(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "copy"},
+            "data": {"inferenceService": "{\"serviceLabelDisallowedList\": []}"}})),
     ];
     let records = found(&items, &[]);
     let kinds: Vec<&str> = records.iter().map(|r| r.about.kind.as_str()).collect();
-    assert_eq!(kinds, ["MutatingWebhookConfiguration", "Application", "ConfigMap"]);
+    assert_eq!(kinds, ["MutatingWebhookConfiguration", "Application", "ConfigMap", "ConfigMap", "ConfigMap"]);
     assert!(records[2].message.contains("ControllerManagerConfig"), "{}", records[2].message);
+    assert!(records[3].message.contains("KServe's configuration (metadata.name)"), "{}", records[3].message);
+    assert!(
+        records[4].message.contains("KServe's configuration (data.inferenceService)"),
+        "{}",
+        records[4].message
+    );
 }
 
 /// SPIRE's own components and their configuration, wherever it sits: a Secret, a pod
@@ -543,6 +554,32 @@ fn a_known_controllers_field_it_does_not_judge_is_recorded_where_identities_sele
                                 "metadata": {"name": "c", "namespace": "serving"},
                                 "spec": {"workflowSpec": {"podSpecPatch": "serviceAccountName: x", "templates": []}}}));
     assert_eq!(found(&[cron], &sources)[0].field, "spec.workflowSpec.podSpecPatch");
+    // A Rollout's ephemeral metadata that gives labels: what its pods pass through between
+    // two versions of it is not judged.
+    let ephemeral = Input::of(json!({"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+        "metadata": {"name": "r", "namespace": "serving"},
+        "spec": {"strategy": {"blueGreen": {"previewMetadata": {"labels": {"tier": "preview"}}}}}}));
+    assert_eq!(found(&[ephemeral], &sources)[0].field, "spec.strategy.blueGreen.previewMetadata");
+}
+
+#[test]
+fn an_inference_service_is_recorded_by_itself_where_identities_select() {
+    let isvc = |tier: &str| {
+        Input::of(json!({"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
+            "metadata": {"name": "s", "namespace": "serving", "labels": {"tier": tier}},
+            "spec": {"predictor": {"model": {"modelFormat": {"name": "x"}}}}}))
+    };
+    let sources = [source("kleym-x", &[("app", "llama")], Some("serving"))];
+    let records = found(&[isvc("gold")], &sources);
+    assert_eq!(records.len(), 1);
+    assert!(records[0].message.contains("agent_injector.go"), "{}", records[0].message);
+    // Its digest follows the service, not the identities: what they give its pods as the
+    // service states them is judged.
+    let other = [source("kleym-y", &[("app", "other")], Some("serving"))];
+    assert_eq!(found(&[isvc("gold")], &other)[0].digest, records[0].digest);
+    assert_ne!(found(&[isvc("silver")], &sources)[0].digest, records[0].digest);
+    let elsewhere = [source("kleym-x", &[("app", "llama")], Some("other"))];
+    assert!(found(&[isvc("gold")], &elsewhere).is_empty());
 }
 
 fn endpoints(namespace: &str, target: Value) -> Input {

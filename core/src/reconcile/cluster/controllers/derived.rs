@@ -103,10 +103,6 @@ fn rollout_labels<'a>(owner: &Owner<'a>, key: &str, template: Option<&'a str>) -
     (!canary && ephemeral && template.is_some()).then_some(Lookup::Unknown)
 }
 
-fn no_facts(_: &Value) -> Facts {
-    Facts::default()
-}
-
 pub const ROLLOUT: Controller = Controller {
     group: ARGO,
     kinds: &["Rollout"],
@@ -131,6 +127,33 @@ fn workflow_labels<'a>(_: &Owner<'a>, key: &str, _: Option<&'a str>) -> Option<L
     key.starts_with("workflows.argoproj.io/").then_some(Lookup::Unknown)
 }
 
+/// What names a workflow's pods, in words: Argo Workflows names each from the workflow's name,
+/// the template it runs and the names of the steps and tasks that lead to it, under the pod
+/// name format its annotation sets (argo-workflows `workflow/util/pod_name.go`,
+/// `GeneratePodName`; `workflow/controller/steps.go`), so a change of any of them renames the
+/// pods. `spec` is where the workflow's spec stands.
+fn workflow_facts(item: &Value, spec: &[&str]) -> Facts {
+    let text = |path: &[&str]| fields::child(item, path).and_then(Value::as_str).unwrap_or("-");
+    let mut names = vec![
+        text(&["metadata", "name"]),
+        text(&["metadata", "generateName"]),
+        text(&["metadata", "annotations", "workflows.argoproj.io/pod-name-format"]),
+    ];
+    let spec = fields::child(item, spec);
+    names.push(spec.and_then(|s| s.get("entrypoint")).and_then(Value::as_str).unwrap_or("-"));
+    let templates = spec.and_then(|s| s.get("templates")).and_then(Value::as_array).into_iter().flatten();
+    for template in templates {
+        names.push(template.get("name").and_then(Value::as_str).unwrap_or("-"));
+        let steps = template.get("steps").and_then(Value::as_array).into_iter().flatten();
+        let steps = steps.flat_map(|group| group.as_array().into_iter().flatten());
+        let tasks = template.pointer("/dag/tasks").and_then(Value::as_array).into_iter().flatten();
+        for node in steps.chain(tasks) {
+            names.extend(["name", "template"].map(|k| node.get(k).and_then(Value::as_str).unwrap_or("-")));
+        }
+    }
+    Facts { pod_name: None, detail: format!("pods named from the workflow's names: {}", names.join(", ")) }
+}
+
 pub const WORKFLOW: Controller = Controller {
     group: ARGO,
     kinds: &["Workflow", "WorkflowTemplate", "ClusterWorkflowTemplate"],
@@ -139,7 +162,7 @@ pub const WORKFLOW: Controller = Controller {
     shapes: &[],
     derive: Some(|item, _| workflow(item.get("spec"), "spec")),
     keeps: None,
-    facts: no_facts,
+    facts: |item| workflow_facts(item, &["spec"]),
     labels: workflow_labels,
     label_keys: &["workflows.argoproj.io/"],
     unjudged: Some(|item| unjudged::workflow(item.get("spec"), "spec")),
@@ -157,7 +180,7 @@ pub const CRON_WORKFLOW: Controller = Controller {
     shapes: &[],
     derive: Some(|item, _| workflow(fields::child(item, &["spec", "workflowSpec"]), "spec.workflowSpec")),
     keeps: None,
-    facts: no_facts,
+    facts: |item| workflow_facts(item, &["spec", "workflowSpec"]),
     labels: workflow_labels,
     label_keys: &["workflows.argoproj.io/"],
     unjudged: Some(|item| {

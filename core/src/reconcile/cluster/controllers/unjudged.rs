@@ -70,6 +70,11 @@ const AGENT: &str = "Argo Workflows runs `http` and `plugin` templates in an age
      workflow, under the workflow's pod metadata and service account (argo-workflows \
      workflow/controller/agent.go, createAgentPod), and the build does not derive that pod";
 
+/// Why an `artifactGC` (the workflow's, or an output artifact's) is not judged.
+const ARTIFACT_GC: &str = "Argo Workflows deletes the workflow's artifacts in a pod it makes, under that \
+     setting's pod metadata and service account (argo-workflows workflow/controller/artifact_gc.go, \
+     createArtifactGCPod), and the build does not derive that pod";
+
 /// Why a step's or task's `inline` template is not judged.
 const INLINE: &str = "Argo Workflows runs the template a step or task holds inline, under its own metadata \
      (argo-workflows workflow/templateresolution/context.go, GetTemplate), and the build derives pods only \
@@ -110,6 +115,9 @@ pub(super) fn workflow(spec: Option<&Value>, at: &str) -> Option<Unjudged> {
     let spec = spec?;
     if spec.get("workflowTemplateRef").is_some_and(Value::is_object) {
         return Some((format!("{at}.workflowTemplateRef"), TEMPLATE_REF));
+    }
+    if spec.get("artifactGC").is_some_and(Value::is_object) {
+        return Some((format!("{at}.artifactGC"), ARTIFACT_GC));
     }
     let templates: Vec<(String, &Value)> = spec
         .get("templates")
@@ -171,6 +179,7 @@ fn nested(node: &Value, path: &str) -> Option<Unjudged> {
             match key {
                 "templateRef" if child.is_object() => Some((at, TEMPLATE_REF)),
                 "inline" if child.is_object() => Some((at, INLINE)),
+                "artifactGC" if child.is_object() => Some((at, ARTIFACT_GC)),
                 _ => nested(child, &at),
             }
         }),
@@ -222,6 +231,15 @@ mod tests {
         );
         // An empty patch patches nothing.
         assert_eq!(field(json!({"podSpecPatch": " ", "templates": [run]})), None);
+        // Artifact garbage collection runs in a pod of its own, the workflow's or an artifact's.
+        let gc = json!({"serviceAccountName": "payments", "podMetadata": {"labels": {"app": "payments"}}});
+        assert_eq!(field(json!({"artifactGC": gc, "templates": [run]})).as_deref(), Some("spec.artifactGC"));
+        let saved = json!({"name": "main", "container": {"image": "x"},
+                           "outputs": {"artifacts": [{"name": "out", "artifactGC": gc}]}});
+        assert_eq!(
+            field(json!({"templates": [saved]})).as_deref(),
+            Some("spec.templates[0].outputs.artifacts[0].artifactGC")
+        );
         for (agent, key) in [
             (json!({"name": "h", "http": {"url": "x"}}), "http"),
             (json!({"name": "p", "plugin": {"x": {}}}), "plugin"),

@@ -20,7 +20,7 @@ mod tests;
 mod vocabulary;
 
 pub use names::child_name;
-pub use presets::Presets;
+pub use presets::{Presets, SYSTEM_NAMESPACE};
 pub use vocabulary::{
     CONFIG_KIND, Maker, MakerKind, Note, SERVICE_KIND, Template, creates_account, fields_of, is_config,
 };
