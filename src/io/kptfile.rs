@@ -127,14 +127,33 @@ pub fn mutators(
                 digest_text.push('\0');
                 digest_text.push_str(&files::read_named(&config, budget).unwrap_or_else(|e| e));
             }
+            // This function's entry renders only the items its selectors and exclusions pick,
+            // of its own package (kpt `pkg/lib/kptops/render_executor.go`, `runMutators`,
+            // `fnruntime.SelectInput`; `hydrate`: a subpackage's pipeline sees its own items):
+            // where it picks or sits in a subpackage, which bindings it renders hangs on every file.
+            let picks = ["selectors", "exclude"]
+                .iter()
+                .any(|k| map.get(*k).and_then(Value::as_array).is_some_and(|a| !a.is_empty()));
+            let scoped =
+                this && (picks || !folders.iter().any(|root| kptfile.path == under(root, "Kptfile")));
             let mut digested = digest_text.into_bytes();
-            if !this {
+            if !this || scoped {
                 digested.extend_from_slice(b"\0reach\0");
                 digested.extend_from_slice(reach);
             }
             let needle = what.split_once(' ').map_or(what.as_str(), |(_, v)| v);
             let line = text.lines().position(|l| l.contains(needle)).map_or(1, |n| n + 1);
-            let message = if this {
+            let message = if scoped {
+                format!(
+                    "kpt runs {what}, taken for this function, on {} only, and the build judges every \
+                     binding of the folders as rendered: which it renders hangs on every file, and is not judged",
+                    if picks {
+                        "the items its selectors and exclusions pick"
+                    } else {
+                        "its own subpackage's items"
+                    }
+                )
+            } else if this {
                 format!(
                     "kpt runs {what}, taken for this function, on the package before it is applied: the build \
                      judges the package as this function renders it{}, so another image or executable here \

@@ -374,9 +374,14 @@ impl Files<'_> {
         // not judged, so what either may reach is anything the folders and the config hold:
         // its record follows all of it, the manifests as read and the settings the run
         // resolved (docs/review.md, "Files kpt passes over").
+        // Each file by its path under its folder too: a file moved into a subpackage changes
+        // what that package's pipeline sees.
         let mut hash = Sha256::new().chain_update(format!("{config:?}"));
-        for stream in &self.streams[..own_streams] {
+        for (stream, path) in self.streams[..own_streams].iter().zip(&files) {
+            let relative =
+                path.as_deref().map(|p| folders.iter().find_map(|r| p.strip_prefix(r).ok()).unwrap_or(p));
             hash.update(b"\0file\0");
+            hash.update(format!("{relative:?}\0").as_bytes());
             hash.update(stream.text.as_bytes());
         }
         let reach = hash.finalize().to_vec();

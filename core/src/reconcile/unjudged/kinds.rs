@@ -189,6 +189,15 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
              NewInferenceServicesConfig, read on every reconcile), which the build does not judge"
         ));
     }
+    if let Some(field) = holds_workflow_config(api_version, kind, value) {
+        return Some(format!(
+            "{a} {kind} that holds Argo Workflows' configuration ({field}): the defaults it lays over every \
+             workflow (workflowDefaults: templateDefaults, sidecars, pod metadata, service account) and the \
+             executor plugins it adds to agent pods decide the pods it makes (argo-workflows \
+             workflow/controller/controller.go, setWorkflowDefaults; agent.go, getExecutorPlugins), which the \
+             build does not judge"
+        ));
+    }
     if holds_spire_objects(api_version, kind, value) {
         return Some(format!(
             "{a} {kind} whose text holds SPIRE Controller Manager's objects ({SPIRE_GROUP}): a manager run with \
@@ -212,6 +221,25 @@ fn holds_manager_config(api_version: &str, kind: &str, value: &Value) -> Option<
         words.contains(&MANAGER_CONFIG) || (words.contains(&"clusterName") && words.contains(&"trustDomain"))
     };
     first_naming(api_version, kind, value, names)
+}
+
+/// The name of the ConfigMap Argo Workflows' controller reads its configuration from.
+const WORKFLOW_CONFIG: &str = "workflow-controller-configmap";
+
+/// The field of an item that may be Argo Workflows' configuration: a ConfigMap of its name or
+/// marked as an executor plugin (`workflows.argoproj.io/configmap-type`), or any text a
+/// ConfigMap or Secret holds, or a pod reads, that names `workflowDefaults`.
+fn holds_workflow_config(api_version: &str, kind: &str, value: &Value) -> Option<String> {
+    if (api_version, kind) == ("v1", "ConfigMap") {
+        let text = |path: &[&str]| crate::api::fields::child(value, path).and_then(Value::as_str);
+        if text(&["metadata", "name"]) == Some(WORKFLOW_CONFIG) {
+            return Some("metadata.name".into());
+        }
+        if text(&["metadata", "labels", "workflows.argoproj.io/configmap-type"]).is_some() {
+            return Some("metadata.labels".into());
+        }
+    }
+    first_naming(api_version, kind, value, |text| super::tokens(text).any(|w| w == "workflowDefaults"))
 }
 
 /// The name of the ConfigMap KServe reads its configuration from, in its own namespace.

@@ -152,6 +152,15 @@ mod tests {
             head.value().unwrap().to_json()["spec"]["namespaceSelector"]
         );
         assert_eq!(joined["spec"].get("admin"), None);
+        // Whichever side holds it: own's absent or null, the other's stands.
+        let other_way = narrowed(&base, &head).unwrap().value().unwrap().to_json();
+        assert_eq!(
+            other_way["spec"]["namespaceSelector"],
+            head.value().unwrap().to_json()["spec"]["namespaceSelector"]
+        );
+        let null = csid(json!({"podSelector": null}));
+        let kept = narrowed(&null, &base).unwrap().value().unwrap().to_json();
+        assert_eq!(kept["spec"]["podSelector"], json!({"matchLabels": {"app": "a"}}));
         // Other classes: nothing.
         let classed = csid(json!({"podSelector": {"matchLabels": {"app": "b"}}, "className": "c"}));
         let none = narrowed(&classed, &base).unwrap().value().unwrap().to_json();

@@ -166,7 +166,7 @@ pub const WORKFLOW: Controller = Controller {
     labels: workflow_labels,
     label_keys: &["workflows.argoproj.io/"],
     unjudged: Some(|item| unjudged::workflow(item.get("spec"), "spec")),
-    remade: None,
+    remade: Some(unjudged::WORKFLOW_REMADE),
     kustomize_fixes_account: false,
     containers_as_written: false,
     refusal: None,
@@ -186,7 +186,7 @@ pub const CRON_WORKFLOW: Controller = Controller {
     unjudged: Some(|item| {
         unjudged::workflow(fields::child(item, &["spec", "workflowSpec"]), "spec.workflowSpec")
     }),
-    remade: None,
+    remade: Some(unjudged::WORKFLOW_REMADE),
     kustomize_fixes_account: false,
     containers_as_written: false,
     refusal: None,

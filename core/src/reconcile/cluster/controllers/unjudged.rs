@@ -42,6 +42,13 @@ const INFERENCE_SERVICE_FIELD: &str = "the build derives pods of the predictor, 
      alone, and KServe may make others of it (a multi-node predictor's worker Deployment, reconcileWorker; \
      a canary where a KServe version has one), under their own service account and the service's labels";
 
+/// Why an Argo workflow's next version is not judged whole.
+pub(super) const WORKFLOW_REMADE: &str = "Argo Workflows makes its pods with containers the build does not \
+     see (the template's main container renamed main, its init containers and sidecars, a containerSet's, \
+     the executor's wait and init: workflow/controller/workflowpod.go, createWorkflowPod) and names them \
+     from its nodes (step groups, retries, withItems, onExit and hooks: workflow/util/pod_name.go, \
+     GeneratePodName), under the defaults of the controller's configuration";
+
 /// Why a KServe InferenceService's next version is not judged whole.
 pub(super) const INFERENCE_SERVICE_REMADE: &str = "KServe makes its pods under what only the cluster holds, \
      and makes them again when it changes: the labels and containers of the serving runtime it picks, the \
@@ -89,8 +96,14 @@ const EPHEMERAL: &str = "Argo Rollouts deletes from the pods of each ReplicaSet 
      SyncEphemeralPodMetadata); the build judges the pods as this version states them, not as a ReplicaSet \
      passes from one version to the next";
 
-/// A Rollout's `spec.workloadRef`, its first canary `experiment` step, or its first ephemeral
-/// metadata that gives labels.
+/// Why a Rollout's analysis is not judged.
+const ANALYSIS: &str = "Argo Rollouts runs an AnalysisRun of the templates it names, with the Rollout's \
+     arguments substituted into them, and a job metric's Job makes pods labelled and run as those arguments \
+     say (argo-rollouts rollout/analysis.go, newAnalysisRunFromRollout; utils/analysis/factory.go, \
+     ResolveMetricArgs; metricproviders/job/job.go, newMetricJob), which the build does not derive";
+
+/// A Rollout's `spec.workloadRef`, its first canary `experiment` step, its first analysis,
+/// or its first ephemeral metadata that gives labels.
 pub(super) fn rollout(item: &Value) -> Option<Unjudged> {
     if item.pointer("/spec/workloadRef").is_some_and(Value::is_object) {
         return Some(("spec.workloadRef".into(), WORKLOAD_REF));
@@ -99,6 +112,16 @@ pub(super) fn rollout(item: &Value) -> Option<Unjudged> {
     let experiment = steps.iter().position(|step| step.get("experiment").is_some_and(Value::is_object));
     if let Some(i) = experiment {
         return Some((format!("spec.strategy.canary.steps[{i}].experiment"), EXPERIMENT));
+    }
+    let analysis = steps.iter().position(|step| step.get("analysis").is_some_and(Value::is_object));
+    if let Some(i) = analysis {
+        return Some((format!("spec.strategy.canary.steps[{i}].analysis"), ANALYSIS));
+    }
+    let background = ["canary.analysis", "blueGreen.prePromotionAnalysis", "blueGreen.postPromotionAnalysis"];
+    if let Some(path) = background.iter().find(|p| {
+        item.pointer(&format!("/spec/strategy/{}", p.replace('.', "/"))).is_some_and(Value::is_object)
+    }) {
+        return Some((format!("spec.strategy.{path}"), ANALYSIS));
     }
     super::derived::ROLLOUT_METADATA.iter().find_map(|path| {
         let pointer = format!("/{}/labels", path.replace('.', "/"));
