@@ -5,7 +5,9 @@
 //! kind that changes what gets applied (admission, policy engines, GitOps tools, kustomize,
 //! SPIRE Controller Manager's own configuration); a ConfigMap's or Secret's text that embeds
 //! selected labels or a required service account; a scaler of a workload whose pods hang on
-//! its count, of any kind; a field a controller declaration does not judge; an `Endpoints`
+//! its count, of any kind; a field a controller declaration does not judge, and an item whose
+//! controller makes its pods under what only the cluster holds (`Controller::remade`), each
+//! change of it; a KServe preset outside the namespace taken for KServe's; an `Endpoints`
 //! that names a pod where an identity gives DNS names ([`endpoints`]); a List holding an item
 //! a rule judges only as an object of its own ([`lists`]); what hangs on the applier or the
 //! cluster's APIs ([`applied`]). Each is a record with a digest of what it depends on: `diff`
