@@ -43,6 +43,24 @@ fn admits(report: &Report) -> BTreeMap<String, BTreeSet<String>> {
         .collect()
 }
 
+/// The bindings of `report`, each with the first label its identity requires that a controller
+/// puts on its pods (a StatefulSet's `apps.kubernetes.io/pod-index`, a Job's completion
+/// index): the guard judges a workload by its template's labels, which may lack it, while
+/// its pods carry it (kubernetes `pkg/controller/statefulset/stateful_set_utils.go`,
+/// `updateIdentity`).
+fn unpinned(report: &Report) -> BTreeSet<(String, String)> {
+    use crate::reconcile::cluster::controllers::sets_label;
+    report
+        .bindings
+        .iter()
+        .filter_map(|b| {
+            let key = b.pod_selector.as_ref()?.match_labels.keys().find(|k| sets_label(k))?;
+            let name = b.namespace.as_ref().map_or(b.name.clone(), |ns| format!("{ns}/{}", b.name));
+            Some((name, key.clone()))
+        })
+        .collect()
+}
+
 /// The guard's change from `before` to `after`, if any.
 pub(super) fn compare(before: &Report, after: &Report) -> Option<GuardChange> {
     let (b, a) = (before.admission_guard.as_ref(), after.admission_guard.as_ref());
@@ -64,6 +82,14 @@ pub(super) fn compare(before: &Report, after: &Report) -> Option<GuardChange> {
         }
     };
     if let (Some(_), Some(_)) = (b, a) {
+        let held = unpinned(before);
+        for (identity, key) in unpinned(after).into_iter().filter(|u| !held.contains(u)) {
+            weakens.push(format!(
+                "{identity}: its identity requires {key}, a label a controller puts on the pods it makes \
+                 whatever their template says: the guard judges a workload by its template, so it admits one \
+                 whose template lacks the label, and that workload's pods hold the identity"
+            ));
+        }
         let (was, is) = (admits(before), admits(after));
         for (binding, objects) in &is {
             let old = was.get(binding);
@@ -169,5 +195,20 @@ mod tests {
         assert!(gone.grants() && gone.weakens[0].contains("commits none of the guard's files"), "{gone:?}");
         assert_eq!(compare(&committed(false), &committed(true)), None);
         assert_eq!(compare(&committed(true), &committed(true)), None);
+    }
+
+    #[test]
+    fn an_identity_requiring_a_label_its_controller_sets_weakens_the_guard() {
+        let requiring = |key: &str| {
+            let mut r = with_guard("Deny", &["web"]);
+            r.bindings[0].pod_selector.as_mut().unwrap().match_labels.insert(key.into(), "0".into());
+            r
+        };
+        let base = with_guard("Deny", &["web"]);
+        let index = compare(&base, &requiring("apps.kubernetes.io/pod-index")).unwrap();
+        assert!(index.grants() && index.weakens[0].contains("apps.kubernetes.io/pod-index"), "{index:?}");
+        let same = requiring("apps.kubernetes.io/pod-index");
+        assert_eq!(compare(&same, &requiring("apps.kubernetes.io/pod-index")), None, "BASE's already did");
+        assert_eq!(compare(&base, &requiring("tier")), None, "a label templates carry");
     }
 }

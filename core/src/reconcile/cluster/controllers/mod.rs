@@ -109,12 +109,23 @@ impl<'a> Owner<'a> {
     /// (`template`); `None` when the key is the template's. A controller the build does not
     /// know may set any key a known one sets: unknown.
     pub fn label(&self, key: &str, template: Option<&'a str>) -> Option<Lookup<'a>> {
+        if WEBHOOK_KEYS.iter().any(|prefix| key.starts_with(prefix)) {
+            return Some(Lookup::Unknown);
+        }
         match self.controller {
             Some(c) => (c.labels)(self, key, template),
             None => sets_label(key).then_some(Lookup::Unknown),
         }
     }
 }
+
+/// The label keys (prefixes) an admission webhook installed beside a controller writes into
+/// any workload's template, and so its pods, from the workload's own fields: unknown on every
+/// pod, whatever the template says. Kueue copies a workload's `kueue.x-k8s.io/queue-name` into
+/// its template with `kueue.x-k8s.io/managed` (kubernetes-sigs/kueue
+/// `pkg/controller/jobs/deployment/deployment_webhook.go`, `Default`, and the like for each
+/// kind it integrates).
+const WEBHOOK_KEYS: &[&str] = &["kueue.x-k8s.io/"];
 
 /// Every controller the build knows.
 pub const CONTROLLERS: &[Controller] = &[
@@ -180,8 +191,12 @@ pub fn is_shape_key(key: &str) -> bool {
     KEYS.contains(&key)
 }
 
-/// Whether some controller may put label `key` on the pods it makes.
+/// Whether some controller, or an admission webhook beside one ([`WEBHOOK_KEYS`]), may put
+/// label `key` on the pods it makes.
 pub fn sets_label(key: &str) -> bool {
+    if WEBHOOK_KEYS.iter().any(|prefix| key.starts_with(prefix)) {
+        return true;
+    }
     // Asked for every label a selector reads: most keys are shorter than these, or share
     // no first letter with them.
     if key.len() < "job-name".len() || !LABEL_INITIALS.contains(&key.as_bytes()[0]) {
