@@ -612,6 +612,24 @@ fn simulate_with(
                 {
                     hangs_on.push(fact);
                 }
+                // One unknown by a label an admission webhook writes hangs on what the webhook
+                // reads: the template's labels and its namespace's.
+                if by_pod == Answer::Unknown
+                    && source
+                        .pods
+                        .as_ref()
+                        .is_some_and(crate::reconcile::cluster::controllers::reads_webhook_keys)
+                {
+                    let words = |labels: &mut dyn Iterator<Item = (&str, &str)>| {
+                        labels.map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+                    };
+                    let namespace = seen.namespaces.get(pod.namespace);
+                    hangs_on.push(format!(
+                        "the labels an admission webhook reads: the template's {}; its namespace's {}",
+                        words(&mut pod.labels.labels()),
+                        words(&mut namespace.into_iter().flatten().map(|(k, v)| (k.as_str(), v.as_str())))
+                    ));
+                }
                 let mut powers = made.powers;
                 if source.auto_dns {
                     for name in pods::service_dns_names(seen, pod) {

@@ -532,7 +532,7 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
     type Case<'a> = (Owner<'a>, &'a str, Option<&'a str>, Option<Lookup<'a>>);
     const ISVC: &str =
         "labels KServe leaves off its pods where its serviceLabelDisallowedList names them: tier";
-    let cases: [Case; 33] = [
+    let cases: [Case; 35] = [
         (owner("Deployment", None, ""), "pod-template-hash", None, Some(Lookup::Present)),
         (owner("Deployment", None, ""), "job-name", None, None),
         (owner("Deployment", None, ""), "controller-revision-hash", None, None),
@@ -616,6 +616,9 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
         (owner("Rollout", None, ""), "rollouts-pod-template-hash", None, Some(Lookup::Present)),
         // Kueue's webhook writes its keys into any workload's template.
         (owner("Deployment", None, ""), "kueue.x-k8s.io/queue-name", Some("gpu"), Some(Lookup::Unknown)),
+        // A mesh's injector and the node's topology write theirs, over the template's too.
+        (owner("Deployment", None, ""), "security.istio.io/tlsMode", None, Some(Lookup::Unknown)),
+        (owner("Pod", None, ""), "topology.kubernetes.io/zone", Some("a"), Some(Lookup::Unknown)),
         // KServe may leave a label of the service off its pods; its own stand.
         (owner("InferenceService", None, ISVC), "tier", Some("gold"), Some(Lookup::Unknown)),
         (owner("InferenceService", None, ISVC), "component", Some("predictor"), None),

@@ -1131,6 +1131,12 @@ fn each_mix_takes_what_may_stand_while_a_pull_request_is_applied() {
     assert!(Mix::all(Differ::default()).is_empty());
     let refused = Mix::all(Differ { refused: true, ..Differ::default() });
     assert_eq!(refused, [Mix::FIRST]);
+    // Nothing dropped: BASE's identities beside HEAD's parts, nothing pruned.
+    let kept_all = Mix::all(Differ { dropped: false, ..sides });
+    let base_side: Vec<&Mix> = kept_all.iter().filter(|m| !m.head).collect();
+    assert!(!base_side.is_empty() && base_side.iter().all(|m| !m.dropped), "{kept_all:?}");
+    // The identities' parts are the bindings', the pools' and SPIRE's.
+    assert_eq!(parts::IDENTITIES, parts::BINDINGS + parts::POOLS + parts::SPIRE);
 }
 
 /// An object that makes pods on one side only is of both parts: what the sides differ in and

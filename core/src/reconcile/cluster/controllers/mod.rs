@@ -16,7 +16,7 @@ mod unjudged;
 pub(super) use derived::{Derived, unknown};
 pub use kubernetes::{DEPLOYMENT, GroupShape, LEADER_TEMPLATE, LEADER_WORKER_SET, WORKER_TEMPLATE};
 
-use super::selector::Lookup;
+use super::selector::{Lookup, Selector};
 use crate::api::fields;
 use crate::api::value::Value;
 
@@ -125,7 +125,22 @@ impl<'a> Owner<'a> {
 /// its template with `kueue.x-k8s.io/managed` (kubernetes-sigs/kueue
 /// `pkg/controller/jobs/deployment/deployment_webhook.go`, `Default`, and the like for each
 /// kind it integrates).
-const WEBHOOK_KEYS: &[&str] = &["kueue.x-k8s.io/"];
+/// So do a service mesh's injectors, from the namespace's and the template's labels and the
+/// workload's name (istio `manifests/charts/istio-control/istio-discovery/files/injection-template.yaml`:
+/// `security.istio.io/tlsMode`, `service.istio.io/canonical-name`; linkerd2
+/// `pkg/inject/inject.go`, `injectObjectMeta`: `linkerd.io/control-plane-ns`, ...), and
+/// Kubernetes' `PodTopologyLabels` admission plugin, from the node a pod is bound to
+/// (`plugin/pkg/admission/podtopologylabels`: `topology.kubernetes.io/zone`, `region`, over
+/// the template's).
+const WEBHOOK_KEYS: &[&str] =
+    &["kueue.x-k8s.io/", "security.istio.io/", "service.istio.io/", "linkerd.io/", "topology.kubernetes.io/"];
+
+/// Whether `selector` reads a label an admission webhook writes ([`WEBHOOK_KEYS`]).
+pub fn reads_webhook_keys(selector: &Selector) -> bool {
+    let keys =
+        selector.match_labels.iter().map(|(k, _)| k).chain(selector.expressions.iter().map(|e| &e.key));
+    keys.into_iter().any(|k| WEBHOOK_KEYS.iter().any(|prefix| k.starts_with(prefix)))
+}
 
 /// Every controller the build knows.
 pub const CONTROLLERS: &[Controller] = &[
