@@ -72,7 +72,9 @@ pub fn config(paths: &[PathBuf], budget: &mut Budget) -> Result<Option<PackageCo
 /// read, or in any when `--config` gives the config instead, `reads_config` false, of its
 /// config too): the build judges the package as this function renders it, which holds only
 /// while that is what runs. The record of another mutator also follows `reach`, what the
-/// folders and the config hold: it may change any object, one added among them.
+/// folders and the config hold: it may change any object, one added among them; so does that
+/// of this function's entry where kpt passes it only some items (its `selectors` or
+/// `exclude`, or a subpackage's own).
 pub fn mutators(
     folders: &[PathBuf],
     skip: &[PathBuf],
