@@ -109,7 +109,7 @@ impl<'a> Owner<'a> {
     /// (`template`); `None` when the key is the template's. A controller the build does not
     /// know may set any key a known one sets: unknown.
     pub fn label(&self, key: &str, template: Option<&'a str>) -> Option<Lookup<'a>> {
-        if WEBHOOK_KEYS.iter().any(|prefix| key.starts_with(prefix)) {
+        if webhook_key(key) {
             return Some(Lookup::Unknown);
         }
         match self.controller {
@@ -135,11 +135,16 @@ impl<'a> Owner<'a> {
 const WEBHOOK_KEYS: &[&str] =
     &["kueue.x-k8s.io/", "security.istio.io/", "service.istio.io/", "linkerd.io/", "topology.kubernetes.io/"];
 
+/// Whether label `key` is one an admission webhook writes ([`WEBHOOK_KEYS`]).
+fn webhook_key(key: &str) -> bool {
+    WEBHOOK_KEYS.iter().any(|prefix| key.starts_with(prefix))
+}
+
 /// Whether `selector` reads a label an admission webhook writes ([`WEBHOOK_KEYS`]).
 pub fn reads_webhook_keys(selector: &Selector) -> bool {
     let keys =
         selector.match_labels.iter().map(|(k, _)| k).chain(selector.expressions.iter().map(|e| &e.key));
-    keys.into_iter().any(|k| WEBHOOK_KEYS.iter().any(|prefix| k.starts_with(prefix)))
+    keys.into_iter().any(|k| webhook_key(k))
 }
 
 /// Every controller the build knows.
@@ -209,7 +214,7 @@ pub fn is_shape_key(key: &str) -> bool {
 /// Whether some controller, or an admission webhook beside one ([`WEBHOOK_KEYS`]), may put
 /// label `key` on the pods it makes.
 pub fn sets_label(key: &str) -> bool {
-    if WEBHOOK_KEYS.iter().any(|prefix| key.starts_with(prefix)) {
+    if webhook_key(key) {
         return true;
     }
     // Asked for every label a selector reads: most keys are shorter than these, or share
