@@ -55,8 +55,9 @@ pub fn may_read_whole(text: &str) -> bool {
         .copied()
         .chain(controllers::derived_kinds())
         .chain(PRESETS)
-        .chain([MANAGER_CONFIG, SERVICE, ENDPOINTS, GUARD_MARK])
+        .chain([MANAGER_CONFIG, SERVICE, ENDPOINTS, POD_TEMPLATE, GUARD_MARK])
         .chain(SPIRE_COMPONENTS)
+        .chain(controllers::images())
         .chain(SPIRE_CONFIG_WORDS)
         .any(|kind| memchr::memmem::find(text.as_bytes(), kind.as_bytes()).is_some())
 }
@@ -188,9 +189,9 @@ pub fn reads_value_whole(value: &Value) -> bool {
     let (api_version, kind) = (text("apiVersion"), text("kind"));
     reads_whole(kind)
         || !is_judged(api_version, kind)
-        || (api_version == "v1" && [SERVICE, ENDPOINTS, "ConfigMap", "Secret"].contains(&kind))
+        || (api_version == "v1" && [SERVICE, ENDPOINTS, POD_TEMPLATE, "ConfigMap", "Secret"].contains(&kind))
         || ADMITTED.iter().chain(&SCALERS).any(|&(g, k)| (group_of(api_version), kind) == (g, k))
-        || names_spire(api_version, kind, value)
+        || names_component(api_version, kind, value)
         || value.get("items").and_then(Value::as_array).is_some_and(|items| {
             items.iter().any(|item| {
                 let named = |key: &str| item.get(key).and_then(Value::as_str).is_some_and(|k| !k.is_empty());
@@ -200,9 +201,10 @@ pub fn reads_value_whole(value: &Value) -> bool {
         })
 }
 
-/// Whether a workload's text names a SPIRE component's image or a word of SPIRE's
-/// configuration files, as [`may_read_whole`] searches a reader's text for them.
-fn names_spire(api_version: &str, kind: &str, value: &Value) -> bool {
+/// Whether a workload's text names a SPIRE component's image, a controller's own image
+/// (`Controller::images`) or a word of SPIRE's configuration files, as [`may_read_whole`]
+/// searches a reader's text for them.
+fn names_component(api_version: &str, kind: &str, value: &Value) -> bool {
     fn any_text(value: &Value, found: &dyn Fn(&str) -> bool) -> bool {
         match value {
             Value::String(text) => found(text),
@@ -214,7 +216,12 @@ fn names_spire(api_version: &str, kind: &str, value: &Value) -> bool {
     let workload = controllers::of(api_version, kind).is_some() || (api_version, kind) == ("v1", "Pod");
     workload
         && any_text(value, &|text| {
-            SPIRE_COMPONENTS.iter().chain(&SPIRE_CONFIG_WORDS).any(|w| text.contains(w))
+            SPIRE_COMPONENTS
+                .iter()
+                .copied()
+                .chain(controllers::images())
+                .chain(SPIRE_CONFIG_WORDS)
+                .any(|w| text.contains(w))
         })
 }
 
@@ -240,6 +247,11 @@ const SERVICE: &str = "Service";
 /// The kind of an Endpoints, read whole by [`reads_value_whole`]: one written by hand may give
 /// pods DNS names (`reconcile/unjudged/endpoints.rs`).
 const ENDPOINTS: &str = "Endpoints";
+
+/// The kind of a PodTemplate, read whole by [`reads_value_whole`]: it makes no pods itself, but
+/// a Rollout's `workloadRef` may name one, whose template the Rollout's pods then run
+/// (`reconcile/unjudged/`, which follows what such a field names).
+const POD_TEMPLATE: &str = "PodTemplate";
 
 #[cfg(test)]
 mod tests {

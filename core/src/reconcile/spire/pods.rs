@@ -34,7 +34,8 @@ pub(super) struct Pod<'a> {
 impl<'a> Pod<'a> {
     pub(super) fn label(&self, key: &str) -> Lookup<'a> {
         let template = self.labels.label(key);
-        if let Some(set) = self.owner.label(key, template) {
+        let carries = |mark: &str| self.labels.open() || self.labels.label(mark).is_some();
+        if let Some(set) = self.owner.label_of(key, template, &carries) {
             return set;
         }
         match template {

@@ -532,7 +532,7 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
     type Case<'a> = (Owner<'a>, &'a str, Option<&'a str>, Option<Lookup<'a>>);
     const ISVC: &str =
         "labels KServe leaves off its pods where its serviceLabelDisallowedList names them: tier";
-    let cases: [Case; 35] = [
+    let cases: [Case; 37] = [
         (owner("Deployment", None, ""), "pod-template-hash", None, Some(Lookup::Present)),
         (owner("Deployment", None, ""), "job-name", None, None),
         (owner("Deployment", None, ""), "controller-revision-hash", None, None),
@@ -619,6 +619,19 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
         // A mesh's injector and the node's topology write theirs, over the template's too.
         (owner("Deployment", None, ""), "security.istio.io/tlsMode", None, Some(Lookup::Unknown)),
         (owner("Pod", None, ""), "topology.kubernetes.io/zone", Some("a"), Some(Lookup::Unknown)),
+        // A controller the build does not know: any webhook's, whatever the template says.
+        (
+            Owner { controller: None, ..owner("Pod", None, "") },
+            "kueue.x-k8s.io/queue-name",
+            None,
+            Some(Lookup::Unknown),
+        ),
+        (
+            Owner { controller: None, ..owner("Pod", None, "") },
+            "jobset.sigs.k8s.io/priority",
+            None,
+            Some(Lookup::Unknown),
+        ),
         // KServe may leave a label of the service off its pods; its own stand.
         (owner("InferenceService", None, ISVC), "tier", Some("gold"), Some(Lookup::Unknown)),
         (owner("InferenceService", None, ISVC), "component", Some("predictor"), None),
@@ -628,6 +641,26 @@ fn labels_controllers_add_are_settled_by_the_kind_that_makes_the_pods() {
         let kind = owner.controller.map_or("?", |c| c.kinds[0]);
         assert_eq!(owner.label(key, template), expected, "{kind} {key} {}", owner.detail);
     }
+    // LeaderWorkerSet's and JobSet's pod webhooks write their keys into any pod that carries
+    // their mark: unknown there, whoever made it, but on a LeaderWorkerSet's own pods, whose
+    // declaration settles them; the template's elsewhere.
+    let lws_mark = |mark: &str| mark == "leaderworkerset.sigs.k8s.io/name";
+    let jobset_mark = |mark: &str| mark == "jobset.sigs.k8s.io/jobset-name";
+    let worker_index = "leaderworkerset.sigs.k8s.io/worker-index";
+    let set = owner("StatefulSet", None, "");
+    assert_eq!(set.label_of(worker_index, Some("0"), &lws_mark), Some(Lookup::Unknown));
+    assert_eq!(set.label_of(worker_index, Some("0"), &jobset_mark), None);
+    assert_eq!(set.label_of(worker_index, Some("0"), &|_| false), None);
+    let job = owner("Job", None, "");
+    assert_eq!(job.label_of("jobset.sigs.k8s.io/priority", Some("0"), &jobset_mark), Some(Lookup::Unknown));
+    assert_eq!(job.label_of("jobset.sigs.k8s.io/priority", Some("0"), &lws_mark), None);
+    let leaders = owner("LeaderWorkerSet", None, "");
+    assert_eq!(leaders.label_of(worker_index, None, &lws_mark), leaders.label(worker_index, None));
+    assert_eq!(
+        owner("Deployment", None, "").label_of("kueue.x-k8s.io/queue-name", None, &|_| false),
+        Some(Lookup::Unknown),
+        "an unmarked webhook writes into every pod"
+    );
     // LeaderWorkerSet's pod webhook keeps a leader's group index and any pod's subgroup
     // index its template sets; a worker whose template says worker index 0 is a leader to it;
     // the workers copy the leader's group index, which its template may pin.

@@ -1,8 +1,10 @@
 //! The kinds that change what gets applied, whatever they say: admission, GitOps tools,
-//! kustomize, SPIRE Controller Manager's own configuration.
+//! kustomize, SPIRE Controller Manager's own configuration; and the workloads that run a SPIRE
+//! component or a pod-making controller.
 
 use crate::api::cluster_spiffe_id as csid;
 use crate::api::value::Value;
+use crate::reconcile::cluster::controllers::{self, Controller};
 use crate::reconcile::items::kinds::{MANAGER_CONFIG, SPIRE_COMPONENTS};
 
 /// Groups whose every kind changes what the cluster admits or applies, and why.
@@ -300,9 +302,7 @@ fn spire_texts<'v>(
     value: &'v Value,
 ) -> Vec<(String, std::borrow::Cow<'v, str>)> {
     let mut texts = super::embedded::texts(api_version, kind, value);
-    if crate::reconcile::cluster::controllers::of(api_version, kind).is_some()
-        || (api_version, kind) == ("v1", "Pod")
-    {
+    if controllers::of(api_version, kind).is_some() || (api_version, kind) == ("v1", "Pod") {
         let mut annotations = Vec::new();
         walk(value, "", &mut |path, key, value| {
             if path.ends_with("metadata.annotations")
@@ -319,22 +319,45 @@ fn spire_texts<'v>(
 /// The image of a SPIRE component a workload's container runs, known by the last segment of
 /// its repository ([`SPIRE_COMPONENTS`]); `None` for an item that runs none.
 pub(super) fn runs_spire<'v>(api_version: &str, kind: &str, value: &'v Value) -> Option<&'v str> {
+    runs(api_version, kind, value, &|name| SPIRE_COMPONENTS.iter().any(|c| name.contains(c)))
+}
+
+/// The image of a pod-making controller a workload's container runs, and that controller
+/// (`Controller::images`); `None` for an item that runs none.
+pub(super) fn runs_controller<'v>(
+    api_version: &str,
+    kind: &str,
+    value: &'v Value,
+) -> Option<(&'v str, &'static Controller)> {
+    let image = runs(api_version, kind, value, &|name| controllers::running(name).is_some())?;
+    controllers::running(image_name(image)).map(|c| (image, c))
+}
+
+/// The last segment of an image's repository, without its tag or digest: `workflow-controller`
+/// of `quay.io/argoproj/workflow-controller:v3.6.2`.
+fn image_name(image: &str) -> &str {
+    let repository = image.split('@').next().unwrap_or_default();
+    let last = repository.rsplit('/').next().unwrap_or_default();
+    last.split(':').next().unwrap_or_default()
+}
+
+/// The first image a workload's container runs whose name ([`image_name`]) is `wanted`.
+fn runs<'v>(
+    api_version: &str,
+    kind: &str,
+    value: &'v Value,
+    wanted: &dyn Fn(&str) -> bool,
+) -> Option<&'v str> {
     // A controller the build knows, a Pod, or a kind it does not judge, whose controller may
     // run the image (an OpenKruise CloneSet).
     let judged = crate::reconcile::items::kinds::is_judged(api_version, kind);
-    if crate::reconcile::cluster::controllers::of(api_version, kind).is_none()
-        && (api_version, kind) != ("v1", "Pod")
-        && judged
-    {
+    if controllers::of(api_version, kind).is_none() && (api_version, kind) != ("v1", "Pod") && judged {
         return None;
     }
     let mut found = None;
     walk(value, "", &mut |_, key, value| {
         let Some(image) = value.as_str().filter(|_| key == "image" && found.is_none()) else { return };
-        let repository = image.split('@').next().unwrap_or_default();
-        let last = repository.rsplit('/').next().unwrap_or_default();
-        let name = last.split(':').next().unwrap_or_default();
-        if SPIRE_COMPONENTS.iter().any(|c| name.contains(c)) {
+        if wanted(image_name(image)) {
             found = Some(image);
         }
     });

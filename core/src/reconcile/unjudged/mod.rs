@@ -7,7 +7,8 @@
 //! selected labels or a required service account; a scaler of a workload whose pods hang on
 //! its count, of any kind; a field a controller declaration does not judge, and an item whose
 //! controller makes its pods under what only the cluster holds (`Controller::remade`), each
-//! change of it; a KServe preset outside the namespace taken for KServe's; an `Endpoints`
+//! change of it; a workload that runs a pod-making controller itself (`Controller::images`),
+//! each change of it; a KServe preset outside the namespace taken for KServe's; an `Endpoints`
 //! that names a pod where an identity gives DNS names ([`endpoints`]); a List holding an item
 //! a rule judges only as an object of its own ([`lists`]); what hangs on the applier or the
 //! cluster's APIs ([`applied`]). Each is a record with a digest of what it depends on: `diff`
@@ -313,6 +314,23 @@ pub fn find<'s, 't>(
             out.extend(embedded_record(position, value, kind, &texts, &by, &reaches, &also));
             continue;
         }
+        if let Some((image, controller)) = kinds::runs_controller(api_version, kind, value)
+            && !every.is_empty()
+        {
+            let message = format!(
+                "{} {kind} that runs the controller of {} ({image}): its arguments, environment and the \
+                 configuration it reads shape the names, labels and containers of every pod it makes \
+                 (Argo Workflows' POD_NAMES, KServe's and Argo Rollouts' flags), which the build does not \
+                 judge, so those pods may hold what {} gives",
+                kinds::article(kind),
+                controller.maker,
+                identities(&names_of(&every))
+            );
+            // It follows the item alone: the configuration it reads is judged on its own
+            // (`kinds.rs`), the pods it makes by their items.
+            out.push(record(position, value, String::new(), message, &[], &[]));
+            continue;
+        }
         if let Some(message) = foreign_preset(value, namespace, &every) {
             // It follows the preset alone: what it gives the services of its own namespace is
             // judged.
@@ -343,7 +361,9 @@ pub fn find<'s, 't>(
                     kinds::article(kind),
                     identities(&names_of(&in_scope))
                 );
-                out.push(record(position, value, field, message, &in_scope, &landing(namespace.as_slice())));
+                let mut also = landing(namespace.as_slice());
+                also.extend(referenced(items, value, &field, namespace));
+                out.push(record(position, value, field, message, &in_scope, &also));
             }
             continue;
         }
@@ -647,6 +667,58 @@ fn all_of<'t>(items: &[Input], written: &dyn Fn(usize) -> Option<&'t str>) -> Ve
         .collect();
     words.sort_unstable();
     words
+}
+
+/// The items that a field of `value` names by kind and name (a Rollout's `workloadRef`, whose
+/// controller runs the pods of the template it names: argo-rollouts `rollout/templateref.go`,
+/// `Resolve`, and makes them again when it changes, `updateRolloutsReferenceAnnotation`), in
+/// words a digest takes: each of that kind and name in `namespace` or in none, whole or as far
+/// as its pod templates go, so that a change of one is a change of the field's record.
+fn referenced(items: &[Input], value: &Value, field: &str, namespace: Option<&str>) -> Vec<String> {
+    let mut named = Vec::new();
+    if let Ok(Some(at)) = fields::lookup(value, field) {
+        collect_refs(at, &mut named);
+    }
+    if named.is_empty() {
+        return Vec::new();
+    }
+    let mut words: Vec<String> = items
+        .iter()
+        .filter_map(|item| {
+            let (kind, name, ns, words) = match (item.value(), item.workload()) {
+                (Some(v), _) => {
+                    let text = |path: &str| fields::str_at(v, path).unwrap_or_default().to_string();
+                    let mut hash = Sha256::new();
+                    digest(v, &mut hash, true);
+                    (text("kind"), text("metadata.name"), text("metadata.namespace"), hex(&hash.finalize()))
+                }
+                (None, Some(w)) => (
+                    w.kind().to_string(),
+                    w.name().to_string(),
+                    w.namespace().unwrap_or_default().to_string(),
+                    format!("{:?}", w.placed_in("")),
+                ),
+                (None, None) => return None,
+            };
+            let here = ns.is_empty() || Some(ns.as_str()) == namespace;
+            (here && named.iter().any(|(k, n)| *k == kind && *n == name)).then_some(words)
+        })
+        .collect();
+    words.sort_unstable();
+    words
+}
+
+/// Every mapping under `value` that names a `kind` and a `name`: an object reference.
+fn collect_refs<'v>(value: &'v Value, out: &mut Vec<(&'v str, &'v str)>) {
+    if let Some(map) = value.as_object() {
+        let text = |key: &str| map.get(key).and_then(Value::as_str);
+        if let (Some(kind), Some(name)) = (text("kind"), text("name")) {
+            out.push((kind, name));
+        }
+        map.iter().for_each(|(_, entry)| collect_refs(entry, out));
+    } else if let Some(list) = value.as_array() {
+        list.iter().for_each(|entry| collect_refs(entry, out));
+    }
 }
 
 /// Every pod template of `items` (what its pods are placed in, their labels and account), in

@@ -27,6 +27,12 @@ pub struct Controller {
     pub kinds: &'static [&'static str],
     /// Who makes the pods, for the reference: "Kubernetes' StatefulSet controller".
     pub maker: &'static str,
+    /// The images the controller itself runs from, by the last segment of their repositories
+    /// as its project publishes them: a workload that runs one is the controller, whose
+    /// arguments, environment and configuration shape every pod it makes (Argo Workflows'
+    /// `POD_NAMES` names them, KServe's flags label them), so any change of it is may gain
+    /// (`reconcile/unjudged/`).
+    pub images: &'static [&'static str],
     /// Where its items hold pod templates (the generic search of `workload.rs` finds them
     /// there; `derive` adds the others).
     pub templates: &'static [&'static str],
@@ -109,13 +115,28 @@ impl<'a> Owner<'a> {
     /// (`template`); `None` when the key is the template's. A controller the build does not
     /// know may set any key a known one sets: unknown.
     pub fn label(&self, key: &str, template: Option<&'a str>) -> Option<Lookup<'a>> {
-        if webhook_key(key) {
+        if webhook_key(key, self.controller, &|_| false) {
             return Some(Lookup::Unknown);
         }
         match self.controller {
             Some(c) => (c.labels)(self, key, template),
             None => sets_label(key).then_some(Lookup::Unknown),
         }
+    }
+
+    /// [`Owner::label`], knowing which labels the template may carry (`carries`): a
+    /// controller's pod webhook writes its keys into any pod that carries its mark
+    /// ([`WEBHOOK_KEYS`]).
+    pub fn label_of(
+        &self,
+        key: &str,
+        template: Option<&'a str>,
+        carries: &dyn Fn(&str) -> bool,
+    ) -> Option<Lookup<'a>> {
+        if webhook_key(key, self.controller, carries) {
+            return Some(Lookup::Unknown);
+        }
+        self.label(key, template)
     }
 }
 
@@ -132,19 +153,56 @@ impl<'a> Owner<'a> {
 /// Kubernetes' `PodTopologyLabels` admission plugin, from the node a pod is bound to
 /// (`plugin/pkg/admission/podtopologylabels`: `topology.kubernetes.io/zone`, `region`, over
 /// the template's).
-const WEBHOOK_KEYS: &[&str] =
-    &["kueue.x-k8s.io/", "security.istio.io/", "service.istio.io/", "linkerd.io/", "topology.kubernetes.io/"];
+/// So do the pod webhooks of controllers, into any pod that carries their mark, whoever made
+/// it: LeaderWorkerSet's, into a pod labelled `leaderworkerset.sigs.k8s.io/name`, the worker
+/// index from the ordinal its name ends in, or a group's index and keys (kubernetes-sigs/lws
+/// `pkg/webhooks/pod_webhook.go`, `Default`), and JobSet's, into a pod annotated
+/// `jobset.sigs.k8s.io/jobset-name`, `jobset.sigs.k8s.io/priority` from the priority
+/// Kubernetes gives every pod (kubernetes-sigs/jobset `pkg/webhooks/pod_webhook.go`,
+/// `Default`; both webhooks select pods by that label too: their `objectSelector`). Beside
+/// each prefix, the label that marks the pods its webhook writes into (none: every pod) and
+/// the API group of the controller whose declaration settles those keys on its own pods: on
+/// others' that carry the mark they are unknown.
+const WEBHOOK_KEYS: &[Webhook] = &[
+    Webhook { prefix: "kueue.x-k8s.io/", mark: None, settled_by: None },
+    Webhook { prefix: "security.istio.io/", mark: None, settled_by: None },
+    Webhook { prefix: "service.istio.io/", mark: None, settled_by: None },
+    Webhook { prefix: "linkerd.io/", mark: None, settled_by: None },
+    Webhook { prefix: "topology.kubernetes.io/", mark: None, settled_by: None },
+    Webhook {
+        prefix: "leaderworkerset.sigs.k8s.io/",
+        mark: Some("leaderworkerset.sigs.k8s.io/name"),
+        settled_by: Some("leaderworkerset.x-k8s.io"),
+    },
+    Webhook { prefix: "jobset.sigs.k8s.io/", mark: Some("jobset.sigs.k8s.io/jobset-name"), settled_by: None },
+];
 
-/// Whether label `key` is one an admission webhook writes ([`WEBHOOK_KEYS`]).
-fn webhook_key(key: &str) -> bool {
-    WEBHOOK_KEYS.iter().any(|prefix| key.starts_with(prefix))
+/// The label keys an admission webhook writes ([`WEBHOOK_KEYS`]).
+struct Webhook {
+    prefix: &'static str,
+    /// The label a pod carries for the webhook to write into it; `None`: it writes into all.
+    mark: Option<&'static str>,
+    /// The API group of the controller whose declaration settles the keys on its own pods.
+    settled_by: Option<&'static str>,
 }
 
-/// Whether `selector` reads a label an admission webhook writes ([`WEBHOOK_KEYS`]).
+/// Whether label `key` is one an admission webhook writes ([`WEBHOOK_KEYS`]) on the pods of
+/// `controller` (`None`: a controller the build does not know, whose pods may carry any
+/// mark), whose template may carry the labels `carries` says.
+fn webhook_key(key: &str, controller: Option<&Controller>, carries: &dyn Fn(&str) -> bool) -> bool {
+    let group = controller.map(|c| c.group);
+    WEBHOOK_KEYS.iter().any(|w| {
+        key.starts_with(w.prefix)
+            && w.settled_by.is_none_or(|g| Some(g) != group)
+            && w.mark.is_none_or(|mark| controller.is_none() || carries(mark))
+    })
+}
+
+/// Whether `selector` reads a label an admission webhook writes on some pod ([`WEBHOOK_KEYS`]).
 pub fn reads_webhook_keys(selector: &Selector) -> bool {
     let keys =
         selector.match_labels.iter().map(|(k, _)| k).chain(selector.expressions.iter().map(|e| &e.key));
-    keys.into_iter().any(|k| webhook_key(k))
+    keys.into_iter().any(|k| webhook_key(k, None, &|_| true))
 }
 
 /// Every controller the build knows.
@@ -188,6 +246,17 @@ pub fn derived_kinds() -> impl Iterator<Item = &'static str> {
     CONTROLLERS.iter().filter(|c| c.derive.is_some()).flat_map(|c| c.kinds.iter().copied())
 }
 
+/// The controller whose own image a container image's repository name (its last segment,
+/// without tag) is ([`Controller::images`]).
+pub fn running(image_name: &str) -> Option<&'static Controller> {
+    CONTROLLERS.iter().find(|c| c.images.iter().any(|i| image_name.contains(i)))
+}
+
+/// Every image a controller runs from ([`Controller::images`]), for the readers' text search.
+pub fn images() -> impl Iterator<Item = &'static str> {
+    CONTROLLERS.iter().flat_map(|c| c.images.iter().copied())
+}
+
 /// Whether `kind` is one the build knows the controller of, in any group.
 pub fn is_known_kind(kind: &str) -> bool {
     CONTROLLERS.iter().any(|c| c.kinds.contains(&kind))
@@ -214,7 +283,7 @@ pub fn is_shape_key(key: &str) -> bool {
 /// Whether some controller, or an admission webhook beside one ([`WEBHOOK_KEYS`]), may put
 /// label `key` on the pods it makes.
 pub fn sets_label(key: &str) -> bool {
-    if webhook_key(key) {
+    if webhook_key(key, None, &|_| true) {
         return true;
     }
     // Asked for every label a selector reads: most keys are shorter than these, or share
