@@ -158,7 +158,8 @@ pub(super) fn report(
         .filter_map(|(s, source)| {
             let item = match source.origin {
                 crate::reconcile::spire::source::Origin::Input { item } => Some(item),
-                crate::reconcile::spire::source::Origin::Rendered { .. } => None,
+                crate::reconcile::spire::source::Origin::Rendered { .. }
+                | crate::reconcile::spire::source::Origin::Withheld { .. } => None,
             };
             Some(StaticEntryReport {
                 at: item.and_then(at),

@@ -445,6 +445,9 @@ pub enum MadeIf {
     /// If the folder is rendered before it is applied: the output committed for the object's
     /// binding is another.
     Rendered,
+    /// If the bindings the object's binding conflicts with do not stand beside it: the kleym
+    /// operator then renders it.
+    PeersAbsent,
 }
 
 impl From<Unsure> for MadeIf {
@@ -464,6 +467,7 @@ impl From<Unsure> for MadeIf {
             Unsure::Hint => MadeIf::HintTaken,
             Unsure::Preferred => MadeIf::Preferred,
             Unsure::Rendered => MadeIf::Rendered,
+            Unsure::Withheld => MadeIf::PeersAbsent,
         }
     }
 }
@@ -485,6 +489,7 @@ impl From<MadeIf> for Unsure {
             MadeIf::HintTaken => Unsure::Hint,
             MadeIf::Preferred => Unsure::Preferred,
             MadeIf::Rendered => Unsure::Rendered,
+            MadeIf::PeersAbsent => Unsure::Withheld,
         }
     }
 }
@@ -731,6 +736,7 @@ mod tests {
             Unsure::Hint,
             Unsure::Preferred,
             Unsure::Rendered,
+            Unsure::Withheld,
         ] {
             assert_eq!(Unsure::from(MadeIf::from(unsure)), unsure);
         }

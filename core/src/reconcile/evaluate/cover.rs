@@ -85,10 +85,15 @@ impl<'a> Request<'a> {
                 })
             })
             .collect();
+        // And what a binding would render but for its conflicts, as a may-be object.
         let rendered = bindings
             .iter()
             .filter_map(|b| {
-                let p = b.verdict.as_ref().ok()?;
+                let (p, withheld) = match (&b.verdict, &b.withheld) {
+                    (Ok(p), _) => (p, false),
+                    (Err(_), Some(p)) => (p, true),
+                    (Err(_), None) => return None,
+                };
                 // Only a manager that filters by labels reads them.
                 let labels = (!config.spire.label_selector.is_empty()).then(|| {
                     identity::output_labels(b.input.name, p.planned.namespace, config.class_label())
@@ -104,7 +109,11 @@ impl<'a> Request<'a> {
                     labels: labels.as_ref(),
                     hint: identity::output_hint(b.input.name, p.planned.namespace),
                 };
-                Some(spire::Source::rendered(b.input.item, out, config.selector_scope))
+                let mut source = spire::Source::rendered(b.input.item, out, config.selector_scope);
+                if withheld {
+                    source.origin = spire::Origin::Withheld { binding: b.input.item };
+                }
+                Some(source)
             })
             .collect();
         // Where the binding's verdict hangs on an API the folders do not list.
@@ -185,7 +194,11 @@ pub(super) fn coverage<'a>(
     // removes are applied as they are when the folder is applied without a render. Those whose
     // entries differ from their fresh render (or that have none) stay, as may-be sources, and
     // a record says what each lets pods have that no render does.
-    let fresh: HashMap<&str, &spire::Source> = rendered.iter().map(|r| (r.name.as_str(), r)).collect();
+    let fresh: HashMap<&str, &spire::Source> = rendered
+        .iter()
+        .filter(|r| matches!(r.origin, spire::Origin::Rendered { .. }))
+        .map(|r| (r.name.as_str(), r))
+        .collect();
     let mut committed = Vec::new();
     // The renders whose output is committed otherwise: applied only where the folder is
     // rendered first, the committed output where it is applied as committed.

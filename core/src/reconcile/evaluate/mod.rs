@@ -147,7 +147,7 @@ fn check_each<'i, 'a>(
             let output = identity::output_name(planned.namespace, input.name, &planned.spiffe_id);
             Passing { planned, output }
         });
-        Binding { input, verdict, conflicts: Vec::new() }
+        Binding { input, verdict, conflicts: Vec::new(), withheld: None }
     })
 }
 
@@ -172,7 +172,9 @@ fn find_conflicts(bindings: &mut [Binding<'_, '_>]) {
     for (&i, report) in passed.iter().zip(reports) {
         if let Some(report) = report {
             bindings[i].conflicts = report.entries;
-            bindings[i].verdict = Err(Failure::new(report.reason, report.message));
+            let verdict =
+                std::mem::replace(&mut bindings[i].verdict, Err(Failure::new(report.reason, report.message)));
+            bindings[i].withheld = verdict.ok();
         }
     }
 }

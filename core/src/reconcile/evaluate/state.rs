@@ -16,6 +16,9 @@ pub struct Binding<'i, 'a> {
     pub verdict: Result<Passing<'a>, Failure>,
     /// The peers it conflicts with (check 8).
     pub conflicts: Vec<ConflictEntry>,
+    /// What it would render but for them: the kleym operator renders it whenever they do
+    /// not stand beside it, so the SPIRE model takes it as a may-be object.
+    pub withheld: Option<Passing<'a>>,
 }
 
 /// What a binding that passes its checks so far renders.

@@ -18,7 +18,7 @@ pub struct Context<'a> {
 /// ` (binding ns/name)` for a rendered object.
 pub(super) fn of_binding(source: &Source, cx: &Context<'_>) -> String {
     match source.origin {
-        Origin::Rendered { binding } => {
+        Origin::Rendered { binding } | Origin::Withheld { binding } => {
             let r = (cx.binding_refs)(binding);
             format!(" (binding {}/{})", r.namespace.unwrap_or_default(), r.name)
         }
@@ -29,7 +29,7 @@ pub(super) fn of_binding(source: &Source, cx: &Context<'_>) -> String {
 /// The item a finding about an object is about: its binding, or the object of the input.
 pub(super) fn source_ref(source: &Source, cx: &Context<'_>) -> Ref {
     match source.origin {
-        Origin::Rendered { binding } => (cx.binding_refs)(binding),
+        Origin::Rendered { binding } | Origin::Withheld { binding } => (cx.binding_refs)(binding),
         Origin::Input { item } => Ref {
             item,
             api_version: csid::API_VERSION.to_string(),

@@ -43,9 +43,14 @@ pub(super) fn found(
     ignored: &[bool],
     trust_domain: Option<&str>,
 ) -> Vec<(Vec<u32>, Vec<String>)> {
-    // An output as committed makes only may-be entries: never one of a group's sure ones.
+    // An output as committed, or a render a conflict withholds, makes only may-be entries:
+    // never one of a group's sure ones.
     let candidate = |s: usize| {
-        !ignored[s] && !sources[s].fallback && sources[s].static_parent.is_none() && !sources[s].committed
+        !ignored[s]
+            && !sources[s].fallback
+            && sources[s].static_parent.is_none()
+            && !sources[s].committed
+            && !matches!(sources[s].origin, super::Origin::Withheld { .. })
     };
     let mut alike: HashMap<(&Option<Selector>, &Option<Selector>), u32> = HashMap::new();
     for (_, source) in sources.iter().enumerate().filter(|(s, _)| candidate(*s)) {

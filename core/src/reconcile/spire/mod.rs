@@ -118,6 +118,9 @@ pub enum Unsure {
     /// The object is a render whose binding's output is committed otherwise: it is applied
     /// only if the folder is rendered before it is applied.
     Rendered,
+    /// The object is what a binding would render but for the bindings it conflicts with
+    /// ([`source::Origin::Withheld`]).
+    Withheld,
 }
 
 impl Unsure {
@@ -163,6 +166,11 @@ impl Unsure {
             Unsure::Preferred => {
                 "if the manager keeps its declaration of the entry rather than another object's that the SPIRE \
                  server refuses or may refuse: it keeps the oldest, which only the cluster knows"
+            }
+            Unsure::Withheld => {
+                "if the bindings its binding conflicts with do not stand beside it: the kleym operator then renders \
+                 it, as while a pull request is applied one object at a time, or where the API server refuses or \
+                 removes one of them"
             }
             Unsure::Hint => {
                 "if the SPIRE server takes its hint: servers since v1.6.3 refuse one over 1024 bytes, and servers \
@@ -497,7 +505,9 @@ fn simulate_with(
         // declares its entries only where another applies it.
         // So does a render whose binding (or its pool) an applier may leave unapplied.
         let object_unapplied = match source.origin {
-            Origin::Input { item } | Origin::Rendered { binding: item } => seen.unapplied.contains(&item),
+            Origin::Input { item }
+            | Origin::Rendered { binding: item }
+            | Origin::Withheld { binding: item } => seen.unapplied.contains(&item),
         };
         for (list, known) in index.candidates(pod_selector, pinned.as_deref()) {
             for &p in list {
@@ -513,6 +523,9 @@ fn simulate_with(
                 let (mut selected, mut unsure) = match (by_pod, by_namespace) {
                     _ if is_static => (Answer::Unknown, Some(Unsure::ParentNode)),
                     _ if source.may_not_be_kept.is_some() => (Answer::Unknown, Some(Unsure::NotKept)),
+                    _ if matches!(source.origin, Origin::Withheld { .. }) => {
+                        (Answer::Unknown, Some(Unsure::Withheld))
+                    }
                     _ if pod.unapplied || object_unapplied => (Answer::Unknown, Some(Unsure::Unapplied)),
                     _ if pod_may_be_ignored[p as usize] => {
                         (Answer::Unknown, Some(Unsure::NamespaceMayBeIgnored))
@@ -676,7 +689,7 @@ fn simulate_with(
         .enumerate()
         .filter_map(|(s, source)| match source.origin {
             Origin::Rendered { binding } => Some((binding, s)),
-            Origin::Input { .. } => None,
+            Origin::Input { .. } | Origin::Withheld { .. } => None,
         })
         .collect();
     let federations = seen
