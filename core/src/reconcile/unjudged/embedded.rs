@@ -28,7 +28,8 @@ const ACCOUNT_FIELDS: [&str; 2] = ["serviceAccountName", "serviceAccount"];
 /// [`ACCOUNT_FIELDS`] and the word after it, plain or escaped), each once, in the order met.
 pub(super) fn named_accounts<'k>(text: &str, accounts: &HashMap<&'k str, Vec<usize>>) -> Vec<&'k str> {
     let mut out: Vec<&'k str> = Vec::new();
-    if accounts.is_empty() || !(text.contains(ACCOUNT_FIELDS[1]) || text.contains('\\')) {
+    let binary = super::BINARY_TAGS.iter().any(|tag| text.contains(tag));
+    if accounts.is_empty() || !(text.contains(ACCOUNT_FIELDS[1]) || text.contains('\\') || binary) {
         return out;
     }
     let plain = super::unescaped(text);
@@ -87,7 +88,7 @@ pub(super) fn names_labels(text: &str) -> bool {
 /// The bytes of standard base64 text (padding optional, line breaks skipped), as the API
 /// server decodes a Secret's `data` (Go's `base64.StdEncoding`, which skips line breaks),
 /// or more leniently; `None` when it is not base64.
-fn base64(text: &str) -> Option<Vec<u8>> {
+pub(super) fn base64(text: &str) -> Option<Vec<u8>> {
     use base64::Engine;
     use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
     const LENIENT: GeneralPurpose = GeneralPurpose::new(

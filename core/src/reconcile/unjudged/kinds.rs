@@ -163,6 +163,16 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
              Manager {keeps}, and a new creation time makes another one the oldest"
         ));
     }
+    if let Some(field) = pruned_pool_field(api_version, kind, value) {
+        return Some(format!(
+            "{a} {kind} whose {field} is a field its CRD does not know (its selector holds matchLabels \
+             alone): kubectl refuses it under its strict validation, while an applier that asks for none \
+             (Argo CD's Validate=false, kubectl --validate=false) has the API server prune the field and store \
+             the rest, and the kleym operator reads the pool as stored (internal/gaie/resolver.go, \
+             DeriveSelectorsFromPool), so its bindings may render over matchLabels alone, which the build \
+             does not judge; remove the field"
+        ));
+    }
     if let Some(field) = holds_manager_config(api_version, kind, value) {
         return Some(format!(
             "{a} {kind} that holds a ControllerManagerConfig ({field}): {}",
@@ -362,6 +372,20 @@ fn runs<'v>(
         }
     });
     found
+}
+
+/// The first field of an `inference.networking.k8s.io` InferencePool's `spec.selector` but
+/// `matchLabels`, the only one its CRD knows (GAIE `config/crd/bases`, `LabelSelector`),
+/// where the input writes one beside `matchLabels`: which of refused or pruned the pool is
+/// hangs on the applier. Without `matchLabels`, which the CRD requires, it is refused pruned or
+/// not.
+fn pruned_pool_field(api_version: &str, kind: &str, value: &Value) -> Option<String> {
+    if (crate::api::group_of(api_version), kind) != ("inference.networking.k8s.io", "InferencePool") {
+        return None;
+    }
+    let selector = value.get("spec")?.get("selector")?.as_object()?;
+    selector.get("matchLabels")?;
+    selector.iter().find(|(key, _)| *key != "matchLabels").map(|(key, _)| format!("spec.selector.{key}"))
 }
 
 /// Calls `visit` with the path (keys joined by `.`, sequences' items unnamed), key and value

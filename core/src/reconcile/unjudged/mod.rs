@@ -916,10 +916,10 @@ fn naming_at<'k>(
 /// manifest embedded as text, which its reader parses as YAML or JSON). Empty when `text`
 /// holds none.
 fn unescaped(text: &str) -> Vec<String> {
+    let mut out = binaries(text);
     if !text.contains(['/', '~', '\\', '%']) {
-        return Vec::new();
+        return out;
     }
-    let mut out = Vec::new();
     if text.contains('\\') {
         out.push(quoted(text));
     }
@@ -931,6 +931,37 @@ fn unescaped(text: &str) -> Vec<String> {
             out.extend(dotted(word));
         } else if word.contains('%') {
             out.push(word.replace("%2F", "/").replace("%2f", "/"));
+        }
+    }
+    out
+}
+
+/// The YAML tags that make a scalar the bytes its base64 stands for: kubectl's reader and
+/// Argo's (go-yaml v2, `decode.go`, `(*decoder).scalar`: `yaml_BINARY_TAG`) read a key or a
+/// value so tagged as the string it decodes to.
+const BINARY_TAGS: [&str; 2] = ["!!binary", "tag:yaml.org,2002:binary"];
+
+/// Each scalar of `text` a [`BINARY_TAGS`] tag marks, decoded (its base64 may run over lines,
+/// in a block scalar or a folded plain one), when it decodes to text.
+fn binaries(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for tag in BINARY_TAGS {
+        for (at, _) in text.match_indices(tag) {
+            let rest = text[at + tag.len()..].trim_start_matches('>');
+            let rest = rest
+                .trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '|' | '-' | '+'));
+            let base64 = |c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=');
+            // Its first word, and the run of base64 over lines from there.
+            let word = rest.find(|c: char| !base64(c)).unwrap_or(rest.len());
+            let run = rest.find(|c: char| !(base64(c) || c.is_whitespace())).unwrap_or(rest.len());
+            for scalar in [&rest[..word], &rest[..run]] {
+                if let Some(bytes) = embedded::base64(scalar)
+                    && let Ok(decoded) = String::from_utf8(bytes)
+                    && !out.contains(&decoded)
+                {
+                    out.push(decoded);
+                }
+            }
         }
     }
     out

@@ -297,6 +297,14 @@ fn a_label_key_written_escaped_is_named_as_the_key() {
     // space, so no key is made of what the text does not say.
     assert_eq!(quoted("\\x61pp \\u0061pp \\x6g \\u+061 \\napp \\\\app \\"), "app app  6g  +061  app  app  ");
     assert!(unescaped("apps/v1 my.app").is_empty());
+    // A scalar tagged binary reads as the text its base64 decodes to, on one line or several.
+    let key = "aWRlbnRpdHkua2xleW0uc29uZGEucmVkL3ZhcmlhbnQ=";
+    let tagged = format!("labels:\n  ? !!binary {key}\n  : prefill");
+    assert_eq!(naming(&json!({"data": {"d": tagged}}), &by_key), [("data.d".to_string(), variant)]);
+    let long =
+        format!("labels: {{? !<tag:yaml.org,2002:binary> \"{}\n  {}\" : prefill}}", &key[..20], &key[20..]);
+    assert!(unescaped(&long).contains(&variant.to_string()), "{long}");
+    assert!(unescaped("!!binary not-base64!").is_empty());
 }
 
 #[test]
@@ -1213,6 +1221,47 @@ fn identities_that_change_what_they_select_beside_a_fallback_are_judged_narrowed
     assert!(takes.contains(&narrow(0, 1)), "{takes:?}");
     let beside = Mix { head: false, ..beside };
     assert!(mix(&base, &head, beside).contains(&(Take::In { from: 3, at: Some(3) }, Lingers::New)));
+    // Beside the workload's part only: a ConfigMap changed too stays the side's own.
+    let config = |data: &str| {
+        Input::of(json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "c", "namespace": "shop"}, "data": {"k": data}}))
+    };
+    base.push(config("a"));
+    head.push(config("b"));
+    let beside = Mix { head: true, parts: parts::PODS, dropped: false, narrowed: true };
+    let takes = mix(&head, &base, beside);
+    assert!(!takes.iter().any(|(t, _)| *t == Take::In { from: 4, at: Some(4) }), "{takes:?}");
+    // An identity that gives pods entries dropped, or added, beside a fallback is judged
+    // narrowed too: a pod may pass through a moment without it.
+    let fallback = csid("ops", json!({"fallback": true, "admin": true}));
+    let gives = selects("a", "cart");
+    assert!(differ(&[fallback.clone()], &[gives.clone(), fallback.clone()]).narrowed, "dropped");
+    assert!(differ(&[gives, fallback.clone()], &[fallback]).narrowed, "added");
+}
+
+/// A binding, a pool and a SPIRE object each move as a part of their own, so that a pool of
+/// one side is judged beside the bindings of the other.
+#[test]
+fn bindings_pools_and_spire_objects_are_parts_of_their_own() {
+    use super::{differ, parts};
+    let binding = |variant: &str| {
+        Input::of(json!({"apiVersion": "kleym.sonda.red/v1alpha1", "kind": "InferenceIdentityBinding",
+            "metadata": {"name": "b", "namespace": "s"}, "spec": {"poolRef": {"name": "p"},
+            "serviceAccountName": "a", "identityBoundary": {"variant": variant}}}))
+    };
+    let pool = |app: &str| {
+        Input::of(json!({"apiVersion": "inference.networking.k8s.io/v1", "kind": "InferencePool",
+            "metadata": {"name": "p", "namespace": "s"},
+            "spec": {"selector": {"matchLabels": {"app": app}}, "targetPorts": [{"number": 8000}]}}))
+    };
+    let csid = |app: &str| {
+        Input::of(json!({"apiVersion": "spire.spiffe.io/v1alpha1", "kind": "ClusterSPIFFEID",
+            "metadata": {"name": "c"}, "spec": {"spiffeIDTemplate": "spiffe://x/y",
+            "podSelector": {"matchLabels": {"app": app}}}}))
+    };
+    assert_eq!(differ(&[binding("decode")], &[binding("prefill")]).parts, parts::BINDINGS);
+    assert_eq!(differ(&[pool("a")], &[pool("b")]).parts, parts::POOLS);
+    assert_eq!(differ(&[csid("a")], &[csid("b")]).parts, parts::SPIRE);
 }
 
 /// A CustomResourceDefinition's look-alike in another group, and a SPIRE kind's name in
