@@ -1235,7 +1235,7 @@ fn identities_that_change_what_they_select_beside_a_fallback_are_judged_narrowed
     // narrowed too: a pod may pass through a moment without it.
     let fallback = csid("ops", json!({"fallback": true, "admin": true}));
     let gives = selects("a", "cart");
-    assert!(differ(&[fallback.clone()], &[gives.clone(), fallback.clone()]).narrowed, "dropped");
+    assert!(differ(std::slice::from_ref(&fallback), &[gives.clone(), fallback.clone()]).narrowed, "dropped");
     assert!(differ(&[gives, fallback.clone()], &[fallback]).narrowed, "added");
 }
 
