@@ -1236,7 +1236,11 @@ fn identities_that_change_what_they_select_beside_a_fallback_are_judged_narrowed
     let fallback = csid("ops", json!({"fallback": true, "admin": true}));
     let gives = selects("a", "cart");
     assert!(differ(std::slice::from_ref(&fallback), &[gives.clone(), fallback.clone()]).narrowed, "dropped");
-    assert!(differ(&[gives, fallback.clone()], &[fallback]).narrowed, "added");
+    assert!(differ(&[gives.clone(), fallback.clone()], std::slice::from_ref(&fallback)).narrowed, "added");
+    // A fallback on one side only is enough: HEAD's may take the pods HEAD's change leaves.
+    let moved = selects("a", "pay");
+    assert!(differ(&[moved.clone(), fallback.clone()], std::slice::from_ref(&gives)).narrowed, "in HEAD");
+    assert!(differ(&[moved], &[gives, fallback]).narrowed, "in BASE");
 }
 
 /// A binding, a pool and a SPIRE object each move as a part of their own, so that a pool of
