@@ -29,14 +29,19 @@ const ACCOUNT_FIELDS: [&str; 2] = ["serviceAccountName", "serviceAccount"];
 pub(super) fn named_accounts<'k>(text: &str, accounts: &HashMap<&'k str, Vec<usize>>) -> Vec<&'k str> {
     let mut out: Vec<&'k str> = Vec::new();
     let binary = super::BINARY_TAGS.iter().any(|tag| text.contains(tag));
-    if accounts.is_empty() || !(text.contains(ACCOUNT_FIELDS[1]) || text.contains('\\') || binary) {
+    let named = text.to_ascii_lowercase().contains(&ACCOUNT_FIELDS[1].to_ascii_lowercase());
+    if accounts.is_empty() || !(named || text.contains('\\') || binary) {
         return out;
     }
     let plain = super::unescaped(text);
     for text in std::iter::once(text).chain(plain.iter().map(String::as_str)) {
         let words: Vec<&str> = super::tokens(text).collect();
         for pair in words.windows(2) {
-            if ACCOUNT_FIELDS.contains(&pair[0])
+            // The field's own name, in any case (Go's `encoding/json` matches `ServiceAccountName`),
+            // or the last part of a dotted setting (Spark's
+            // `spark.kubernetes.authenticate.executor.serviceAccountName`).
+            let field = pair[0].rsplit('.').next().unwrap_or_default();
+            if ACCOUNT_FIELDS.iter().any(|f| f.eq_ignore_ascii_case(field))
                 && let Some((account, _)) = accounts.get_key_value(pair[1])
                 && !out.contains(account)
             {
@@ -77,12 +82,16 @@ pub(super) fn texts<'v>(api_version: &str, kind: &str, value: &'v Value) -> Vec<
     out
 }
 
-/// Whether a text may embed a manifest's labels: it names `labels` as a word, plain or
-/// written with a quoted string's escapes (`"\x6Cabels"`, which a YAML or JSON reader reads
-/// as `labels`: [`super::quoted`]).
+/// Whether a text may embed a pod's labels: a word of it names `label` in any case (`labels`,
+/// `podLabels`, Go's `Labels`, which `encoding/json` matches to `labels`, Spark's
+/// `spark.kubernetes.executor.label.<key>`), plain, written with a quoted string's escapes
+/// (`"\x6Cabels"`, which a YAML or JSON reader reads as `labels`: [`super::quoted`]) or in
+/// a `!!binary` scalar ([`super::binaries`]).
 pub(super) fn names_labels(text: &str) -> bool {
-    let named = |text: &str| super::tokens(text).any(|t| t == "labels");
-    named(text) || (text.contains('\\') && named(&super::quoted(text)))
+    let named = |text: &str| super::tokens(text).any(|t| t.to_ascii_lowercase().contains("label"));
+    named(text)
+        || (text.contains('\\') && named(&super::quoted(text)))
+        || super::binaries(text).iter().any(|b| named(b))
 }
 
 /// The bytes of standard base64 text (padding optional, line breaks skipped), as the API
@@ -105,6 +114,25 @@ pub(super) fn base64(text: &str) -> Option<Vec<u8>> {
 mod tests {
     use super::*;
     use crate::api::value::item_json as json;
+
+    #[test]
+    fn labels_and_accounts_are_named_in_any_case_and_in_dotted_settings() {
+        for text in
+            ["labels: {a: b}", "podLabels: {a: b}", "Labels: {a: b}", "spark.kubernetes.executor.label.a=b"]
+        {
+            assert!(names_labels(text), "{text}");
+        }
+        assert!(!names_labels("annotations: {a: b}"));
+        let accounts: HashMap<&str, Vec<usize>> = [("runner", vec![0])].into();
+        for text in [
+            "serviceAccountName: runner",
+            "ServiceAccountName: runner",
+            "spark.kubernetes.authenticate.executor.serviceAccountName=runner",
+        ] {
+            assert_eq!(named_accounts(text, &accounts), ["runner"], "{text}");
+        }
+        assert!(named_accounts("accountName: runner", &accounts).is_empty());
+    }
 
     #[test]
     fn base64_decodes_as_the_api_server_does() {
@@ -143,9 +171,9 @@ mod tests {
         );
         let other = json!({"apiVersion": "example.org/v1", "kind": "ConfigMap", "data": {"a": "labels"}});
         assert!(texts_of(&other).is_empty());
-        assert!(names_labels("metadata:\n  labels: {app: x}") && !names_labels("podLabels: x"));
+        assert!(names_labels("metadata:\n  labels: {app: x}") && !names_labels("podAnnotations: x"));
         assert!(names_labels(r#"metadata: {"\x6Cabels": {app: x}}"#));
         assert!(names_labels(r#"{"metadata": {"\u006cabels": {"app": "x"}}}"#));
-        assert!(!names_labels(r#"{"metadata": {"\u006cabel": {"app": "x"}}}"#));
+        assert!(!names_labels(r#"{"metadata": {"\u006cabe": {"app": "x"}}}"#));
     }
 }

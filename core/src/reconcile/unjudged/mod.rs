@@ -540,15 +540,20 @@ fn embedded_record(
 }
 
 /// The label keys of `by_key` that `text` names, each once, in the order met: each run of
-/// label-key characters, then each key it writes escaped ([`unescaped`]).
+/// label-key characters, or the part of it after a `.` (a setting that joins a prefix and the
+/// key: Spark's `spark.kubernetes.executor.label.<key>`), then each key it writes escaped
+/// ([`unescaped`]).
 fn named_keys<'k>(text: &str, by_key: &HashMap<&'k str, Vec<usize>>) -> Vec<&'k str> {
     let plain = unescaped(text);
     let mut keys: Vec<&'k str> = Vec::new();
     for token in tokens(text).chain(plain.iter().flat_map(|p| tokens(p))) {
-        if let Some((key, _)) = by_key.get_key_value(token)
-            && !keys.contains(key)
-        {
-            keys.push(key);
+        let suffixes = token.match_indices('.').map(|(at, _)| &token[at + 1..]);
+        for word in std::iter::once(token).chain(suffixes) {
+            if let Some((key, _)) = by_key.get_key_value(word)
+                && !keys.contains(key)
+            {
+                keys.push(key);
+            }
         }
     }
     keys

@@ -284,6 +284,8 @@ fn a_label_key_written_escaped_is_named_as_the_key() {
         "labels: {\"\\U00000069dentity.kleym.sonda.red/variant\": prefill}",
         "labels: {\"identity.kleym.sonda.red/\\\n      variant\": prefill}",
         "labels: {\"identity.kleym.sonda.red/\\\r\n\tvariant\": prefill}",
+        // A setting that joins a prefix and the key.
+        "spark.kubernetes.executor.label.identity.kleym.sonda.red/variant=prefill",
     ] {
         let value = json!({"spec": {"patch": text}});
         assert_eq!(naming(&value, &by_key), [("spec.patch".to_string(), variant)], "{text}");
