@@ -17,7 +17,9 @@ mod spire;
 use checks::{CLASS_NAME_PATTERN, needs_when_true};
 pub use checks::{ConfigError, validate_class_name};
 pub use guard::{
-    AdmissionGuard, AdmissionGuardSpec, DEFAULT_OUTPUT_PATH as DEFAULT_GUARD_OUTPUT_PATH, GuardAction,
+    AdmissionGuard, AdmissionGuardSpec, DEFAULT_NAME as DEFAULT_GUARD_NAME,
+    DEFAULT_OUTPUT_PATH as DEFAULT_GUARD_OUTPUT_PATH,
+    DEFAULT_PARAM_NAMESPACE as DEFAULT_GUARD_PARAM_NAMESPACE, GuardAction,
 };
 
 use settings::set_from_string;

@@ -81,6 +81,17 @@ pub(super) fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluat
         coverage.unjudged.extend(edits.records);
         coverage.unjudged.extend(unjudged::guard_impersonators(items, &g.summary.controllers, ctx.written));
     }
+    // Objects named as a guard's own that this run does not render, of its guard or, where it
+    // renders none, of a guard of the defaults another package may run.
+    let (name, param_namespace) = ctx
+        .config
+        .admission_guard
+        .as_ref()
+        .map_or((crate::config::DEFAULT_GUARD_NAME, crate::config::DEFAULT_GUARD_PARAM_NAMESPACE), |g| {
+            (g.name.as_str(), g.param_namespace.as_str())
+        });
+    let fresh: Vec<_> = guard.iter().flat_map(|g| g.objects.iter().map(|o| o.key())).collect();
+    coverage.unjudged.extend(unjudged::guard_lookalikes(items, name, param_namespace, &fresh, ctx.written));
     Ok((evaluated, renders, coverage, guard))
 }
 

@@ -55,7 +55,14 @@ pub fn may_read_whole(text: &str) -> bool {
         .copied()
         .chain(controllers::derived_kinds())
         .chain(PRESETS)
-        .chain([MANAGER_CONFIG, SERVICE, ENDPOINTS, POD_TEMPLATE, GUARD_MARK])
+        .chain([
+            MANAGER_CONFIG,
+            SERVICE,
+            ENDPOINTS,
+            POD_TEMPLATE,
+            GUARD_MARK,
+            crate::api::admission::BINDING_KIND,
+        ])
         .chain(SPIRE_COMPONENTS)
         .chain(controllers::images())
         .chain(SPIRE_CONFIG_WORDS)
@@ -177,7 +184,8 @@ pub const SCALERS: [(&str, &str); 1] = [("autoscaling", "HorizontalPodAutoscaler
 pub const MANAGER_CONFIG: &str = "ControllerManagerConfig";
 
 /// Whether the reconcile reads this item whole: a kind it reads whole, a kind it does not
-/// judge ([`is_judged`]), a Service (its selector gives pods DNS names, for SPIRE Controller
+/// judge ([`is_judged`]), a ValidatingAdmissionPolicyBinding (one of an admission guard's
+/// policy, whatever its name, is recorded: `reconcile/unjudged/guard.rs`, `lookalikes`), a Service (its selector gives pods DNS names, for SPIRE Controller
 /// Manager's `autoPopulateDNSNames`), an Endpoints (its addresses may name pods), a ConfigMap or a Secret (their texts may embed
 /// manifests, for the unjudged rule, `reconcile/unjudged/embedded.rs`), a scaler the build
 /// judges ([`SCALERS`]); none of these among [`READ_WHOLE`], so that a List of them stays a List the
@@ -190,6 +198,8 @@ pub fn reads_value_whole(value: &Value) -> bool {
     reads_whole(kind)
         || !is_judged(api_version, kind)
         || (api_version == "v1" && [SERVICE, ENDPOINTS, POD_TEMPLATE, "ConfigMap", "Secret"].contains(&kind))
+        || (group_of(api_version), kind)
+            == (crate::api::admission::GROUP, crate::api::admission::BINDING_KIND)
         || ADMITTED.iter().chain(&SCALERS).any(|&(g, k)| (group_of(api_version), kind) == (g, k))
         || names_component(api_version, kind, value)
         || value.get("items").and_then(Value::as_array).is_some_and(|items| {

@@ -124,6 +124,71 @@ pub struct Edits {
     pub records: Vec<Unjudged>,
 }
 
+/// The records of the objects among `items` named as an admission guard's own, of the guard
+/// name `guard` and parameter namespace `param_namespace` (this run's, or the defaults where
+/// it renders none), that this run does not render (`fresh`: the keys it does): a policy of
+/// that name, a binding of it or named after it, a ConfigMap of its parameters
+/// (`<guard>-<namespace>`). Another package's guard of the same name, or this one's for a
+/// namespace it no longer guards whose objects an applier kept, reads its policy, bindings and
+/// parameters by those names, so such an object applied over them replaces what it pins
+/// (`kubectl apply`'s three-way merge drops the keys the file lacks: kubectl
+/// `pkg/cmd/apply/patcher.go`, `patchSimple`), and that guard then admits any workload for the
+/// identities its parameters no longer name. `written` gives an item's text, which a record of
+/// one the reconcile passes on follows.
+pub fn lookalikes<'t>(
+    items: &[Input],
+    guard: &str,
+    param_namespace: &str,
+    fresh: &[ObjectKey],
+    written: &dyn Fn(usize) -> Option<&'t str>,
+) -> Vec<Unjudged> {
+    use crate::api::admission::{BINDING_KIND, CONFIG_MAP_KIND, POLICY_KIND};
+    let prefix = format!("{guard}-");
+    let mut out = Vec::new();
+    for (position, item) in items.iter().enumerate() {
+        let Some((key, owner)) = item.admission() else { continue };
+        if owner == Some(guard) || fresh.contains(&key) {
+            continue;
+        }
+        let (kind, namespace, name) = (key.0.as_str(), key.1.as_str(), key.2.as_str());
+        let policy = item.value().and_then(|v| crate::api::fields::str_at(v, "spec.policyName"));
+        let named = match kind {
+            CONFIG_MAP_KIND => namespace == param_namespace && name.starts_with(&prefix),
+            POLICY_KIND => name == guard,
+            BINDING_KIND => name == guard || name.starts_with(&prefix) || policy == Some(guard),
+            _ => false,
+        };
+        if !named {
+            continue;
+        }
+        let stand_in;
+        let value = match item.value() {
+            Some(value) => value,
+            None => {
+                stand_in = crate::api::value::Value::from(serde_json::json!({
+                    "kind": kind, "metadata": {"namespace": namespace, "name": name}}));
+                &stand_in
+            }
+        };
+        let text: Vec<String> = written(position).map(str::to_string).into_iter().collect();
+        out.push(record(
+            position,
+            value,
+            String::new(),
+            format!(
+                "a {kind} named as the admission guard {guard}'s own that this run does not render: another \
+                 package's guard of that name, or this one's for a namespace it no longer guards, reads it by \
+                 that name, and applied over its own it replaces what that guard pins (kubectl's three-way merge \
+                 drops the keys the file lacks), so the guard may admit any workload for the identities it \
+                 names; give it another name"
+            ),
+            &[],
+            &text,
+        ));
+    }
+    out
+}
+
 /// The records of the workloads among `items` whose pods run under a user name the admission
 /// guard trusts for a controller (`controllers`: each controller's key and user name, as the
 /// guard renders them): Kubernetes has no permission to use a service account, so a pod
@@ -391,7 +456,7 @@ enum Why {
 
 #[cfg(test)]
 mod tests {
-    use super::{Input, edited, impersonators};
+    use super::{Input, edited, impersonators, lookalikes};
     use serde_json::json;
 
     /// What appliers and controllers read is an edit; where a reader says an item sits is not.
@@ -441,6 +506,30 @@ mod tests {
             with(&|w| w.as_object_mut().unwrap().remove("data").map(drop).unwrap()).as_deref(),
             Some("data")
         );
+    }
+
+    #[test]
+    fn an_object_named_as_a_guards_own_that_the_run_does_not_render_is_recorded() {
+        let config_map = |namespace: &str, name: &str| {
+            Input::of(json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": name, "namespace": namespace}, "data": {"k": "v"}}))
+        };
+        let binding = |name: &str, policy: &str| {
+            Input::of(json!({"apiVersion": "admissionregistration.k8s.io/v1",
+                "kind": "ValidatingAdmissionPolicyBinding", "metadata": {"name": name},
+                "spec": {"policyName": policy}}))
+        };
+        let found = |items: &[Input], fresh: &[(String, String, String)]| {
+            lookalikes(items, "g", "params", fresh, &|_| None).len()
+        };
+        assert_eq!(found(&[config_map("params", "g-team")], &[]), 1);
+        assert_eq!(found(&[config_map("elsewhere", "g-team")], &[]), 0, "outside the parameters' namespace");
+        assert_eq!(found(&[config_map("params", "gx-team")], &[]), 0, "another guard's name");
+        let own = ("ConfigMap".to_string(), "params".to_string(), "g-team".to_string());
+        assert_eq!(found(&[config_map("params", "g-team")], &[own]), 0, "one the run renders");
+        assert_eq!(found(&[binding("audit", "g")], &[]), 1, "a binding of the guard's policy");
+        assert_eq!(found(&[binding("g-team", "other")], &[]), 1, "a binding named after it");
+        assert_eq!(found(&[binding("audit", "other")], &[]), 0);
     }
 
     #[test]

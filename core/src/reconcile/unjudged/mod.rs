@@ -43,6 +43,7 @@ pub use applying::{
 pub use duplicates::find as duplicates;
 pub use guard::edits as guard_edits;
 pub use guard::impersonators as guard_impersonators;
+pub use guard::lookalikes as guard_lookalikes;
 pub use kinds::{article, changes_what_is_applied};
 pub use narrowed::narrowed;
 
