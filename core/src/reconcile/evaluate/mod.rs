@@ -81,8 +81,8 @@ pub(super) fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluat
         coverage.unjudged.extend(edits.records);
         coverage.unjudged.extend(unjudged::guard_impersonators(items, &g.summary.controllers, ctx.written));
     }
-    // Objects named as a guard's own that this run does not render, of its guard or, where it
-    // renders none, of a guard of the defaults another package may run.
+    // Admission objects this run does not render: named as a guard's own, of its guard or, where
+    // it renders none, of a guard of the defaults another package may run; any other policy.
     let (name, param_namespace) = ctx
         .config
         .admission_guard
@@ -91,7 +91,13 @@ pub(super) fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluat
             (g.name.as_str(), g.param_namespace.as_str())
         });
     let fresh: Vec<_> = guard.iter().flat_map(|g| g.objects.iter().map(|o| o.key())).collect();
-    coverage.unjudged.extend(unjudged::guard_lookalikes(items, name, param_namespace, &fresh, ctx.written));
+    coverage.unjudged.extend(unjudged::guard_admission_objects(
+        items,
+        name,
+        param_namespace,
+        &fresh,
+        ctx.written,
+    ));
     Ok((evaluated, renders, coverage, guard))
 }
 

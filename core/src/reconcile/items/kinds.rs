@@ -81,9 +81,10 @@ pub const SPIRE_COMPONENTS: [&str; 4] =
 /// annotations with it, which a `downwardAPI` volume may write as such a file.
 const SPIRE_CONFIG_WORDS: [&str; 2] = ["clusterName", "trust_domain"];
 
-/// Built-in kinds, by group, that make no pod: what they say reaches no identity. Validating
-/// admission only refuses requests, so it grants nothing (the admission guard's own objects
-/// among them; `diff` judges a change of the guard on its own).
+/// Built-in kinds, by group, that make no pod: what they say reaches no identity. The
+/// admission guard's kinds, a ValidatingAdmissionPolicy and its binding, among them: `diff`
+/// judges a change of the guard's own, and records any other (`reconcile/unjudged/guard.rs`,
+/// `admission_objects`), whose refusals may keep what a pull request deletes or updates.
 const INERT: [(&str, &[&str]); 20] = [
     (
         "",
@@ -101,10 +102,7 @@ const INERT: [(&str, &[&str]); 20] = [
         ],
     ),
     ("apps", &["ControllerRevision"]),
-    (
-        "admissionregistration.k8s.io",
-        &["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding", "ValidatingWebhookConfiguration"],
-    ),
+    ("admissionregistration.k8s.io", &["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]),
     ("autoscaling", &["HorizontalPodAutoscaler"]),
     ("policy", &["PodDisruptionBudget"]),
     ("networking.k8s.io", &["Ingress", "IngressClass", "NetworkPolicy"]),

@@ -124,18 +124,23 @@ pub struct Edits {
     pub records: Vec<Unjudged>,
 }
 
-/// The records of the objects among `items` named as an admission guard's own, of the guard
-/// name `guard` and parameter namespace `param_namespace` (this run's, or the defaults where
-/// it renders none), that this run does not render (`fresh`: the keys it does): a policy of
-/// that name, a binding of it or named after it, a ConfigMap of its parameters
-/// (`<guard>-<namespace>`). Another package's guard of the same name, or this one's for a
-/// namespace it no longer guards whose objects an applier kept, reads its policy, bindings and
-/// parameters by those names, so such an object applied over them replaces what it pins
-/// (`kubectl apply`'s three-way merge drops the keys the file lacks: kubectl
-/// `pkg/cmd/apply/patcher.go`, `patchSimple`), and that guard then admits any workload for the
-/// identities its parameters no longer name. `written` gives an item's text, which a record of
-/// one the reconcile passes on follows.
-pub fn lookalikes<'t>(
+/// The records of the admission objects among `items` that this run does not render (`fresh`:
+/// the keys it does), of the guard name `guard` and parameter namespace `param_namespace`
+/// (this run's, or the defaults where it renders none):
+/// - a ConfigMap of a guard's parameters (`<guard>-<namespace>`): another package's guard of
+///   the same name, or this one's for a namespace it no longer guards whose objects an applier
+///   kept, reads its parameters by that name, so such an object applied over them replaces
+///   what it pins (`kubectl apply`'s three-way merge drops the keys the file lacks: kubectl
+///   `pkg/cmd/apply/patcher.go`, `patchSimple`), and that guard then admits any workload for
+///   the identities its parameters no longer name;
+/// - any ValidatingAdmissionPolicy or binding: besides one named as the guard's, which
+///   replaces it, it refuses the requests it matches, the deletes and updates a pull request
+///   relies on among them (a binding kept while its guard is pruned, the guard's parameters
+///   kept after a workload is removed: apiserver `registry/generic/registry/store.go`,
+///   `Delete`, runs validating admission first).
+///
+/// `written` gives an item's text, which a record of one the reconcile passes on follows.
+pub fn admission_objects<'t>(
     items: &[Input],
     guard: &str,
     param_namespace: &str,
@@ -158,7 +163,7 @@ pub fn lookalikes<'t>(
             BINDING_KIND => name == guard || name.starts_with(&prefix) || policy == Some(guard),
             _ => false,
         };
-        if !named {
+        if !named && kind == CONFIG_MAP_KIND {
             continue;
         }
         let stand_in;
@@ -175,13 +180,23 @@ pub fn lookalikes<'t>(
             position,
             value,
             String::new(),
-            format!(
-                "a {kind} named as the admission guard {guard}'s own that this run does not render: another \
-                 package's guard of that name, or this one's for a namespace it no longer guards, reads it by \
-                 that name, and applied over its own it replaces what that guard pins (kubectl's three-way merge \
-                 drops the keys the file lacks), so the guard may admit any workload for the identities it \
-                 names; give it another name"
-            ),
+            if named {
+                format!(
+                    "a {kind} named as the admission guard {guard}'s own that this run does not render: another \
+                     package's guard of that name, or this one's for a namespace it no longer guards, reads it by \
+                     that name, and applied over its own it replaces what that guard pins (kubectl's three-way \
+                     merge drops the keys the file lacks), so the guard may admit any workload for the identities \
+                     it names; give it another name"
+                )
+            } else {
+                format!(
+                    "a {kind} this run does not render: it refuses the requests it matches, the deletes and \
+                     updates a pull request relies on among them (a binding's or a ClusterSPIFFEID's delete, so \
+                     that an identity stays while its admission guard is pruned; an update of the guard's \
+                     parameters, so that a removed workload's name stays admitted), which the build does not \
+                     judge; review it apart"
+                )
+            },
             &[],
             &text,
         ));
@@ -456,7 +471,7 @@ enum Why {
 
 #[cfg(test)]
 mod tests {
-    use super::{Input, edited, impersonators, lookalikes};
+    use super::{Input, admission_objects as lookalikes, edited, impersonators};
     use serde_json::json;
 
     /// What appliers and controllers read is an edit; where a reader says an item sits is not.
@@ -529,7 +544,9 @@ mod tests {
         assert_eq!(found(&[config_map("params", "g-team")], &[own]), 0, "one the run renders");
         assert_eq!(found(&[binding("audit", "g")], &[]), 1, "a binding of the guard's policy");
         assert_eq!(found(&[binding("g-team", "other")], &[]), 1, "a binding named after it");
-        assert_eq!(found(&[binding("audit", "other")], &[]), 0);
+        // Any other policy or binding refuses what it matches, the deletes a pull request
+        // relies on among them.
+        assert_eq!(found(&[binding("audit", "other")], &[]), 1);
     }
 
     #[test]

@@ -54,7 +54,7 @@ const ENGINE_WHY: &str = "a policy engine's rules mutate the pods the API server
      service account) or make objects of their own, where the build does not see";
 
 /// Kinds, by group, that change what gets applied, and why.
-const APPLYING_KINDS: [(&str, &[&str], &str); 9] = [
+const APPLYING_KINDS: [(&str, &[&str], &str); 10] = [
     (
         "admissionregistration.k8s.io",
         &["MutatingWebhookConfiguration", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"],
@@ -108,6 +108,15 @@ const APPLYING_KINDS: [(&str, &[&str], &str); 9] = [
         &["LimitRange"],
         "the LimitRanger admission plugin writes its default requests and limits into the pods of its \
          namespace (kubernetes plugin/pkg/admission/limitranger), where the build does not see",
+    ),
+    (
+        "admissionregistration.k8s.io",
+        &["ValidatingWebhookConfiguration"],
+        "a validating webhook refuses the requests it matches, the deletes and updates a pull request \
+         relies on among them (a binding's or a ClusterSPIFFEID's delete, so that an identity stays while \
+         its admission guard is pruned; an update of the guard's parameters, so that a removed workload's \
+         name stays admitted: apiserver registry/generic/registry/store.go, Delete, runs validating \
+         admission first), which the build does not judge",
     ),
 ];
 
@@ -176,7 +185,7 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
     if let Some(field) = holds_manager_config(api_version, kind, value) {
         return Some(format!(
             "{a} {kind} that holds a ControllerManagerConfig ({field}): {}",
-            APPLYING_KINDS[5].2
+            APPLYING_KINDS.iter().find(|(_, kinds, _)| kinds.contains(&MANAGER_CONFIG)).map_or("", |k| k.2)
         ));
     }
     if let Some(field) = holds_spire_config(api_version, kind, value) {

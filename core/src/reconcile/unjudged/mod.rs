@@ -41,9 +41,9 @@ pub use applying::{
     Differ, Lingering, Lingers, Mix, Take, declares_identities, differ, lingering, mix, parts,
 };
 pub use duplicates::find as duplicates;
+pub use guard::admission_objects as guard_admission_objects;
 pub use guard::edits as guard_edits;
 pub use guard::impersonators as guard_impersonators;
-pub use guard::lookalikes as guard_lookalikes;
 pub use kinds::{article, changes_what_is_applied};
 pub use narrowed::narrowed;
 
