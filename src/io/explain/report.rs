@@ -445,8 +445,8 @@ pub enum MadeIf {
     /// If the folder is rendered before it is applied: the output committed for the object's
     /// binding is another.
     Rendered,
-    /// If the bindings the object's binding conflicts with do not stand beside it: the kleym
-    /// operator then renders it.
+    /// If the kleym operator renders the object's binding: one whose conflicting peers do not
+    /// stand beside it, or of two whose outputs share a name, the one it reconciles first.
     PeersAbsent,
 }
 

@@ -210,8 +210,12 @@ fn require_writable(bindings: &mut [Binding<'_, '_>], outputs: &OutputIndex<'_>,
     let names: Vec<&str> = bindings.iter().map(|b| b.input.name).collect();
     let named: Vec<Option<String>> =
         bindings.iter().map(|b| b.verdict.as_ref().ok().map(|p| p.output.clone())).collect();
-    for (i, message) in ownership::unwritable(&names, &named, outputs, items) {
-        bindings[i].verdict = Err(Failure::new(Reason::ManagedOutputApplyFailed, message));
+    for (i, message, shared) in ownership::unwritable(&names, &named, outputs, items) {
+        let failed = Err(Failure::new(Reason::ManagedOutputApplyFailed, message));
+        let verdict = std::mem::replace(&mut bindings[i].verdict, failed);
+        if shared {
+            bindings[i].withheld = verdict.ok();
+        }
     }
 }
 

@@ -16,8 +16,10 @@ pub struct Binding<'i, 'a> {
     pub verdict: Result<Passing<'a>, Failure>,
     /// The peers it conflicts with (check 8).
     pub conflicts: Vec<ConflictEntry>,
-    /// What it would render but for them: the kleym operator renders it whenever they do
-    /// not stand beside it, so the SPIRE model takes it as a may-be object.
+    /// What it would render but for them, or but for another binding whose output has the
+    /// same name: the kleym operator renders it whenever they do not stand beside it, and of
+    /// two such bindings the one it reconciles first, so the SPIRE model takes it as a may-be
+    /// object.
     pub withheld: Option<Passing<'a>>,
 }
 

@@ -286,13 +286,16 @@ pub fn index_outputs(items: &[Input]) -> Result<OutputIndex<'_>, InputError> {
 /// cannot be. `named[i]` is the output name of binding `i`, `None` when it does not render.
 /// Refused: a binding name that is no label value (the API server would refuse the label),
 /// a name a foreign ClusterSPIFFEID of the input already has, and a name two bindings
-/// render (both are refused: neither may take the other's identity).
+/// render (both are refused: neither may take the other's identity). Each with whether it is
+/// that last: the kleym operator writes the object for whichever binding it reconciles first
+/// (`internal/controller/inferenceidentitybinding_spiffe.go`, `authorizeManagedOutputApply`),
+/// so that binding's identity may stand.
 pub fn unwritable(
     binding_names: &[&str],
     named: &[Option<String>],
     outputs: &OutputIndex<'_>,
     items: &[Input],
-) -> Vec<(usize, String)> {
+) -> Vec<(usize, String, bool)> {
     let mut count: HashMap<&str, usize> = HashMap::new();
     for name in named.iter().flatten() {
         *count.entry(name).or_default() += 1;
@@ -302,21 +305,30 @@ pub fn unwritable(
         let Some(name) = name else { continue };
         let binding = binding_names[i];
         let failure = if let Err(e) = names::label_value(binding) {
-            Some(format!(
-                "binding name {binding:?} cannot be the value of label {}: {e}; the API server would refuse the output",
-                csid::LABEL_BINDING_NAME
+            Some((
+                format!(
+                    "binding name {binding:?} cannot be the value of label {}: {e}; the API server would refuse the output",
+                    csid::LABEL_BINDING_NAME
+                ),
+                false,
             ))
         } else if let Some(&(at, false)) = outputs.get(name.as_str()) {
-            Some(items[at].value().map_or_else(
-                || format!("ClusterSPIFFEID {name} is not this function's"),
-                |item| foreign(name, item),
+            Some((
+                items[at].value().map_or_else(
+                    || format!("ClusterSPIFFEID {name} is not this function's"),
+                    |item| foreign(name, item),
+                ),
+                false,
             ))
         } else if count[name.as_str()] > 1 {
-            Some(format!("another binding renders the same ClusterSPIFFEID name {name}; refusing both"))
+            Some((
+                format!("another binding renders the same ClusterSPIFFEID name {name}; refusing both"),
+                true,
+            ))
         } else {
             None
         };
-        failures.extend(failure.map(|message| (i, message)));
+        failures.extend(failure.map(|(message, shared)| (i, message, shared)));
     }
     failures
 }

@@ -118,8 +118,8 @@ pub enum Unsure {
     /// The object is a render whose binding's output is committed otherwise: it is applied
     /// only if the folder is rendered before it is applied.
     Rendered,
-    /// The object is what a binding would render but for the bindings it conflicts with
-    /// ([`source::Origin::Withheld`]).
+    /// The object is what a binding would render but for the bindings it conflicts with, or
+    /// another whose output has the same name ([`source::Origin::Withheld`]).
     Withheld,
 }
 
@@ -168,9 +168,9 @@ impl Unsure {
                  server refuses or may refuse: it keeps the oldest, which only the cluster knows"
             }
             Unsure::Withheld => {
-                "if the bindings its binding conflicts with do not stand beside it: the kleym operator then renders \
-                 it, as while a pull request is applied one object at a time, or where the API server refuses or \
-                 removes one of them"
+                "if the kleym operator renders its binding: it renders one whose conflicting peers do not stand \
+                 beside it, as while a pull request is applied one object at a time, or where the API server \
+                 refuses or removes one of them, and of two whose outputs share a name the one it reconciles first"
             }
             Unsure::Hint => {
                 "if the SPIRE server takes its hint: servers since v1.6.3 refuse one over 1024 bytes, and servers \

@@ -20,10 +20,12 @@ pub enum Origin {
     /// Rendered in this run for the binding at this input position.
     Rendered { binding: usize },
     /// What the binding at this input position would render but for the bindings it
-    /// conflicts with: the kleym operator renders it whenever they do not stand beside it
-    /// (`internal/controller`, `evaluateBindingConflicts` reads the bindings as they stand),
-    /// as while a pull request is applied one object at a time, or where the API server
-    /// refuses or removes one of them. Its entries are may-be ones ([`super::Unsure::Withheld`]).
+    /// conflicts with, or another whose output has the same name: the kleym operator renders
+    /// it whenever they do not stand beside it (`internal/controller`,
+    /// `evaluateBindingConflicts` reads the bindings as they stand), as while a pull request is
+    /// applied one object at a time, or where the API server refuses or removes one of them;
+    /// and of two whose outputs share a name, the one it reconciles first
+    /// (`authorizeManagedOutputApply`). Its entries are may-be ones ([`super::Unsure::Withheld`]).
     Withheld { binding: usize },
     /// Kept from the input at this position (foreign, the operator's, a fallback...).
     Input { item: usize },
