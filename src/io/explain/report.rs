@@ -448,6 +448,9 @@ pub enum MadeIf {
     /// If the kleym operator renders the object's binding: one whose conflicting peers do not
     /// stand beside it, or of two whose outputs share a name, the one it reconciles first.
     PeersAbsent,
+    /// Unless the manager runs with `enableEntryRenderCache`, which skips an object a template
+    /// of which writes a number constant.
+    NoRenderCache,
 }
 
 impl From<Unsure> for MadeIf {
@@ -468,6 +471,7 @@ impl From<Unsure> for MadeIf {
             Unsure::Preferred => MadeIf::Preferred,
             Unsure::Rendered => MadeIf::Rendered,
             Unsure::Withheld => MadeIf::PeersAbsent,
+            Unsure::RenderCache => MadeIf::NoRenderCache,
         }
     }
 }
@@ -490,6 +494,7 @@ impl From<MadeIf> for Unsure {
             MadeIf::Preferred => Unsure::Preferred,
             MadeIf::Rendered => Unsure::Rendered,
             MadeIf::PeersAbsent => Unsure::Withheld,
+            MadeIf::NoRenderCache => Unsure::RenderCache,
         }
     }
 }
@@ -737,6 +742,7 @@ mod tests {
             Unsure::Preferred,
             Unsure::Rendered,
             Unsure::Withheld,
+            Unsure::RenderCache,
         ] {
             assert_eq!(Unsure::from(MadeIf::from(unsure)), unsure);
         }

@@ -121,6 +121,10 @@ pub enum Unsure {
     /// The object is what a binding would render but for the bindings it conflicts with, or
     /// another whose output has the same name ([`source::Origin::Withheld`]).
     Withheld,
+    /// A template of the object writes a number constant, which a manager run with
+    /// `enableEntryRenderCache` cannot hash, so it skips the object whole
+    /// ([`template::has_number_constant`]).
+    RenderCache,
 }
 
 impl Unsure {
@@ -171,6 +175,11 @@ impl Unsure {
                 "if the kleym operator renders its binding: it renders one whose conflicting peers do not stand \
                  beside it, as while a pull request is applied one object at a time, or where the API server \
                  refuses or removes one of them, and of two whose outputs share a name the one it reconciles first"
+            }
+            Unsure::RenderCache => {
+                "unless the manager runs with enableEntryRenderCache: it then hashes the object's parsed templates \
+                 with encoding/json, which refuses the complex128 of a number constant one of them writes, and \
+                 skips the object whole"
             }
             Unsure::Hint => {
                 "if the SPIRE server takes its hint: servers since v1.6.3 refuse one over 1024 bytes, and servers \
@@ -468,6 +477,12 @@ fn simulate_with(
             }
         };
         let (pod_selector, ns_selector) = (&prepared.pods, &prepared.namespaces);
+        // A manager with the entry render cache skips an object whose template it cannot hash.
+        let uncached = source.static_parent.is_none()
+            && std::iter::once(&source.spiffe_id_template)
+                .chain(&source.selector_templates)
+                .chain(&source.dns_name_templates)
+                .any(|t| template::has_number_constant(t));
         let mut pinned = pinned(ns_selector);
         let mut picks = Picks::new(pod_selector, ns_selector, seen);
         if let Some(g) = groups.of[s] {
@@ -526,6 +541,7 @@ fn simulate_with(
                     _ if matches!(source.origin, Origin::Withheld { .. }) => {
                         (Answer::Unknown, Some(Unsure::Withheld))
                     }
+                    _ if uncached => (Answer::Unknown, Some(Unsure::RenderCache)),
                     _ if pod.unapplied || object_unapplied => (Answer::Unknown, Some(Unsure::Unapplied)),
                     _ if pod_may_be_ignored[p as usize] => {
                         (Answer::Unknown, Some(Unsure::NamespaceMayBeIgnored))

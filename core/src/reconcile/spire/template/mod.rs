@@ -35,6 +35,18 @@ pub use lex::is_alphanumeric;
 pub use parse::parse;
 use std::ops::Range;
 
+/// Whether `template` writes a number, character or complex constant in an action: Go's
+/// parser makes each a `parse.NumberNode`, whose `Complex128` field `encoding/json` refuses to
+/// encode, so SPIRE Controller Manager run with `enableEntryRenderCache`, which hashes an
+/// object's parsed templates so (spire-controller-manager `pkg/spireentry/reconciler.go`,
+/// `addClusterSPIFFEIDEntriesState`, `computeObjectHash`), skips the object whole.
+pub fn has_number_constant(template: &str) -> bool {
+    template.contains("{{")
+        && lex::lex(template).iter().any(|item| {
+            matches!(item.kind, lex::Kind::Number(_) | lex::Kind::CharConstant(_) | lex::Kind::Complex(_))
+        })
+}
+
 /// What a template evaluates from: one pod template, as its pods would run.
 pub struct Data<'a> {
     /// The manager's trust domain, when the configuration gives it.

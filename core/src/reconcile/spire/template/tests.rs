@@ -541,3 +541,19 @@ fn a_definition_of_the_templates_own_name_is_the_template() {
         Some("a")
     );
 }
+
+/// A number, character or complex constant in an action is a `parse.NumberNode` to Go, which
+/// a manager with the entry render cache cannot hash; text outside actions is no constant.
+#[test]
+fn a_number_constant_is_known_in_any_action() {
+    for template in
+        ["x{{ 1 }}", "{{ slice .PodMeta.Name 0 }}", "{{ printf \"%c\" 'a' }}", "{{ 1i }}", "{{- 0x1F -}}"]
+    {
+        assert!(has_number_constant(template), "{template}");
+    }
+    for template in
+        ["spiffe://x/1/2", "{{ .PodMeta.Name }}-1", "{{ \"1\" }}", "{{ index .PodMeta.Labels \"app\" }}"]
+    {
+        assert!(!has_number_constant(template), "{template}");
+    }
+}
