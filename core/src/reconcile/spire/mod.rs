@@ -478,11 +478,19 @@ fn simulate_with(
         };
         let (pod_selector, ns_selector) = (&prepared.pods, &prepared.namespaces);
         // A manager with the entry render cache skips an object whose template it cannot hash.
-        let uncached = source.static_parent.is_none()
-            && std::iter::once(&source.spiffe_id_template)
+        let templates = || {
+            std::iter::once(&source.spiffe_id_template)
                 .chain(&source.selector_templates)
                 .chain(&source.dns_name_templates)
-                .any(|t| template::has_number_constant(t));
+        };
+        let uncached =
+            source.static_parent.is_none() && templates().any(|t| template::has_number_constant(t));
+        // A template that defines a named one runs its body where it calls it, which the text it
+        // keeps of the call does not show: its entries hang on every body as written.
+        let definitions = templates().any(|t| t.contains("define")).then(|| {
+            let texts: Vec<&str> = templates().map(String::as_str).collect();
+            format!("the templates it defines and calls, as written: {}", texts.join("; "))
+        });
         let mut pinned = pinned(ns_selector);
         let mut picks = Picks::new(pod_selector, ns_selector, seen);
         if let Some(g) = groups.of[s] {
@@ -658,6 +666,11 @@ fn simulate_with(
                         words(&mut pod.labels.labels()),
                         words(&mut namespace.into_iter().flatten().map(|(k, v)| (k.as_str(), v.as_str())))
                     ));
+                }
+                if let Some(fact) = &definitions
+                    && !hangs_on.contains(fact)
+                {
+                    hangs_on.push(fact.clone());
                 }
                 let mut powers = made.powers;
                 if source.auto_dns {

@@ -172,6 +172,24 @@ pub fn changes_what_is_applied(api_version: &str, kind: &str, value: &Value) -> 
              Manager {keeps}, and a new creation time makes another one the oldest"
         ));
     }
+    // An object whose finalizers keep it, deleted, while the operator reads it: a binding's
+    // output (a ClusterSPIFFEID), a binding, a pool.
+    if ((api_version.starts_with(SPIRE_GROUP) && kind == "ClusterSPIFFEID")
+        || makes_identity(api_version, kind).is_some())
+        && value
+            .get("metadata")
+            .and_then(|m| m.get("finalizers"))
+            .and_then(Value::as_array)
+            .is_some_and(|f| !f.is_empty())
+    {
+        return Some(format!(
+            "{a} {kind} with finalizers (metadata.finalizers): deleted, it stays, terminating, until they are \
+             removed, and the kleym operator, which counts a failing binding's output while it exists, then \
+             withdraws the outputs of every other binding of its namespace (internal/controller/\
+             inferenceidentitybinding_conflict.go, identityForConflictEvaluation), so their pods may fall to a \
+             fallback identity, which the build does not judge; remove them"
+        ));
+    }
     if let Some(field) = pruned_pool_field(api_version, kind, value) {
         return Some(format!(
             "{a} {kind} whose {field} is a field its CRD does not know (its selector holds matchLabels \
