@@ -688,26 +688,26 @@ fn referenced(items: &[Input], value: &Value, field: &str, namespace: Option<&st
     if named.is_empty() {
         return Vec::new();
     }
+    let is_named = |kind: &str, name: &str, ns: &str| {
+        (ns.is_empty() || Some(ns) == namespace) && named.iter().any(|&(k, n)| k == kind && n == name)
+    };
+    // Each item's words only once it is one of those named: most are not.
     let mut words: Vec<String> = items
         .iter()
-        .filter_map(|item| {
-            let (kind, name, ns, words) = match (item.value(), item.workload()) {
-                (Some(v), _) => {
-                    let text = |path: &str| fields::str_at(v, path).unwrap_or_default().to_string();
+        .filter_map(|item| match item.value() {
+            Some(v) => {
+                let text = |path: &str| fields::str_at(v, path).unwrap_or_default();
+                is_named(text("kind"), text("metadata.name"), text("metadata.namespace")).then(|| {
                     let mut hash = Sha256::new();
                     digest(v, &mut hash, true);
-                    (text("kind"), text("metadata.name"), text("metadata.namespace"), hex(&hash.finalize()))
-                }
-                (None, Some(w)) => (
-                    w.kind().to_string(),
-                    w.name().to_string(),
-                    w.namespace().unwrap_or_default().to_string(),
-                    format!("{:?}", w.placed_in("")),
-                ),
-                (None, None) => return None,
-            };
-            let here = ns.is_empty() || Some(ns.as_str()) == namespace;
-            (here && named.iter().any(|(k, n)| *k == kind && *n == name)).then_some(words)
+                    hex(&hash.finalize())
+                })
+            }
+            None => {
+                let w = item.workload()?;
+                is_named(w.kind(), w.name(), w.namespace().unwrap_or_default())
+                    .then(|| format!("{:?}", w.placed_in("")))
+            }
         })
         .collect();
     words.sort_unstable();
