@@ -88,7 +88,9 @@ pub(super) fn texts<'v>(api_version: &str, kind: &str, value: &'v Value) -> Vec<
 /// (`"\x6Cabels"`, which a YAML or JSON reader reads as `labels`: [`super::quoted`]) or in
 /// a `!!binary` scalar ([`super::binaries`]).
 pub(super) fn names_labels(text: &str) -> bool {
-    let named = |text: &str| super::tokens(text).any(|t| t.to_ascii_lowercase().contains("label"));
+    let named = |text: &str| {
+        super::tokens(text).any(|t| t.as_bytes().windows(5).any(|w| w.eq_ignore_ascii_case(b"label")))
+    };
     named(text)
         || (text.contains('\\') && named(&super::quoted(text)))
         || super::binaries(text).iter().any(|b| named(b))
