@@ -4,7 +4,7 @@
 //! identity in the cluster weakens it, and a weakened guard grants as a widened identity does.
 
 use crate::io::explain::Report;
-use crate::io::explain::report::{GuardReport, WorkloadRef};
+use crate::io::explain::report::{BindingReport, GuardReport, WorkloadRef};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -33,14 +33,21 @@ fn admits(report: &Report) -> BTreeMap<String, BTreeSet<String>> {
     report
         .bindings
         .iter()
-        .filter_map(|b| {
-            let key = match &b.namespace {
-                Some(ns) => format!("{ns}/{}", b.name),
-                None => b.name.clone(),
-            };
-            Some((key, b.guard_admits.as_ref()?.iter().map(name).collect()))
-        })
+        .filter_map(|b| Some((key_of(b), b.guard_admits.as_ref()?.iter().map(name).collect())))
         .collect()
+}
+
+/// A binding's name in the guard's words: `namespace/name`.
+fn key_of(b: &BindingReport) -> String {
+    match &b.namespace {
+        Some(ns) => format!("{ns}/{}", b.name),
+        None => b.name.clone(),
+    }
+}
+
+/// The bindings of `report` that render an identity.
+fn rendered(report: &Report) -> BTreeSet<String> {
+    report.bindings.iter().filter(|b| b.spiffe_id.is_some()).map(key_of).collect()
 }
 
 /// The bindings of `report`, each with the first label its identity requires that a controller
@@ -55,8 +62,7 @@ fn unpinned(report: &Report) -> BTreeSet<(String, String)> {
         .iter()
         .filter_map(|b| {
             let key = b.pod_selector.as_ref()?.match_labels.keys().find(|k| sets_label(k))?;
-            let name = b.namespace.as_ref().map_or(b.name.clone(), |ns| format!("{ns}/{}", b.name));
-            Some((name, key.clone()))
+            Some((key_of(b), key.clone()))
         })
         .collect()
 }
@@ -91,6 +97,7 @@ pub(super) fn compare(before: &Report, after: &Report) -> Option<GuardChange> {
             ));
         }
         let (was, is) = (admits(before), admits(after));
+        let rendered = rendered(before);
         for (binding, objects) in &is {
             let old = was.get(binding);
             for o in objects.iter().filter(|o| !old.is_some_and(|old| old.contains(*o))) {
@@ -98,8 +105,20 @@ pub(super) fn compare(before: &Report, after: &Report) -> Option<GuardChange> {
             }
         }
         for (binding, objects) in &was {
-            let new = is.get(binding);
-            for o in objects.iter().filter(|o| !new.is_some_and(|new| new.contains(*o))) {
+            let Some(new) = is.get(binding) else {
+                if !rendered.contains(binding) {
+                    continue;
+                }
+                weakens.push(format!(
+                    "{binding}: HEAD drops this binding and with it the guard's entry for its identity, but an \
+                     applier may leave the binding in place (kubectl apply deletes nothing without --prune; Argo \
+                     CD keeps an object marked Prune=false while it prunes the rest), and its identity then \
+                     stands with no entry in HEAD's parameters, which admit any pod that carries its labels: \
+                     delete the binding from the cluster with the change"
+                ));
+                continue;
+            };
+            for o in objects.iter().filter(|o| !new.contains(*o)) {
                 other.push(format!("{binding}: no longer admits {o}"));
             }
         }
@@ -182,6 +201,26 @@ mod tests {
         assert!(removed.change == "removed" && removed.grants());
         let added = compare(&none, &base).unwrap();
         assert!(added.change == "added" && !added.grants());
+    }
+
+    #[test]
+    fn a_binding_dropped_while_the_guard_stays_weakens_it() {
+        let base = with_guard("Deny", &["web"]);
+        let mut dropped = with_guard("Deny", &[]);
+        dropped.bindings.clear();
+        let change = compare(&base, &dropped).unwrap();
+        assert!(
+            change.grants() && change.weakens[0].starts_with("ns/a: HEAD drops this binding"),
+            "{change:?}"
+        );
+        let mut failing = with_guard("Deny", &["web"]);
+        failing.bindings[0].spiffe_id = None;
+        assert!(
+            !compare(&failing, &dropped).is_some_and(|c| c.grants()),
+            "a binding that rendered nothing leaves no identity"
+        );
+        let none = report(json!([]), json!([]));
+        assert_eq!(compare(&base, &none).unwrap().change, "removed");
     }
 
     #[test]

@@ -1293,3 +1293,33 @@ fn look_alikes_of_a_crd_or_a_spire_object_in_another_group_are_not_them() {
     );
     assert!(spire.unwrap_or_default().contains("deletes and creates again"), "the real one is");
 }
+
+/// What Kubernetes writes into pods beside their template follows the core ServiceAccounts,
+/// Namespaces and Nodes, dynamic resources and the classes admission writes; not a core
+/// ConfigMap, nor a kind of one of those names in another group.
+#[test]
+fn the_pod_context_follows_what_kubernetes_writes_into_pods_and_nothing_else() {
+    let item = |api_version: &str, kind: &str, data: Value| {
+        Input::of(json!({"apiVersion": api_version, "kind": kind,
+            "metadata": {"name": "x", "namespace": "serving"}, "data": data}))
+    };
+    let base = [item("v1", "ServiceAccount", json!({})), item("v1", "ConfigMap", json!({"a": "1"}))];
+    let context = pod_context(&base);
+    let changed = |i: usize, changed: Input| {
+        let mut items = base.to_vec();
+        items[i] = changed;
+        pod_context(&items)
+    };
+    assert_ne!(context, changed(0, item("v1", "ServiceAccount", json!({"a": "1"}))), "a ServiceAccount");
+    assert_eq!(context, changed(1, item("v1", "ConfigMap", json!({"a": "2"}))), "a ConfigMap is none of it");
+    let foreign = [item("example.com/v1", "Node", json!({})), base[1].clone()];
+    let other = [item("example.com/v1", "Node", json!({"a": "1"})), base[1].clone()];
+    assert_eq!(pod_context(&foreign), pod_context(&other), "a Node of another group is none of it");
+    let node = [item("v1", "Node", json!({})), base[1].clone()];
+    assert_ne!(pod_context(&node), pod_context(&[item("v1", "Node", json!({"a": "1"})), base[1].clone()]));
+    let claim = [item("resource.k8s.io/v1", "ResourceClaim", json!({}))];
+    assert_ne!(
+        pod_context(&claim),
+        pod_context(&[item("resource.k8s.io/v1", "ResourceClaim", json!({"a": 1}))])
+    );
+}
