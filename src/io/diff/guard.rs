@@ -97,7 +97,7 @@ pub(super) fn compare(before: &Report, after: &Report) -> Option<GuardChange> {
             ));
         }
         let (was, is) = (admits(before), admits(after));
-        let rendered = rendered(before);
+        let (rendered, renders) = (rendered(before), rendered(after));
         for (binding, objects) in &is {
             let old = was.get(binding);
             for o in objects.iter().filter(|o| !old.is_some_and(|old| old.contains(*o))) {
@@ -105,19 +105,28 @@ pub(super) fn compare(before: &Report, after: &Report) -> Option<GuardChange> {
             }
         }
         for (binding, objects) in &was {
-            let Some(new) = is.get(binding) else {
-                if !rendered.contains(binding) {
-                    continue;
-                }
-                weakens.push(format!(
-                    "{binding}: HEAD drops this binding and with it the guard's entry for its identity, but an \
-                     applier may leave the binding in place (kubectl apply deletes nothing without --prune; Argo \
-                     CD keeps an object marked Prune=false while it prunes the rest), and its identity then \
-                     stands with no entry in HEAD's parameters, which admit any pod that carries its labels: \
-                     delete the binding from the cluster with the change"
-                ));
-                continue;
-            };
+            if rendered.contains(binding) && !renders.contains(binding) {
+                weakens.push(if is.contains_key(binding) {
+                    format!(
+                        "{binding}: renders no identity in HEAD, so HEAD's guard parameters lose its entry, but the \
+                         cluster may keep the identity: an applier may leave what it renders from in place (a pool \
+                         or objective HEAD drops: kubectl apply deletes nothing without --prune, Argo CD keeps an \
+                         object marked Prune=false), refuse HEAD's version of the binding (a field its schema \
+                         lacks, under strict field validation), or keep its ClusterSPIFFEID as committed, and \
+                         HEAD's parameters admit any pod that carries its labels: make the binding render, or \
+                         delete it and its ClusterSPIFFEID from the cluster with the change"
+                    )
+                } else {
+                    format!(
+                        "{binding}: HEAD drops this binding and with it the guard's entry for its identity, but \
+                         an applier may leave the binding in place (kubectl apply deletes nothing without \
+                         --prune; Argo CD keeps an object marked Prune=false while it prunes the rest), and its \
+                         identity then stands with no entry in HEAD's parameters, which admit any pod that \
+                         carries its labels: delete the binding from the cluster with the change"
+                    )
+                });
+            }
+            let Some(new) = is.get(binding) else { continue };
             for o in objects.iter().filter(|o| !new.contains(*o)) {
                 other.push(format!("{binding}: no longer admits {o}"));
             }
@@ -204,7 +213,7 @@ mod tests {
     }
 
     #[test]
-    fn a_binding_dropped_while_the_guard_stays_weakens_it() {
+    fn a_binding_dropped_or_no_longer_rendering_while_the_guard_stays_weakens_it() {
         let base = with_guard("Deny", &["web"]);
         let mut dropped = with_guard("Deny", &[]);
         dropped.bindings.clear();
@@ -218,6 +227,13 @@ mod tests {
         assert!(
             !compare(&failing, &dropped).is_some_and(|c| c.grants()),
             "a binding that rendered nothing leaves no identity"
+        );
+        let mut unrendered = with_guard("Deny", &[]);
+        unrendered.bindings[0].spiffe_id = None;
+        let change = compare(&base, &unrendered).unwrap();
+        assert!(
+            change.grants() && change.weakens[0].starts_with("ns/a: renders no identity in HEAD"),
+            "{change:?}"
         );
         let none = report(json!([]), json!([]));
         assert_eq!(compare(&base, &none).unwrap().change, "removed");
