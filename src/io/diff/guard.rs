@@ -45,6 +45,20 @@ fn key_of(b: &BindingReport) -> String {
     }
 }
 
+/// The labels `binding`'s identity requires in `after` that it did not in `before`, where
+/// it renders in both: the guard's entry for it asks for them, while the cluster may hold
+/// the identity as `before` selects.
+fn required_more(before: &Report, after: &Report, binding: &str) -> Option<String> {
+    let labels = |r: &Report| {
+        let b = r.bindings.iter().find(|b| b.spiffe_id.is_some() && key_of(b) == binding)?;
+        Some(b.pod_selector.as_ref().map(|s| s.match_labels.clone()).unwrap_or_default())
+    };
+    let (was, now) = (labels(before)?, labels(after)?);
+    let more: Vec<_> =
+        now.iter().filter(|(k, v)| was.get(*k) != Some(*v)).map(|(k, v)| format!("{k}={v}")).collect();
+    (!more.is_empty()).then(|| more.join(", "))
+}
+
 /// The bindings of `report` that render an identity.
 fn rendered(report: &Report) -> BTreeSet<String> {
     report.bindings.iter().filter(|b| b.spiffe_id.is_some()).map(key_of).collect()
@@ -125,6 +139,14 @@ pub(super) fn compare(before: &Report, after: &Report) -> Option<GuardChange> {
                          carries its labels: delete the binding from the cluster with the change"
                     )
                 });
+            }
+            if let Some(labels) = required_more(before, after, binding) {
+                weakens.push(format!(
+                    "{binding}: the guard's entry for its identity now requires {labels}, which BASE's did not, but \
+                     the cluster's identity may still select as BASE's does (its pool's update refused, or applied \
+                     after the guard's parameters, one object at a time), and the guard admits a pod without them \
+                     that the identity is given: review it, and apply the pool's change before the guard's"
+                ));
             }
             let Some(new) = is.get(binding) else { continue };
             for o in objects.iter().filter(|o| !new.contains(*o)) {
@@ -240,6 +262,28 @@ mod tests {
     }
 
     #[test]
+    fn an_identity_whose_entry_requires_more_labels_weakens_the_guard() {
+        let selecting = |labels: &[(&str, &str)]| {
+            let mut r = with_guard("Deny", &["web"]);
+            r.bindings[0].pod_selector.as_mut().unwrap().match_labels =
+                labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            r
+        };
+        let base = selecting(&[("app", "a")]);
+        let narrowed = compare(&base, &selecting(&[("app", "a"), ("tier", "gpu")])).unwrap();
+        assert!(narrowed.grants() && narrowed.weakens[0].contains("now requires tier=gpu,"), "{narrowed:?}");
+        let moved = compare(&base, &selecting(&[("app", "b")])).unwrap();
+        assert!(moved.weakens[0].contains("now requires app=b,"), "{moved:?}");
+        assert_eq!(compare(&selecting(&[("app", "a"), ("tier", "gpu")]), &base), None, "a wider entry");
+        let mut unrendered = selecting(&[("app", "a")]);
+        unrendered.bindings[0].spiffe_id = None;
+        assert!(
+            !compare(&unrendered, &selecting(&[("app", "a"), ("tier", "gpu")])).is_some_and(|c| c.grants()),
+            "BASE gave no identity to keep"
+        );
+    }
+
+    #[test]
     fn a_guard_no_longer_committed_is_weakened() {
         let committed = |on: bool| {
             let mut r = with_guard("Deny", &["web"]);
@@ -264,6 +308,10 @@ mod tests {
         assert!(index.grants() && index.weakens[0].contains("apps.kubernetes.io/pod-index"), "{index:?}");
         let same = requiring("apps.kubernetes.io/pod-index");
         assert_eq!(compare(&same, &requiring("apps.kubernetes.io/pod-index")), None, "BASE's already did");
-        assert_eq!(compare(&base, &requiring("tier")), None, "a label templates carry");
+        let tier = compare(&base, &requiring("tier")).unwrap();
+        assert!(
+            !tier.weakens.iter().any(|w| w.contains("a controller puts")),
+            "a label templates carry: {tier:?}"
+        );
     }
 }
