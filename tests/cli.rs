@@ -927,3 +927,71 @@ fn the_admission_guard_flag_stands_alone_or_takes_its_action_after_an_equals_sig
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("\"deny\" is not Deny or Warn"), "{}", text(&out.stderr));
 }
+
+/// A namespace whose guard parameters pass `SHARD_BYTES` is cut into several ConfigMaps, by
+/// identity. A pull request that only removes workloads can move an identity's entry from one
+/// to another; an applier that prunes first (Argo CD) then leaves a moment when neither holds
+/// it, and the guard admits any pod with its labels. The gate says so; a removal that moves no
+/// entry passes.
+#[test]
+fn an_identity_entry_moved_between_guard_parameters_weakens_the_guard() {
+    let side = |dir: &Path, big: usize| {
+        std::fs::create_dir_all(dir).unwrap();
+        let deployment = |name: &str, app: &str, account: &str, variant: &str| {
+            format!(
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: serving}}\nspec:\n  \
+                 selector: {{matchLabels: {{app: {app}, identity.kleym.sonda.red/variant: {variant}}}}}\n  template:\n    \
+                 metadata: {{labels: {{app: {app}, identity.kleym.sonda.red/variant: {variant}}}}}\n    spec:\n      \
+                 serviceAccountName: {account}\n      containers: [{{name: vllm, image: vllm}}]\n"
+            )
+        };
+        let mut docs = vec!["apiVersion: v1\nkind: Namespace\nmetadata: {name: serving}\n".to_string()];
+        for (pool, account, variant) in [("big", "aaa", "a"), ("llama", "llama", "x")] {
+            docs.push(format!(
+                "apiVersion: inference.networking.k8s.io/v1\nkind: InferencePool\nmetadata: {{name: {pool}, \
+                 namespace: serving}}\nspec:\n  selector: {{matchLabels: {{app: {pool}}}}}\n  targetPorts: [{{number: \
+                 8000}}]\n  endpointPickerRef: {{name: epp, port: {{number: 9002}}}}\n"
+            ));
+            docs.push(format!(
+                "apiVersion: v1\nkind: ServiceAccount\nmetadata: {{name: {account}, namespace: serving}}\n"
+            ));
+            docs.push(format!(
+                "apiVersion: kleym.sonda.red/v1alpha1\nkind: InferenceIdentityBinding\nmetadata: {{name: {pool}-{variant}, \
+                 namespace: serving}}\nspec: {{poolRef: {{name: {pool}}}, serviceAccountName: {account}, \
+                 identityBoundary: {{variant: {variant}}}}}\n"
+            ));
+        }
+        docs.push(deployment("xdep", "llama", "llama", "x"));
+        let pad = "p".repeat(180);
+        docs.extend((0..big).map(|i| deployment(&format!("big-{i:05}-{pad}"), "big", "aaa", "a")));
+        std::fs::write(dir.join("app.yaml"), docs.join("---\n")).unwrap();
+    };
+    let dir = tempdir("guard-shards");
+    let config = dir.join("config.yaml");
+    std::fs::write(
+        &config,
+        "apiVersion: fn.kleym.sonda.red/v1alpha1\nkind: RenderInferenceIdentity\nmetadata: {name: c}\n\
+         spec: {trustDomain: example.org, admissionGuard: {}}\n",
+    )
+    .unwrap();
+    let gate = |base: usize, head: usize| {
+        let (b, h) = (dir.join(format!("base-{base}")), dir.join(format!("head-{head}")));
+        side(&b, base);
+        side(&h, head);
+        let (b, h, c) = (b.to_str().unwrap(), h.to_str().unwrap(), config.to_str().unwrap());
+        run(&["diff", b, h, "--config", c, "--fail-on", "grant"], b"", &[])
+    };
+    let moved = gate(1950, 1948);
+    assert_eq!(moved.status.code(), Some(2), "{}{}", text(&moved.stdout), text(&moved.stderr));
+    assert!(
+        text(&moved.stdout).contains(
+            "serving/llama-x: its identity's entry moves from the guard's parameters kleym-admission-guard-serving.2 \
+             to kleym-admission-guard-serving"
+        ),
+        "{}",
+        text(&moved.stdout)
+    );
+    let kept = gate(1948, 1946);
+    assert_eq!(kept.status.code(), Some(0), "{}{}", text(&kept.stdout), text(&kept.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}

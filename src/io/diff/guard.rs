@@ -59,6 +59,14 @@ fn required_more(before: &Report, after: &Report, binding: &str) -> Option<Strin
     (!more.is_empty()).then(|| more.join(", "))
 }
 
+/// The ConfigMaps of the guard's parameters that hold `binding`'s identity's entry in
+/// `before` and `after`, where they differ (a namespace's parameters cut otherwise).
+fn moved(before: &Report, after: &Report, binding: &str) -> Option<(String, String)> {
+    let place = |r: &Report| r.bindings.iter().find(|b| key_of(b) == binding)?.guard_parameters.clone();
+    let (from, to) = (place(before)?, place(after)?);
+    (from != to).then_some((from, to))
+}
+
 /// The bindings of `report` that render an identity.
 fn rendered(report: &Report) -> BTreeSet<String> {
     report.bindings.iter().filter(|b| b.spiffe_id.is_some()).map(key_of).collect()
@@ -146,6 +154,13 @@ pub(super) fn compare(before: &Report, after: &Report) -> Option<GuardChange> {
                      the cluster's identity may still select as BASE's does (its pool's update refused, or applied \
                      after the guard's parameters, one object at a time), and the guard admits a pod without them \
                      that the identity is given: review it, and apply the pool's change before the guard's"
+                ));
+            }
+            if let Some((from, to)) = moved(before, after, binding) {
+                weakens.push(format!(
+                    "{binding}: its identity's entry moves from the guard's parameters {from} to {to}, and an \
+                     applier that prunes first (Argo CD, by default) or applies them side by side leaves a moment \
+                     when neither holds it, when a pod with its labels is admitted and keeps its SVID: review it"
                 ));
             }
             let Some(new) = is.get(binding) else { continue };
@@ -259,6 +274,25 @@ mod tests {
         );
         let none = report(json!([]), json!([]));
         assert_eq!(compare(&base, &none).unwrap().change, "removed");
+    }
+
+    #[test]
+    fn an_identity_whose_entry_moves_to_other_parameters_weakens_the_guard() {
+        let placed = |name: &str| {
+            let mut r = with_guard("Deny", &["web"]);
+            r.bindings[0].guard_parameters = Some(name.into());
+            r
+        };
+        let change = compare(&placed("g-ns.2"), &placed("g-ns")).unwrap();
+        assert!(
+            change.grants() && change.weakens[0].contains("moves from the guard's parameters g-ns.2 to g-ns")
+        );
+        assert_eq!(compare(&placed("g-ns"), &placed("g-ns")), None);
+        assert_eq!(
+            compare(&with_guard("Deny", &["web"]), &placed("g-ns")),
+            None,
+            "a saved report without it"
+        );
     }
 
     #[test]

@@ -352,6 +352,7 @@ fn binding(
             .guard
             .as_ref()
             .map(|g| g.admits.get(&position).into_iter().flatten().map(WorkloadRef::from).collect()),
+        guard_parameters: outcome.guard.as_ref().and_then(|g| g.parameters.get(&position).cloned()),
     }
 }
 

@@ -255,6 +255,10 @@ pub struct BindingReport {
     /// controllers make of them) it lets hold this binding's identity; absent without a guard.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub guard_admits: Option<Vec<WorkloadRef>>,
+    /// Under the admission guard, the ConfigMap of its parameters that holds this binding's
+    /// identity (one of several where a namespace's are cut); absent without an identity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guard_parameters: Option<String>,
 }
 
 /// A label selector of a rendered ClusterSPIFFEID (`matchLabels` is all it uses).

@@ -80,6 +80,7 @@ pub(super) fn evaluate_all(items: &[Input], ctx: &Context<'_>) -> Result<Evaluat
         g.summary.committed = edits.committed;
         coverage.unjudged.extend(edits.records);
         coverage.unjudged.extend(unjudged::guard_impersonators(items, &g.summary.controllers, ctx.written));
+        coverage.unjudged.extend(unjudged::guard_foreign_identities(items, ctx.written));
     }
     // Admission objects this run does not render: named as a guard's own, of its guard or, where
     // it renders none, of a guard of the defaults another package may run; any other policy.

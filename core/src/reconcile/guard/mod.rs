@@ -59,6 +59,9 @@ pub struct Summary {
     /// By binding position: the objects of the input the guard admits its identity's pods of
     /// (their controllers' objects beside them).
     pub admits: BTreeMap<usize, Vec<Ref>>,
+    /// By binding position: the ConfigMap that holds its identity's entry (one of several
+    /// where a namespace's parameters are cut).
+    pub parameters: BTreeMap<usize, String>,
     /// Whether the input commits objects of the guard (a folder that holds its render), set
     /// beside the records of what they admit that it does not (`unjudged::guard_edits`).
     pub committed: bool,
@@ -96,7 +99,8 @@ pub fn render(
     let users = users(guard);
     let (declared, findings) = admits::declared(identities, workloads, namespace);
     let mut objects = vec![policy::policy(&guard.name, &users)];
-    objects.extend(params::objects(guard, identities, &declared));
+    let (params, parameters) = params::objects(guard, identities, &declared);
+    objects.extend(params);
     let mut admits: BTreeMap<usize, Vec<Ref>> = BTreeMap::new();
     for d in &declared {
         for &i in &d.identities {
@@ -109,6 +113,7 @@ pub fn render(
         param_namespace: guard.param_namespace.clone(),
         controllers: controllers::keys().into_iter().map(|k| (k, users[k].clone())).collect(),
         admits,
+        parameters,
         committed: false,
     };
     Guard { objects, findings, summary }

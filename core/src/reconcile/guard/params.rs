@@ -28,7 +28,12 @@ pub const SHARD_BYTES: usize = 512 * 1024;
 /// The bindings and parameters of every namespace that holds an identity, namespace by
 /// namespace; the identities whose key no ConfigMap can hold are left out (`admits.rs` says
 /// so of their workloads).
-pub fn objects(guard: &AdmissionGuard, identities: &[Identity], declared: &[Declared]) -> Vec<GuardObject> {
+/// Beside them, by binding position, the name of the ConfigMap that holds its identity's entry.
+pub fn objects(
+    guard: &AdmissionGuard,
+    identities: &[Identity],
+    declared: &[Declared],
+) -> (Vec<GuardObject>, BTreeMap<usize, String>) {
     let mut by_namespace: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, id) in identities.iter().enumerate() {
         by_namespace.entry(&id.namespace).or_default().push(i);
@@ -40,14 +45,15 @@ pub fn objects(guard: &AdmissionGuard, identities: &[Identity], declared: &[Decl
             holders[i].push(d);
         }
     }
-    let mut objects = Vec::new();
+    let (mut objects, mut placed) = (Vec::new(), BTreeMap::new());
     for (ns, mut members) in by_namespace {
         members.sort_by_key(|&i| (&identities[i].service_account, &identities[i].variant));
-        for (shard, data) in shards(identities, &members, &holders).into_iter().enumerate() {
+        for (shard, (data, held)) in shards(identities, &members, &holders).into_iter().enumerate() {
             let name = match shard {
                 0 => format!("{}-{ns}", guard.name),
                 n => format!("{}-{ns}.{}", guard.name, n + 1),
             };
+            placed.extend(held.into_iter().map(|i| (identities[i].binding, name.clone())));
             objects.push(binding(guard, ns, &name));
             objects.push(GuardObject::Params(Box::new(Params {
                 api_version: "v1",
@@ -57,20 +63,21 @@ pub fn objects(guard: &AdmissionGuard, identities: &[Identity], declared: &[Decl
             })));
         }
     }
-    objects
+    (objects, placed)
 }
 
-/// A ConfigMap's data as it is gathered: the identities' entries, and the SPIFFE IDs of each
-/// object that declares one.
-type Shard<'i> = (BTreeMap<String, String>, BTreeMap<String, BTreeSet<&'i str>>);
+/// A ConfigMap's data as it is gathered: the identities' entries, the SPIFFE IDs of each
+/// object that declares one, and the identities it holds.
+type Shard<'i> = (BTreeMap<String, String>, BTreeMap<String, BTreeSet<&'i str>>, Vec<usize>);
 
-/// The data of each ConfigMap of one namespace: identities in order, a new one started where
-/// the next identity and what declares it (`holders`, by identity) would pass [`SHARD_BYTES`].
+/// The data of each ConfigMap of one namespace, with the identities it holds: identities in
+/// order, a new one started where the next identity and what declares it (`holders`, by
+/// identity) would pass [`SHARD_BYTES`].
 fn shards(
     identities: &[Identity],
     members: &[usize],
     holders: &[Vec<&Declared>],
-) -> Vec<BTreeMap<String, String>> {
+) -> Vec<(BTreeMap<String, String>, Vec<usize>)> {
     let mut shards: Vec<Shard<'_>> = Vec::new();
     let mut size = 0;
     for &i in members {
@@ -96,8 +103,9 @@ fn shards(
             shards.push(Default::default());
             size = 0;
         }
-        let (entries, declared) = shards.last_mut().expect("a shard");
+        let (entries, declared, held) = shards.last_mut().expect("a shard");
         entries.insert(key, entry);
+        held.push(i);
         for d in &holders[i] {
             declared.entry(format!("{}.{}", d.kind.kind, d.name)).or_default().insert(&id.spiffe_id);
         }
@@ -105,11 +113,11 @@ fn shards(
     }
     shards
         .into_iter()
-        .map(|(mut entries, declared)| {
+        .map(|(mut entries, declared, held)| {
             entries.extend(
                 declared.into_iter().map(|(k, ids)| (k, ids.into_iter().collect::<Vec<_>>().join("\n"))),
             );
-            entries
+            (entries, held)
         })
         .collect()
 }
@@ -184,7 +192,8 @@ mod tests {
         let members = [0, 1];
         let shards = shards(&ids, &members, &holders(&ids, &declared));
         assert_eq!(shards.len(), 1);
-        let data = &shards[0];
+        let (data, held) = &shards[0];
+        assert_eq!(held, &[0, 1]);
         assert_eq!(data["identity.sa_decode"], "spiffe://td/sa/decode\napp=m\ntier=");
         assert_eq!(data["Deployment.both"], "spiffe://td/sa/decode\nspiffe://td/sa/prefill");
         assert_eq!(data["Deployment.d"], "spiffe://td/sa/decode");
@@ -198,7 +207,10 @@ mod tests {
         let members: Vec<usize> = (0..ids.len()).collect();
         let shards = shards(&ids, &members, &holders(&ids, &declared));
         assert!(shards.len() > 1, "{}", shards.len());
-        for data in &shards {
+        for (data, held) in &shards {
+            for i in held {
+                assert!(data.contains_key(&format!("identity.sa{i:05}_v")), "{i} is where it is said to be");
+            }
             let bytes: usize = data.iter().map(|(k, v)| k.len() + v.len()).sum();
             assert!(bytes <= SHARD_BYTES, "{bytes}");
             // Each workload stands beside the identity it holds.
@@ -207,6 +219,7 @@ mod tests {
                 assert!(data.contains_key(&format!("identity.sa{n}_v")), "{key}");
             }
         }
-        assert_eq!(shards.iter().map(BTreeMap::len).sum::<usize>(), 12000);
+        assert_eq!(shards.iter().map(|(data, _)| data.len()).sum::<usize>(), 12000);
+        assert_eq!(shards.iter().map(|(_, held)| held.len()).sum::<usize>(), 6000);
     }
 }

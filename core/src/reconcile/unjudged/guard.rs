@@ -204,6 +204,38 @@ pub fn admission_objects<'t>(
     out
 }
 
+/// The records of the ClusterSPIFFEIDs among `items` this function does not render, where the
+/// run writes an admission guard. The guard pins only the identities the run renders, each by
+/// its entry; a pod made at run time with the labels such an object selects (a bare pod, one a
+/// container creates through the API) finds no entry and is admitted, and the manager renders
+/// it an entry of whatever SPIFFE ID the object gives, a binding's too (spire-controller-manager
+/// `pkg/spireentry/reconciler.go`, `addClusterSPIFFEIDEntriesState`). The build judges such an
+/// object by the pod templates it reaches, so one new or changed is `may gain`.
+pub fn foreign_identities<'t>(items: &[Input], written: &dyn Fn(usize) -> Option<&'t str>) -> Vec<Unjudged> {
+    use crate::api::cluster_spiffe_id::{is_cluster_spiffe_id, is_managed};
+    let mut out = Vec::new();
+    for (position, item) in items.iter().enumerate() {
+        let Some(value) = item.value().filter(|v| is_cluster_spiffe_id(*v) && !is_managed(*v)) else {
+            continue;
+        };
+        let text: Vec<String> = written(position).map(str::to_string).into_iter().collect();
+        out.push(record(
+            position,
+            value,
+            String::new(),
+            "a ClusterSPIFFEID this function does not render, beside the admission guard: the guard pins \
+             only the identities the run renders, so a pod made at run time with the labels it selects (a \
+             bare pod, one a container creates through the API) is admitted and holds its SVIDs, which the \
+             build judges only for the pod templates it reaches; declare the identity with a binding, or \
+             review it apart"
+                .to_string(),
+            &[],
+            &text,
+        ));
+    }
+    out
+}
+
 /// The records of the workloads among `items` whose pods run under a user name the admission
 /// guard trusts for a controller (`controllers`: each controller's key and user name, as the
 /// guard renders them): Kubernetes has no permission to use a service account, so a pod

@@ -43,6 +43,7 @@ pub use applying::{
 pub use duplicates::find as duplicates;
 pub use guard::admission_objects as guard_admission_objects;
 pub use guard::edits as guard_edits;
+pub use guard::foreign_identities as guard_foreign_identities;
 pub use guard::impersonators as guard_impersonators;
 pub use kinds::{article, changes_what_is_applied};
 pub use narrowed::narrowed;

@@ -1323,3 +1323,29 @@ fn the_pod_context_follows_what_kubernetes_writes_into_pods_and_nothing_else() {
         pod_context(&[item("resource.k8s.io/v1", "ResourceClaim", json!({"a": 1}))])
     );
 }
+
+/// Beside the admission guard, a ClusterSPIFFEID this function does not render is recorded,
+/// whatever it selects; one it renders is not.
+#[test]
+fn a_cluster_spiffe_id_not_rendered_here_is_recorded_beside_the_guard() {
+    let csid = |name: &str, annotations: Value| {
+        Input::of(json!({"apiVersion": "spire.spiffe.io/v1alpha1", "kind": "ClusterSPIFFEID",
+            "metadata": {"name": name, "annotations": annotations},
+            "spec": {"spiffeIDTemplate": "spiffe://td/x", "podSelector": {"matchLabels": {"role": "ops"}}}}))
+    };
+    let items = [
+        csid("hand-written", json!({})),
+        csid("rendered", json!({"kleym.sonda.red/rendered-by": "render-inference-identity"})),
+        Input::of(
+            json!({"apiVersion": "example.com/v1", "kind": "ClusterSPIFFEID", "metadata": {"name": "other"}}),
+        ),
+    ];
+    let records = super::guard::foreign_identities(&items, &|_| None);
+    let names: Vec<_> = records.iter().map(|r| r.about.name.as_str()).collect();
+    assert_eq!(names, ["hand-written"]);
+    assert!(
+        records[0].message.contains("does not render, beside the admission guard"),
+        "{}",
+        records[0].message
+    );
+}
