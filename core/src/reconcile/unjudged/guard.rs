@@ -210,9 +210,26 @@ pub fn admission_objects<'t>(
 /// container creates through the API) finds no entry and is admitted, and the manager renders
 /// it an entry of whatever SPIFFE ID the object gives, a binding's too (spire-controller-manager
 /// `pkg/spireentry/reconciler.go`, `addClusterSPIFFEIDEntriesState`). The build judges such an
-/// object by the pod templates it reaches, so one new or changed is `may gain`.
+/// object by the pod templates it reaches, so one new or changed is `may gain`; so is one
+/// whose reach a Namespace's labels change (its `namespaceSelector` reads the live
+/// Namespaces: `listNamespaces`), so its record follows every Namespace's name and labels.
 pub fn foreign_identities<'t>(items: &[Input], written: &dyn Fn(usize) -> Option<&'t str>) -> Vec<Unjudged> {
     use crate::api::cluster_spiffe_id::{is_cluster_spiffe_id, is_managed};
+    use crate::api::fields::{child, str_at};
+    let namespaces: Vec<String> = items
+        .iter()
+        .filter_map(Input::value)
+        .filter(|v| str_at(*v, "apiVersion") == Some("v1") && str_at(*v, "kind") == Some("Namespace"))
+        .map(|v| {
+            let labels =
+                child(v, &["metadata", "labels"]).map(|l| serde_json::to_string(l).unwrap_or_default());
+            format!(
+                "Namespace {} {}",
+                str_at(v, "metadata.name").unwrap_or_default(),
+                labels.unwrap_or_default()
+            )
+        })
+        .collect();
     let mut out = Vec::new();
     for (position, item) in items.iter().enumerate() {
         let Some(value) = item.value().filter(|v| is_cluster_spiffe_id(*v) && !is_managed(*v)) else {
@@ -230,7 +247,7 @@ pub fn foreign_identities<'t>(items: &[Input], written: &dyn Fn(usize) -> Option
              review it apart"
                 .to_string(),
             &[],
-            &text,
+            &[text, namespaces.clone()].concat(),
         ));
     }
     out

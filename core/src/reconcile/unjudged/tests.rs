@@ -1348,4 +1348,15 @@ fn a_cluster_spiffe_id_not_rendered_here_is_recorded_beside_the_guard() {
         "{}",
         records[0].message
     );
+    let namespace = |labels: Value| {
+        Input::of(
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "tools", "labels": labels}}),
+        )
+    };
+    let beside = |labels: Value| {
+        let items = [csid("hand-written", json!({})), namespace(labels)];
+        super::guard::foreign_identities(&items, &|_| None)[0].digest.clone()
+    };
+    assert_ne!(beside(json!({})), beside(json!({"team": "ml"})), "a Namespace's labels change its reach");
+    assert_eq!(beside(json!({"team": "ml"})), beside(json!({"team": "ml"})));
 }
