@@ -34,7 +34,16 @@ pub struct Mix {
     /// which stands for every such order where a fallback identity takes the pods left
     /// without one.
     pub narrowed: bool,
+    /// BASE's identities with HEAD's version of only some of the SPIRE objects it adds or
+    /// changes, by their bits in [`spire_changes`]' order: one of them applied while another
+    /// is still BASE's (an older declaration of an entry moved away before a newer one with
+    /// more power is changed: the newer applies meanwhile). 0 where the part moves whole.
+    pub one_by_one: u16,
 }
+
+/// The most SPIRE objects a pull request adds or changes whose every choice of sides is
+/// judged ([`Mix::one_by_one`]); beyond, each alone from either side.
+pub const ONE_BY_ONE: usize = 4;
 
 /// The parts of a side's objects, which an applier may apply in any order: of those that
 /// declare no identity, workloads (a workload's old pods run until a rollout replaces them),
@@ -56,7 +65,7 @@ pub mod parts {
 impl Mix {
     /// HEAD with BASE's objects it drops and those whose HEAD version the API server refuses:
     /// the mix `diff` reads first, which tells what the sides differ in.
-    pub const FIRST: Mix = Mix { head: true, parts: 0, dropped: true, narrowed: false };
+    pub const FIRST: Mix = Mix { head: true, parts: 0, dropped: true, narrowed: false, one_by_one: 0 };
 
     /// Every mix a pull request that differs by `sides` makes possible, but HEAD and BASE
     /// themselves, in the order `diff` judges them: HEAD's identities first, with the most
@@ -73,7 +82,7 @@ impl Mix {
             for parts in subsets(sides.parts & !parts::IDENTITIES) {
                 let alone = parts == 0 && !(dropped && sides.dropped) && !sides.refused;
                 if !alone {
-                    out.push(Mix { head: true, parts, dropped, narrowed: false });
+                    out.push(Mix { head: true, parts, dropped, narrowed: false, one_by_one: 0 });
                 }
             }
         }
@@ -81,7 +90,7 @@ impl Mix {
             for dropped in [false, true].into_iter().filter(|d| !*d || sides.dropped) {
                 for parts in subsets(sides.parts) {
                     if (parts != 0 || dropped) && parts != sides.parts {
-                        out.push(Mix { head: false, parts, dropped, narrowed: false });
+                        out.push(Mix { head: false, parts, dropped, narrowed: false, one_by_one: 0 });
                     }
                 }
             }
@@ -96,8 +105,32 @@ impl Mix {
                 let states = pruned.into_iter().filter(|&(head, dropped)| {
                     !(dropped && (head || !sides.dropped)) && !(head && parts & parts::IDENTITIES != 0)
                 });
-                out.extend(states.map(|(head, dropped)| Mix { head, parts, dropped, narrowed: true }));
+                out.extend(states.map(|(head, dropped)| Mix {
+                    head,
+                    parts,
+                    dropped,
+                    narrowed: true,
+                    one_by_one: 0,
+                }));
             }
+        }
+        // BASE's identities with some of HEAD's SPIRE objects: every choice of up to
+        // [`ONE_BY_ONE`] of them, else each alone and each but one.
+        let n = sides.spire.min(16);
+        if n >= 2 {
+            let all = (1u32 << n) - 1;
+            let masks: Vec<u32> = if n <= ONE_BY_ONE {
+                (1..all).collect()
+            } else {
+                (0..n).flat_map(|k| [1 << k, all & !(1 << k)]).collect()
+            };
+            out.extend(masks.into_iter().map(|m| Mix {
+                head: false,
+                parts: 0,
+                dropped: false,
+                narrowed: false,
+                one_by_one: m as u16,
+            }));
         }
         out
     }
@@ -115,6 +148,8 @@ pub struct Differ {
     /// A binding or ClusterSPIFFEID that may leave a pod without its entry for a moment
     /// (changed, added or dropped), beside a fallback one ([`Mix::narrowed`]).
     pub narrowed: bool,
+    /// How many SPIRE objects HEAD adds or changes ([`Mix::one_by_one`]).
+    pub spire: usize,
 }
 
 /// What `head` and `base` differ in.
@@ -138,7 +173,17 @@ pub fn differ(head: &[Input], base: &[Input]) -> Differ {
             || of_head.dropped.iter().any(|&p| narrowed::covers(&base[p]))
             || lingering(base, head).dropped.iter().any(|&p| narrowed::covers(&head[p])))
             && (narrowed::has_fallback(head) || narrowed::has_fallback(base)),
+        spire: spire_changes(head, base).len(),
     }
+}
+
+/// The SPIRE objects HEAD adds or changes, in order: each one's position in `head`, and in
+/// `base` where it has one.
+pub fn spire_changes(head: &[Input], base: &[Input]) -> Vec<(usize, Option<usize>)> {
+    let changed = lingering(head, base).changed.into_iter();
+    let changed = changed.filter(|&(p, at)| pair_part(&base[p], &head[at]) == parts::SPIRE);
+    let added = lingering(base, head).dropped.into_iter().filter(|&at| part_of(&head[at]) == parts::SPIRE);
+    changed.map(|(p, at)| (at, Some(p))).chain(added.map(|at| (at, None))).collect()
 }
 
 /// The parts of an object both sides declare, in two versions: each version's, so that an
@@ -229,7 +274,7 @@ pub fn mix(items: &[Input], other: &[Input], mix: Mix) -> Vec<(Take, Lingers)> {
         }
         let parts = mix.parts & if mix.head { !parts::IDENTITIES } else { !parts::SPIRE };
         if parts != 0 {
-            let beside = Mix { head: mix.head, parts, dropped: false, narrowed: false };
+            let beside = Mix { head: mix.head, parts, dropped: false, narrowed: false, one_by_one: 0 };
             out.extend(
                 self::mix(items, other, beside).into_iter().filter(|(_, why)| *why != Lingers::Refused),
             );
@@ -251,6 +296,11 @@ pub fn mix(items: &[Input], other: &[Input], mix: Mix) -> Vec<(Take, Lingers)> {
         let changed = changed.filter(|&&(p, at)| taken(pair_part(&other[p], &items[at])));
         out.extend(changed.map(|&(p, at)| (Take::In { from: p, at: Some(at) }, Lingers::Old)));
         return out;
+    }
+    if mix.one_by_one != 0 {
+        let chosen =
+            spire_changes(other, items).into_iter().enumerate().filter(|(k, _)| mix.one_by_one >> k & 1 == 1);
+        out.extend(chosen.map(|(_, (from, at))| (Take::In { from, at }, Lingers::New)));
     }
     let of_head = lingering(other, items);
     if mix.dropped {

@@ -1101,9 +1101,14 @@ fn each_mix_takes_what_may_stand_while_a_pull_request_is_applied() {
     let sides = differ(&head, &base);
     let both = parts::SERVICES | parts::NAMESPACES;
     let parts = both | parts::SPIRE;
-    assert_eq!(sides, Differ { dropped: true, refused: false, identities: true, parts, narrowed: false });
+    assert_eq!(
+        sides,
+        Differ { dropped: true, refused: false, identities: true, parts, narrowed: false, spire: 1 }
+    );
     let takes = |m: Mix| if m.head { mix(&head, &base, m) } else { mix(&base, &head, m) };
-    let at = |head: bool, parts: u8, dropped: bool| takes(Mix { head, parts, dropped, narrowed: false });
+    let at = |head: bool, parts: u8, dropped: bool| {
+        takes(Mix { head, parts, dropped, narrowed: false, one_by_one: 0 })
+    };
     let kept = (Take::In { from: 1, at: None }, Lingers::Dropped);
     let (old_service, old_namespace) = (
         (Take::In { from: 0, at: Some(1) }, Lingers::Old),
@@ -1131,10 +1136,19 @@ fn each_mix_takes_what_may_stand_while_a_pull_request_is_applied() {
     let all = Mix::all(sides);
     assert_eq!(all[0], Mix::FIRST);
     assert_eq!(all.len(), 4 + 3 + 6 + 7);
-    assert!(!all.contains(&Mix { head: false, parts, dropped: true, narrowed: false }), "HEAD again");
+    assert!(
+        !all.contains(&Mix { head: false, parts, dropped: true, narrowed: false, one_by_one: 0 }),
+        "HEAD again"
+    );
     assert!(all.iter().filter(|m| m.head).all(|m| m.parts & parts::IDENTITIES == 0));
-    assert!(!all.contains(&Mix { head: true, parts: 0, dropped: false, narrowed: false }), "HEAD itself");
-    assert!(!all.contains(&Mix { head: false, parts: 0, dropped: false, narrowed: false }), "BASE itself");
+    assert!(
+        !all.contains(&Mix { head: true, parts: 0, dropped: false, narrowed: false, one_by_one: 0 }),
+        "HEAD itself"
+    );
+    assert!(
+        !all.contains(&Mix { head: false, parts: 0, dropped: false, narrowed: false, one_by_one: 0 }),
+        "BASE itself"
+    );
     // Identities alike: BASE's identities would give the same states again.
     let alike = Differ { identities: false, ..sides };
     assert!(Mix::all(alike).iter().all(|m| m.head));
@@ -1167,9 +1181,17 @@ fn an_object_that_makes_pods_on_one_side_only_moves_with_either_part() {
     let both = parts::PODS | parts::REST;
     assert_eq!(differ(&head, &base).parts, both);
     for part in [parts::PODS, parts::REST] {
-        let old = mix(&head, &base, Mix { head: true, parts: part, dropped: false, narrowed: false });
+        let old = mix(
+            &head,
+            &base,
+            Mix { head: true, parts: part, dropped: false, narrowed: false, one_by_one: 0 },
+        );
         assert_eq!(old, [(Take::In { from: 0, at: Some(0) }, Lingers::Old)], "{part}");
-        let new = mix(&base, &head, Mix { head: false, parts: part, dropped: false, narrowed: false });
+        let new = mix(
+            &base,
+            &head,
+            Mix { head: false, parts: part, dropped: false, narrowed: false, one_by_one: 0 },
+        );
         assert_eq!(new, [(Take::In { from: 0, at: Some(0) }, Lingers::New)], "{part}");
     }
 }
@@ -1195,7 +1217,7 @@ fn identities_that_change_what_they_select_beside_a_fallback_are_judged_narrowed
     assert_eq!(narrowed.len(), 2);
     assert!(narrowed.iter().all(|m| m.parts == 0 && !m.dropped) && narrowed[0].head != narrowed[1].head);
     let takes = |head_side: bool| {
-        let m = Mix { head: head_side, parts: 0, dropped: false, narrowed: true };
+        let m = Mix { head: head_side, parts: 0, dropped: false, narrowed: true, one_by_one: 0 };
         if head_side { mix(&head, &base, m) } else { mix(&base, &head, m) }
     };
     let narrow = |from, at| (Take::Narrowed { from, at }, Lingers::Narrowed);
@@ -1217,7 +1239,7 @@ fn identities_that_change_what_they_select_beside_a_fallback_are_judged_narrowed
     let all = Mix::all(differ(&head, &base));
     let narrowed: Vec<(bool, u8)> = all.iter().filter(|m| m.narrowed).map(|m| (m.head, m.parts)).collect();
     assert_eq!(narrowed, [(true, 0), (false, 0), (true, parts::PODS), (false, parts::PODS)]);
-    let beside = Mix { head: true, parts: parts::PODS, dropped: false, narrowed: true };
+    let beside = Mix { head: true, parts: parts::PODS, dropped: false, narrowed: true, one_by_one: 0 };
     let takes = mix(&head, &base, beside);
     assert!(takes.contains(&(Take::In { from: 3, at: Some(3) }, Lingers::Old)), "{takes:?}");
     assert!(takes.contains(&narrow(0, 1)), "{takes:?}");
@@ -1230,7 +1252,7 @@ fn identities_that_change_what_they_select_beside_a_fallback_are_judged_narrowed
     };
     base.push(config("a"));
     head.push(config("b"));
-    let beside = Mix { head: true, parts: parts::PODS, dropped: false, narrowed: true };
+    let beside = Mix { head: true, parts: parts::PODS, dropped: false, narrowed: true, one_by_one: 0 };
     let takes = mix(&head, &base, beside);
     assert!(!takes.iter().any(|(t, _)| *t == Take::In { from: 4, at: Some(4) }), "{takes:?}");
     // An identity that gives pods entries dropped, or added, beside a fallback is judged
@@ -1359,4 +1381,32 @@ fn a_cluster_spiffe_id_not_rendered_here_is_recorded_beside_the_guard() {
     };
     assert_ne!(beside(json!({})), beside(json!({"team": "ml"})), "a Namespace's labels change its reach");
     assert_eq!(beside(json!({"team": "ml"})), beside(json!({"team": "ml"})));
+}
+
+/// Two SPIRE objects a pull request changes may stand one of each side: the older
+/// declaration of an entry moved away while the newer, with more power, is still BASE's.
+/// BASE's identities are judged with each of HEAD's versions alone.
+#[test]
+fn spire_objects_a_pull_request_changes_are_taken_one_by_one() {
+    let identity = |name: &str, team: &str, admin: bool| {
+        Input::of(json!({"apiVersion": "spire.spiffe.io/v1alpha1", "kind": "ClusterSPIFFEID",
+            "metadata": {"name": name},
+            "spec": {"spiffeIDTemplate": "spiffe://x/y", "admin": admin,
+                     "podSelector": {"matchLabels": {"team": team}}}}))
+    };
+    let base = [identity("pay", "pay", false), identity("pay-admin", "pay", true)];
+    let head = [identity("pay", "retired", false), identity("pay-admin", "pay", false)];
+    let sides = differ(&head, &base);
+    assert_eq!(sides.spire, 2);
+    let one_by_one: Vec<u16> = Mix::all(sides).iter().map(|m| m.one_by_one).filter(|&m| m != 0).collect();
+    assert_eq!(one_by_one, [1, 2], "each alone; both are HEAD's own");
+    let takes = |m: u16| {
+        mix(&base, &head, Mix { head: false, parts: 0, dropped: false, narrowed: false, one_by_one: m })
+    };
+    assert_eq!(takes(1), [(Take::In { from: 0, at: Some(0) }, Lingers::New)]);
+    assert_eq!(takes(2), [(Take::In { from: 1, at: Some(1) }, Lingers::New)]);
+    let five: Vec<Input> = (0..5).map(|i| identity(&format!("c{i}"), "pay", false)).collect();
+    let changed: Vec<Input> = (0..5).map(|i| identity(&format!("c{i}"), "other", false)).collect();
+    let masks = Mix::all(differ(&changed, &five)).iter().filter(|m| m.one_by_one != 0).count();
+    assert_eq!(masks, 10, "past ONE_BY_ONE, each alone and each but one");
 }
