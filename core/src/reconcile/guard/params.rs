@@ -200,6 +200,28 @@ mod tests {
     }
 
     #[test]
+    fn a_shard_holds_up_to_its_limit_exactly() {
+        let bytes = |ids: &[Identity]| {
+            let members: Vec<usize> = (0..ids.len()).collect();
+            let shards = shards(ids, &members, &holders(ids, &[]));
+            (
+                shards.len(),
+                shards.iter().flat_map(|(d, _)| d.iter()).map(|(k, v)| k.len() + v.len()).sum::<usize>(),
+            )
+        };
+        let b = identity("b", "v");
+        let (_, alone) = bytes(std::slice::from_ref(&b));
+        let sized = |total: usize| {
+            let mut a = identity("a", "v");
+            let (_, now) = bytes(std::slice::from_ref(&a));
+            a.spiffe_id.push_str(&"x".repeat(total - alone - now));
+            [a, b.clone()]
+        };
+        assert_eq!(bytes(&sized(SHARD_BYTES)), (1, SHARD_BYTES), "at the limit, one");
+        assert_eq!(bytes(&sized(SHARD_BYTES + 1)).0, 2, "past it, two");
+    }
+
+    #[test]
     fn a_large_namespace_is_cut_by_identity() {
         let ids: Vec<Identity> = (0..6000).map(|i| identity(&format!("sa{i:05}"), "v")).collect();
         let declared: Vec<Declared> =
