@@ -1381,6 +1381,18 @@ fn a_cluster_spiffe_id_not_rendered_here_is_recorded_beside_the_guard() {
     };
     assert_ne!(beside(json!({})), beside(json!({"team": "ml"})), "a Namespace's labels change its reach");
     assert_eq!(beside(json!({"team": "ml"})), beside(json!({"team": "ml"})));
+    let with_config_map = |labels: Value| {
+        let config_map = Input::of(json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "c", "namespace": "tools", "labels": labels}}));
+        super::guard::foreign_identities(&[csid("hand-written", json!({})), config_map], &|_| None)[0]
+            .digest
+            .clone()
+    };
+    assert_eq!(
+        with_config_map(json!({"a": "1"})),
+        with_config_map(json!({"a": "2"})),
+        "a ConfigMap is no Namespace"
+    );
 }
 
 /// Two SPIRE objects a pull request changes may stand one of each side: the older
@@ -1407,6 +1419,11 @@ fn spire_objects_a_pull_request_changes_are_taken_one_by_one() {
     assert_eq!(takes(2), [(Take::In { from: 1, at: Some(1) }, Lingers::New)]);
     let five: Vec<Input> = (0..5).map(|i| identity(&format!("c{i}"), "pay", false)).collect();
     let changed: Vec<Input> = (0..5).map(|i| identity(&format!("c{i}"), "other", false)).collect();
-    let masks = Mix::all(differ(&changed, &five)).iter().filter(|m| m.one_by_one != 0).count();
-    assert_eq!(masks, 10, "past ONE_BY_ONE, each alone and each but one");
+    let mut masks: Vec<u16> =
+        Mix::all(differ(&changed, &five)).iter().map(|m| m.one_by_one).filter(|&m| m != 0).collect();
+    masks.sort_unstable();
+    assert_eq!(masks, [1, 2, 4, 8, 15, 16, 23, 27, 29, 30], "past ONE_BY_ONE, each alone and each but one");
+    let four = Mix::all(differ(&changed[..4], &five[..4]));
+    let masks: Vec<u16> = four.iter().map(|m| m.one_by_one).filter(|&m| m != 0).collect();
+    assert_eq!(masks, (1..15).collect::<Vec<u16>>(), "up to ONE_BY_ONE, every choice but none and all");
 }
