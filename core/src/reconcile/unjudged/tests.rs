@@ -413,6 +413,7 @@ fn a_config_map_or_secret_that_embeds_selected_labels_is_recorded_in_any_namespa
     assert_eq!(records.len(), 1);
     assert_eq!(records[0].field, "data.workflowDefaults");
     assert!(records[0].message.contains(variant), "{}", records[0].message);
+    assert!(!records[0].message.contains("service account"), "it names none: {}", records[0].message);
     // Its own labels are no text it embeds, and a text that names no labels embeds none.
     assert!(found(&[map(json!({"a": "b"}), json!({"app": "llama"}))], &sources).is_empty());
     assert!(found(&[map(json!({"selector": "app=llama"}), json!({}))], &sources).is_empty());
