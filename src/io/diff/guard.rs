@@ -45,31 +45,28 @@ fn key_of(b: &BindingReport) -> String {
     }
 }
 
-/// The labels `binding`'s identity requires in `after` that it did not in `before`, where
-/// it renders in both: the guard's entry for it asks for them, while the cluster may hold
-/// the identity as `before` selects.
-fn required_more(before: &Report, after: &Report, binding: &str) -> Option<String> {
-    let labels = |r: &Report| {
-        let b = r.bindings.iter().find(|b| b.spiffe_id.is_some() && key_of(b) == binding)?;
-        Some(b.pod_selector.as_ref().map(|s| s.match_labels.clone()).unwrap_or_default())
-    };
-    let (was, now) = (labels(before)?, labels(after)?);
+/// The bindings of `report` that render an identity, by [`key_of`].
+fn rendered(report: &Report) -> BTreeMap<String, &BindingReport> {
+    report.bindings.iter().filter(|b| b.spiffe_id.is_some()).map(|b| (key_of(b), b)).collect()
+}
+
+/// The labels a binding's identity requires as `now` renders it that it did not as `was`
+/// does: the guard's entry for it asks for them, while the cluster may hold the identity as
+/// `was` selects.
+fn required_more(was: &BindingReport, now: &BindingReport) -> Option<String> {
+    let labels =
+        |b: &BindingReport| b.pod_selector.as_ref().map(|s| s.match_labels.clone()).unwrap_or_default();
+    let (was, now) = (labels(was), labels(now));
     let more: Vec<_> =
         now.iter().filter(|(k, v)| was.get(*k) != Some(*v)).map(|(k, v)| format!("{k}={v}")).collect();
     (!more.is_empty()).then(|| more.join(", "))
 }
 
-/// The ConfigMaps of the guard's parameters that hold `binding`'s identity's entry in
-/// `before` and `after`, where they differ (a namespace's parameters cut otherwise).
-fn moved(before: &Report, after: &Report, binding: &str) -> Option<(String, String)> {
-    let place = |r: &Report| r.bindings.iter().find(|b| key_of(b) == binding)?.guard_parameters.clone();
-    let (from, to) = (place(before)?, place(after)?);
+/// The ConfigMaps of the guard's parameters that hold a binding's identity's entry as `was`
+/// and `now` render it, where they differ (a namespace's parameters cut otherwise).
+fn moved(was: &BindingReport, now: &BindingReport) -> Option<(String, String)> {
+    let (from, to) = (was.guard_parameters.clone()?, now.guard_parameters.clone()?);
     (from != to).then_some((from, to))
-}
-
-/// The bindings of `report` that render an identity.
-fn rendered(report: &Report) -> BTreeSet<String> {
-    report.bindings.iter().filter(|b| b.spiffe_id.is_some()).map(key_of).collect()
 }
 
 /// The bindings of `report`, each with the first label its identity requires that a controller
@@ -127,7 +124,8 @@ pub(super) fn compare(before: &Report, after: &Report) -> Option<GuardChange> {
             }
         }
         for (binding, objects) in &was {
-            if rendered.contains(binding) && !renders.contains(binding) {
+            let (then, now) = (rendered.get(binding), renders.get(binding));
+            if then.is_some() && now.is_none() {
                 weakens.push(if is.contains_key(binding) {
                     format!(
                         "{binding}: renders no identity in HEAD, so HEAD's guard parameters lose its entry, but the \
@@ -148,7 +146,8 @@ pub(super) fn compare(before: &Report, after: &Report) -> Option<GuardChange> {
                     )
                 });
             }
-            if let Some(labels) = required_more(before, after, binding) {
+            let both = then.zip(now);
+            if let Some(labels) = both.and_then(|(was, now)| required_more(was, now)) {
                 weakens.push(format!(
                     "{binding}: the guard's entry for its identity now requires {labels}, which BASE's did not, but \
                      the cluster's identity may still select as BASE's does (its pool's update refused, or applied \
@@ -156,7 +155,7 @@ pub(super) fn compare(before: &Report, after: &Report) -> Option<GuardChange> {
                      that the identity is given: review it, and apply the pool's change before the guard's"
                 ));
             }
-            if let Some((from, to)) = moved(before, after, binding) {
+            if let Some((from, to)) = both.and_then(|(was, now)| moved(was, now)) {
                 weakens.push(format!(
                     "{binding}: its identity's entry moves from the guard's parameters {from} to {to}, and an \
                      applier that prunes first (Argo CD, by default) or applies them side by side leaves a moment \
