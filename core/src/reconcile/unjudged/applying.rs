@@ -155,7 +155,8 @@ pub struct Differ {
 /// What `head` and `base` differ in.
 pub fn differ(head: &[Input], base: &[Input]) -> Differ {
     let of_head = lingering(head, base);
-    let added = lingering(base, head).dropped.into_iter().map(|p| part_of(&head[p]));
+    let added_at = lingering(base, head).dropped;
+    let added = added_at.iter().map(|&p| part_of(&head[p]));
     let changed =
         of_head.replaced.iter().chain(&of_head.changed).map(|&(p, at)| pair_part(&base[p], &head[at]));
     let identities = |items: &[Input]| {
@@ -171,19 +172,24 @@ pub fn differ(head: &[Input], base: &[Input]) -> Differ {
         parts: changed.chain(added).fold(0, |all, part| all | part),
         narrowed: (of_head.changed.iter().any(|&(p, at)| narrowed::narrowable(&base[p], &head[at]))
             || of_head.dropped.iter().any(|&p| narrowed::covers(&base[p]))
-            || lingering(base, head).dropped.iter().any(|&p| narrowed::covers(&head[p])))
+            || added_at.iter().any(|&p| narrowed::covers(&head[p])))
             && (narrowed::has_fallback(head) || narrowed::has_fallback(base)),
-        spire: spire_changes(head, base).len(),
+        spire: spire_changes(head, base, &of_head, &added_at).len(),
     }
 }
 
 /// The SPIRE objects HEAD adds or changes, in order: each one's position in `head`, and in
-/// `base` where it has one.
-pub fn spire_changes(head: &[Input], base: &[Input]) -> Vec<(usize, Option<usize>)> {
-    let changed = lingering(head, base).changed.into_iter();
-    let changed = changed.filter(|&(p, at)| pair_part(&base[p], &head[at]) == parts::SPIRE);
-    let added = lingering(base, head).dropped.into_iter().filter(|&at| part_of(&head[at]) == parts::SPIRE);
-    changed.map(|(p, at)| (at, Some(p))).chain(added.map(|at| (at, None))).collect()
+/// `base` where it has one. `of_head` is `lingering(head, base)`, `added` the positions in
+/// `head` of what `base` lacks (`lingering(base, head).dropped`).
+pub fn spire_changes(
+    head: &[Input],
+    base: &[Input],
+    of_head: &Lingering,
+    added: &[usize],
+) -> Vec<(usize, Option<usize>)> {
+    let changed = of_head.changed.iter().filter(|&&(p, at)| pair_part(&base[p], &head[at]) == parts::SPIRE);
+    let added = added.iter().filter(|&&at| part_of(&head[at]) == parts::SPIRE);
+    changed.map(|&(p, at)| (at, Some(p))).chain(added.map(|&at| (at, None))).collect()
 }
 
 /// The parts of an object both sides declare, in two versions: each version's, so that an
@@ -297,20 +303,20 @@ pub fn mix(items: &[Input], other: &[Input], mix: Mix) -> Vec<(Take, Lingers)> {
         out.extend(changed.map(|&(p, at)| (Take::In { from: p, at: Some(at) }, Lingers::Old)));
         return out;
     }
+    let of_head = lingering(other, items);
+    let added_at = lingering(items, other).dropped;
     if mix.one_by_one != 0 {
-        let chosen =
-            spire_changes(other, items).into_iter().enumerate().filter(|(k, _)| mix.one_by_one >> k & 1 == 1);
+        let spire = spire_changes(other, items, &of_head, &added_at);
+        let chosen = spire.into_iter().enumerate().filter(|(k, _)| mix.one_by_one >> k & 1 == 1);
         out.extend(chosen.map(|(_, (from, at))| (Take::In { from, at }, Lingers::New)));
     }
-    let of_head = lingering(other, items);
     if mix.dropped {
         out.extend(of_head.dropped.iter().map(|&at| (Take::Out { at }, Lingers::Pruned)));
     }
     let changed = of_head.replaced.iter().chain(&of_head.changed);
     let changed = changed.filter(|&&(at, from)| taken(pair_part(&items[at], &other[from])));
     out.extend(changed.map(|&(at, from)| (Take::In { from, at: Some(at) }, Lingers::New)));
-    let added = lingering(items, other).dropped.into_iter();
-    let added = added.filter(|&p| taken(part_of(&other[p])));
+    let added = added_at.into_iter().filter(|&p| taken(part_of(&other[p])));
     out.extend(added.map(|from| (Take::In { from, at: None }, Lingers::New)));
     out
 }
